@@ -1,0 +1,3 @@
+module github.com/rpa-dev/rpa
+
+go 1.26.8

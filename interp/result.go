@@ -1,0 +1,61 @@
+package interp
+
+// Result is the WorkflowExecutionResult of one run (LANGUAGE.md, "Result of
+// a run"); its JSON form is the contract of `rpa run --json` and of MCP
+// structuredContent. Every secret value is already masked as "***".
+type Result struct {
+	Success          bool          `json:"success"`
+	TotalActions     int           `json:"totalActions"`
+	CompletedActions int           `json:"completedActions"`
+	FailedActions    int           `json:"failedActions"`
+	Results          []*StepResult `json:"results"`
+	Outputs          any           `json:"outputs"`
+	Error            *RunError     `json:"error"`
+	DurationMs       int64         `json:"durationMs"`
+	// Log is the run log (`log` lines, dialogs seen, skipped actions), masked.
+	Log []string `json:"log,omitempty"`
+}
+
+// StepResult is one executed action (loop iterations each count).
+type StepResult struct {
+	Index         int    `json:"index"` // 1-based, in execution order
+	Action        string `json:"action"`
+	Line          int    `json:"line"`
+	Status        string `json:"status"` // "ok", "failed" or "skipped"
+	DurationMs    int64  `json:"durationMs"`
+	Selector      string `json:"selector,omitempty"`
+	SelectorIndex *int   `json:"selectorIndex,omitempty"`
+	Output        any    `json:"output,omitempty"`
+	Error         string `json:"error,omitempty"`
+}
+
+// Status values of StepResult.
+const (
+	StatusOK      = "ok"
+	StatusFailed  = "failed"
+	StatusSkipped = "skipped"
+)
+
+// FlowFailedCode is the JSON-RPC code of every flow failure (PROTOCOL.md),
+// also used by `rpa run`.
+const FlowFailedCode = -32002
+
+// RunError is the one error that ends a run, with its position. Kind is one
+// of the spec's kinds: timeout, not_found, not_visible, covered, disabled,
+// navigation, assertion, fail, expression, hitl_timeout, hitl_declined,
+// exec_refused, browser, cancelled.
+type RunError struct {
+	Message string `json:"message"`
+	Line    int    `json:"line"`
+	Col     int    `json:"col,omitempty"`
+	File    string `json:"file,omitempty"`
+	Action  string `json:"action,omitempty"`
+	Code    int    `json:"code"`
+	Kind    string `json:"kind"`
+	cause   error
+}
+
+func (e *RunError) Error() string { return e.Message }
+
+// Unwrap returns the underlying cause (a *drivers.Error, context error, ...).
+func (e *RunError) Unwrap() error { return e.cause }

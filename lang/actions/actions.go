@@ -1,0 +1,237 @@
+// Package actions is the action table of the flow language as plain data:
+// every action's name, aliases, positional params, options, result kind and
+// doc (../shared/spec/LANGUAGE.md, "Actions"). The checker, the runtime
+// (stdlib binds one implementation per name), `rpa doc` and MCP schemas all
+// read this one table. It knows nothing of browsers.
+package actions
+
+import "sort"
+
+// Kind is what an argument or option value must be.
+type Kind int
+
+// Argument kinds. Checks are static where the value is a literal and at run
+// time otherwise.
+const (
+	KindAny      Kind = iota // any value
+	KindString               // a string
+	KindSelector             // a string or a list of strings (fallback list)
+	KindDuration             // a duration literal (500ms, 1m30s)
+	KindInt                  // an integer
+	KindBool                 // true/false
+	KindMap                  // a map
+	KindFlowName             // a bare flow name (call)
+	KindStrings              // a string or a list of strings (upload paths)
+	KindCommand              // a list of strings (no shell) or one string (sh -c)
+	KindIntOrString          // tab: "last", an index or a url pattern
+	KindExpr                 // an expression re-evaluated on every poll (until:)
+)
+
+// String names the kind for diagnostics ("expects a duration").
+func (k Kind) String() string {
+	return [...]string{"any value", "string", "selector", "duration", "integer", "bool", "map",
+		"flow name", "string or list of strings", "command", "integer or string", "expression"}[k]
+}
+
+// Result is the kind of value an action returns (LANGUAGE.md table, last
+// column); the checker uses it as the static type of a bound name.
+type Result int
+
+// Result kinds.
+const (
+	ResultNone   Result = iota // returns null
+	ResultString               // a string
+	ResultAny                  // string or list of strings (text all:), table shapes, call outputs ...
+	ResultMap                  // a map
+	ResultList                 // a list
+	ResultNumber               // a number
+)
+
+// Param is one positional parameter of an action.
+type Param struct {
+	Name     string
+	Kind     Kind
+	Optional bool
+	Doc      string
+}
+
+// Option is one `KEY: VALUE` option an action accepts.
+type Option struct {
+	Name string
+	Kind Kind
+	// Enum lists the allowed string values, nil when free.
+	Enum []string
+	Doc  string
+}
+
+// Class says how the replay engine treats an action.
+type Class int
+
+// Action classes (LANGUAGE.md, "Action options and the replay engine").
+const (
+	// ClassPage acts on or reads the page: wait/retries/every/timeout apply.
+	ClassPage Class = iota
+	// ClassOnce is never retried (sleep, wait, ask, llm, exec, call, download,
+	// dialog policy).
+	ClassOnce
+)
+
+// Action is one row of the action table.
+type Action struct {
+	Name    string
+	Aliases []string
+	Params  []Param
+	Options []Option
+	Result  Result
+	Class   Class
+	// Variadic is true when the last param may repeat (none today; kept
+	// for the checker's argument-count message).
+	Variadic bool
+	Doc      string
+}
+
+// MinArgs is the number of required positional arguments.
+func (a *Action) MinArgs() int {
+	n := 0
+	for _, p := range a.Params {
+		if !p.Optional {
+			n++
+		}
+	}
+	return n
+}
+
+// Option returns the option spec named n (own options first, then the
+// common ones), or nil.
+func (a *Action) Option(n string) *Option {
+	for i := range a.Options {
+		if a.Options[i].Name == n {
+			return &a.Options[i]
+		}
+	}
+	for i := range Common {
+		if Common[i].Name == n {
+			return &Common[i]
+		}
+	}
+	return nil
+}
+
+// Common are the replay-engine options every action accepts (and
+// `defaults` too): wait, retries, every, timeout, optional.
+var Common = []Option{
+	{Name: "wait", Kind: KindDuration, Doc: "how long to wait for the element to be visible, enabled and not covered (default 10s)"},
+	{Name: "retries", Kind: KindInt, Doc: "tries after the first (default 2: 3 attempts in all)"},
+	{Name: "every", Kind: KindDuration, Doc: "pause between tries (default 1s)"},
+	{Name: "timeout", Kind: KindDuration, Doc: "bound for one action with all its tries (default 30s)"},
+	{Name: "optional", Kind: KindBool, Doc: "a failure after all tries is recorded and the flow goes on"},
+}
+
+// DefaultsKeys are the keys `defaults` accepts beyond Common minus
+// `optional` (on_timeout, profile, max_loops).
+var DefaultsKeys = []Option{
+	{Name: "wait", Kind: KindDuration, Doc: Common[0].Doc},
+	{Name: "retries", Kind: KindInt, Doc: Common[1].Doc},
+	{Name: "every", Kind: KindDuration, Doc: Common[2].Doc},
+	{Name: "timeout", Kind: KindDuration, Doc: Common[3].Doc},
+	{Name: "on_timeout", Kind: KindString, Enum: []string{"fail", "skip"}, Doc: `"skip": an action still failing after its tries is recorded skipped and the flow goes on`},
+	{Name: "profile", Kind: KindString, Doc: "the browser profile used when the caller names none"},
+	{Name: "max_loops", Kind: KindInt, Doc: "bound on while iterations (default 1000)"},
+}
+
+var sel = Param{Name: "selector", Kind: KindSelector, Doc: "CSS, xpath=, text=, aria/, pierce/ or a fallback list"}
+var optSel = Param{Name: "selector", Kind: KindSelector, Optional: true, Doc: sel.Doc}
+
+// Table is every action, in the order of the spec.
+var Table = []*Action{
+	{Name: "open", Aliases: []string{"navigate"}, Params: []Param{{Name: "url", Kind: KindString, Doc: "absolute URL"}}, Doc: "Open a URL in the current tab and wait for DOMContentLoaded."},
+	{Name: "back", Doc: "Go back in history."},
+	{Name: "forward", Doc: "Go forward in history."},
+	{Name: "reload", Doc: "Reload the current page."},
+	{Name: "click", Params: []Param{sel}, Options: []Option{
+		{Name: "button", Kind: KindString, Enum: []string{"left", "right", "middle"}, Doc: "mouse button"},
+		{Name: "count", Kind: KindInt, Doc: "click count (2 = double click)"},
+		{Name: "force", Kind: KindBool, Doc: "skip the checks and click at the centre anyway"},
+	}, Doc: "Real mouse press and release at the centre of the element's visible box, after the checks (attached, visible, stable, enabled, receives the hit)."},
+	{Name: "hover", Params: []Param{sel}, Doc: "Move the mouse over the element."},
+	{Name: "fill", Aliases: []string{"input"}, Params: []Param{sel, {Name: "value", Kind: KindAny, Doc: "the new value"}}, Doc: "Replace the whole value as a person would (focus, select all, insert text, input and change events)."},
+	{Name: "type", Params: []Param{sel, {Name: "value", Kind: KindAny, Doc: "text to type"}}, Options: []Option{
+		{Name: "delay", Kind: KindDuration, Doc: "pause between keys"},
+	}, Doc: "Send the text key by key, without clearing."},
+	{Name: "press", Params: []Param{{Name: "key", Kind: KindString, Doc: `key or chord: "Enter", "Control+A"`}}, Options: []Option{
+		{Name: "on", Kind: KindSelector, Doc: "focus this element through the DOM first"},
+	}, Doc: "Press a key."},
+	{Name: "select", Params: []Param{sel, {Name: "value", Kind: KindAny, Doc: "value, label or index"}}, Options: []Option{
+		{Name: "by", Kind: KindString, Enum: []string{"value", "label", "index"}, Doc: "how to match the option (default: value, then label)"},
+	}, Doc: "Choose an option of a <select>."},
+	{Name: "check", Params: []Param{sel}, Doc: "Make a checkbox or radio checked (clicks it when it is not)."},
+	{Name: "uncheck", Params: []Param{sel}, Doc: "Make a checkbox unchecked (clicks it when it is)."},
+	{Name: "upload", Params: []Param{sel, {Name: "files", Kind: KindStrings, Doc: "path or list of paths"}}, Doc: "Set the files of a file input (hidden inputs too)."},
+	{Name: "scroll", Params: []Param{{Name: "target", Kind: KindSelector, Doc: `selector, or "bottom"/"top" for the page`}}, Options: []Option{
+		{Name: "to", Kind: KindString, Enum: []string{"bottom", "top"}, Doc: "scroll that element's own content"},
+	}, Doc: "Scroll an element into view, the page, or an element's content."},
+	{Name: "wait", Params: []Param{optSel}, Options: []Option{
+		{Name: "state", Kind: KindString, Enum: []string{"visible", "hidden", "attached", "detached"}, Doc: "element state to wait for (default visible)"},
+		{Name: "text", Kind: KindString, Doc: "the element's (or else the page's) text contains it"},
+		{Name: "url", Kind: KindString, Doc: "substring of the URL, or re:REGEXP"},
+		{Name: "idle", Kind: KindBool, Doc: "network quiet for 500ms"},
+		{Name: "until", Kind: KindExpr, Doc: "expression re-evaluated until true"},
+	}, Class: ClassOnce, Doc: "Wait for an element state, text, URL, network idle or a condition, up to timeout:/wait:."},
+	{Name: "sleep", Params: []Param{{Name: "duration", Kind: KindDuration}}, Class: ClassOnce, Doc: "Pause."},
+	{Name: "text", Params: []Param{sel}, Options: []Option{{Name: "all", Kind: KindBool, Doc: "every match, as a list"}}, Result: ResultAny, Doc: "Rendered text, whitespace collapsed, trimmed."},
+	{Name: "attr", Params: []Param{sel, {Name: "name", Kind: KindString}}, Result: ResultString, Doc: "An attribute's value."},
+	{Name: "value", Params: []Param{sel}, Result: ResultString, Doc: "The current value of a form control."},
+	{Name: "html", Params: []Param{optSel}, Result: ResultString, Doc: "Outer HTML of the element, or the whole document."},
+	{Name: "table", Params: []Param{sel}, Options: []Option{{Name: "header", Kind: KindString, Enum: []string{"auto", "grid", "none"}, Doc: "auto: list of maps; grid: {headers, rows}; none: list of lists"}}, Result: ResultAny, Doc: "Read a table (spans expanded, header rows joined, tfoot left out)."},
+	{Name: "form", Params: []Param{optSel}, Result: ResultMap, Doc: "Map of field name to value (passwords read as ***)."},
+	{Name: "url", Result: ResultString, Doc: "The current URL."},
+	{Name: "title", Result: ResultString, Doc: "The current title."},
+	{Name: "screenshot", Params: []Param{optSel}, Options: []Option{
+		{Name: "path", Kind: KindString, Doc: "file to write"},
+		{Name: "full", Kind: KindBool, Doc: "the full page"},
+	}, Result: ResultString, Doc: "PNG screenshot; returns the file path."},
+	{Name: "download", Params: []Param{{Name: "selector", Kind: KindSelector, Doc: "element to click"}}, Options: []Option{
+		{Name: "to", Kind: KindString, Doc: "folder to save into"},
+	}, Result: ResultMap, Class: ClassOnce, Doc: "Click and save the download: {path, name, size, sha256, mime}."},
+	{Name: "tab", Params: []Param{{Name: "which", Kind: KindIntOrString, Doc: `"last", 0-based index, or URL pattern`}}, Doc: "Switch the current tab."},
+	{Name: "close", Doc: "Close the current tab."},
+	{Name: "dialog", Params: []Param{{Name: "policy", Kind: KindString, Doc: `"accept" or "dismiss"`}}, Options: []Option{
+		{Name: "text", Kind: KindString, Doc: "answer for prompts"},
+	}, Class: ClassOnce, Doc: "Policy for the next JS dialogs (default dismiss)."},
+	{Name: "ask", Params: []Param{{Name: "title", Kind: KindString}}, Options: []Option{
+		{Name: "message", Kind: KindString},
+		{Name: "input", Kind: KindString, Enum: []string{"text", "password", "number"}},
+		{Name: "timeout", Kind: KindDuration, Doc: "how long to wait for the answer (default 120s)"},
+	}, Result: ResultAny, Class: ClassOnce, Doc: "Ask a person (MCP elicitation, desktop dialog or terminal)."},
+	{Name: "llm", Params: []Param{{Name: "prompt", Kind: KindString}}, Options: []Option{
+		{Name: "input", Kind: KindAny, Doc: "value serialised as JSON into the prompt"},
+	}, Result: ResultString, Class: ClassOnce, Doc: "Text from the calling agent's model (MCP sampling)."},
+	{Name: "call", Params: []Param{{Name: "flow", Kind: KindFlowName}}, Options: []Option{
+		{Name: "with", Kind: KindMap, Doc: "arguments"},
+	}, Result: ResultAny, Class: ClassOnce, Doc: "Run another flow of the same folder; returns its outputs."},
+	{Name: "exec", Params: []Param{{Name: "command", Kind: KindCommand}}, Result: ResultMap, Class: ClassOnce, Doc: "Run a command: {stdout, stderr, code, truncated}; refused unless the host enables it."},
+}
+
+var byName = func() map[string]*Action {
+	m := map[string]*Action{}
+	for _, a := range Table {
+		m[a.Name] = a
+		for _, al := range a.Aliases {
+			m[al] = a
+		}
+	}
+	return m
+}()
+
+// Lookup returns the action named n (an alias resolves to its action), or nil.
+func Lookup(n string) *Action { return byName[n] }
+
+// Names lists every action name and alias, sorted (for "did you mean").
+func Names() []string {
+	out := make([]string, 0, len(byName))
+	for n := range byName {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
