@@ -225,9 +225,9 @@ type Page interface {
 
 // Cell is one cell of an extracted table grid.
 type Cell struct {
-	Text     string `json:"text"`
-	Header   bool   `json:"header"` // a th
-	Spanned  bool   `json:"spanned,omitempty"` // a copy made by colspan/rowspan
+	Text    string `json:"text"`
+	Header  bool   `json:"header"`            // a th
+	Spanned bool   `json:"spanned,omitempty"` // a copy made by colspan/rowspan
 }
 
 // Grid is a table with colspan/rowspan expanded (a spanned cell's text

@@ -13,18 +13,18 @@ type Kind int
 // Argument kinds. Checks are static where the value is a literal and at run
 // time otherwise.
 const (
-	KindAny      Kind = iota // any value
-	KindString               // a string
-	KindSelector             // a string or a list of strings (fallback list)
-	KindDuration             // a duration literal (500ms, 1m30s)
-	KindInt                  // an integer
-	KindBool                 // true/false
-	KindMap                  // a map
-	KindFlowName             // a bare flow name (call)
-	KindStrings              // a string or a list of strings (upload paths)
-	KindCommand              // a list of strings (no shell) or one string (sh -c)
-	KindIntOrString          // tab: "last", an index or a url pattern
-	KindExpr                 // an expression re-evaluated on every poll (until:)
+	KindAny         Kind = iota // any value
+	KindString                  // a string
+	KindSelector                // a string or a list of strings (fallback list)
+	KindDuration                // a duration literal (500ms, 1m30s)
+	KindInt                     // an integer
+	KindBool                    // true/false
+	KindMap                     // a map
+	KindFlowName                // a bare flow name (call)
+	KindStrings                 // a string or a list of strings (upload paths)
+	KindCommand                 // a list of strings (no shell) or one string (sh -c)
+	KindIntOrString             // tab: "last", an index or a url pattern
+	KindExpr                    // an expression re-evaluated on every poll (until:)
 )
 
 // String names the kind for diagnostics ("expects a duration").
