@@ -1,0 +1,391 @@
+// Package profiles keeps one warm browser per browser profile for the MCP
+// server (PROTOCOL.md, "Browser profiles and silent mode").
+//
+// A profile is one isolated user-data folder. The Pool starts its browser on
+// the first Acquire, keeps it (and the tab the last caller left current)
+// for the next callers, and closes it after it has been idle for
+// Options.Idle. Callers of one profile hold it one at a time, in arrival
+// order (a FIFO queue of waiters, not a bare mutex, so no caller can
+// overtake another); different profiles run in parallel. A browser found
+// dead is closed and replaced on the next Acquire.
+package profiles
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/rpa-dev/rpa/drivers"
+)
+
+// DefaultIdle is how long an unused browser stays open (10 minutes, the
+// default of `rpa serve --idle`).
+const DefaultIdle = 10 * time.Minute
+
+// DefaultProfile is the profile used when neither the caller nor the flow's
+// `defaults profile:` names one.
+const DefaultProfile = "default"
+
+// ErrClosed is returned by Acquire after Close.
+var ErrClosed = errors.New("profiles: pool is closed")
+
+// LaunchError reports that a profile's browser could not be started or
+// reached. The MCP layer answers it with JSON-RPC error -32004.
+type LaunchError struct {
+	Profile string
+	Err     error
+}
+
+func (e *LaunchError) Error() string {
+	return fmt.Sprintf("browser for profile %q could not be started: %v", e.Profile, e.Err)
+}
+
+// Unwrap returns the driver's error.
+func (e *LaunchError) Unwrap() error { return e.Err }
+
+// IDError reports a profile id that is not a safe folder name.
+type IDError struct{ ID string }
+
+func (e *IDError) Error() string {
+	return fmt.Sprintf("invalid profile id %q: use 1-64 letters, digits, '_', '-' or '.' (not only dots)", e.ID)
+}
+
+var idRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+
+// ValidID reports whether id can name a profile: 1 to 64 characters from
+// [A-Za-z0-9_.-], and not made of dots only (so it is always one plain
+// folder name under $RPA_HOME/profiles).
+func ValidID(id string) error {
+	if !idRE.MatchString(id) {
+		return &IDError{id}
+	}
+	for _, r := range id {
+		if r != '.' {
+			return nil
+		}
+	}
+	return &IDError{id}
+}
+
+// Options configures a Pool.
+type Options struct {
+	// Driver launches browsers; required.
+	Driver drivers.Driver
+	// Launch returns the launch options of a profile (its user-data folder,
+	// Show, Remote, flags). Required; it is called on each (re)start.
+	Launch func(id string) (drivers.LaunchOptions, error)
+	// Idle is how long a browser stays open unused: 0 means DefaultIdle, a
+	// negative value keeps browsers until Close.
+	Idle time.Duration
+	// Logger receives start/stop/crash lines (nil: discard).
+	Logger *slog.Logger
+}
+
+// Pool is a set of warm browsers, one per profile id. It is safe for
+// concurrent use.
+type Pool struct {
+	opts Options
+
+	mu      sync.Mutex
+	entries map[string]*entry
+	closed  bool
+	running int // browsers currently open
+}
+
+// entry is one profile's state. Fields are guarded by Pool.mu except
+// browser and page, which only the holder of the profile touches (and
+// Close, after taking mu and seeing the entry free or the pool closing).
+type entry struct {
+	id      string
+	busy    bool
+	queue   []*waiter
+	browser drivers.Browser
+	page    drivers.Page
+	idle    *time.Timer
+	gen     int // bumped on every acquire; stale idle timers compare it
+}
+
+type waiter struct {
+	ch      chan struct{} // closed when the profile is handed to this waiter
+	granted bool          // set under Pool.mu together with closing ch
+}
+
+// New returns an empty pool.
+func New(opts Options) (*Pool, error) {
+	if opts.Driver == nil {
+		return nil, errors.New("profiles: Options.Driver is required")
+	}
+	if opts.Launch == nil {
+		return nil, errors.New("profiles: Options.Launch is required")
+	}
+	if opts.Idle == 0 {
+		opts.Idle = DefaultIdle
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Pool{opts: opts, entries: map[string]*entry{}}, nil
+}
+
+// Lease is the exclusive hold of one profile, from Acquire to Release.
+// Its methods must be called only by the goroutine holding it.
+type Lease struct {
+	p        *Pool
+	e        *entry
+	b        drivers.Browser // the browser at Acquire time
+	released bool
+}
+
+// ID is the profile id.
+func (l *Lease) ID() string { return l.e.id }
+
+// Browser is the profile's running browser.
+func (l *Lease) Browser() drivers.Browser { return l.b }
+
+// Page is the tab the previous holder left current, nil when there is none
+// yet (open one with Browser().NewPage).
+func (l *Lease) Page() drivers.Page {
+	l.p.mu.Lock()
+	defer l.p.mu.Unlock()
+	if l.e.browser != l.b {
+		return nil
+	}
+	return l.e.page
+}
+
+// SetPage records the tab the next holder (and browser_read) starts on.
+func (l *Lease) SetPage(pg drivers.Page) {
+	l.p.mu.Lock()
+	defer l.p.mu.Unlock()
+	if l.e.browser == l.b {
+		l.e.page = pg
+	}
+}
+
+// Release gives the profile to the next waiter in arrival order, or starts
+// the idle timer. A browser found dead is closed now, so the next Acquire
+// starts a new one. Release is idempotent.
+func (l *Lease) Release() {
+	if l.released {
+		return
+	}
+	l.released = true
+	p, e := l.p, l.e
+	if l.b != nil && !l.b.Alive() {
+		p.opts.Logger.Warn("browser died", "profile", e.id)
+		p.closeBrowser(e, l.b)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.handOffLocked(e)
+}
+
+// handOffLocked passes e to its first waiter or marks it free.
+func (p *Pool) handOffLocked(e *entry) {
+	if len(e.queue) > 0 {
+		w := e.queue[0]
+		e.queue = e.queue[1:]
+		w.granted = true
+		close(w.ch)
+		return
+	}
+	e.busy = false
+	if p.closed || e.browser == nil || p.opts.Idle < 0 {
+		return
+	}
+	gen := e.gen
+	e.idle = time.AfterFunc(p.opts.Idle, func() { p.expire(e, gen) })
+}
+
+// expire closes e's browser if nobody acquired it since generation gen.
+func (p *Pool) expire(e *entry, gen int) {
+	p.mu.Lock()
+	if e.busy || e.gen != gen || e.browser == nil {
+		p.mu.Unlock()
+		return
+	}
+	b := e.browser
+	e.browser, e.page = nil, nil
+	p.running--
+	if len(e.queue) == 0 && p.entries[e.id] == e {
+		delete(p.entries, e.id)
+	}
+	p.mu.Unlock()
+	p.opts.Logger.Info("browser closed after idle time", "profile", e.id)
+	_ = b.Close()
+}
+
+// Acquire waits for profile id (in arrival order), starts its browser when
+// none is running or the last one died, and returns the lease. It returns
+// ctx.Err() when ctx ends while waiting (the caller leaves the queue), an
+// *IDError for a bad id, a *LaunchError when the browser cannot start, and
+// ErrClosed after Close.
+func (p *Pool) Acquire(ctx context.Context, id string) (*Lease, error) {
+	if err := ValidID(id); err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, ErrClosed
+	}
+	e := p.entries[id]
+	if e == nil {
+		e = &entry{id: id}
+		p.entries[id] = e
+	}
+	if e.busy {
+		w := &waiter{ch: make(chan struct{})}
+		e.queue = append(e.queue, w)
+		p.mu.Unlock()
+		select {
+		case <-w.ch:
+		case <-ctx.Done():
+			p.mu.Lock()
+			if !w.granted {
+				for i, q := range e.queue {
+					if q == w {
+						e.queue = append(e.queue[:i], e.queue[i+1:]...)
+						break
+					}
+				}
+				p.mu.Unlock()
+				return nil, ctx.Err()
+			}
+			p.mu.Unlock()
+			// Handed over while giving up: pass it on.
+			(&Lease{p: p, e: e}).Release()
+			return nil, ctx.Err()
+		}
+		p.mu.Lock()
+	}
+	e.busy = true
+	e.gen++
+	if e.idle != nil {
+		e.idle.Stop()
+		e.idle = nil
+	}
+	closed := p.closed
+	p.mu.Unlock()
+	l := &Lease{p: p, e: e}
+	if closed {
+		l.Release()
+		return nil, ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		l.Release()
+		return nil, err
+	}
+	p.mu.Lock()
+	b := e.browser
+	p.mu.Unlock()
+	if b != nil && !b.Alive() {
+		p.opts.Logger.Warn("browser died; starting a new one", "profile", id)
+		p.closeBrowser(e, b)
+		b = nil
+	}
+	if b == nil {
+		var err error
+		if b, err = p.launch(ctx, e); err != nil {
+			l.Release()
+			return nil, err
+		}
+	}
+	l.b = b
+	return l, nil
+}
+
+// launch starts e's browser; the caller holds e.
+func (p *Pool) launch(ctx context.Context, e *entry) (drivers.Browser, error) {
+	lo, err := p.opts.Launch(e.id)
+	if err != nil {
+		return nil, &LaunchError{Profile: e.id, Err: err}
+	}
+	start := time.Now()
+	b, err := p.opts.Driver.Launch(ctx, lo)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &LaunchError{Profile: e.id, Err: err}
+	}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		_ = b.Close()
+		return nil, ErrClosed
+	}
+	e.browser, e.page = b, nil
+	p.running++
+	p.mu.Unlock()
+	p.opts.Logger.Info("browser started", "profile", e.id, "ms", time.Since(start).Milliseconds())
+	return b, nil
+}
+
+// closeBrowser closes b if it is still e's browser; the caller holds e.
+func (p *Pool) closeBrowser(e *entry, b drivers.Browser) {
+	p.mu.Lock()
+	if e.browser != b {
+		p.mu.Unlock()
+		return
+	}
+	e.browser, e.page = nil, nil
+	p.running--
+	p.mu.Unlock()
+	_ = b.Close()
+}
+
+// Running is the number of browsers currently open.
+func (p *Pool) Running() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.running
+}
+
+// Profiles lists the ids that have a browser open, in no particular order.
+func (p *Pool) Profiles() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var ids []string
+	for id, e := range p.entries {
+		if e.browser != nil {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// Close closes every browser, including those of profiles in use (their
+// holders see browser errors and their Release is a no-op for the
+// browser), and makes later Acquire calls fail with ErrClosed. Waiters are
+// handed the profile one by one and get ErrClosed.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	var bs []drivers.Browser
+	for _, e := range p.entries {
+		if e.idle != nil {
+			e.idle.Stop()
+			e.idle = nil
+		}
+		if e.browser != nil {
+			bs = append(bs, e.browser)
+			e.browser, e.page = nil, nil
+			p.running--
+		}
+	}
+	p.mu.Unlock()
+	var errs []error
+	for _, b := range bs {
+		errs = append(errs, b.Close())
+	}
+	return errors.Join(errs...)
+}

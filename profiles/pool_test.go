@@ -1,0 +1,327 @@
+package profiles
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rpa-dev/rpa/drivers"
+)
+
+// fakeDriver launches fakeBrowsers; the pool only needs Launch, Alive and
+// Close, so pages are not modelled.
+type fakeDriver struct {
+	mu       sync.Mutex
+	launched []*fakeBrowser
+	fail     error
+	delay    time.Duration
+}
+
+func (d *fakeDriver) Launch(ctx context.Context, o drivers.LaunchOptions) (drivers.Browser, error) {
+	if d.delay > 0 {
+		select {
+		case <-time.After(d.delay):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.fail != nil {
+		return nil, d.fail
+	}
+	b := &fakeBrowser{dir: o.UserDataDir}
+	b.alive.Store(true)
+	d.launched = append(d.launched, b)
+	return b, nil
+}
+
+func (d *fakeDriver) count() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.launched)
+}
+
+type fakeBrowser struct {
+	dir    string
+	alive  atomic.Bool
+	closed atomic.Int32
+}
+
+func (b *fakeBrowser) NewPage(context.Context, string) (drivers.Page, error) { return nil, nil }
+func (b *fakeBrowser) Pages(context.Context) ([]drivers.Page, error)        { return nil, nil }
+func (b *fakeBrowser) Alive() bool                                          { return b.alive.Load() && b.closed.Load() == 0 }
+func (b *fakeBrowser) Close() error                                         { b.closed.Add(1); return nil }
+
+func newPool(t *testing.T, d *fakeDriver, idle time.Duration) *Pool {
+	t.Helper()
+	p, err := New(Options{Driver: d, Idle: idle, Launch: func(id string) (drivers.LaunchOptions, error) {
+		return drivers.LaunchOptions{UserDataDir: "/tmp/x/" + id}, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+func (p *Pool) queueLen(id string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if e := p.entries[id]; e != nil {
+		return len(e.queue)
+	}
+	return 0
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached in 5s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestFIFOOrderPerProfile(t *testing.T) {
+	d := &fakeDriver{}
+	p := newPool(t, d, -1)
+	ctx := context.Background()
+	first, err := p.Acquire(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 20
+	var mu sync.Mutex
+	var order []int
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l, err := p.Acquire(ctx, "a")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			order = append(order, i)
+			mu.Unlock()
+			l.Release()
+		}()
+		// Enqueue strictly one after the other so arrival order is known.
+		waitFor(t, func() bool { return p.queueLen("a") == i+1 })
+	}
+	first.Release()
+	wg.Wait()
+	for i, v := range order {
+		if v != i {
+			t.Fatalf("order = %v, want arrival order", order)
+		}
+	}
+	if d.count() != 1 {
+		t.Fatalf("launched %d browsers, want 1 warm browser reused", d.count())
+	}
+}
+
+func TestProfilesRunInParallel(t *testing.T) {
+	d := &fakeDriver{}
+	p := newPool(t, d, -1)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	a, err := p.Acquire(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Release()
+	b, err := p.Acquire(ctx, "b") // must not wait for a
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Release()
+	if a.Browser() == b.Browser() {
+		t.Fatal("two profiles share one browser")
+	}
+	if p.Running() != 2 {
+		t.Fatalf("Running = %d, want 2", p.Running())
+	}
+}
+
+func TestCrashedBrowserReplaced(t *testing.T) {
+	d := &fakeDriver{}
+	p := newPool(t, d, -1)
+	ctx := context.Background()
+	l, err := p.Acquire(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b1 := l.Browser().(*fakeBrowser)
+	l.Release()
+	b1.alive.Store(false) // crashes while idle
+	l, err = p.Acquire(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Browser() == b1 {
+		t.Fatal("dead browser handed out again")
+	}
+	if b1.closed.Load() == 0 {
+		t.Fatal("dead browser not closed")
+	}
+	// Crash during a call: Release notices and the next call gets a new one.
+	b2 := l.Browser().(*fakeBrowser)
+	b2.alive.Store(false)
+	l.Release()
+	if b2.closed.Load() == 0 || p.Running() != 0 {
+		t.Fatalf("crashed browser kept: closed=%d running=%d", b2.closed.Load(), p.Running())
+	}
+	l, err = p.Acquire(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	if d.count() != 3 {
+		t.Fatalf("launched %d, want 3", d.count())
+	}
+}
+
+func TestLaunchErrorAndRecovery(t *testing.T) {
+	d := &fakeDriver{fail: errors.New("no chromium")}
+	p := newPool(t, d, -1)
+	_, err := p.Acquire(context.Background(), "a")
+	var le *LaunchError
+	if !errors.As(err, &le) || le.Profile != "a" {
+		t.Fatalf("err = %v, want *LaunchError for a", err)
+	}
+	d.mu.Lock()
+	d.fail = nil
+	d.mu.Unlock()
+	l, err := p.Acquire(context.Background(), "a") // the profile is free again
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Release()
+}
+
+func TestIdleCloses(t *testing.T) {
+	d := &fakeDriver{}
+	p := newPool(t, d, 30*time.Millisecond)
+	l, err := p.Acquire(context.Background(), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := l.Browser().(*fakeBrowser)
+	l.Release()
+	waitFor(t, func() bool { return b.closed.Load() == 1 && p.Running() == 0 })
+	l, err = p.Acquire(context.Background(), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Release()
+	if d.count() != 2 {
+		t.Fatalf("launched %d, want 2", d.count())
+	}
+}
+
+func TestIdleTimerStoppedByUse(t *testing.T) {
+	d := &fakeDriver{}
+	p := newPool(t, d, 40*time.Millisecond)
+	for range 5 {
+		l, err := p.Acquire(context.Background(), "a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+		l.Release()
+	}
+	if d.count() != 1 {
+		t.Fatalf("launched %d browsers while in steady use, want 1", d.count())
+	}
+}
+
+func TestCancelWhileWaitingLeavesQueue(t *testing.T) {
+	d := &fakeDriver{}
+	p := newPool(t, d, -1)
+	l, err := p.Acquire(context.Background(), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() {
+		_, err := p.Acquire(ctx, "a")
+		done <- err
+	}()
+	waitFor(t, func() bool { return p.queueLen("a") == 1 })
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	if p.queueLen("a") != 0 {
+		t.Fatal("cancelled waiter still queued")
+	}
+	l.Release()
+	l2, err := p.Acquire(context.Background(), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l2.Release()
+}
+
+func TestCloseClosesEverything(t *testing.T) {
+	d := &fakeDriver{}
+	p := newPool(t, d, -1)
+	a, _ := p.Acquire(context.Background(), "a")
+	b, _ := p.Acquire(context.Background(), "b")
+	b.Release()
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, fb := range d.launched {
+		if fb.closed.Load() != 1 {
+			t.Fatalf("browser %s closed %d times, want 1", fb.dir, fb.closed.Load())
+		}
+	}
+	a.Release()
+	if _, err := p.Acquire(context.Background(), "a"); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Acquire after Close: %v", err)
+	}
+	if p.Running() != 0 {
+		t.Fatalf("Running = %d", p.Running())
+	}
+}
+
+func TestValidID(t *testing.T) {
+	for _, tc := range []struct {
+		id string
+		ok bool
+	}{
+		{"default", true}, {"work-1", true}, {"a.b_c", true},
+		{"", false}, {".", false}, {"..", false}, {"a/b", false}, {"../x", false}, {"a b", false},
+		{string(make([]byte, 65)), false},
+	} {
+		if err := ValidID(tc.id); (err == nil) != tc.ok {
+			t.Errorf("ValidID(%q) = %v, want ok=%v", tc.id, err, tc.ok)
+		}
+	}
+	p := newPool(t, &fakeDriver{}, -1)
+	var ie *IDError
+	if _, err := p.Acquire(context.Background(), "../etc"); !errors.As(err, &ie) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestLaunchCancelled(t *testing.T) {
+	d := &fakeDriver{delay: time.Second}
+	p := newPool(t, d, -1)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := p.Acquire(ctx, "a"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v", err)
+	}
+}
