@@ -1,0 +1,223 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func TestEndToEnd(t *testing.T) {
+	x := startGateway(t, "", Options{})
+	startDesk(t, x.wsURL(), "d1", deskServer("d1", nil, "only_d1"), nil)
+	startDesk(t, x.wsURL(), "d2", deskServer("d2", nil), nil)
+	x.waitDevices(t, 2)
+
+	changed := make(chan struct{}, 16)
+	cs := agent(t, x.mcpURL(), &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}})
+	ctx := context.Background()
+	lt, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := map[string]*mcp.Tool{}
+	for _, tl := range lt.Tools {
+		tools[tl.Name] = tl
+	}
+	for _, n := range []string{"echo", "slow", "ask", "only_d1"} {
+		if tools[n] == nil {
+			t.Fatalf("tool %q not listed; got %v", n, lt.Tools)
+		}
+	}
+	var echoSchema struct {
+		Properties map[string]struct {
+			Enum []string `json:"enum"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	b, _ := json.Marshal(tools["echo"].InputSchema)
+	_ = json.Unmarshal(b, &echoSchema)
+	if got := echoSchema.Properties["deviceId"].Enum; !slices.Equal(got, []string{"d1", "d2"}) || !slices.Contains(echoSchema.Required, "deviceId") {
+		t.Errorf("echo schema: deviceId enum %v, required %v; want [d1 d2], required", got, echoSchema.Required)
+	}
+	b, _ = json.Marshal(tools["only_d1"].InputSchema)
+	if strings.Contains(string(b), "deviceId") {
+		t.Errorf("only_d1 is offered once, its schema should not take deviceId: %s", b)
+	}
+
+	for _, dev := range []string{"d1", "d2"} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"msg": "hi", "deviceId": dev}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := text(res), dev+": hi"; got != want {
+			t.Errorf("echo on %s = %q, want %q", dev, got, want)
+		}
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "only_d1", Arguments: map[string]any{}})
+	if err != nil || text(res) != "d1 ran only_d1" {
+		t.Errorf("only_d1 = %v, %v", res, err)
+	}
+
+	// Error codes as sent on the wire.
+	raw := newRawAgent(t, x.mcpURL())
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+		code int
+		msg  string
+	}{
+		{"nope", map[string]any{}, -32003, "nope"},
+		{"echo", map[string]any{"msg": "x"}, -32602, "deviceId: required"},
+		{"echo", map[string]any{"msg": "x", "deviceId": "d9"}, -32602, "deviceId: no connected desktop"},
+	} {
+		m := raw.call(t, "tools/call", map[string]any{"name": tc.name, "arguments": tc.args})
+		if errCode(m) != tc.code || !strings.Contains(m["error"].(map[string]any)["message"].(string), tc.msg) {
+			t.Errorf("%s %v: got %v, want code %d with %q", tc.name, tc.args, m, tc.code, tc.msg)
+		}
+	}
+
+	// GET /devices.
+	req, _ := http.NewRequest("GET", "http://"+x.addr+"/devices", nil)
+	resp, err := httpClient(testToken).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var devs struct{ Devices []DeviceInfo }
+	_ = json.NewDecoder(resp.Body).Decode(&devs)
+	resp.Body.Close()
+	if len(devs.Devices) != 2 || devs.Devices[0].DeviceID != "d1" || !slices.Contains(devs.Devices[0].Tools, "only_d1") || devs.Devices[1].LinkAgeSeconds <= 0 {
+		t.Errorf("/devices = %+v", devs)
+	}
+	for _, p := range []string{"/devices", "/mcp"} {
+		resp, err := http.Get("http://" + x.addr + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("GET %s without token: %s, want 401", p, resp.Status)
+		}
+	}
+
+	// A third desktop comes, then goes: the agent hears about both, and the schema follows.
+	for len(changed) > 0 {
+		<-changed
+	}
+	d3 := startDesk(t, x.wsURL(), "d3", deskServer("d3", nil), nil)
+	x.waitDevices(t, 3)
+	waitSignal(t, changed, "list_changed after a desktop came")
+	d3.stop()
+	x.waitDevices(t, 2)
+	waitSignal(t, changed, "list_changed after a desktop went")
+	lt, _ = cs.ListTools(ctx, nil)
+	for _, tl := range lt.Tools {
+		if tl.Name == "echo" {
+			b, _ := json.Marshal(tl.InputSchema)
+			if strings.Contains(string(b), "d3") {
+				t.Errorf("echo schema still names d3: %s", b)
+			}
+		}
+	}
+}
+
+func waitSignal(t *testing.T, ch chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("timed out waiting for %s", what)
+	}
+}
+
+func TestProgressAndElicitation(t *testing.T) {
+	x := startGateway(t, "", Options{})
+	startDesk(t, x.wsURL(), "d1", deskServer("d1", nil), nil)
+	x.waitDevices(t, 1)
+	ctx := context.Background()
+
+	var mu sync.Mutex
+	var progress []string
+	cs := agent(t, x.mcpURL(), &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+		mu.Lock()
+		progress = append(progress, r.Params.ProgressToken.(string)+" "+r.Params.Message)
+		mu.Unlock()
+	}})
+	p := &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"key": "p", "ms": 80}}
+	p.SetProgressToken("tok-1")
+	if _, err := cs.CallTool(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	mu.Lock()
+	got := strings.Join(progress, ",")
+	mu.Unlock()
+	if got != "tok-1 1/4,tok-1 2/4,tok-1 3/4,tok-1 4/4" {
+		t.Errorf("progress = %q", got)
+	}
+
+	// Two agents ask at once on the same desktop: each question reaches the agent whose call asked.
+	var wg sync.WaitGroup
+	for _, name := range []string{"alice", "bob"} {
+		name := name
+		a := agent(t, x.mcpURL(), &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			time.Sleep(30 * time.Millisecond)
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": name}}, nil
+		}})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 3; i++ {
+				res, err := a.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{"msg": "who?"}})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if got, want := text(res), "d1 got "+name; got != want {
+					t.Errorf("ask = %q, want %q", got, want)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+
+	// An agent without elicitation: the desktop is told -32601 and goes on (here: reports it).
+	plain := agent(t, x.mcpURL(), nil)
+	res, err := plain.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{"msg": "who?"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || !strings.Contains(text(res), "does not support elicitation") {
+		t.Errorf("ask without elicitation = %q (isError %v)", text(res), res.IsError)
+	}
+}
+
+func TestDesktopDropsMidCall(t *testing.T) {
+	x := startGateway(t, "", Options{})
+	d := startDesk(t, x.wsURL(), "d1", deskServer("d1", nil), nil)
+	x.waitDevices(t, 1)
+	raw := newRawAgent(t, x.mcpURL())
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		d.stop()
+	}()
+	start := time.Now()
+	m := raw.call(t, "tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"key": "k", "ms": 5000}})
+	if el := time.Since(start); el > 2*time.Second {
+		t.Errorf("the agent waited %v after the desktop dropped", el)
+	}
+	if errCode(m) != CodeUnreachable || !strings.Contains(m["error"].(map[string]any)["message"].(string), `desktop "d1" disconnected`) {
+		t.Errorf("got %v, want -32004 desktop disconnected", m)
+	}
+}

@@ -1,0 +1,82 @@
+package mcpws
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Transport adapts a Link to mcp.Transport so a go-sdk client or server can speak directly on the
+// socket, whichever side dialled. Control frames go to OnControl (nil: dropped). A frame that is
+// not JSON-RPC is answered with a -32700 parse error and skipped; the session survives.
+type Transport struct {
+	Link      *Link
+	OnControl func(typ string, frame []byte)
+	Logger    *slog.Logger // nil: slog.Default()
+}
+
+// Connect implements mcp.Transport. It may be called once.
+func (t *Transport) Connect(context.Context) (mcp.Connection, error) {
+	if t.Link == nil {
+		return nil, errors.New("mcpws: Transport without a Link")
+	}
+	return &conn{t: t}, nil
+}
+
+type conn struct{ t *Transport }
+
+var _ mcp.Connection = (*conn)(nil)
+
+func (c *conn) logger() *slog.Logger {
+	if c.t.Logger != nil {
+		return c.t.Logger
+	}
+	return slog.Default()
+}
+
+// Read returns the next JSON-RPC message; Close unblocks it (the link's read fails).
+func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	for {
+		frame, err := c.t.Link.ReadFrame()
+		if err != nil {
+			select {
+			case <-c.t.Link.Done():
+				return nil, io.EOF
+			default:
+			}
+			return nil, err
+		}
+		if typ, ok := Control(frame); ok {
+			if c.t.OnControl != nil {
+				c.t.OnControl(typ, frame)
+			}
+			continue
+		}
+		msg, err := jsonrpc.DecodeMessage(frame)
+		if err != nil {
+			c.logger().Warn("mcpws: dropping a frame that is not JSON-RPC", "err", err, "bytes", len(frame))
+			_ = c.t.Link.WriteFrame(ParseErrorFrame(err.Error()))
+			continue
+		}
+		return msg, nil
+	}
+}
+
+// Write sends msg as one text frame.
+func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	b, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return err
+	}
+	return c.t.Link.WriteFrame(b)
+}
+
+// Close closes the link.
+func (c *conn) Close() error { return c.t.Link.Close() }
+
+// SessionID is empty: the link has no session id of its own.
+func (c *conn) SessionID() string { return "" }
