@@ -1,0 +1,85 @@
+// Package interp runs a checked flow (lang.Flow) against a browser:
+// scopes, control flow, the replay engine (waits, retries, per-action
+// timeouts, optional and skipped actions), events, secret masking and the
+// WorkflowExecutionResult of LANGUAGE.md ("Result of a run").
+//
+// Actions are implemented in stdlib over the drivers interfaces; interp
+// is the only place that decides how often and how long they are tried.
+package interp
+
+import (
+	"context"
+
+	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/lang"
+)
+
+// Options configures one Run.
+type Options struct {
+	// Args are the param values, already typed (see ParseArgs and
+	// CheckArgs); Run checks them again and applies defaults.
+	Args map[string]any
+	// Browser is required for page actions (nil: they fail with kind
+	// "browser").
+	Browser drivers.Browser
+	// Page is the tab to start on; nil opens a new tab on first need (the
+	// first `open` opens it at its URL).
+	Page drivers.Page
+	// Flows resolves `call NAME` (nil: calls fail).
+	Flows func(name string) (*lang.Flow, bool)
+	// Events receives progress (may be nil); called synchronously.
+	Events func(Event)
+	// Host holds the ask/llm/exec hooks; a nil func makes that action fail
+	// with a clear "not enabled here" error.
+	Host Host
+	// Defaults optionally overrides the flow's defaults (tests).
+	Defaults *Defaults
+}
+
+// Run executes f and returns its result and the current tab at the end
+// (nil when none was opened). It never panics on a bad flow or argument:
+// every failure is inside the result (Success false, Error set, code
+// -32002). Cancelling ctx stops the run between and inside actions; Run
+// then returns within about a second with the partial result and error
+// kind "cancelled". Secret values (secret params, password answers,
+// values read from password fields) are masked as *** everywhere in the
+// result and in events.
+func Run(ctx context.Context, f *lang.Flow, opts Options) (*Result, drivers.Page) {
+	if f == nil || f.File == nil {
+		return &Result{Results: []*StepResult{}, Error: &RunError{Message: "no flow to run", Code: FlowFailedCode, Kind: "expression"}}, opts.Page
+	}
+	o := runOptions{Args: opts.Args, Browser: opts.Browser, Page: opts.Page, Events: opts.Events,
+		Host: opts.Host, Defaults: opts.Defaults}
+	if opts.Flows != nil {
+		o.Flows = func(name string) (flowInfo, bool) {
+			g, ok := opts.Flows(name)
+			if !ok || g == nil || g.File == nil {
+				return flowInfo{}, false
+			}
+			return infoOf(g), true
+		}
+	}
+	return start(ctx, infoOf(f), o)
+}
+
+func infoOf(f *lang.Flow) flowInfo {
+	return flowInfo{file: f.File, path: f.Path, prog: f.Program}
+}
+
+// ParseArgs converts `--arg NAME=VALUE` strings to the flow's param types
+// (int, number, bool parsed; list and map as JSON; enum values checked),
+// applies defaults and reports a missing required param. Errors are
+// *ArgError naming the param.
+func ParseArgs(f *lang.Flow, kv map[string]string) (map[string]any, error) {
+	return parseArgs(f.File, kv)
+}
+
+// CheckArgs checks JSON-decoded values against the flow's params: strings
+// for string/secret/enum (enum values checked), integral numbers for int
+// (returned as int), numbers for number (float64), bools, lists ([]any)
+// and maps (map[string]any). It applies defaults and reports unknown
+// names, missing required params and bad types as *ArgError naming the
+// field. "profileId" and "deviceId" are ignored (hosts consume them).
+func CheckArgs(f *lang.Flow, args map[string]any) (map[string]any, error) {
+	return checkArgs(f.File, args)
+}

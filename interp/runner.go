@@ -1,0 +1,450 @@
+package interp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/expr-lang/expr/vm"
+	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/lang/ast"
+	"github.com/rpa-dev/rpa/lang/check"
+	"github.com/rpa-dev/rpa/stdlib"
+)
+
+// flowInfo is what the runner needs of a loaded flow.
+type flowInfo struct {
+	file *ast.File
+	path string
+	prog func(*ast.ExprSrc) *vm.Program
+}
+
+// runner is the state of one Run: tabs, frames, results, log and masking.
+// Statements run on one goroutine; mu guards what Run may read while it
+// abandons a run that does not stop in time (results, log, page).
+type runner struct {
+	ctx   context.Context
+	opts  runOptions
+	mask  *Mask
+	start time.Time
+
+	mu       sync.Mutex
+	res      *Result
+	abandon  bool
+	page     drivers.Page
+	frames   []drivers.Frame // innermost last; empty = the page's top document
+	openers  map[drivers.Page]drivers.Page
+	policy   *dialogPolicy
+	dialogs  []map[string]any
+	seen     map[drivers.Page]int // dialogs of each page already recorded
+	total    int
+	depth    int
+	vm       vm.VM
+	pageFns  check.PageFuncs
+	dialogFn func() []map[string]any
+	compiled map[*ast.ExprSrc]*vm.Program
+}
+
+// runOptions are Options without the lang dependency.
+type runOptions struct {
+	Args     map[string]any
+	Browser  drivers.Browser
+	Page     drivers.Page
+	Flows    func(name string) (flowInfo, bool)
+	Events   func(Event)
+	Host     Host
+	Defaults *Defaults
+}
+
+type dialogPolicy struct {
+	accept bool
+	text   string
+}
+
+// frame is one flow invocation (the run's flow, or a `call`).
+type frame struct {
+	flow    flowInfo
+	defs    settings
+	outputs any
+}
+
+// settings are resolved replay options.
+type settings struct {
+	wait, every, timeout time.Duration
+	retries              int
+	skip                 bool // on_timeout: "skip"
+	maxLoops             int
+}
+
+// Built-in defaults (LANGUAGE.md, "Action options and the replay engine").
+const (
+	DefaultWait     = 10 * time.Second
+	DefaultRetries  = 2
+	DefaultEvery    = time.Second
+	DefaultTimeout  = 30 * time.Second
+	DefaultMaxLoops = 1000
+	// MaxCallDepth bounds nested `call`s (recursion).
+	MaxCallDepth = 32
+	// cancelGrace is how long Run waits for a cancelled run to stop by
+	// itself before returning the partial result anyway.
+	cancelGrace = 700 * time.Millisecond
+)
+
+func newRunner(ctx context.Context, o runOptions) *runner {
+	r := &runner{ctx: ctx, opts: o, mask: &Mask{}, start: time.Now(), page: o.Page,
+		res: &Result{Results: []*StepResult{}}, openers: map[drivers.Page]drivers.Page{},
+		seen: map[drivers.Page]int{}}
+	r.pageFns = check.PageFuncs{
+		Exists: func(sel string) (bool, error) {
+			f, err := r.frame(r.ctx)
+			if err != nil {
+				return false, err
+			}
+			return f.Exists(r.ctx, sel)
+		},
+		Count: func(sel string) (int, error) {
+			f, err := r.frame(r.ctx)
+			if err != nil {
+				return 0, err
+			}
+			return f.Count(r.ctx, sel)
+		},
+		URL: func() (string, error) {
+			p, err := r.ensurePage(r.ctx)
+			if err != nil {
+				return "", err
+			}
+			return p.URL(r.ctx)
+		},
+		Title: func() (string, error) {
+			p, err := r.ensurePage(r.ctx)
+			if err != nil {
+				return "", err
+			}
+			return p.Title(r.ctx)
+		},
+	}
+	r.dialogFn = func() []map[string]any {
+		r.syncDialogs()
+		out := make([]map[string]any, len(r.dialogs))
+		copy(out, r.dialogs)
+		return out
+	}
+	return r
+}
+
+// runFlow executes the whole flow and fills r.res.
+func (r *runner) runFlow(fl flowInfo) {
+	fr := &frame{flow: fl, defs: r.settingsOf(fl.file)}
+	args, err := checkArgs(fl.file, r.opts.Args)
+	var rerr *RunError
+	if err != nil {
+		rerr = &RunError{Message: err.Error(), Line: fl.file.Range.Start.Line, File: fl.path, Code: FlowFailedCode, Kind: stdlib.KindExpression, cause: err}
+	} else {
+		r.addSecretParams(fl.file, args)
+		if isStraight(fl.file.Body) {
+			r.total = countActions(fl.file.Body)
+		}
+		sc := NewScope(args, true).Child()
+		_, err = r.block(fr, fl.file.Body, sc)
+		if err != nil {
+			rerr = r.asRunError(err, fl)
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.abandon {
+		return
+	}
+	r.finish(fr.outputs, rerr)
+}
+
+// finish fills the totals of r.res; r.mu is held.
+func (r *runner) finish(outputs any, rerr *RunError) {
+	res := r.res
+	res.TotalActions = len(res.Results)
+	res.CompletedActions, res.FailedActions = 0, 0
+	for _, s := range res.Results {
+		if s.Status == StatusOK {
+			res.CompletedActions++
+		} else {
+			res.FailedActions++
+		}
+	}
+	res.Success = rerr == nil
+	if rerr == nil {
+		res.Outputs = r.mask.Value(outputs)
+	}
+	if rerr != nil {
+		rerr.Message = r.mask.String(rerr.Message)
+		res.Error = rerr
+	}
+	res.DurationMs = time.Since(r.start).Milliseconds()
+}
+
+func (r *runner) addSecretParams(f *ast.File, args map[string]any) {
+	for _, p := range f.Params {
+		if p.Type != nil && p.Type.Name == "secret" {
+			if s, ok := args[p.Name].(string); ok {
+				r.mask.Add(s)
+			}
+		}
+	}
+}
+
+// settingsOf resolves a flow's defaults over the built-in ones, then
+// Options.Defaults over those.
+func (r *runner) settingsOf(f *ast.File) settings {
+	s := settings{wait: DefaultWait, every: DefaultEvery, timeout: DefaultTimeout, retries: DefaultRetries, maxLoops: DefaultMaxLoops}
+	for _, o := range f.Defaults {
+		v, err := literal(o.Value)
+		if err != nil {
+			continue // the checker reports bad defaults
+		}
+		switch o.Name {
+		case "wait":
+			if d, ok := stdlib.ToDuration(v); ok {
+				s.wait = d
+			}
+		case "every":
+			if d, ok := stdlib.ToDuration(v); ok {
+				s.every = d
+			}
+		case "timeout":
+			if d, ok := stdlib.ToDuration(v); ok {
+				s.timeout = d
+			}
+		case "retries":
+			if n, ok := stdlib.ToInt(v); ok && n >= 0 {
+				s.retries = n
+			}
+		case "max_loops":
+			if n, ok := stdlib.ToInt(v); ok && n > 0 {
+				s.maxLoops = n
+			}
+		case "on_timeout":
+			s.skip = v == "skip"
+		}
+	}
+	if d := r.opts.Defaults; d != nil {
+		if d.Wait > 0 {
+			s.wait = d.Wait
+		}
+		if d.Every > 0 {
+			s.every = d.Every
+		}
+		if d.Timeout > 0 {
+			s.timeout = d.Timeout
+		}
+		if d.Retries != nil {
+			s.retries = *d.Retries
+		}
+		if d.MaxLoops > 0 {
+			s.maxLoops = d.MaxLoops
+		}
+		switch d.OnTimeout {
+		case "skip":
+			s.skip = true
+		case "fail":
+			s.skip = false
+		}
+	}
+	return s
+}
+
+// isStraight reports whether body has only actions, assignments, logs and
+// asserts, and no call: then the number of actions is known up front.
+func isStraight(body []ast.Stmt) bool {
+	for _, st := range body {
+		switch s := st.(type) {
+		case *ast.ActionStmt:
+			if s.Action == "call" {
+				return false
+			}
+		case *ast.AssignStmt, *ast.LogStmt:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func countActions(body []ast.Stmt) int {
+	n := 0
+	for _, st := range body {
+		if _, ok := st.(*ast.ActionStmt); ok {
+			n++
+		}
+	}
+	return n
+}
+
+// ---- tabs and frames (stdlib.Env) ----
+
+func (r *runner) Browser() drivers.Browser { return r.opts.Browser }
+
+func (r *runner) CurrentPage() drivers.Page {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.page
+}
+
+func (r *runner) Page(ctx context.Context) (drivers.Page, error) { return r.ensurePage(ctx) }
+
+func (r *runner) ensurePage(ctx context.Context) (drivers.Page, error) {
+	if p := r.CurrentPage(); p != nil {
+		return p, nil
+	}
+	if r.opts.Browser == nil {
+		return nil, drivers.Errorf(drivers.KindBrowser, "no browser: this run was started without one")
+	}
+	p, err := r.opts.Browser.NewPage(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	r.SetPage(p, nil)
+	return p, nil
+}
+
+func (r *runner) Frame(ctx context.Context) (drivers.Frame, error) { return r.frame(ctx) }
+
+func (r *runner) frame(ctx context.Context) (drivers.Frame, error) {
+	r.mu.Lock()
+	if n := len(r.frames); n > 0 && r.frames[n-1] != nil {
+		f := r.frames[n-1]
+		r.mu.Unlock()
+		return f, nil
+	}
+	r.mu.Unlock()
+	return r.ensurePage(ctx)
+}
+
+func (r *runner) SetPage(p drivers.Page, opener drivers.Page) {
+	r.mu.Lock()
+	if r.page != nil && r.page != p {
+		r.syncDialogsLocked(r.page)
+	}
+	r.page = p
+	for i := range r.frames {
+		r.frames[i] = nil // frames of another tab do not apply; the block's end restores
+	}
+	if p != nil && opener != nil {
+		r.openers[p] = opener
+	}
+	pol := r.policy
+	r.mu.Unlock()
+	if p != nil && pol != nil {
+		p.SetDialogPolicy(pol.accept, pol.text)
+	}
+}
+
+func (r *runner) Opener(p drivers.Page) drivers.Page {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.openers[p]
+}
+
+func (r *runner) SetDialogPolicy(accept bool, text string) {
+	r.mu.Lock()
+	r.policy = &dialogPolicy{accept: accept, text: text}
+	p := r.page
+	r.mu.Unlock()
+	if p != nil {
+		p.SetDialogPolicy(accept, text)
+	}
+}
+
+func (r *runner) Host() stdlib.Host { return r.opts.Host }
+
+func (r *runner) AddSecret(s string) { r.mask.Add(s) }
+
+func (r *runner) Logf(format string, args ...any) { r.logLine(fmt.Sprintf(format, args...)) }
+
+func (r *runner) logLine(s string) {
+	s = r.mask.String(s)
+	r.mu.Lock()
+	if r.abandon {
+		r.mu.Unlock()
+		return
+	}
+	r.res.Log = append(r.res.Log, s)
+	r.mu.Unlock()
+	r.emit(Event{Kind: EventLog, Summary: s})
+}
+
+// syncDialogs records the dialogs the current tab saw since the last look.
+func (r *runner) syncDialogs() {
+	r.mu.Lock()
+	p := r.page
+	if p != nil {
+		r.syncDialogsLocked(p)
+	}
+	r.mu.Unlock()
+}
+
+func (r *runner) syncDialogsLocked(p drivers.Page) {
+	ds := p.Dialogs()
+	n := r.seen[p]
+	if len(ds) <= n {
+		return
+	}
+	for _, d := range ds[n:] {
+		r.dialogs = append(r.dialogs, map[string]any{"type": d.Type, "message": d.Message})
+		if !r.abandon {
+			line := r.mask.String(fmt.Sprintf("dialog %s: %s", d.Type, d.Message))
+			r.res.Log = append(r.res.Log, line)
+		}
+	}
+	r.seen[p] = len(ds)
+}
+
+// CallFlow runs the flow named name (stdlib.Env).
+func (r *runner) CallFlow(ctx context.Context, name string, args map[string]any) (any, error) {
+	if r.opts.Flows == nil {
+		return nil, stdlib.Errorf(stdlib.KindExpression, "call %s: no other flows are available here", name)
+	}
+	fl, ok := r.opts.Flows(name)
+	if !ok {
+		return nil, stdlib.Errorf(stdlib.KindExpression, "call %s: no flow named %q", name, name)
+	}
+	if r.depth >= MaxCallDepth {
+		return nil, stdlib.Errorf(stdlib.KindExpression, "call %s: calls nested more than %d deep", name, MaxCallDepth)
+	}
+	typed, err := checkArgs(fl.file, args)
+	if err != nil {
+		return nil, &stdlib.Error{Kind: stdlib.KindExpression, Msg: fmt.Sprintf("call %s: %v", name, err), Err: err}
+	}
+	r.addSecretParams(fl.file, typed)
+	r.depth++
+	defer func() { r.depth-- }()
+	fr := &frame{flow: fl, defs: r.settingsOf(fl.file)}
+	saved := r.frames
+	r.frames = nil
+	_, err = r.block(fr, fl.file.Body, NewScope(typed, true).Child())
+	r.frames = saved
+	if err != nil {
+		var re *RunError
+		if errors.As(err, &re) {
+			where := fl.path
+			if where == "" {
+				where = name
+			}
+			return nil, &calledError{re: re, msg: fmt.Sprintf("call %s: %s (%s:%d)", name, re.Message, where, re.Line)}
+		}
+		return nil, err
+	}
+	return fr.outputs, nil
+}
+
+// calledError is a failure inside a called flow; its kind is the inner one.
+type calledError struct {
+	re  *RunError
+	msg string
+}
+
+func (e *calledError) Error() string { return e.msg }
+func (e *calledError) Unwrap() error { return e.re }
+
+var _ stdlib.Env = (*runner)(nil)

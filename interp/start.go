@@ -1,0 +1,52 @@
+package interp
+
+import (
+	"context"
+	"time"
+
+	"github.com/rpa-dev/rpa/drivers"
+)
+
+// start runs fl on its own goroutine and returns its result. When ctx ends
+// and the run does not stop within cancelGrace (a driver call ignoring
+// ctx), it returns the partial result at once, kind "cancelled"; the
+// abandoned goroutine records nothing more.
+func start(ctx context.Context, fl flowInfo, o runOptions) (*Result, drivers.Page) {
+	r := newRunner(ctx, o)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() {
+			if p := recover(); p != nil {
+				r.mu.Lock()
+				if !r.abandon {
+					r.finish(nil, &RunError{Message: "internal error: " + stringify(p), Line: 0, Code: FlowFailedCode, Kind: "browser"})
+				}
+				r.mu.Unlock()
+			}
+		}()
+		r.runFlow(fl)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		t := time.NewTimer(cancelGrace)
+		defer t.Stop()
+		select {
+		case <-done:
+		case <-t.C:
+			r.mu.Lock()
+			r.abandon = true
+			r.finish(nil, r.cancelled(fl.file, ctx.Err()))
+			r.mu.Unlock()
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	res := r.res
+	// Copy so an abandoned goroutine can never race with the caller.
+	cp := *res
+	cp.Results = append([]*StepResult(nil), res.Results...)
+	cp.Log = append([]string(nil), res.Log...)
+	return &cp, r.page
+}

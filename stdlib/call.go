@@ -1,0 +1,353 @@
+package stdlib
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/lang/actions"
+)
+
+// Env is the runtime an action runs in: the current tab and frame, the
+// host's hooks, secrets and the run log. interp implements it; a flow's run
+// has one Env shared by all its actions (a `call` gets its own scope but the
+// same tabs).
+type Env interface {
+	// Browser is the run's browser (nil when the caller gave none).
+	Browser() drivers.Browser
+	// CurrentPage is the current tab, nil when the run has none yet.
+	CurrentPage() drivers.Page
+	// Page returns the current tab, opening a blank one when there is none.
+	Page(ctx context.Context) (drivers.Page, error)
+	// Frame returns the current document: the innermost `frame` block's
+	// iframe, else the current tab's top document (opening a tab if needed).
+	Frame(ctx context.Context) (drivers.Frame, error)
+	// SetPage makes p the current tab (nil: none); opener is the tab that
+	// opened it when known (for `close`), else nil.
+	SetPage(p drivers.Page, opener drivers.Page)
+	// Opener returns the tab that opened p, when known.
+	Opener(p drivers.Page) drivers.Page
+	// SetDialogPolicy sets the dialog policy of the current and every later tab.
+	SetDialogPolicy(accept bool, text string)
+	// Host returns the host's hooks (ask, llm, exec).
+	Host() Host
+	// CallFlow runs the flow named name with args and returns its outputs.
+	CallFlow(ctx context.Context, name string, args map[string]any) (any, error)
+	// AddSecret registers s as a secret: it is shown as *** from now on.
+	AddSecret(s string)
+	// Logf adds a line to the run log (masked).
+	Logf(format string, args ...any)
+}
+
+// Host holds the hooks a host (rpa run, the MCP server) gives a run. A nil
+// func makes the matching action fail with a clear "not enabled here" error.
+type Host struct {
+	// Ask asks a person (the `ask` action, MCP hitl_prompt).
+	Ask func(ctx context.Context, q Question) (Answer, error)
+	// LLM asks the calling agent's model (MCP sampling); input is the `input:`
+	// value (nil when absent), to be serialised as JSON into the prompt.
+	LLM func(ctx context.Context, prompt string, input any) (string, error)
+	// Exec runs a command; return an *Error of kind "exec_refused" to refuse.
+	Exec func(ctx context.Context, cmd ExecCommand) (*ExecResult, error)
+}
+
+// Question is what `ask` asks a person.
+type Question struct {
+	Title   string
+	Message string
+	// Input is "text", "password" or "number".
+	Input string
+	// Timeout is how long to wait for the answer (120s unless the flow says).
+	Timeout time.Duration
+}
+
+// Answer statuses.
+const (
+	AnswerAnswered  = "answered"
+	AnswerDeclined  = "declined"
+	AnswerCancelled = "cancelled"
+	AnswerTimeout   = "timeout"
+)
+
+// Answer is a person's reply: Status is one of answered, declined,
+// cancelled or timeout; Text is the answer when answered.
+type Answer struct {
+	Status string
+	Text   string
+}
+
+// ExecCommand is the command of an `exec` action: Args (no shell) when the
+// flow gave a list, else Shell, one string for `sh -c` whose interpolated
+// values were already shell-quoted.
+type ExecCommand struct {
+	Args  []string
+	Shell string
+	// Timeout is the action's explicit timeout: option (0 = the host's default).
+	Timeout time.Duration
+}
+
+// ExecResult is the outcome of an `exec`.
+type ExecResult struct {
+	Stdout    string `json:"stdout"`
+	Stderr    string `json:"stderr"`
+	Code      int    `json:"code"`
+	Truncated bool   `json:"truncated"`
+}
+
+// Error is an action failure with one of the result's error kinds that a
+// driver does not produce (hitl_timeout, hitl_declined, exec_refused,
+// expression, browser ...). Hosts return it from their hooks too.
+type Error struct {
+	Kind string
+	Msg  string
+	Err  error
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf builds an *Error of kind k.
+func Errorf(kind, format string, args ...any) *Error {
+	return &Error{Kind: kind, Msg: fmt.Sprintf(format, args...)}
+}
+
+// KindExpression is the kind of argument and expression errors; the replay
+// engine never retries them.
+const KindExpression = "expression"
+
+// KindOf returns the result error kind of err: an *Error's Kind, else
+// drivers.KindOf (timeout for deadlines, browser for the rest); "" for nil.
+func KindOf(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return string(drivers.KindOf(err))
+}
+
+// Call is one action invocation as its implementation sees it. interp fills
+// the inputs; Locate records which selector matched.
+type Call struct {
+	Action *actions.Action
+	// Args are the evaluated positional arguments, one per Action.Params
+	// entry (nil for an absent optional one).
+	Args []any
+	// Opts are the evaluated options of the action's own table (not the
+	// common replay options). A KindExpr option (until:) is a
+	// func(context.Context) (any, error) that evaluates it afresh.
+	Opts map[string]any
+	// Wait bounds each element wait (the resolved `wait:`).
+	Wait time.Duration
+	// Timeout bounds the whole action (the resolved `timeout:`);
+	// TimeoutSet says whether the action itself gave `timeout:`.
+	Timeout    time.Duration
+	TimeoutSet bool
+	Env        Env
+
+	// Selector and SelectorIndex name the selector that matched (set by
+	// Locate); SelectorIndex is -1 until then.
+	Selector      string
+	SelectorIndex int
+}
+
+// Locate finds the element of sels that passes want in the current frame,
+// waiting at most c.Wait, and records the selector that matched.
+func (c *Call) Locate(ctx context.Context, sels []string, want drivers.Checks) (drivers.Element, error) {
+	f, err := c.Env.Frame(ctx)
+	if err != nil {
+		return nil, err
+	}
+	wctx, cancel := context.WithTimeout(ctx, c.Wait)
+	el, i, err := f.Locate(wctx, sels, want)
+	cancel()
+	if err != nil {
+		return nil, err
+	}
+	if i >= 0 && i < len(sels) {
+		c.Selector, c.SelectorIndex = sels[i], i
+	}
+	return el, nil
+}
+
+// argErr reports a bad argument value.
+func (c *Call) argErr(what string, v any, want string) error {
+	return &Error{Kind: KindExpression, Msg: fmt.Sprintf("%s: %s must be %s, got %s", c.Action.Name, what, want, typeName(v))}
+}
+
+func typeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a bool"
+	case int, int64, int32, float64, float32, uint, uint64:
+		return "a number"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "a map"
+	}
+	return fmt.Sprintf("a %T", v)
+}
+
+// Has reports whether positional i was given.
+func (c *Call) Has(i int) bool { return i < len(c.Args) && c.Args[i] != nil }
+
+// Sels returns positional i as a selector list.
+func (c *Call) Sels(i int) ([]string, error) {
+	var v any
+	if i < len(c.Args) {
+		v = c.Args[i]
+	}
+	return toSels(c, c.Action.Params[i].Name, v)
+}
+
+func toSels(c *Call, what string, v any) ([]string, error) {
+	switch x := v.(type) {
+	case string:
+		if x == "" {
+			return nil, &Error{Kind: KindExpression, Msg: fmt.Sprintf("%s: %s is empty", c.Action.Name, what)}
+		}
+		return []string{x}, nil
+	case []string:
+		if len(x) > 0 {
+			return x, nil
+		}
+	case []any:
+		out := make([]string, 0, len(x))
+		for _, e := range x {
+			s, ok := e.(string)
+			if !ok || s == "" {
+				return nil, c.argErr(what, v, "a selector or a list of selectors")
+			}
+			out = append(out, s)
+		}
+		if len(out) > 0 {
+			return out, nil
+		}
+	}
+	return nil, c.argErr(what, v, "a selector or a list of selectors")
+}
+
+// Str returns positional i as a string: strings as they are, numbers and
+// bools in their plain form (fill "#qty" 3).
+func (c *Call) Str(i int) (string, error) {
+	var v any
+	if i < len(c.Args) {
+		v = c.Args[i]
+	}
+	return toStr(c, c.Action.Params[i].Name, v)
+}
+
+func toStr(c *Call, what string, v any) (string, error) {
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case bool:
+		return strconv.FormatBool(x), nil
+	case int:
+		return strconv.Itoa(x), nil
+	case int64:
+		return strconv.FormatInt(x, 10), nil
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+			return strconv.FormatInt(int64(x), 10), nil
+		}
+		return strconv.FormatFloat(x, 'f', -1, 64), nil
+	}
+	return "", c.argErr(what, v, "a string")
+}
+
+// Opt returns option name and whether it was given.
+func (c *Call) Opt(name string) (any, bool) {
+	v, ok := c.Opts[name]
+	return v, ok && v != nil
+}
+
+// OptStr returns option name as a string, def when absent.
+func (c *Call) OptStr(name, def string) (string, error) {
+	v, ok := c.Opt(name)
+	if !ok {
+		return def, nil
+	}
+	return toStr(c, name+":", v)
+}
+
+// OptBool returns option name as a bool, false when absent.
+func (c *Call) OptBool(name string) (bool, error) {
+	v, ok := c.Opt(name)
+	if !ok {
+		return false, nil
+	}
+	b, isB := v.(bool)
+	if !isB {
+		return false, c.argErr(name+":", v, "true or false")
+	}
+	return b, nil
+}
+
+// OptInt returns option name as an int, def when absent.
+func (c *Call) OptInt(name string, def int) (int, error) {
+	v, ok := c.Opt(name)
+	if !ok {
+		return def, nil
+	}
+	n, isN := ToInt(v)
+	if !isN {
+		return 0, c.argErr(name+":", v, "an integer")
+	}
+	return n, nil
+}
+
+// OptDuration returns option name as a duration, def when absent.
+func (c *Call) OptDuration(name string, def time.Duration) (time.Duration, error) {
+	v, ok := c.Opt(name)
+	if !ok {
+		return def, nil
+	}
+	d, isD := ToDuration(v)
+	if !isD {
+		return 0, c.argErr(name+":", v, "a duration")
+	}
+	return d, nil
+}
+
+// ToInt converts an integral number (int, int64, integral float64) to int.
+func ToInt(v any) (int, bool) {
+	switch x := v.(type) {
+	case int:
+		return x, true
+	case int64:
+		return int(x), true
+	case int32:
+		return int(x), true
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+			return int(x), true
+		}
+	}
+	return 0, false
+}
+
+// ToDuration converts a time.Duration, or a string such as "500ms" or "1m30s".
+func ToDuration(v any) (time.Duration, bool) {
+	switch x := v.(type) {
+	case time.Duration:
+		return x, true
+	case string:
+		d, err := time.ParseDuration(x)
+		return d, err == nil && d >= 0
+	}
+	return 0, false
+}

@@ -1,0 +1,151 @@
+package stdlib
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Actions that reach beyond the browser: ask, llm, exec, call.
+
+func init() {
+	Register("ask", ask)
+	Register("llm", llm)
+	Register("exec", execCmd)
+	Register("call", call)
+}
+
+// Result kinds of the host actions.
+const (
+	KindHITLTimeout  = "hitl_timeout"
+	KindHITLDeclined = "hitl_declined"
+	KindExecRefused  = "exec_refused"
+)
+
+// AskTimeout is how long `ask` waits for an answer unless it says
+// `timeout:` (never taken from `defaults`).
+const AskTimeout = 120 * time.Second
+
+func ask(ctx context.Context, c *Call) (any, error) {
+	h := c.Env.Host()
+	if h.Ask == nil {
+		return nil, Errorf(KindHITLDeclined, "ask: no person can be asked here (this host has no human-in-the-loop channel)")
+	}
+	title, err := c.Str(0)
+	if err != nil {
+		return nil, err
+	}
+	q := Question{Title: title, Input: "text", Timeout: AskTimeout}
+	if q.Message, err = c.OptStr("message", ""); err != nil {
+		return nil, err
+	}
+	if q.Input, err = c.OptStr("input", "text"); err != nil {
+		return nil, err
+	}
+	if q.Timeout, err = c.OptDuration("timeout", AskTimeout); err != nil {
+		return nil, err
+	}
+	actx, cancel := context.WithTimeout(ctx, q.Timeout)
+	defer cancel()
+	ans, err := h.Ask(actx, q)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, Errorf(KindHITLTimeout, "ask: no answer within %s", q.Timeout)
+		}
+		if KindOf(err) == "browser" {
+			return nil, &Error{Kind: KindHITLDeclined, Msg: "ask: " + err.Error(), Err: err}
+		}
+		return nil, err
+	}
+	switch ans.Status {
+	case AnswerAnswered:
+	case AnswerTimeout:
+		return nil, Errorf(KindHITLTimeout, "ask: no answer within %s", q.Timeout)
+	default:
+		return nil, Errorf(KindHITLDeclined, "ask: %q was %s", title, ans.Status)
+	}
+	switch q.Input {
+	case "password":
+		c.Env.AddSecret(ans.Text)
+	case "number":
+		s := strings.TrimSpace(ans.Text)
+		if n, err := strconv.Atoi(s); err == nil {
+			return n, nil
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil, Errorf(KindHITLDeclined, "ask: the answer %q is not a number", ans.Text)
+		}
+		return f, nil
+	}
+	return ans.Text, nil
+}
+
+func llm(ctx context.Context, c *Call) (any, error) {
+	h := c.Env.Host()
+	if h.LLM == nil {
+		return nil, Errorf("browser", "llm: not enabled here (it needs an MCP client that offers sampling)")
+	}
+	prompt, err := c.Str(0)
+	if err != nil {
+		return nil, err
+	}
+	input, _ := c.Opt("input")
+	return h.LLM(ctx, prompt, input)
+}
+
+func execCmd(ctx context.Context, c *Call) (any, error) {
+	h := c.Env.Host()
+	if h.Exec == nil {
+		return nil, Errorf(KindExecRefused, "exec: not enabled here (the host must enable exec)")
+	}
+	var cmd ExecCommand
+	switch x := c.Args[0].(type) {
+	case string:
+		cmd.Shell = x
+	case []any:
+		for _, e := range x {
+			s, err := toStr(c, "command", e)
+			if err != nil {
+				return nil, err
+			}
+			cmd.Args = append(cmd.Args, s)
+		}
+	case []string:
+		cmd.Args = x
+	default:
+		return nil, c.argErr("command", c.Args[0], "a list of arguments or one string")
+	}
+	if cmd.Shell == "" && len(cmd.Args) == 0 {
+		return nil, Errorf(KindExpression, "exec: empty command")
+	}
+	if c.TimeoutSet {
+		cmd.Timeout = c.Timeout
+	}
+	res, err := h.Exec(ctx, cmd)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"stdout": res.Stdout, "stderr": res.Stderr, "code": res.Code, "truncated": res.Truncated}, nil
+}
+
+func call(ctx context.Context, c *Call) (any, error) {
+	name, err := c.Str(0)
+	if err != nil {
+		return nil, err
+	}
+	var with map[string]any
+	if w, ok := c.Opt("with"); ok {
+		m, isM := w.(map[string]any)
+		if !isM {
+			return nil, c.argErr("with:", w, "a map")
+		}
+		with = m
+	}
+	return c.Env.CallFlow(ctx, name, with)
+}

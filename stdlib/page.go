@@ -1,0 +1,524 @@
+package stdlib
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/rpa-dev/rpa/drivers"
+)
+
+// Navigation, pointer and keyboard actions.
+
+func init() {
+	Register("open", open)
+	Register("back", func(ctx context.Context, c *Call) (any, error) { return nil, pageDo(ctx, c, drivers.Page.Back) })
+	Register("forward", func(ctx context.Context, c *Call) (any, error) { return nil, pageDo(ctx, c, drivers.Page.Forward) })
+	Register("reload", func(ctx context.Context, c *Call) (any, error) { return nil, pageDo(ctx, c, drivers.Page.Reload) })
+	Register("click", click)
+	Register("hover", hover)
+	Register("fill", fill)
+	Register("type", typeText)
+	Register("press", press)
+	Register("select", selectOpt)
+	Register("check", func(ctx context.Context, c *Call) (any, error) { return nil, setChecked(ctx, c, true) })
+	Register("uncheck", func(ctx context.Context, c *Call) (any, error) { return nil, setChecked(ctx, c, false) })
+	Register("upload", upload)
+	Register("scroll", scroll)
+	Register("tab", tab)
+	Register("close", closeTab)
+	Register("dialog", dialog)
+	Register("download", download)
+	Register("screenshot", screenshot)
+}
+
+// open navigates the current tab; the run's first tab is created already
+// at the URL (one round trip less).
+func open(ctx context.Context, c *Call) (any, error) {
+	u, err := c.Str(0)
+	if err != nil {
+		return nil, err
+	}
+	if c.Env.CurrentPage() == nil && c.Env.Browser() != nil {
+		p, err := c.Env.Browser().NewPage(ctx, u)
+		if err != nil {
+			return nil, err
+		}
+		c.Env.SetPage(p, nil)
+		return nil, nil
+	}
+	p, err := c.Env.Page(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return nil, p.Navigate(ctx, u)
+}
+
+func pageDo(ctx context.Context, c *Call, f func(drivers.Page, context.Context) error) error {
+	p, err := c.Env.Page(ctx)
+	if err != nil {
+		return err
+	}
+	return f(p, ctx)
+}
+
+func click(ctx context.Context, c *Call) (any, error) {
+	sels, err := c.Sels(0)
+	if err != nil {
+		return nil, err
+	}
+	button, err := c.OptStr("button", "left")
+	if err != nil {
+		return nil, err
+	}
+	count, err := c.OptInt("count", 1)
+	if err != nil {
+		return nil, err
+	}
+	if count < 1 {
+		return nil, Errorf(KindExpression, "click: count: must be at least 1, got %d", count)
+	}
+	force, err := c.OptBool("force")
+	if err != nil {
+		return nil, err
+	}
+	want := drivers.ForPointer
+	if force {
+		want = drivers.Attached
+	}
+	el, err := c.Locate(ctx, sels, want)
+	if err != nil {
+		return nil, err
+	}
+	return nil, el.Click(ctx, button, count)
+}
+
+func hover(ctx context.Context, c *Call) (any, error) {
+	sels, err := c.Sels(0)
+	if err != nil {
+		return nil, err
+	}
+	el, err := c.Locate(ctx, sels, drivers.ForPointer)
+	if err != nil {
+		return nil, err
+	}
+	return nil, el.Hover(ctx)
+}
+
+func fill(ctx context.Context, c *Call) (any, error) {
+	sels, err := c.Sels(0)
+	if err != nil {
+		return nil, err
+	}
+	v, err := c.Str(1)
+	if err != nil {
+		return nil, err
+	}
+	el, err := c.Locate(ctx, sels, drivers.ForInput)
+	if err != nil {
+		return nil, err
+	}
+	return nil, el.Fill(ctx, v)
+}
+
+func typeText(ctx context.Context, c *Call) (any, error) {
+	sels, err := c.Sels(0)
+	if err != nil {
+		return nil, err
+	}
+	v, err := c.Str(1)
+	if err != nil {
+		return nil, err
+	}
+	delay, err := c.OptDuration("delay", 0)
+	if err != nil {
+		return nil, err
+	}
+	el, err := c.Locate(ctx, sels, drivers.ForInput)
+	if err != nil {
+		return nil, err
+	}
+	return nil, el.Type(ctx, v, delay)
+}
+
+func press(ctx context.Context, c *Call) (any, error) {
+	key, err := c.Str(0)
+	if err != nil {
+		return nil, err
+	}
+	if on, ok := c.Opt("on"); ok {
+		sels, err := toSels(c, "on:", on)
+		if err != nil {
+			return nil, err
+		}
+		el, err := c.Locate(ctx, sels, drivers.Attached)
+		if err != nil {
+			return nil, err
+		}
+		if err := el.Focus(ctx); err != nil {
+			return nil, err
+		}
+	}
+	p, err := c.Env.Page(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return nil, p.Press(ctx, key)
+}
+
+func selectOpt(ctx context.Context, c *Call) (any, error) {
+	sels, err := c.Sels(0)
+	if err != nil {
+		return nil, err
+	}
+	v, err := c.Str(1)
+	if err != nil {
+		return nil, err
+	}
+	by, err := c.OptStr("by", "")
+	if err != nil {
+		return nil, err
+	}
+	el, err := c.Locate(ctx, sels, drivers.ForInput)
+	if err != nil {
+		return nil, err
+	}
+	return nil, el.Select(ctx, v, by)
+}
+
+// setChecked clicks only when the state differs, then verifies it.
+func setChecked(ctx context.Context, c *Call, want bool) error {
+	sels, err := c.Sels(0)
+	if err != nil {
+		return err
+	}
+	el, err := c.Locate(ctx, sels, drivers.ForPointer)
+	if err != nil {
+		return err
+	}
+	got, err := el.Checked(ctx)
+	if err != nil {
+		return err
+	}
+	if got == want {
+		return nil
+	}
+	if err := el.Click(ctx, "left", 1); err != nil {
+		return err
+	}
+	got, err = el.Checked(ctx)
+	if err != nil {
+		return err
+	}
+	if got != want {
+		state := "unchecked"
+		if got {
+			state = "checked"
+		}
+		return drivers.Errorf(drivers.KindBrowser, "%s: %s is still %s after the click", c.Action.Name, el.Describe(ctx), state)
+	}
+	return nil
+}
+
+func upload(ctx context.Context, c *Call) (any, error) {
+	sels, err := c.Sels(0)
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	switch x := c.Args[1].(type) {
+	case string:
+		paths = []string{x}
+	case []any:
+		for _, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				return nil, c.argErr("files", c.Args[1], "a path or a list of paths")
+			}
+			paths = append(paths, s)
+		}
+	case []string:
+		paths = x
+	default:
+		return nil, c.argErr("files", c.Args[1], "a path or a list of paths")
+	}
+	for i, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return nil, Errorf(string(drivers.KindNotFound), "upload: no such file %q", p)
+		}
+		paths[i] = abs
+	}
+	el, err := c.Locate(ctx, sels, drivers.ForRead)
+	if err != nil {
+		return nil, err
+	}
+	return nil, el.SetFiles(ctx, paths)
+}
+
+func scroll(ctx context.Context, c *Call) (any, error) {
+	if s, ok := c.Args[0].(string); ok && (s == "bottom" || s == "top") {
+		f, err := c.Env.Frame(ctx)
+		if err != nil {
+			return nil, err
+		}
+		js := `() => window.scrollTo(0, 0)`
+		if s == "bottom" {
+			js = `() => window.scrollTo(0, Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0))`
+		}
+		_, err = f.Eval(ctx, js)
+		return nil, err
+	}
+	sels, err := c.Sels(0)
+	if err != nil {
+		return nil, err
+	}
+	to, err := c.OptStr("to", "")
+	if err != nil {
+		return nil, err
+	}
+	el, err := c.Locate(ctx, sels, drivers.ForRead)
+	if err != nil {
+		return nil, err
+	}
+	if to != "" {
+		return nil, el.ScrollContent(ctx, to)
+	}
+	return nil, el.ScrollIntoView(ctx)
+}
+
+// tab switches the current tab: "last" waits (within wait) for a popup the
+// previous action opened; an int picks by 0-based index; any other string
+// waits for a tab whose URL matches (substring, or re:REGEXP).
+func tab(ctx context.Context, c *Call) (any, error) {
+	cur := c.Env.CurrentPage()
+	wctx, cancel := context.WithTimeout(ctx, c.Wait)
+	defer cancel()
+	if n, ok := ToInt(c.Args[0]); ok {
+		if c.Env.Browser() == nil {
+			return nil, Errorf(string(drivers.KindBrowser), "tab: no browser")
+		}
+		pages, err := c.Env.Browser().Pages(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if n < 0 || n >= len(pages) {
+			return nil, Errorf(string(drivers.KindNotFound), "tab: no tab %d (%d open)", n, len(pages))
+		}
+		if pages[n] != cur {
+			c.Env.SetPage(pages[n], nil)
+		}
+		return nil, nil
+	}
+	which, err := c.Str(0)
+	if err != nil {
+		return nil, err
+	}
+	if which == "last" {
+		if cur == nil {
+			return nil, Errorf(string(drivers.KindNotFound), "tab: no tab is open")
+		}
+		p, err := cur.WaitPopup(wctx)
+		if err != nil {
+			if ctx.Err() == nil && wctx.Err() != nil {
+				return nil, Errorf(string(drivers.KindTimeout), "tab: no new tab opened within %s", c.Wait)
+			}
+			return nil, err
+		}
+		c.Env.SetPage(p, cur)
+		return nil, nil
+	}
+	if c.Env.Browser() == nil {
+		return nil, Errorf(string(drivers.KindBrowser), "tab: no browser")
+	}
+	match, err := urlMatcher(which)
+	if err != nil {
+		return nil, Errorf(KindExpression, "tab: %v", err)
+	}
+	for {
+		pages, err := c.Env.Browser().Pages(wctx)
+		if err == nil {
+			for i := len(pages) - 1; i >= 0; i-- {
+				u, err := pages[i].URL(wctx)
+				if err == nil && match(u) {
+					if pages[i] != cur {
+						c.Env.SetPage(pages[i], cur)
+					}
+					return nil, nil
+				}
+			}
+		}
+		if err := sleepCtx(wctx, 100*time.Millisecond); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, Errorf(string(drivers.KindTimeout), "tab: no tab with URL matching %q within %s", which, c.Wait)
+		}
+	}
+}
+
+// urlMatcher returns a substring matcher, or a regexp one after "re:".
+func urlMatcher(p string) (func(string) bool, error) {
+	if rest, ok := strings.CutPrefix(p, "re:"); ok {
+		re, err := regexp.Compile(rest)
+		if err != nil {
+			return nil, fmt.Errorf("bad regexp %q: %v", rest, err)
+		}
+		return re.MatchString, nil
+	}
+	return func(u string) bool { return strings.Contains(u, p) }, nil
+}
+
+// closeTab closes the current tab; the tab that opened it becomes current
+// when still open, else the most recent tab.
+func closeTab(ctx context.Context, c *Call) (any, error) {
+	cur := c.Env.CurrentPage()
+	if cur == nil {
+		return nil, Errorf(string(drivers.KindNotFound), "close: no tab is open")
+	}
+	opener := c.Env.Opener(cur)
+	if err := cur.Close(); err != nil {
+		return nil, err
+	}
+	var next drivers.Page
+	if b := c.Env.Browser(); b != nil {
+		pages, err := b.Pages(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range pages {
+			if p == opener && opener != nil {
+				next = p
+				break
+			}
+		}
+		if next == nil {
+			for i := len(pages) - 1; i >= 0; i-- {
+				if pages[i] != cur {
+					next = pages[i]
+					break
+				}
+			}
+		}
+	}
+	c.Env.SetPage(next, nil)
+	return nil, nil
+}
+
+func dialog(ctx context.Context, c *Call) (any, error) {
+	policy, err := c.Str(0)
+	if err != nil {
+		return nil, err
+	}
+	if policy != "accept" && policy != "dismiss" {
+		return nil, Errorf(KindExpression, `dialog: policy must be "accept" or "dismiss", got %q`, policy)
+	}
+	text, err := c.OptStr("text", "")
+	if err != nil {
+		return nil, err
+	}
+	c.Env.SetDialogPolicy(policy == "accept", text)
+	return nil, nil
+}
+
+// download clicks the element (the element wait bounded by wait) and waits
+// for the file, within the action's timeout.
+func download(ctx context.Context, c *Call) (any, error) {
+	sels, err := c.Sels(0)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := c.OptStr("to", "")
+	if err != nil {
+		return nil, err
+	}
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "rpa-downloads")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	p, err := c.Env.Page(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d, err := p.Download(ctx, dir, func(ctx context.Context) error {
+		el, err := c.Locate(ctx, sels, drivers.ForPointer)
+		if err != nil {
+			return err
+		}
+		return el.Click(ctx, "left", 1)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"path": d.Path, "name": d.Name, "size": int(d.Size), "sha256": d.SHA256, "mime": d.MIME}, nil
+}
+
+func screenshot(ctx context.Context, c *Call) (any, error) {
+	path, err := c.OptStr("path", "")
+	if err != nil {
+		return nil, err
+	}
+	full, err := c.OptBool("full")
+	if err != nil {
+		return nil, err
+	}
+	var png []byte
+	if c.Has(0) {
+		sels, err := c.Sels(0)
+		if err != nil {
+			return nil, err
+		}
+		el, err := c.Locate(ctx, sels, drivers.ForRead)
+		if err != nil {
+			return nil, err
+		}
+		if png, err = el.Screenshot(ctx); err != nil {
+			return nil, err
+		}
+	} else {
+		p, err := c.Env.Page(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if png, err = p.Screenshot(ctx, full); err != nil {
+			return nil, err
+		}
+	}
+	if path == "" {
+		f, err := os.CreateTemp("", "rpa-screenshot-*.png")
+		if err != nil {
+			return nil, err
+		}
+		path = f.Name()
+		_ = f.Close()
+	} else if dir := filepath.Dir(path); dir != "." {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		return nil, err
+	}
+	return path, nil
+}
+
+// sleepCtx sleeps d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,301 @@
+package stdlib
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/rpa-dev/rpa/drivers"
+)
+
+// Reads and waits.
+
+func init() {
+	Register("text", text)
+	Register("attr", attr)
+	Register("value", value)
+	Register("html", html)
+	Register("table", table)
+	Register("form", form)
+	Register("url", func(ctx context.Context, c *Call) (any, error) {
+		p, err := c.Env.Page(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return p.URL(ctx)
+	})
+	Register("title", func(ctx context.Context, c *Call) (any, error) {
+		p, err := c.Env.Page(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return p.Title(ctx)
+	})
+	Register("wait", wait)
+	Register("sleep", sleep)
+}
+
+func text(ctx context.Context, c *Call) (any, error) {
+	sels, err := c.Sels(0)
+	if err != nil {
+		return nil, err
+	}
+	all, err := c.OptBool("all")
+	if err != nil {
+		return nil, err
+	}
+	if !all {
+		el, err := c.Locate(ctx, sels, drivers.ForRead)
+		if err != nil {
+			return nil, err
+		}
+		return el.Text(ctx)
+	}
+	// Find which selector matches first, then read every match of it.
+	if _, err := c.Locate(ctx, sels, drivers.ForRead); err != nil {
+		return nil, err
+	}
+	f, err := c.Env.Frame(ctx)
+	if err != nil {
+		return nil, err
+	}
+	els, err := f.LocateAll(ctx, c.Selector)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]any, 0, len(els))
+	for _, el := range els {
+		t, err := el.Text(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func attr(ctx context.Context, c *Call) (any, error) {
+	sels, err := c.Sels(0)
+	if err != nil {
+		return nil, err
+	}
+	name, err := c.Str(1)
+	if err != nil {
+		return nil, err
+	}
+	el, err := c.Locate(ctx, sels, drivers.ForRead)
+	if err != nil {
+		return nil, err
+	}
+	v, ok, err := el.Attr(ctx, name)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return v, nil
+}
+
+// value reads a form control; a password field's value becomes a secret.
+func value(ctx context.Context, c *Call) (any, error) {
+	sels, err := c.Sels(0)
+	if err != nil {
+		return nil, err
+	}
+	el, err := c.Locate(ctx, sels, drivers.ForRead)
+	if err != nil {
+		return nil, err
+	}
+	v, err := el.Value(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if pw, err := el.IsPassword(ctx); err != nil {
+		return nil, err
+	} else if pw {
+		c.Env.AddSecret(v)
+	}
+	return v, nil
+}
+
+func html(ctx context.Context, c *Call) (any, error) {
+	if !c.Has(0) {
+		f, err := c.Env.Frame(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return f.HTML(ctx)
+	}
+	sels, err := c.Sels(0)
+	if err != nil {
+		return nil, err
+	}
+	el, err := c.Locate(ctx, sels, drivers.ForRead)
+	if err != nil {
+		return nil, err
+	}
+	return el.HTML(ctx)
+}
+
+func table(ctx context.Context, c *Call) (any, error) {
+	sels, err := c.Sels(0)
+	if err != nil {
+		return nil, err
+	}
+	mode, err := c.OptStr("header", "auto")
+	if err != nil {
+		return nil, err
+	}
+	el, err := c.Locate(ctx, sels, drivers.ForRead)
+	if err != nil {
+		return nil, err
+	}
+	g, err := el.Table(ctx)
+	if err != nil {
+		return nil, err
+	}
+	switch mode {
+	case "auto":
+		return TableAuto(g), nil
+	case "grid":
+		return TableGrid(g), nil
+	case "none":
+		return TableNone(g), nil
+	}
+	return nil, Errorf(KindExpression, `table: header: must be "auto", "grid" or "none", got %q`, mode)
+}
+
+func form(ctx context.Context, c *Call) (any, error) {
+	if !c.Has(0) {
+		f, err := c.Env.Frame(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return f.Form(ctx)
+	}
+	sels, err := c.Sels(0)
+	if err != nil {
+		return nil, err
+	}
+	el, err := c.Locate(ctx, sels, drivers.ForRead)
+	if err != nil {
+		return nil, err
+	}
+	return el.Form(ctx)
+}
+
+// pollEvery is how often `wait text:` on an element and `wait until:`
+// look again.
+const pollEvery = 50 * time.Millisecond
+
+// wait waits for one condition; ctx carries its bound (timeout:, else
+// wait:, else the flow's wait), set by the replay engine.
+func wait(ctx context.Context, c *Call) (any, error) {
+	timedOut := func(err error, what string) error {
+		if err == nil || ctx.Err() == nil {
+			return err
+		}
+		if de, ok := err.(*drivers.Error); ok && de.Kind != drivers.KindTimeout && de.Kind != drivers.KindBrowser {
+			return err
+		}
+		return &drivers.Error{Kind: drivers.KindTimeout, Msg: "wait: timed out after " + c.Timeout.String() + " waiting for " + what, Err: err}
+	}
+	if u, ok := c.Opt("url"); ok {
+		pat, err := toStr(c, "url:", u)
+		if err != nil {
+			return nil, err
+		}
+		p, err := c.Env.Page(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return nil, timedOut(p.WaitURL(ctx, pat), "the URL to match "+quote(pat))
+	}
+	if idle, err := c.OptBool("idle"); err != nil {
+		return nil, err
+	} else if idle {
+		p, err := c.Env.Page(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return nil, timedOut(p.WaitIdle(ctx, 500*time.Millisecond), "the network to be idle")
+	}
+	if u, ok := c.Opt("until"); ok {
+		eval, isF := u.(func(context.Context) (any, error))
+		if !isF {
+			return nil, c.argErr("until:", u, "an expression")
+		}
+		for {
+			v, err := eval(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if b, ok := v.(bool); ok && b {
+				return nil, nil
+			} else if !ok {
+				return nil, c.argErr("until:", v, "a bool")
+			}
+			if err := sleepCtx(ctx, pollEvery); err != nil {
+				return nil, timedOut(err, "the until: condition")
+			}
+		}
+	}
+	f, err := c.Env.Frame(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if t, ok := c.Opt("text"); ok {
+		want, err := toStr(c, "text:", t)
+		if err != nil {
+			return nil, err
+		}
+		if !c.Has(0) {
+			return nil, timedOut(f.WaitText(ctx, want), "text "+quote(want))
+		}
+		sels, err := c.Sels(0)
+		if err != nil {
+			return nil, err
+		}
+		for {
+			el, i, err := f.Locate(ctx, sels, drivers.Attached)
+			if err != nil {
+				return nil, timedOut(err, "text "+quote(want))
+			}
+			c.Selector, c.SelectorIndex = sels[i], i
+			got, err := el.Text(ctx)
+			if err == nil && strings.Contains(got, want) {
+				return nil, nil
+			}
+			if err := sleepCtx(ctx, pollEvery); err != nil {
+				return nil, timedOut(err, "text "+quote(want)+" in "+quote(sels[i]))
+			}
+		}
+	}
+	if !c.Has(0) {
+		return nil, Errorf(KindExpression, "wait: needs a selector, text:, url:, idle: or until:")
+	}
+	sels, err := c.Sels(0)
+	if err != nil {
+		return nil, err
+	}
+	st, err := c.OptStr("state", string(drivers.StateVisible))
+	if err != nil {
+		return nil, err
+	}
+	i, err := f.WaitState(ctx, sels, drivers.State(st))
+	if err != nil {
+		return nil, timedOut(err, quote(strings.Join(sels, `", "`))+" to be "+st)
+	}
+	if i >= 0 && i < len(sels) {
+		c.Selector, c.SelectorIndex = sels[i], i
+	}
+	return nil, nil
+}
+
+func quote(s string) string { return `"` + s + `"` }
+
+func sleep(ctx context.Context, c *Call) (any, error) {
+	d, ok := ToDuration(c.Args[0])
+	if !ok {
+		return nil, c.argErr("duration", c.Args[0], "a duration")
+	}
+	return nil, sleepCtx(ctx, d)
+}
