@@ -184,9 +184,9 @@ type Element struct {
 	IsChecked bool
 	Password  bool
 	Markup    string // HTML's answer
-	Grid     *drivers.Grid
-	Fields   map[string]any
-	Files    []string
+	Grid      *drivers.Grid
+	Fields    map[string]any
+	Files     []string
 	// Options of a select: value → label.
 	Options map[string]string
 	// OnClick runs on every click (side effects: popups, navigation ...);
