@@ -1,0 +1,367 @@
+package check
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/expr-lang/expr/types"
+
+	"github.com/rpa-dev/rpa/lang/actions"
+	"github.com/rpa-dev/rpa/lang/ast"
+)
+
+var resultTypes = map[actions.Result]types.Type{
+	actions.ResultString: typeString,
+	actions.ResultMap:    typeMap,
+	actions.ResultList:   typeList,
+	actions.ResultNumber: typeFloat,
+}
+
+func (c *checker) action(s *ast.ActionStmt) {
+	a := actions.Lookup(s.Action)
+	if a == nil {
+		d := c.errorf(s.ActionRange, "unknown action %q", s.Action)
+		if sug := Suggest(s.Action, actions.Names()); sug != "" {
+			d.Detail = fmt.Sprintf("did you mean %q?", sug)
+		}
+		// Still check what can be checked: expressions in args and options.
+		for _, arg := range s.Args {
+			c.value(arg, actions.KindAny, nil, "")
+		}
+		for _, o := range s.Options {
+			if o != nil && o.Value != nil {
+				c.value(o.Value, actions.KindAny, nil, "")
+			}
+		}
+		if s.Target != "" {
+			c.bind(s.Target, s.TargetRange, nil, s)
+		}
+		return
+	}
+	c.args(s, a)
+	c.options(s, a)
+	if s.Target != "" {
+		c.bind(s.Target, s.TargetRange, resultTypes[a.Result], s)
+	}
+}
+
+func (c *checker) args(s *ast.ActionStmt, a *actions.Action) {
+	n := len(s.Args)
+	if n < a.MinArgs() || n > len(a.Params) {
+		r := s.ActionRange
+		if n > len(a.Params) && s.Args[len(a.Params)] != nil {
+			r = s.Args[len(a.Params)].Rng()
+		}
+		d := c.errorf(r, "%s expects %s, got %d", s.Action, argCount(a), n)
+		d.Detail = "usage: " + usage(s.Action, a)
+	}
+	if a.Name == "call" {
+		c.call(s)
+		return
+	}
+	for i, arg := range s.Args {
+		if arg == nil {
+			c.errorf(s.Range, "internal error: nil argument")
+			continue
+		}
+		if i >= len(a.Params) {
+			c.value(arg, actions.KindAny, nil, "")
+			continue
+		}
+		p := a.Params[i]
+		c.value(arg, p.Kind, nil, s.Action+" "+p.Name)
+	}
+}
+
+func argCount(a *actions.Action) string {
+	min, max := a.MinArgs(), len(a.Params)
+	plural := func(n int) string {
+		if n == 1 {
+			return "1 argument"
+		}
+		return fmt.Sprintf("%d arguments", n)
+	}
+	switch {
+	case max == 0:
+		return "no arguments"
+	case min == max:
+		return plural(min)
+	default:
+		return fmt.Sprintf("%d to %s", min, plural(max))
+	}
+}
+
+func usage(name string, a *actions.Action) string {
+	parts := []string{name}
+	for _, p := range a.Params {
+		if p.Optional {
+			parts = append(parts, "["+strings.ToUpper(p.Name)+"]")
+		} else {
+			parts = append(parts, strings.ToUpper(p.Name))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func (c *checker) options(s *ast.ActionStmt, a *actions.Action) {
+	seen := map[string]bool{}
+	for _, o := range s.Options {
+		if o == nil {
+			continue
+		}
+		spec := a.Option(o.Name)
+		if spec == nil {
+			d := c.errorf(o.NameRange, "%s has no option %q", s.Action, o.Name)
+			names := optionNames(a)
+			if sug := Suggest(o.Name, names); sug != "" {
+				d.Detail = fmt.Sprintf("did you mean %q?", sug)
+			} else {
+				d.Detail = "options: " + strings.Join(names, ", ")
+			}
+			if o.Value != nil {
+				c.value(o.Value, actions.KindAny, nil, "")
+			}
+			continue
+		}
+		if seen[o.Name] {
+			c.errorf(o.NameRange, "duplicate option %q", o.Name)
+		}
+		seen[o.Name] = true
+		if o.Value == nil {
+			c.errorf(o.NameRange, "option %q needs a value", o.Name)
+			continue
+		}
+		if a.Name == "call" && o.Name == "with" {
+			c.value(o.Value, spec.Kind, nil, "call with")
+			continue
+		}
+		c.value(o.Value, spec.Kind, spec.Enum, s.Action+" "+o.Name+":")
+	}
+}
+
+func optionNames(a *actions.Action) []string {
+	var out []string
+	for _, o := range a.Options {
+		out = append(out, o.Name)
+	}
+	for _, o := range actions.Common {
+		if !contains(out, o.Name) {
+			out = append(out, o.Name)
+		}
+	}
+	return out
+}
+
+// value checks an argument or option value against kind (statically where
+// it is a literal) and compiles the expressions inside it.
+func (c *checker) value(e ast.Expr, kind actions.Kind, enum []string, what string) {
+	if e == nil {
+		return
+	}
+	if what != "" {
+		c.checkKind(e, kind, enum, what)
+	}
+	switch x := e.(type) {
+	case *ast.ExprSrc:
+		c.compile(x, kind == actions.KindExpr || kind == actions.KindBool)
+	case *ast.StringLit:
+		c.parts(x)
+	case *ast.ListLit:
+		for _, el := range x.Elems {
+			c.full(el, false)
+		}
+	case *ast.MapLit:
+		for _, en := range x.Entries {
+			if en != nil {
+				c.full(en.Key, false)
+				c.full(en.Value, false)
+			}
+		}
+	}
+}
+
+var durationish = regexp.MustCompile(`^[0-9]`)
+
+// checkKind reports a literal whose kind does not fit kind or enum. what
+// names the slot for the message ("click selector", "wait state:").
+func (c *checker) checkKind(e ast.Expr, kind actions.Kind, enum []string, what string) {
+	if _, ok := e.(*ast.ExprSrc); ok {
+		return
+	}
+	if s, ok := e.(*ast.StringLit); ok && len(s.Parts) == 1 && s.Parts[0].Expr != nil {
+		return // "{{ E }}" has E's type
+	}
+	bad := func(want string) {
+		c.errorf(e.Rng(), "%s expects %s, got %s", what, want, describe(e))
+	}
+	switch kind {
+	case actions.KindAny, actions.KindExpr:
+	case actions.KindString, actions.KindFlowName:
+		if _, ok := e.(*ast.StringLit); !ok {
+			bad("a string")
+		}
+	case actions.KindSelector, actions.KindStrings, actions.KindCommand:
+		switch x := e.(type) {
+		case *ast.StringLit:
+		case *ast.ListLit:
+			if len(x.Elems) == 0 {
+				c.errorf(x.Range, "%s expects a non-empty list", what)
+			}
+			for _, el := range x.Elems {
+				switch el.(type) {
+				case *ast.StringLit, *ast.ExprSrc:
+				default:
+					c.errorf(el.Rng(), "%s expects strings in its list, got %s", what, describe(el))
+				}
+			}
+		default:
+			bad("a string or a list of strings")
+		}
+	case actions.KindDuration:
+		switch x := e.(type) {
+		case *ast.DurationLit:
+			if x.Value < 0 {
+				c.errorf(x.Range, "bad duration %q", x.Raw)
+			}
+		case *ast.StringLit:
+			if v, ok := x.Value(); ok && durationish.MatchString(v) {
+				if _, err := ParseDuration(v); err != nil {
+					c.errorf(x.Range, "bad duration %q", v).Detail = durationHelp
+					return
+				}
+			}
+			bad("a duration")
+		default:
+			bad("a duration")
+		}
+		if _, ok := e.(*ast.DurationLit); !ok {
+			if d := c.diags[len(c.diags)-1]; d.Detail == "" {
+				d.Detail = durationHelp
+			}
+		}
+	case actions.KindInt:
+		if n, ok := e.(*ast.NumberLit); !ok || !isInt(n) {
+			bad("an integer")
+		}
+	case actions.KindBool:
+		if _, ok := e.(*ast.BoolLit); !ok {
+			bad("true or false")
+		}
+	case actions.KindMap:
+		if _, ok := e.(*ast.MapLit); !ok {
+			bad("a map")
+		}
+	case actions.KindIntOrString:
+		switch x := e.(type) {
+		case *ast.StringLit:
+		case *ast.NumberLit:
+			if !isInt(x) {
+				bad("an integer or a string")
+			}
+		default:
+			bad("an integer or a string")
+		}
+	}
+	if enum != nil {
+		if s, ok := e.(*ast.StringLit); ok {
+			if v, ok := s.Value(); ok && !contains(enum, v) {
+				d := c.errorf(e.Rng(), "bad value %q for %s", v, strings.TrimSuffix(what, ":"))
+				if sug := Suggest(v, enum); sug != "" {
+					d.Detail = fmt.Sprintf("did you mean %q?", sug)
+				} else {
+					d.Detail = "want one of " + quoteList(enum)
+				}
+			}
+		}
+	}
+}
+
+const durationHelp = "a duration is digits followed by ms, s, m or h, in one or more groups: 500ms, 10s, 1m30s"
+
+// call checks `call NAME [with: MAP]`: the bare flow name, and, when the
+// folder is known, the target and the `with:` keys against its params.
+func (c *checker) call(s *ast.ActionStmt) {
+	if len(s.Args) == 0 || s.Args[0] == nil {
+		return
+	}
+	lit, ok := s.Args[0].(*ast.StringLit)
+	name, plain := "", false
+	if ok {
+		name, plain = lit.Value()
+	}
+	if !ok || !plain || !flowNameRE.MatchString(name) {
+		c.errorf(s.Args[0].Rng(), "call expects a bare flow name, got %s", describe(s.Args[0]))
+		return
+	}
+	if c.opts.Folder == nil {
+		return
+	}
+	target, found := c.opts.Folder[name]
+	if !found || target == nil {
+		d := c.errorf(lit.Range, "unknown flow %q", name)
+		var names []string
+		for n := range c.opts.Folder {
+			names = append(names, n)
+		}
+		if sug := Suggest(name, names); sug != "" {
+			d.Detail = fmt.Sprintf("did you mean %q?", sug)
+		} else {
+			d.Detail = "no flow of this folder has that name"
+		}
+		return
+	}
+	var with *ast.Option
+	for _, o := range s.Options {
+		if o != nil && o.Name == "with" {
+			with = o
+		}
+	}
+	given := map[string]bool{}
+	if with != nil {
+		m, ok := with.Value.(*ast.MapLit)
+		if !ok {
+			return // an expression: checked at run time
+		}
+		var pnames []string
+		for _, p := range target.Params {
+			pnames = append(pnames, p.Name)
+		}
+		for _, en := range m.Entries {
+			if en == nil {
+				continue
+			}
+			k, ok := en.Key.(*ast.StringLit)
+			kv, plain := "", false
+			if ok {
+				kv, plain = k.Value()
+			}
+			if !plain {
+				c.errorf(en.Key.Rng(), "call with: keys must be plain strings")
+				continue
+			}
+			given[kv] = true
+			if !contains(pnames, kv) {
+				d := c.errorf(en.Key.Rng(), "flow %q has no param %q", name, kv)
+				if sug := Suggest(kv, pnames); sug != "" {
+					d.Detail = fmt.Sprintf("did you mean %q?", sug)
+				} else if len(pnames) > 0 {
+					d.Detail = "params: " + strings.Join(pnames, ", ")
+				}
+			}
+		}
+	}
+	var missing []string
+	for _, p := range target.Params {
+		if p.Default == nil && !given[p.Name] {
+			missing = append(missing, p.Name)
+		}
+	}
+	if len(missing) > 0 {
+		r := lit.Range
+		if with != nil {
+			r = with.Value.Rng()
+		}
+		c.errorf(r, "call %s is missing required param %s", name, quoteList(missing))
+	}
+}

@@ -1,0 +1,344 @@
+package check
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/expr-lang/expr"
+	exprast "github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/file"
+	"github.com/expr-lang/expr/types"
+	"github.com/expr-lang/expr/vm"
+
+	"github.com/rpa-dev/rpa/lang/ast"
+)
+
+// StrHelper is the name of the stringify function the checker inserts when it
+// rewrites a string literal with `{{ }}` inside expression source
+// ("a {{ x }}" becomes ("a " + __str(x))). It is compiled into each program
+// with expr.Function, so run-time envs never carry it.
+const StrHelper = "__str"
+
+var strFunc = expr.Function(StrHelper, func(params ...any) (any, error) {
+	return Stringify(params[0]), nil
+}, new(func(any) string))
+
+// rewriteInterp rewrites every string literal of expr source src that holds
+// a `{{ E }}` interpolation into a parenthesised concatenation. It returns
+// the new source and, when it changed anything, origOf: for each rune of the
+// new source the rune offset in src it comes from (inserted runes map to the
+// next original rune). origOf is nil when src is returned unchanged.
+func rewriteInterp(src string) (string, []int) {
+	if !strings.Contains(src, "{{") {
+		return src, nil
+	}
+	rs := []rune(src)
+	var out []rune
+	var orig []int
+	changed := false
+	emit := func(r rune, at int) { out = append(out, r); orig = append(orig, at) }
+	emitS := func(s string, at int) {
+		for _, r := range s {
+			emit(r, at)
+		}
+	}
+	for i := 0; i < len(rs); {
+		q := rs[i]
+		if q != '"' && q != '\'' && q != '`' {
+			emit(q, i)
+			i++
+			continue
+		}
+		end := stringEnd(rs, i)
+		if end < 0 { // unterminated: let expr report it
+			for ; i < len(rs); i++ {
+				emit(rs[i], i)
+			}
+			break
+		}
+		parts := splitInterp(rs, i+1, end, q)
+		if parts == nil {
+			for ; i <= end; i++ {
+				emit(rs[i], i)
+			}
+			continue
+		}
+		changed = true
+		if len(parts) == 1 && parts[0].expr {
+			// "{{ E }}" alone keeps E's own value and type.
+			p := parts[0]
+			emit('(', i)
+			inner, m := rewriteInterp(string(rs[p.from:p.to]))
+			for k, r := range []rune(inner) {
+				o := k
+				if m != nil {
+					o = m[k]
+				}
+				emit(r, p.from+o)
+			}
+			emit(')', end)
+			i = end + 1
+			continue
+		}
+		emit('(', i)
+		for n, p := range parts {
+			if n > 0 {
+				emitS(" + ", p.from)
+			}
+			if !p.expr {
+				emit(q, p.from)
+				for k := p.from; k < p.to; k++ {
+					emit(rs[k], k)
+				}
+				emit(q, p.to)
+				continue
+			}
+			emitS(StrHelper+"(", p.from)
+			inner, m := rewriteInterp(string(rs[p.from:p.to]))
+			for k, r := range []rune(inner) {
+				o := k
+				if m != nil {
+					o = m[k]
+				}
+				emit(r, p.from+o)
+			}
+			emit(')', p.to)
+		}
+		emit(')', end)
+		i = end + 1
+	}
+	if !changed {
+		return src, nil
+	}
+	return string(out), orig
+}
+
+// stringEnd returns the index of the closing quote of the string literal
+// starting at rs[i], or -1.
+func stringEnd(rs []rune, i int) int {
+	q := rs[i]
+	for j := i + 1; j < len(rs); j++ {
+		if rs[j] == '\\' && q != '`' {
+			j++
+			continue
+		}
+		if rs[j] == q {
+			return j
+		}
+	}
+	return -1
+}
+
+type interpPart struct {
+	from, to int // rune range of the text, or of the expression inside {{ }}
+	expr     bool
+}
+
+// splitInterp splits the content rs[from:to] of a string literal quoted with
+// q into literal and `{{ }}` parts. It returns nil when there is no complete
+// interpolation.
+func splitInterp(rs []rune, from, to int, q rune) []interpPart {
+	var parts []interpPart
+	text := from
+	found := false
+	for i := from; i+1 < to; i++ {
+		if rs[i] != '{' || rs[i+1] != '{' {
+			if rs[i] == '\\' && q != '`' {
+				i++
+			}
+			continue
+		}
+		close := interpClose(rs, i+2, to, q)
+		if close < 0 {
+			break
+		}
+		found = true
+		if i > text {
+			parts = append(parts, interpPart{from: text, to: i})
+		}
+		parts = append(parts, interpPart{from: i + 2, to: close, expr: true})
+		text = close + 2
+		i = close + 1
+	}
+	if !found {
+		return nil
+	}
+	if text < to {
+		parts = append(parts, interpPart{from: text, to: to})
+	}
+	return parts
+}
+
+// interpClose finds the `}}` closing an interpolation whose body starts at
+// rs[i], skipping nested braces and quoted strings (other than q); -1 if none.
+func interpClose(rs []rune, i, to int, q rune) int {
+	depth := 0
+	for ; i < to; i++ {
+		switch c := rs[i]; c {
+		case '"', '\'', '`':
+			if c == q {
+				return -1
+			}
+			e := stringEnd(rs[:to], i)
+			if e < 0 {
+				return -1
+			}
+			i = e
+		case '{':
+			depth++
+		case '}':
+			if depth == 0 {
+				if i+1 < to && rs[i+1] == '}' {
+					return i
+				}
+				return -1
+			}
+			depth--
+		}
+	}
+	return -1
+}
+
+// SplitInterp splits a DSL string value (already unescaped) into literal
+// text and `{{ E }}` parts, the way both front ends do: a `{{` without a
+// closing `}}` (nested braces and quoted strings inside skipped) is
+// literal text. Each expression part's Source is the text between the
+// delimiters, untouched; its rune offset in s is returned in offsets (one
+// entry per part; for text parts the offset of the text).
+func SplitInterp(s string) (parts []ast.StringPart, offsets []int) {
+	rs := []rune(s)
+	ps := splitInterp(rs, 0, len(rs), 0)
+	if ps == nil {
+		return []ast.StringPart{{Text: s}}, []int{0}
+	}
+	for _, p := range ps {
+		if p.expr {
+			parts = append(parts, ast.StringPart{Expr: &ast.ExprSrc{Source: string(rs[p.from:p.to])}})
+		} else {
+			parts = append(parts, ast.StringPart{Text: string(rs[p.from:p.to])})
+		}
+		offsets = append(offsets, p.from)
+	}
+	return parts, offsets
+}
+
+// Advance returns the position reached by moving n runes forward from p
+// through src (which starts at p). Lines advance on '\n'; Col counts bytes.
+func Advance(p ast.Pos, src string, n int) ast.Pos {
+	for i, r := range src {
+		if n == 0 {
+			_ = i
+			break
+		}
+		n--
+		w := utf8.RuneLen(r)
+		if w < 0 {
+			w = 1
+		}
+		p.Offset += w
+		if r == '\n' {
+			p.Line++
+			p.Col = 1
+		} else {
+			p.Col += w
+		}
+	}
+	return p
+}
+
+// exprError is a compile failure mapped to the flow file.
+type exprError struct {
+	msg  string
+	rng  ast.Range
+	name string // for "unknown name X"
+}
+
+// compileExpr compiles e against env. asBool asks for a boolean result.
+func compileExpr(e *ast.ExprSrc, env types.Map, asBool bool) (*vm.Program, *exprError) {
+	src, origOf := rewriteInterp(e.Source)
+	opts := []expr.Option{expr.Env(env), strFunc}
+	if asBool {
+		opts = append(opts, expr.AsBool())
+	}
+	prog, err := expr.Compile(src, opts...)
+	if err == nil {
+		return prog, nil
+	}
+	ee := &exprError{msg: err.Error(), rng: e.Range}
+	var fe *file.Error
+	if errors.As(err, &fe) {
+		ee.msg = fe.Message
+		from, to := fe.From, fe.To
+		if origOf != nil {
+			from = mapOff(origOf, from, e.Source)
+			to = mapOff(origOf, to, e.Source)
+		}
+		if strings.HasPrefix(fe.Message, "unknown name ") {
+			ee.name = strings.TrimPrefix(fe.Message, "unknown name ")
+			ee.msg = "unknown name \"" + ee.name + "\""
+			to = from + utf8.RuneCountInString(ee.name)
+		}
+		if to <= from {
+			to = from + 1
+		}
+		start := Advance(e.Range.Start, e.Source, from)
+		end := Advance(start, suffixRunes(e.Source, from), to-from)
+		ee.rng = ast.Range{File: e.Range.File, Start: start, End: end}
+	}
+	ee.msg = strings.TrimSpace(ee.msg)
+	return nil, ee
+}
+
+func suffixRunes(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[i:]
+		}
+		n--
+	}
+	return ""
+}
+
+func mapOff(origOf []int, off int, src string) int {
+	if off < 0 {
+		return 0
+	}
+	if off < len(origOf) {
+		return origOf[off]
+	}
+	return utf8.RuneCountInString(src)
+}
+
+// progType is the static result type of a program, nil when unknown.
+func progType(p *vm.Program) reflect.Type {
+	n := p.Node()
+	if n == nil {
+		return nil
+	}
+	t := n.Type()
+	if t == nil || t.Kind() == reflect.Interface {
+		return nil
+	}
+	return t
+}
+
+// identifiers lists the names a program reads from its env.
+func identifiers(p *vm.Program) []string {
+	n := p.Node()
+	if n == nil {
+		return nil
+	}
+	v := &identVisitor{}
+	exprast.Walk(&n, v)
+	return v.names
+}
+
+type identVisitor struct{ names []string }
+
+func (v *identVisitor) Visit(n *exprast.Node) {
+	if id, ok := (*n).(*exprast.IdentifierNode); ok {
+		v.names = append(v.names, id.Value)
+	}
+}

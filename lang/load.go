@@ -1,0 +1,203 @@
+// Package lang is the façade of the flow language: it loads a flow from
+// .flow or YAML source, checks it (lang/check) and keeps the compiled
+// expression programs the interpreter runs. See expr_env.go for the exact
+// run-time env contract.
+package lang
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/expr-lang/expr/vm"
+
+	"github.com/rpa-dev/rpa/lang/ast"
+	"github.com/rpa-dev/rpa/lang/check"
+	"github.com/rpa-dev/rpa/lang/diag"
+	"github.com/rpa-dev/rpa/lang/yamlflow"
+)
+
+// Flow is a loaded and checked flow.
+type Flow struct {
+	// File is the checked AST.
+	File *ast.File
+	// Path is the file path ("" when loaded from memory without a name).
+	Path  string
+	progs map[*ast.ExprSrc]*vm.Program
+}
+
+// Program returns the compiled expr program of an ExprSrc of f.File
+// (conditions, assignments, name paths, `{{ }}` parts, until:, list and map
+// elements, ...). Every ExprSrc of File has one after a clean Load; it
+// returns nil for a node that is not part of File.
+func (f *Flow) Program(e *ast.ExprSrc) *vm.Program {
+	if f == nil || e == nil {
+		return nil
+	}
+	return f.progs[e]
+}
+
+// Name is the flow's NAME from its header.
+func (f *Flow) Name() string { return f.File.Name }
+
+// IsFlowFile reports whether name has an extension Load understands
+// (.flow, .yaml, .yml).
+func IsFlowFile(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".flow", ".yaml", ".yml":
+		return true
+	}
+	return false
+}
+
+// Parse turns source into an AST by the file's extension (.flow, or
+// .yaml/.yml) without checking it. Any other extension is an error.
+func Parse(filename string, src []byte) (*ast.File, diag.Diagnostics) {
+	switch strings.ToLower(filepath.Ext(filename)) {
+	case ".yaml", ".yml":
+		return yamlflow.Parse(filename, src)
+	case ".flow":
+		return parseFlow(filename, src)
+	}
+	var ds diag.Diagnostics
+	ds.Errorf(ast.Range{File: filename, Start: ast.Pos{Line: 1, Col: 1}, End: ast.Pos{Line: 1, Col: 1}},
+		"unknown flow file extension %q", filepath.Ext(filename)).Detail = "want .flow, .yaml or .yml"
+	return nil, ds
+}
+
+// Load parses and checks one flow by its file name's extension. The flow
+// is returned (non-nil) only when the diagnostics hold no error; warnings
+// come with a usable flow. A single file's `call` targets are not resolved
+// (use LoadDir for that).
+func Load(filename string, src []byte) (*Flow, diag.Diagnostics) {
+	f, ds := Parse(filename, src)
+	if ds.HasErrors() || f == nil {
+		ds.Sort()
+		return nil, ds
+	}
+	return checkFile(f, filename, ds, nil)
+}
+
+func checkFile(f *ast.File, path string, ds diag.Diagnostics, folder map[string]*ast.File) (*Flow, diag.Diagnostics) {
+	res, cds := check.File(f, &check.Options{Folder: folder})
+	ds = append(ds, cds...)
+	ds.Sort()
+	if ds.HasErrors() {
+		return nil, ds
+	}
+	return &Flow{File: f, Path: path, progs: res.Programs}, ds
+}
+
+// LoadFile reads and loads the flow at path.
+func LoadFile(path string) (*Flow, diag.Diagnostics) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		var ds diag.Diagnostics
+		ds.Errorf(ast.Range{File: path}, "cannot read flow: %v", unwrapPath(err))
+		return nil, ds
+	}
+	return Load(path, src)
+}
+
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// LoadDir loads every .flow, .yaml and .yml file directly in dir (not in
+// subfolders), checks each with the folder known (so `call` targets and
+// their `with:` keys are resolved), and returns the clean flows by NAME.
+// Two files with one NAME are an error on both and neither is returned; a
+// file with errors is left out. The diagnostics cover every file, errors
+// first, in file order.
+func LoadDir(dir string) (map[string]*Flow, diag.Diagnostics) {
+	var ds diag.Diagnostics
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		ds.Errorf(ast.Range{File: dir}, "cannot read flow folder: %v", unwrapPath(err))
+		return nil, ds
+	}
+	type loaded struct {
+		path string
+		file *ast.File
+	}
+	var files []loaded
+	for _, e := range entries {
+		if e.IsDir() || !IsFlowFile(e.Name()) || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		src, err := os.ReadFile(p)
+		if err != nil {
+			ds.Errorf(ast.Range{File: p}, "cannot read flow: %v", unwrapPath(err))
+			continue
+		}
+		f, pds := Parse(p, src)
+		ds = append(ds, pds...)
+		if pds.HasErrors() || f == nil {
+			continue
+		}
+		files = append(files, loaded{p, f})
+	}
+	folder := map[string]*ast.File{}
+	paths := map[string][]string{}
+	for _, l := range files {
+		if l.file.Name == "" {
+			continue
+		}
+		if _, dup := folder[l.file.Name]; !dup {
+			folder[l.file.Name] = l.file
+		}
+		paths[l.file.Name] = append(paths[l.file.Name], l.path)
+	}
+	out := map[string]*Flow{}
+	for _, l := range files {
+		fl, fds := checkFile(l.file, l.path, nil, folder)
+		ds = append(ds, fds...)
+		if others := paths[l.file.Name]; len(others) > 1 {
+			var rest []string
+			for _, o := range others {
+				if o != l.path {
+					rest = append(rest, filepath.Base(o))
+				}
+			}
+			ds.Errorf(l.file.NameRange, "flow %q is also defined in %s", l.file.Name, strings.Join(rest, ", ")).Detail =
+				"two flows with one name in a folder: neither is served"
+			continue
+		}
+		if fl != nil {
+			out[l.file.Name] = fl
+		}
+	}
+	ds.Sort()
+	return out, ds
+}
+
+// Names returns the sorted NAMEs of a LoadDir result.
+func Names(flows map[string]*Flow) []string {
+	out := make([]string, 0, len(flows))
+	for n := range flows {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func parseFlow(filename string, src []byte) (*ast.File, diag.Diagnostics) {
+	if flowParser == nil {
+		var ds diag.Diagnostics
+		ds.Errorf(ast.Range{File: filename, Start: ast.Pos{Line: 1, Col: 1}, End: ast.Pos{Line: 1, Col: 1}},
+			"internal error: no .flow parser linked")
+		return nil, ds
+	}
+	return flowParser(filename, src)
+}
+
+// flowParser is lang/parse.Flow; set in parse_link.go.
+var flowParser func(filename string, src []byte) (*ast.File, diag.Diagnostics)
+
+var _ = fmt.Sprint

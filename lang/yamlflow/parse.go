@@ -1,0 +1,477 @@
+// Package yamlflow is the YAML front end of the flow language: Parse reads
+// the YAML form of LANGUAGE.md ("YAML form") into the same closed AST the
+// .flow parser produces, with positions taken from yaml.v3 nodes, and Write
+// renders an AST back as canonical YAML. `.flow` → YAML → `.flow` gives an
+// ast.Equal tree (comments aside).
+package yamlflow
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/rpa-dev/rpa/lang/actions"
+	"github.com/rpa-dev/rpa/lang/ast"
+	"github.com/rpa-dev/rpa/lang/check"
+	"github.com/rpa-dev/rpa/lang/diag"
+)
+
+type parser struct {
+	file  string
+	src   []byte
+	lines []int // byte offset of each line start
+	diags diag.Diagnostics
+}
+
+// Parse reads a flow in YAML form. It collects every problem it can find
+// (unknown keys, wrong shapes) with the line:col of the offending node, and
+// returns the AST even when some steps were bad (nil only when the document
+// itself is unusable). It never panics.
+func Parse(filename string, src []byte) (f *ast.File, ds diag.Diagnostics) {
+	p := &parser{file: filename, src: src}
+	p.lines = append(p.lines, 0)
+	for i, b := range src {
+		if b == '\n' {
+			p.lines = append(p.lines, i+1)
+		}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			p.diags.Errorf(ast.Range{File: filename}, "internal error: %v", r)
+			f, ds = nil, p.diags
+		}
+	}()
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	if err := dec.Decode(&doc); err != nil {
+		p.yamlError(err)
+		return nil, p.diags
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		p.errorf(&extra, "a flow file holds one YAML document")
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		p.diags.Errorf(p.rangeAt(1, 1, 0), "empty flow")
+		return nil, p.diags
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		p.errorf(root, "a flow is a YAML map with flow:, params:, defaults: and steps:")
+		return nil, p.diags
+	}
+	f = p.file_(root)
+	return f, p.diags
+}
+
+var yamlLineRE = regexp.MustCompile(`line (\d+)`)
+
+func (p *parser) yamlError(err error) {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 1
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = strings.TrimPrefix(strings.Replace(msg, m[0]+": ", "", 1), "unmarshal errors:\n  ")
+	}
+	if msg == "EOF" {
+		msg = "empty flow"
+	}
+	p.diags.Errorf(p.rangeAt(line, 1, 0), "%s", msg)
+}
+
+// rangeAt turns a yaml line and rune column into a Range spanning n bytes
+// (clamped to the line).
+func (p *parser) rangeAt(line, col, n int) ast.Range {
+	if line < 1 {
+		line = 1
+	}
+	if line > len(p.lines) {
+		line = len(p.lines)
+	}
+	ls := p.lines[line-1]
+	le := len(p.src)
+	if line < len(p.lines) {
+		le = p.lines[line] - 1
+	}
+	off := ls
+	for c := 1; c < col && off < le; c++ {
+		_, w := utf8.DecodeRune(p.src[off:le])
+		off += w
+	}
+	end := off + n
+	if end > le {
+		end = le
+	}
+	if end < off {
+		end = off
+	}
+	start := ast.Pos{Line: line, Col: off - ls + 1, Offset: off}
+	return ast.Range{File: p.file, Start: start, End: ast.Pos{Line: line, Col: end - ls + 1, Offset: end}}
+}
+
+// rng is the range of a node: a scalar spans its text on its first line.
+func (p *parser) rng(n *yaml.Node) ast.Range {
+	w := 1
+	if n.Kind == yaml.ScalarNode {
+		w = len(n.Value)
+		if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+			w += 2
+		}
+		if w == 0 {
+			w = 1
+		}
+	}
+	return p.rangeAt(n.Line, n.Column, w)
+}
+
+// valueStart is where a scalar's Value text begins in the file (after the
+// opening quote); exact for plain and quoted scalars on one line.
+func (p *parser) valueStart(n *yaml.Node) ast.Pos {
+	r := p.rangeAt(n.Line, n.Column, 0)
+	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+		r = p.rangeAt(n.Line, n.Column+1, 0)
+	}
+	return r.Start
+}
+
+func (p *parser) errorf(n *yaml.Node, format string, args ...any) *diag.Diagnostic {
+	return p.diags.Errorf(p.rng(n), format, args...)
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a map"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	if n.Tag == "!!null" {
+		return "null"
+	}
+	return "a scalar"
+}
+
+func suggestKey(d *diag.Diagnostic, key string, keys []string) {
+	if s := check.Suggest(key, keys); s != "" {
+		d.Detail = fmt.Sprintf("did you mean %q?", s)
+	} else {
+		d.Detail = "known keys: " + strings.Join(keys, ", ")
+	}
+}
+
+var fileKeys = []string{"flow", "description", "params", "defaults", "steps"}
+
+func (p *parser) file_(root *yaml.Node) *ast.File {
+	f := &ast.File{Range: p.rng(root)}
+	f.Range.End = p.rangeAt(len(p.lines), 1<<30, 0).End
+	seen := false
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		switch k.Value {
+		case "flow":
+			seen = true
+			if s, ok := p.str(v, "flow"); ok {
+				f.Name, f.NameRange = s, p.rng(v)
+			}
+		case "description":
+			if v.Tag != "!!null" {
+				if s, ok := p.str(v, "description"); ok {
+					f.Description = s
+				}
+			}
+		case "params":
+			f.Params = p.params(v)
+		case "defaults":
+			f.Defaults = p.defaults(v)
+		case "steps":
+			f.Body = p.steps(v)
+		default:
+			suggestKey(p.errorf(k, "unknown key %q", k.Value), k.Value, fileKeys)
+		}
+	}
+	if !seen {
+		p.errorf(root, "missing flow: NAME")
+	}
+	return f
+}
+
+// str reads a scalar as a plain string.
+func (p *parser) str(n *yaml.Node, what string) (string, bool) {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		p.errorf(n, "%s must be a string, got %s", what, kindName(n))
+		return "", false
+	}
+	return n.Value, true
+}
+
+var paramKeys = []string{"name", "type", "default", "description", "values"}
+
+func (p *parser) params(n *yaml.Node) []*ast.Param {
+	if n.Tag == "!!null" {
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		p.errorf(n, "params must be a list of {name, type, default, description}, got %s", kindName(n))
+		return nil
+	}
+	var out []*ast.Param
+	for _, pn := range n.Content {
+		if pn.Kind != yaml.MappingNode {
+			p.errorf(pn, "a param is a map {name, type, default, description}, got %s", kindName(pn))
+			continue
+		}
+		prm := &ast.Param{Range: p.rng(pn)}
+		var values *yaml.Node
+		for i := 0; i+1 < len(pn.Content); i += 2 {
+			k, v := pn.Content[i], pn.Content[i+1]
+			switch k.Value {
+			case "name":
+				if s, ok := p.str(v, "param name"); ok {
+					prm.Name, prm.NameRange = s, p.rng(v)
+				}
+			case "type":
+				if s, ok := p.str(v, "param type"); ok {
+					prm.Type = &ast.Type{Range: p.rng(v), Name: s}
+				}
+			case "default":
+				prm.Default = p.dsl(v, actions.KindAny, false)
+			case "description":
+				if v.Tag != "!!null" {
+					if s, ok := p.str(v, "param description"); ok {
+						prm.Description = s
+					}
+				}
+			case "values":
+				values = v
+			default:
+				suggestKey(p.errorf(k, "unknown param key %q", k.Value), k.Value, paramKeys)
+			}
+		}
+		if prm.Name == "" && prm.NameRange == (ast.Range{}) {
+			p.errorf(pn, "param needs a name")
+			prm.NameRange = p.rng(pn)
+		}
+		if prm.Type == nil {
+			p.errorf(pn, "param %q needs a type", prm.Name)
+		} else if values != nil {
+			if values.Kind != yaml.SequenceNode {
+				p.errorf(values, "values must be a list of strings")
+			} else {
+				prm.Type.Values = []string{}
+				for _, vn := range values.Content {
+					if s, ok := p.str(vn, "enum value"); ok {
+						prm.Type.Values = append(prm.Type.Values, s)
+					}
+				}
+			}
+		}
+		out = append(out, prm)
+	}
+	return out
+}
+
+func defaultsKind(name string) actions.Kind {
+	for _, k := range actions.DefaultsKeys {
+		if k.Name == name {
+			return k.Kind
+		}
+	}
+	return actions.KindAny
+}
+
+func (p *parser) defaults(n *yaml.Node) []*ast.Option {
+	if n.Tag == "!!null" {
+		return nil
+	}
+	if n.Kind != yaml.MappingNode {
+		p.errorf(n, "defaults must be a map of KEY: VALUE, got %s", kindName(n))
+		return nil
+	}
+	var out []*ast.Option
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		out = append(out, &ast.Option{Range: p.rng(k), Name: k.Value, NameRange: p.rng(k),
+			Value: p.dsl(v, defaultsKind(k.Value), true)})
+	}
+	return out
+}
+
+// ---- values ----
+
+// dsl reads a DSL value: a string (with {{ }} interpolation; exactly
+// "{{ E }}" lowers to E), a number, bool, null, a duration (plain scalars in
+// argument positions, or any string where kind is KindDuration), a list or a
+// map of DSL values.
+func (p *parser) dsl(n *yaml.Node, kind actions.Kind, argPos bool) ast.Expr {
+	switch n.Kind {
+	case yaml.AliasNode:
+		p.errorf(n, "YAML aliases are not supported in flows")
+		return &ast.NullLit{Range: p.rng(n)}
+	case yaml.SequenceNode:
+		l := &ast.ListLit{Range: p.rng(n), Elems: []ast.Expr{}}
+		for _, e := range n.Content {
+			l.Elems = append(l.Elems, p.dsl(e, actions.KindAny, false))
+		}
+		return l
+	case yaml.MappingNode:
+		m := &ast.MapLit{Range: p.rng(n), Entries: []*ast.MapEntry{}}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			m.Entries = append(m.Entries, &ast.MapEntry{Range: p.rng(k), Key: p.dsl(k, actions.KindAny, false),
+				Value: p.dsl(v, actions.KindAny, false)})
+		}
+		return m
+	case yaml.ScalarNode:
+	default:
+		p.errorf(n, "unexpected YAML node")
+		return &ast.NullLit{Range: p.rng(n)}
+	}
+	r := p.rng(n)
+	switch n.Tag {
+	case "!!null":
+		return &ast.NullLit{Range: r}
+	case "!!bool":
+		if b, err := strconv.ParseBool(strings.ToLower(n.Value)); err == nil {
+			return &ast.BoolLit{Range: r, Value: b}
+		}
+	case "!!int", "!!float":
+		if num := number(n.Value, r); num != nil {
+			return num
+		}
+	}
+	v := n.Value
+	if (argPos && n.Style == 0) || kind == actions.KindDuration {
+		if d, err := check.ParseDuration(v); err == nil {
+			return &ast.DurationLit{Range: r, Raw: v, Value: d}
+		}
+	}
+	return p.interp(n, v, r)
+}
+
+// interp splits a string value into a StringLit, lowering "{{ E }}".
+func (p *parser) interp(n *yaml.Node, v string, r ast.Range) ast.Expr {
+	parts, offs := check.SplitInterp(v)
+	start := p.valueStart(n)
+	for i := range parts {
+		if e := parts[i].Expr; e != nil {
+			ps := check.Advance(start, v, offs[i])
+			e.Range = ast.Range{File: p.file, Start: ps, End: check.Advance(ps, v[len(string([]rune(v)[:offs[i]])):], utf8.RuneCountInString(e.Source))}
+		}
+	}
+	if len(parts) == 1 && parts[0].Expr != nil {
+		return Lower(parts[0].Expr)
+	}
+	return &ast.StringLit{Range: r, Parts: parts}
+}
+
+var numberRE = regexp.MustCompile(`^[-+]?(0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|[0-9][0-9_]*(\.[0-9_]*)?([eE][-+]?[0-9]+)?|\.[0-9]+([eE][-+]?[0-9]+)?)$`)
+
+// number parses a numeric literal (ints base 0 with underscores, floats);
+// nil when s is not one.
+func number(s string, r ast.Range) *ast.NumberLit {
+	if !numberRE.MatchString(s) {
+		return nil
+	}
+	clean := strings.ReplaceAll(s, "_", "")
+	if i, err := strconv.ParseInt(clean, 0, 64); err == nil {
+		return &ast.NumberLit{Range: r, Raw: s, Value: i}
+	}
+	if strings.ContainsAny(clean, "xXoObB") {
+		return nil
+	}
+	if f, err := strconv.ParseFloat(clean, 64); err == nil {
+		return &ast.NumberLit{Range: r, Raw: s, Value: f}
+	}
+	return nil
+}
+
+// Lower applies the front ends' normalisation to a full expression: when
+// its trimmed source is exactly one literal token (a number, true, false,
+// null, nil, or one double-quoted string) it becomes that literal node;
+// otherwise e itself is returned.
+func Lower(e *ast.ExprSrc) ast.Expr {
+	s := strings.TrimSpace(e.Source)
+	lead := len(e.Source) - len(strings.TrimLeft(e.Source, " \t\r\n"))
+	r := e.Range
+	if lead > 0 {
+		r.Start = check.Advance(r.Start, e.Source, utf8.RuneCountInString(e.Source[:lead]))
+	}
+	switch s {
+	case "true", "false":
+		return &ast.BoolLit{Range: r, Value: s == "true"}
+	case "null", "nil":
+		return &ast.NullLit{Range: r}
+	}
+	if num := number(s, r); num != nil && s[0] != '+' && s[0] != '-' && !strings.Contains(s, "_") {
+		return num
+	}
+	if len(s) >= 2 && s[0] == '"' {
+		if lit := quoted(s, r); lit != nil {
+			return lit
+		}
+	}
+	return e
+}
+
+// quoted turns an expr double-quoted string token (the whole of s) into a
+// StringLit with its {{ }} parts; nil when s is not exactly one such token.
+func quoted(s string, r ast.Range) ast.Expr {
+	rs := []rune(s)
+	end := -1
+	for j := 1; j < len(rs); j++ {
+		if rs[j] == '\\' {
+			j++
+			continue
+		}
+		if rs[j] == '"' {
+			end = j
+			break
+		}
+	}
+	if end != len(rs)-1 {
+		return nil
+	}
+	raw := string(rs[1:end])
+	parts, offs := check.SplitInterp(raw)
+	inner := check.Advance(r.Start, s, 1)
+	for i := range parts {
+		if parts[i].Expr != nil {
+			parts[i].Expr.Range = ast.Range{File: r.File, Start: check.Advance(inner, raw, offs[i])}
+			parts[i].Expr.Range.End = check.Advance(parts[i].Expr.Range.Start, string([]rune(raw)[offs[i]:]), utf8.RuneCountInString(parts[i].Expr.Source))
+			continue
+		}
+		t, err := strconv.Unquote(`"` + parts[i].Text + `"`)
+		if err != nil {
+			return nil
+		}
+		parts[i].Text = t
+	}
+	if len(parts) == 1 && parts[0].Expr != nil {
+		return Lower(parts[0].Expr)
+	}
+	return &ast.StringLit{Range: r, Parts: parts}
+}
+
+// expr reads an expression-source position (set, if, while, in, assert,
+// return, until): the scalar's text is expr source, lowered by Lower.
+func (p *parser) expr(n *yaml.Node, what string) ast.Expr {
+	if n.Kind != yaml.ScalarNode {
+		p.errorf(n, "%s takes expression text, got %s", what, kindName(n))
+		return &ast.NullLit{Range: p.rng(n)}
+	}
+	if n.Tag == "!!null" && n.Value != "null" {
+		p.errorf(n, "%s needs an expression", what)
+		return &ast.NullLit{Range: p.rng(n)}
+	}
+	start := p.valueStart(n)
+	e := &ast.ExprSrc{Source: n.Value, Range: ast.Range{File: p.file, Start: start,
+		End: check.Advance(start, n.Value, utf8.RuneCountInString(n.Value))}}
+	return Lower(e)
+}
