@@ -1,0 +1,532 @@
+package importer
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/expr-lang/expr/builtin"
+	"github.com/rpa-dev/rpa/lang/actions"
+	"github.com/rpa-dev/rpa/lang/ast"
+	"github.com/rpa-dev/rpa/lang/diag"
+)
+
+// reserved are the words a param or variable may not be called
+// (LANGUAGE.md, "Lexical rules"), plus every action name and alias: an
+// action name right after `NAME =` would be read as that action.
+var reserved = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`page loop dialogs null nil true false profileId deviceId
+		in not and or matches contains startsWith endsWith let if else
+		flow param defaults for while try catch retry frame return fail assert log break continue`) {
+		m[w] = true
+	}
+	for _, n := range builtinNames {
+		m[n] = true
+	}
+	for _, n := range actions.Names() {
+		m[n] = true
+	}
+	return m
+}()
+
+// builtinNames are expr-lang's builtin function names.
+var builtinNames = func() []string {
+	var out []string
+	for _, f := range builtin.Builtins {
+		out = append(out, f.Name)
+	}
+	return out
+}()
+
+// isReserved reports whether s may not name a param or variable.
+func isReserved(s string) bool { return reserved[s] }
+
+var identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// secretName turns a field's name, id or label into a param name by the
+// recorder's rule: lower-cased, each run of characters outside [a-z0-9_]
+// turned into "_" (leading and trailing ones trimmed), "p_" before a
+// leading digit or a reserved word. `auth[password]` → `auth_password`.
+// Collisions are the caller's (builder.uniq).
+func secretName(field string) string {
+	return cleanName(strings.ToLower(field), false)
+}
+
+// varName maps a variable name of the source format (Selenium `${myVar}`,
+// a template name) to a flow identifier: kept as is when it is one and is
+// not reserved, else cleaned like secretName but keeping case.
+func varName(raw string) string {
+	if identRe.MatchString(raw) && !isReserved(raw) {
+		return raw
+	}
+	return cleanName(raw, true)
+}
+
+func cleanName(s string, keepCase bool) string {
+	var b strings.Builder
+	under := false
+	for _, r := range s {
+		ok := r == '_' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (keepCase && r >= 'A' && r <= 'Z')
+		if ok {
+			b.WriteRune(r)
+			under = false
+			continue
+		}
+		if !under {
+			b.WriteByte('_')
+			under = true
+		}
+	}
+	out := strings.Trim(b.String(), "_")
+	if out == "" {
+		out = "field"
+	}
+	if (out[0] >= '0' && out[0] <= '9') || isReserved(out) {
+		out = "p_" + out
+	}
+	return out
+}
+
+// flowName turns a title into a flow NAME ([a-z][a-z0-9_]*), or "" when
+// nothing usable is left (the caller then falls back to the file name).
+func flowName(title string) string {
+	var b strings.Builder
+	under := false
+	for _, r := range strings.ToLower(title) {
+		if r == '_' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') {
+			b.WriteRune(r)
+			under = false
+			continue
+		}
+		if !under {
+			b.WriteByte('_')
+			under = true
+		}
+	}
+	out := strings.Trim(b.String(), "_")
+	if out == "" {
+		return ""
+	}
+	if out[0] < 'a' || out[0] > 'z' {
+		out = "flow_" + out
+	}
+	if len(out) > 64 {
+		out = strings.TrimRight(out[:64], "_")
+	}
+	return out
+}
+
+// passwordRe says whether a field name, id, label or selector names a
+// password field.
+var passwordRe = regexp.MustCompile(`(?i)pass(word|wd|code)|pwd|密码|passwort|mot.de.passe|contraseña`)
+
+// looksPassword reports whether a field name or selector says "password".
+func looksPassword(s string) bool { return passwordRe.MatchString(s) }
+
+// pref is a name referenced before (or without) a binding: it becomes a
+// param unless the flow binds it.
+type pref struct {
+	name string
+	typ  string // string, secret, list, int
+	desc string
+}
+
+// builder assembles one flow: statements into nested blocks, params for
+// names nobody binds, comments for the formatter, diagnostics against the
+// input file.
+type builder struct {
+	src    *source
+	diags  *diag.Diagnostics
+	strict bool
+
+	file     *ast.File
+	cur      *[]ast.Stmt
+	stack    []*[]ast.Stmt
+	comments map[ast.Stmt][]string // comment lines written above a statement
+	trailing []string              // comments after the last statement of the body
+
+	params   []*ast.Param          // params declared by the importer (secrets, base_url)
+	byParam  map[string]*ast.Param // all params by name
+	bound    map[string]int        // variable → depth of its first binding
+	loopVars map[string]bool
+	refs     []*pref
+	refIdx   map[string]*pref
+	used     map[string]bool // every name taken (params, variables, loop vars)
+
+	pendingComments []string // attached to the next statement emitted
+}
+
+func newBuilder(src *source, diags *diag.Diagnostics, strict bool) *builder {
+	b := &builder{
+		src: src, diags: diags, strict: strict,
+		file:     &ast.File{},
+		comments: map[ast.Stmt][]string{},
+		byParam:  map[string]*ast.Param{},
+		bound:    map[string]int{},
+		loopVars: map[string]bool{},
+		refIdx:   map[string]*pref{},
+		used:     map[string]bool{},
+	}
+	b.cur = &b.file.Body
+	return b
+}
+
+// warn reports something of the input that the flow cannot express (or
+// expresses only approximately) at the step's position; with --strict it
+// is an error.
+func (b *builder) warn(at *jnode, format string, args ...any) {
+	r := b.src.rng(at)
+	if b.strict {
+		b.diags.Errorf(r, format, args...)
+	} else {
+		b.diags.Warnf(r, format, args...)
+	}
+}
+
+// errorf reports input the importer cannot read at all.
+func (b *builder) errorf(at *jnode, format string, args ...any) {
+	b.diags.Errorf(b.src.rng(at), format, args...)
+}
+
+// comment queues a `# text` line above the next statement.
+func (b *builder) comment(text string) {
+	for _, l := range strings.Split(text, "\n") {
+		b.pendingComments = append(b.pendingComments, "# "+strings.TrimRight(l, " \t"))
+	}
+}
+
+// emit appends a statement to the current block.
+func (b *builder) emit(s ast.Stmt) {
+	if len(b.pendingComments) > 0 {
+		b.comments[s] = append(b.comments[s], b.pendingComments...)
+		b.pendingComments = nil
+	}
+	*b.cur = append(*b.cur, s)
+}
+
+// depth is the block nesting depth (0 = flow body).
+func (b *builder) depth() int { return len(b.stack) }
+
+// push makes body the current block (the caller has emitted its owner).
+func (b *builder) push(body *[]ast.Stmt) {
+	b.stack = append(b.stack, b.cur)
+	b.cur = body
+}
+
+// pop returns to the enclosing block; comments still queued go to the end
+// of the block being left (as a trailing comment of its last statement's
+// owner is not representable, they move to the next statement).
+func (b *builder) pop() {
+	if len(b.stack) == 0 {
+		return
+	}
+	b.cur = b.stack[len(b.stack)-1]
+	b.stack = b.stack[:len(b.stack)-1]
+}
+
+// bind records that the flow assigns name (a variable) at the current depth.
+func (b *builder) bind(name string) {
+	if _, ok := b.bound[name]; !ok {
+		b.bound[name] = b.depth()
+	}
+	b.used[name] = true
+}
+
+// isBound reports whether name is a param, a variable bound so far or a loop
+// variable.
+func (b *builder) isBound(name string) bool {
+	if _, ok := b.bound[name]; ok {
+		return true
+	}
+	return b.byParam[name] != nil || b.loopVars[name]
+}
+
+// use records a reference to name; unbound names become required params of
+// type typ at the end.
+func (b *builder) use(name, typ, desc string) {
+	if b.isBound(name) {
+		return
+	}
+	if r := b.refIdx[name]; r != nil {
+		if typ == "secret" || (r.typ == "string" && typ != "string") {
+			r.typ = typ
+		}
+		if r.desc == "" {
+			r.desc = desc
+		}
+		return
+	}
+	r := &pref{name: name, typ: typ, desc: desc}
+	b.refs = append(b.refs, r)
+	b.refIdx[name] = r
+	b.used[name] = true
+}
+
+// uniq returns name, or name_2, name_3 ... so that it is not taken yet, and
+// takes it.
+func (b *builder) uniq(name string) string {
+	n := name
+	for i := 2; b.used[n]; i++ {
+		n = fmt.Sprintf("%s_%d", name, i)
+	}
+	b.used[n] = true
+	return n
+}
+
+// param declares a param (and takes its name).
+func (b *builder) param(name, typ string, def ast.Expr, desc string) *ast.Param {
+	p := &ast.Param{Name: name, Type: &ast.Type{Name: typ}, Default: def, Description: desc}
+	b.params = append(b.params, p)
+	b.byParam[name] = p
+	b.used[name] = true
+	return p
+}
+
+// secretParam declares (once per field) the required secret param that
+// replaces a recorded password; the value itself is dropped with a warning.
+func (b *builder) secretParam(at *jnode, field string, what string) string {
+	name := secretName(field)
+	if p := b.byParam[name]; p != nil && p.Type.Name == "secret" {
+		b.warn(at, "%s: recorded password value dropped; the flow takes the secret param %q", what, name)
+		return name
+	}
+	name = b.uniq(name)
+	b.param(name, "secret", nil, "Password for "+field)
+	b.warn(at, "%s: recorded password value dropped; the flow takes the secret param %q", what, name)
+	return name
+}
+
+// finish turns unbound references into params, declares at flow level the
+// variables first bound inside a block (so later statements outside it see
+// them), and fills the file header.
+func (b *builder) finish(name, description string) *ast.File {
+	for len(b.stack) > 0 {
+		b.pop()
+	}
+	f := b.file
+	f.Name = name
+	f.Description = description
+	f.Params = append(f.Params, b.params...)
+	for _, r := range b.refs {
+		if _, ok := b.bound[r.name]; ok {
+			continue // bound later in the flow; declared at the top below
+		}
+		typ := r.typ
+		if typ == "string" && looksPassword(r.name) {
+			typ = "secret"
+		}
+		f.Params = append(f.Params, &ast.Param{Name: r.name, Type: &ast.Type{Name: typ}, Description: r.desc})
+	}
+	var hoist []string
+	for n, d := range b.bound {
+		if d > 0 || b.refIdx[n] != nil {
+			hoist = append(hoist, n)
+		}
+	}
+	sort.Strings(hoist)
+	if len(hoist) > 0 {
+		pre := make([]ast.Stmt, 0, len(hoist)+len(f.Body))
+		for _, n := range hoist {
+			pre = append(pre, &ast.AssignStmt{Name: n, Value: &ast.NullLit{}})
+		}
+		if len(f.Body) > 0 {
+			if c := b.comments[f.Body[0]]; len(c) > 0 {
+				b.comments[pre[0]] = c
+				delete(b.comments, f.Body[0])
+			}
+		}
+		f.Body = append(pre, f.Body...)
+	}
+	b.trailing = append(b.trailing, b.pendingComments...)
+	b.pendingComments = nil
+	layout(f, b.comments, b.trailing)
+	return f
+}
+
+// ---- expression helpers ----
+
+// lit is a plain string literal (no interpolation).
+func lit(s string) *ast.StringLit { return &ast.StringLit{Parts: []ast.StringPart{{Text: s}}} }
+
+// num is an integer literal.
+func num(n int64) *ast.NumberLit { return &ast.NumberLit{Raw: strconv.FormatInt(n, 10), Value: n} }
+
+// src is expr-lang source (a name, a name path or a full expression).
+func src(s string) *ast.ExprSrc { return &ast.ExprSrc{Source: s} }
+
+// quote renders s as an expr-lang string literal.
+func quote(s string) string { return strconv.Quote(s) }
+
+// dur converts milliseconds to a duration literal (500ms, 5s, 1m30s).
+func dur(ms float64) *ast.DurationLit {
+	d := time.Duration(ms * float64(time.Millisecond)).Round(time.Millisecond)
+	if d <= 0 {
+		d = time.Millisecond
+	}
+	var raw string
+	switch {
+	case d%time.Second != 0:
+		raw = fmt.Sprintf("%dms", d/time.Millisecond)
+	default:
+		s := int64(d / time.Second)
+		h, m, sec := s/3600, (s%3600)/60, s%60
+		if h > 0 {
+			raw += fmt.Sprintf("%dh", h)
+		}
+		if m > 0 {
+			raw += fmt.Sprintf("%dm", m)
+		}
+		if sec > 0 || raw == "" {
+			raw += fmt.Sprintf("%ds", sec)
+		}
+	}
+	return &ast.DurationLit{Raw: raw, Value: d}
+}
+
+// selExpr is a selector argument: one string, or a fallback list.
+func selExpr(sels []string) ast.Expr {
+	if len(sels) == 1 {
+		return lit(sels[0])
+	}
+	l := &ast.ListLit{}
+	for _, s := range sels {
+		l.Elems = append(l.Elems, lit(s))
+	}
+	return l
+}
+
+// act builds an action statement.
+func act(name string, args ...ast.Expr) *ast.ActionStmt {
+	return &ast.ActionStmt{Action: name, Args: args}
+}
+
+// opt appends an option to an action statement and returns it.
+func opt(a *ast.ActionStmt, name string, v ast.Expr) *ast.ActionStmt {
+	a.Options = append(a.Options, &ast.Option{Name: name, Value: v})
+	return a
+}
+
+// ---- layout ----
+
+// layout gives every statement and comment a synthetic position, one line
+// each in print order, so the formatter (which places comments by position)
+// writes each comment above its statement.
+func layout(f *ast.File, comments map[ast.Stmt][]string, trailing []string) {
+	line := 1
+	at := func() ast.Range {
+		r := ast.Range{Start: ast.Pos{Line: line, Col: 1}, End: ast.Pos{Line: line, Col: 2}}
+		return r
+	}
+	f.NameRange = at()
+	line++
+	for _, p := range f.Params {
+		p.Range = at()
+		p.NameRange = at()
+		line++
+	}
+	for _, o := range f.Defaults {
+		o.Range = at()
+		line++
+	}
+	line++ // blank line after the header
+	var block func(body []ast.Stmt, indent int)
+	var stmt func(s ast.Stmt, indent int)
+	addComments := func(lines []string, indent int) {
+		for _, c := range lines {
+			f.Comments = append(f.Comments, &ast.Comment{Range: ast.Range{Start: ast.Pos{Line: line, Col: indent*4 + 1}, End: ast.Pos{Line: line, Col: indent*4 + 1 + len(c)}}, Text: c})
+			line++
+		}
+	}
+	block = func(body []ast.Stmt, indent int) {
+		for _, s := range body {
+			stmt(s, indent)
+		}
+	}
+	setRange := func(s ast.Stmt, r ast.Range) {
+		switch s := s.(type) {
+		case *ast.ActionStmt:
+			s.Range, s.ActionRange = r, r
+			for _, o := range s.Options {
+				o.Range, o.NameRange = r, r
+			}
+		case *ast.AssignStmt:
+			s.Range, s.NameRange = r, r
+		case *ast.IfStmt:
+			s.Range = r
+		case *ast.ForStmt:
+			s.Range, s.VarRange = r, r
+		case *ast.WhileStmt:
+			s.Range = r
+		case *ast.BreakStmt:
+			s.Range = r
+		case *ast.ContinueStmt:
+			s.Range = r
+		case *ast.TryStmt:
+			s.Range = r
+		case *ast.RetryStmt:
+			s.Range = r
+		case *ast.FrameStmt:
+			s.Range = r
+		case *ast.ReturnStmt:
+			s.Range = r
+		case *ast.FailStmt:
+			s.Range = r
+		case *ast.AssertStmt:
+			s.Range = r
+		case *ast.LogStmt:
+			s.Range = r
+		}
+	}
+	stmt = func(s ast.Stmt, indent int) {
+		addComments(comments[s], indent)
+		start := at()
+		start.Start.Col = indent*4 + 1
+		line++
+		switch s := s.(type) {
+		case *ast.IfStmt:
+			block(s.Then, indent+1)
+			for len(s.Else) == 1 {
+				if ei, ok := s.Else[0].(*ast.IfStmt); ok && len(comments[ei]) == 0 {
+					ei.Range = at()
+					line++
+					block(ei.Then, indent+1)
+					s = ei
+					continue
+				}
+				break
+			}
+			if len(s.Else) > 0 {
+				line++
+				block(s.Else, indent+1)
+			}
+			line++
+		case *ast.ForStmt:
+			block(s.Body, indent+1)
+			line++
+		case *ast.WhileStmt:
+			block(s.Body, indent+1)
+			line++
+		case *ast.FrameStmt:
+			block(s.Body, indent+1)
+			line++
+		case *ast.TryStmt:
+			block(s.Body, indent+1)
+			line++
+			block(s.Catch, indent+1)
+			line++
+		case *ast.RetryStmt:
+			block(s.Body, indent+1)
+			line++
+		}
+		end := ast.Pos{Line: line - 1, Col: 2}
+		start.End = end
+		setRange(s, start)
+	}
+	block(f.Body, 0)
+	addComments(trailing, 0)
+	f.Range = ast.Range{Start: ast.Pos{Line: 1, Col: 1}, End: ast.Pos{Line: line, Col: 1}}
+}

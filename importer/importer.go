@@ -1,0 +1,173 @@
+// Package importer turns recordings made by other tools into flows: Chrome
+// DevTools Recorder JSON (what @puppeteer/replay reads), Selenium IDE
+// `.side` projects (one flow per test), and the neutral JSON flow format of
+// rpa2mcp (navigate/input/click/extract/loop/llm steps).
+//
+// Import returns *ast.File values; lang/format prints them as .flow text.
+// Whatever a recording holds that a flow cannot express is reported as a
+// diagnostic positioned at the step in the input file (line:col) and
+// naming it — never dropped silently. Such diagnostics are warnings, or
+// errors with Options.Strict. Input that cannot be read at all (bad JSON,
+// a step without its required fields) is always an error.
+//
+// Passwords: a value typed into a field whose type, name, id or label says
+// "password" is never written into the flow. The flow gets a required
+// `secret` param named after the field (see secretName) and the value is
+// dropped with a warning.
+//
+// Not kept on purpose (rpa's own semantics): Chrome Recorder click offsets
+// (rpa clicks an element's centre) and the titles of asserted navigations.
+package importer
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+
+	"github.com/rpa-dev/rpa/lang/ast"
+	"github.com/rpa-dev/rpa/lang/diag"
+)
+
+// Format is an input format.
+type Format string
+
+// Input formats.
+const (
+	FormatChrome   Format = "chrome-recorder" // Chrome DevTools Recorder / @puppeteer/replay JSON
+	FormatSide     Format = "selenium-ide"    // Selenium IDE .side project
+	FormatJSONFlow Format = "json-flow"       // rpa2mcp's neutral JSON flow
+)
+
+// Options tune an import.
+type Options struct {
+	// Strict turns every "cannot be expressed" warning into an error.
+	Strict bool
+	// Format forces the input format; "" detects it (Detect).
+	Format Format
+}
+
+// Flow is one imported flow.
+type Flow struct {
+	// Name is the flow NAME (also File.Name); for a .side project it is the
+	// test's name made an identifier, unique within the project.
+	Name string
+	// Source names what it came from: the recording's title, or the
+	// Selenium test's name.
+	Source string
+	File   *ast.File
+}
+
+// Detect tells the format of an input: a `.side` file, or a JSON object
+// with "tests" and "version" is Selenium IDE; a JSON object whose steps use
+// "attrs" is the JSON flow format; other JSON objects with "steps" are
+// Chrome Recorder recordings. ok=false when none fits.
+func Detect(filename string, src []byte) (Format, bool) {
+	root, err := parseJSON(src)
+	if err != nil {
+		if strings.EqualFold(filepath.Ext(filename), ".side") {
+			return FormatSide, true
+		}
+		if looksJSONFlow(src) {
+			return FormatJSONFlow, true
+		}
+		return FormatChrome, strings.HasPrefix(strings.TrimSpace(string(src)), "{")
+	}
+	return detect(filename, root)
+}
+
+func looksJSONFlow(src []byte) bool { return bytes.Contains(src, []byte(`"attrs"`)) }
+
+func detect(filename string, root *jnode) (Format, bool) {
+	if strings.EqualFold(filepath.Ext(filename), ".side") || (root.has("tests") && root.has("version")) {
+		return FormatSide, true
+	}
+	steps := root.get("steps")
+	if steps == nil || steps.kind != jArray {
+		return "", false
+	}
+	for _, s := range steps.elems {
+		if s.has("attrs") || s.has("body") {
+			return FormatJSONFlow, true
+		}
+	}
+	return FormatChrome, true
+}
+
+// Import reads one input file and returns its flows (one, or one per test
+// of a .side project) with every diagnostic, positioned in filename. The
+// flows are usable (they pass lang.Load) when the diagnostics have no
+// errors.
+func Import(filename string, src []byte, opts Options) ([]*Flow, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	s := newSource(filename, src)
+	root, err := parseJSON(src)
+	if err != nil {
+		off := 0
+		if je, ok := err.(*jsonError); ok {
+			off = je.off
+		}
+		p := s.pos(off)
+		diags.Errorf(ast.Range{File: filename, Start: p, End: p}, "invalid JSON: %v", err)
+		return nil, diags
+	}
+	if root.kind != jObject {
+		diags.Errorf(s.rng(root), "expected a JSON object at the top level, found %s", root.kind)
+		return nil, diags
+	}
+	format := opts.Format
+	if format == "" {
+		var ok bool
+		if format, ok = detect(filename, root); !ok {
+			diags.Errorf(s.rng(root), `unknown recording format: expected a Chrome Recorder recording ("steps"), a Selenium IDE project ("tests") or a JSON flow (steps with "attrs")`)
+			return nil, diags
+		}
+	}
+	var flows []*Flow
+	switch format {
+	case FormatChrome:
+		b := newBuilder(s, &diags, opts.Strict)
+		c := &chrome{builder: b}
+		c.run(root)
+		title := root.getStr("title")
+		name := nameFor(title, filename)
+		flows = append(flows, &Flow{Name: name, Source: title, File: b.finish(name, title)})
+	case FormatSide:
+		flows = importSide(s, root, opts, &diags)
+	case FormatJSONFlow:
+		b := newBuilder(s, &diags, opts.Strict)
+		j := &jsonFlow{builder: b}
+		j.run(root)
+		title := root.getStr("name")
+		name := nameFor(title, filename)
+		flows = append(flows, &Flow{Name: name, Source: title, File: b.finish(name, firstNonEmpty(root.getStr("description"), title))})
+	default:
+		diags.Errorf(s.rng(root), "unknown import format %q", format)
+	}
+	diags.Sort()
+	return flows, diags
+}
+
+// nameFor is the flow NAME from a title, else from the file name, else
+// "imported".
+func nameFor(title, filename string) string {
+	if n := flowName(title); n != "" && !strings.HasPrefix(n, "recording_") {
+		return n
+	}
+	base := strings.TrimSuffix(filepath.Base(filename), filepath.Ext(filename))
+	if n := flowName(base); n != "" {
+		return n
+	}
+	if n := flowName(title); n != "" {
+		return n
+	}
+	return "imported"
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}

@@ -1,0 +1,408 @@
+package importer
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/rpa-dev/rpa/lang/ast"
+)
+
+// jkind is the kind of a JSON value.
+type jkind byte
+
+const (
+	jNull jkind = iota
+	jBool
+	jNumber
+	jString
+	jArray
+	jObject
+)
+
+func (k jkind) String() string {
+	return [...]string{"null", "bool", "number", "string", "array", "object"}[k]
+}
+
+// jnode is one JSON value with the byte offset where it starts, so that every
+// diagnostic can name the line:col of the step it is about. encoding/json
+// gives offsets only token by token (Decoder.InputOffset); a small scanner
+// that keeps them on the tree is simpler to use.
+type jnode struct {
+	kind  jkind
+	off   int // byte offset of the value's first character
+	end   int // byte offset just past the value
+	str   string
+	num   string // raw number text
+	b     bool
+	keys  []string
+	koffs []int // offsets of the keys (object)
+	vals  []*jnode
+	elems []*jnode
+}
+
+// get returns the member k of an object, or nil.
+func (n *jnode) get(k string) *jnode {
+	if n == nil || n.kind != jObject {
+		return nil
+	}
+	for i, key := range n.keys {
+		if key == k {
+			return n.vals[i]
+		}
+	}
+	return nil
+}
+
+// has reports whether the object has member k.
+func (n *jnode) has(k string) bool { return n.get(k) != nil }
+
+// getStr returns the string member k ("" when absent or not a string).
+func (n *jnode) getStr(k string) string {
+	v := n.get(k)
+	if v == nil || v.kind != jString {
+		return ""
+	}
+	return v.str
+}
+
+// getNum returns the number member k as a float, ok=false when absent or not
+// a number.
+func (n *jnode) getNum(k string) (float64, bool) {
+	v := n.get(k)
+	if v == nil || v.kind != jNumber {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(v.num, 64)
+	return f, err == nil
+}
+
+// getBool returns the bool member k, def when absent.
+func (n *jnode) getBool(k string, def bool) bool {
+	v := n.get(k)
+	if v == nil || v.kind != jBool {
+		return def
+	}
+	return v.b
+}
+
+// text renders a scalar for messages (strings unquoted).
+func (n *jnode) text() string {
+	switch n.kind {
+	case jString:
+		return n.str
+	case jNumber:
+		return n.num
+	case jBool:
+		return strconv.FormatBool(n.b)
+	case jNull:
+		return "null"
+	}
+	return n.kind.String()
+}
+
+// source maps byte offsets of one input file to line:col.
+type source struct {
+	name  string
+	src   []byte
+	lines []int // offset of the first byte of each line
+}
+
+func newSource(name string, src []byte) *source {
+	s := &source{name: name, src: src, lines: []int{0}}
+	for i, c := range src {
+		if c == '\n' {
+			s.lines = append(s.lines, i+1)
+		}
+	}
+	return s
+}
+
+// pos converts a byte offset into a Pos (1-based line, byte column).
+func (s *source) pos(off int) ast.Pos {
+	if off < 0 {
+		off = 0
+	}
+	if off > len(s.src) {
+		off = len(s.src)
+	}
+	i := sort.Search(len(s.lines), func(i int) bool { return s.lines[i] > off }) - 1
+	return ast.Pos{Line: i + 1, Col: off - s.lines[i] + 1, Offset: off}
+}
+
+// rng is the range of a JSON value in the input file.
+func (s *source) rng(n *jnode) ast.Range {
+	if n == nil {
+		return ast.Range{File: s.name, Start: s.pos(0), End: s.pos(0)}
+	}
+	return ast.Range{File: s.name, Start: s.pos(n.off), End: s.pos(n.end)}
+}
+
+// jsonError is a syntax error at a byte offset.
+type jsonError struct {
+	off int
+	msg string
+}
+
+func (e *jsonError) Error() string { return e.msg }
+
+// parseJSON parses one JSON document (RFC 8259, with a leading UTF-8 BOM
+// allowed) into a jnode tree.
+func parseJSON(src []byte) (*jnode, error) {
+	p := &jparser{src: src}
+	if strings.HasPrefix(string(src), "\ufeff") {
+		p.i = 3
+	}
+	p.ws()
+	v, err := p.value(0)
+	if err != nil {
+		return nil, err
+	}
+	p.ws()
+	if p.i < len(p.src) {
+		return nil, p.errf("unexpected %s after the JSON value", p.what())
+	}
+	return v, nil
+}
+
+type jparser struct {
+	src []byte
+	i   int
+}
+
+func (p *jparser) errf(format string, args ...any) error {
+	return &jsonError{off: p.i, msg: fmt.Sprintf(format, args...)}
+}
+
+func (p *jparser) what() string {
+	if p.i >= len(p.src) {
+		return "end of input"
+	}
+	r, _ := utf8.DecodeRune(p.src[p.i:])
+	return strconv.QuoteRune(r)
+}
+
+func (p *jparser) ws() {
+	for p.i < len(p.src) {
+		switch p.src[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+func (p *jparser) value(depth int) (*jnode, error) {
+	if depth > 512 {
+		return nil, p.errf("JSON nested too deeply")
+	}
+	if p.i >= len(p.src) {
+		return nil, p.errf("unexpected end of input, expected a value")
+	}
+	start := p.i
+	switch c := p.src[p.i]; {
+	case c == '{':
+		n := &jnode{kind: jObject, off: start}
+		p.i++
+		p.ws()
+		if p.i < len(p.src) && p.src[p.i] == '}' {
+			p.i++
+			n.end = p.i
+			return n, nil
+		}
+		for {
+			p.ws()
+			if p.i >= len(p.src) || p.src[p.i] != '"' {
+				return nil, p.errf("expected a member name (a string), found %s", p.what())
+			}
+			koff := p.i
+			k, err := p.string()
+			if err != nil {
+				return nil, err
+			}
+			p.ws()
+			if p.i >= len(p.src) || p.src[p.i] != ':' {
+				return nil, p.errf("expected ':' after member name %q, found %s", k, p.what())
+			}
+			p.i++
+			p.ws()
+			v, err := p.value(depth + 1)
+			if err != nil {
+				return nil, err
+			}
+			n.keys = append(n.keys, k)
+			n.koffs = append(n.koffs, koff)
+			n.vals = append(n.vals, v)
+			p.ws()
+			if p.i < len(p.src) && p.src[p.i] == ',' {
+				p.i++
+				continue
+			}
+			if p.i < len(p.src) && p.src[p.i] == '}' {
+				p.i++
+				n.end = p.i
+				return n, nil
+			}
+			return nil, p.errf("expected ',' or '}' in object, found %s", p.what())
+		}
+	case c == '[':
+		n := &jnode{kind: jArray, off: start}
+		p.i++
+		p.ws()
+		if p.i < len(p.src) && p.src[p.i] == ']' {
+			p.i++
+			n.end = p.i
+			return n, nil
+		}
+		for {
+			p.ws()
+			v, err := p.value(depth + 1)
+			if err != nil {
+				return nil, err
+			}
+			n.elems = append(n.elems, v)
+			p.ws()
+			if p.i < len(p.src) && p.src[p.i] == ',' {
+				p.i++
+				continue
+			}
+			if p.i < len(p.src) && p.src[p.i] == ']' {
+				p.i++
+				n.end = p.i
+				return n, nil
+			}
+			return nil, p.errf("expected ',' or ']' in array, found %s", p.what())
+		}
+	case c == '"':
+		s, err := p.string()
+		if err != nil {
+			return nil, err
+		}
+		return &jnode{kind: jString, off: start, end: p.i, str: s}, nil
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number()
+	default:
+		for _, lit := range []struct {
+			w string
+			n jnode
+		}{{"true", jnode{kind: jBool, b: true}}, {"false", jnode{kind: jBool}}, {"null", jnode{kind: jNull}}} {
+			if strings.HasPrefix(string(p.src[p.i:]), lit.w) {
+				n := lit.n
+				n.off = start
+				p.i += len(lit.w)
+				n.end = p.i
+				return &n, nil
+			}
+		}
+		return nil, p.errf("unexpected %s, expected a value", p.what())
+	}
+}
+
+func (p *jparser) number() (*jnode, error) {
+	start := p.i
+	if p.src[p.i] == '-' {
+		p.i++
+	}
+	digits := func() int {
+		n := 0
+		for p.i < len(p.src) && p.src[p.i] >= '0' && p.src[p.i] <= '9' {
+			p.i++
+			n++
+		}
+		return n
+	}
+	if digits() == 0 {
+		return nil, p.errf("malformed number")
+	}
+	if p.i < len(p.src) && p.src[p.i] == '.' {
+		p.i++
+		if digits() == 0 {
+			return nil, p.errf("malformed number")
+		}
+	}
+	if p.i < len(p.src) && (p.src[p.i] == 'e' || p.src[p.i] == 'E') {
+		p.i++
+		if p.i < len(p.src) && (p.src[p.i] == '+' || p.src[p.i] == '-') {
+			p.i++
+		}
+		if digits() == 0 {
+			return nil, p.errf("malformed number")
+		}
+	}
+	return &jnode{kind: jNumber, off: start, end: p.i, num: string(p.src[start:p.i])}, nil
+}
+
+func (p *jparser) string() (string, error) {
+	p.i++ // opening quote
+	var b strings.Builder
+	for {
+		if p.i >= len(p.src) {
+			return "", p.errf("unterminated string")
+		}
+		c := p.src[p.i]
+		switch {
+		case c == '"':
+			p.i++
+			return b.String(), nil
+		case c == '\\':
+			p.i++
+			if p.i >= len(p.src) {
+				return "", p.errf("unterminated string")
+			}
+			e := p.src[p.i]
+			p.i++
+			switch e {
+			case '"', '\\', '/':
+				b.WriteByte(e)
+			case 'b':
+				b.WriteByte('\b')
+			case 'f':
+				b.WriteByte('\f')
+			case 'n':
+				b.WriteByte('\n')
+			case 'r':
+				b.WriteByte('\r')
+			case 't':
+				b.WriteByte('\t')
+			case 'u':
+				r, err := p.hex4()
+				if err != nil {
+					return "", err
+				}
+				if utf16.IsSurrogate(r) && p.i+1 < len(p.src) && p.src[p.i] == '\\' && p.src[p.i+1] == 'u' {
+					p.i += 2
+					r2, err := p.hex4()
+					if err != nil {
+						return "", err
+					}
+					r = utf16.DecodeRune(r, r2)
+				}
+				b.WriteRune(r)
+			default:
+				p.i--
+				return "", p.errf("invalid escape \\%c in string", e)
+			}
+		case c < 0x20:
+			return "", p.errf("control character in string")
+		default:
+			b.WriteByte(c)
+			p.i++
+		}
+	}
+}
+
+func (p *jparser) hex4() (rune, error) {
+	if p.i+4 > len(p.src) {
+		return 0, p.errf("malformed \\u escape")
+	}
+	v, err := strconv.ParseUint(string(p.src[p.i:p.i+4]), 16, 32)
+	if err != nil {
+		return 0, p.errf("malformed \\u escape")
+	}
+	p.i += 4
+	return rune(v), nil
+}

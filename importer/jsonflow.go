@@ -1,0 +1,264 @@
+package importer
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	exprast "github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/parser"
+	"github.com/rpa-dev/rpa/lang/ast"
+)
+
+// exprNames parses expr-lang source and returns the free names it reads
+// (builtins left out), or an error when it does not parse.
+func exprNames(s string) ([]string, error) {
+	tree, err := parser.Parse(s)
+	if err != nil {
+		return nil, err
+	}
+	v := &identVisitor{seen: map[string]bool{}}
+	exprast.Walk(&tree.Node, v)
+	sort.Strings(v.names)
+	return v.names, nil
+}
+
+type identVisitor struct {
+	seen  map[string]bool
+	names []string
+}
+
+func (v *identVisitor) Visit(n *exprast.Node) {
+	id, ok := (*n).(*exprast.IdentifierNode)
+	if !ok || v.seen[id.Value] {
+		return
+	}
+	v.seen[id.Value] = true
+	switch id.Value {
+	case "true", "false", "nil", "page", "dialogs", "loop", "#", "#acc", "#index":
+		return
+	}
+	for _, b := range builtinNames {
+		if b == id.Value {
+			return
+		}
+	}
+	v.names = append(v.names, id.Value)
+}
+
+// jsonFlow imports rpa2mcp's neutral JSON flow: {"name", "description",
+// "steps": [{"type", "attrs": {...}, "body": [...]}]} with `{{var}}`
+// templates (names nobody binds become params) and `store` bindings.
+type jsonFlow struct {
+	*builder
+}
+
+var tmplRe = regexp.MustCompile(`\{\{(.*?)\}\}`)
+
+func (j *jsonFlow) run(root *jnode) {
+	steps := root.get("steps")
+	if steps == nil || steps.kind != jArray {
+		j.errorf(root, `flow has no "steps" list`)
+		return
+	}
+	j.steps(steps.elems, "")
+}
+
+func (j *jsonFlow) steps(steps []*jnode, prefix string) {
+	for i, st := range steps {
+		n := fmt.Sprintf("%s%d", prefix, i+1)
+		if st.kind != jObject {
+			j.errorf(st, "step %s: expected an object, found %s", n, st.kind)
+			continue
+		}
+		j.step(n, st)
+	}
+}
+
+// tmpl turns a value with {{ expr }} templates into a string literal that
+// interpolates them (a value that is exactly one template is the
+// expression itself).
+func (j *jsonFlow) tmpl(st *jnode, n string, v string, typ string) ast.Expr {
+	locs := tmplRe.FindAllStringSubmatchIndex(v, -1)
+	part := func(e string) *ast.ExprSrc {
+		e = strings.TrimSpace(e)
+		names, err := exprNames(e)
+		if err != nil {
+			j.warn(st, "step %s: template {{%s}} is not an expression (%v); kept as text", n, e, err)
+			return nil
+		}
+		for _, nm := range names {
+			t := typ
+			if looksPassword(nm) {
+				t = "secret"
+			}
+			j.use(nm, t, "")
+		}
+		return src(e)
+	}
+	if len(locs) == 1 && locs[0][0] == 0 && locs[0][1] == len(v) {
+		if e := part(v[locs[0][2]:locs[0][3]]); e != nil {
+			return e
+		}
+	}
+	out := &ast.StringLit{}
+	last := 0
+	for _, l := range locs {
+		e := part(v[l[2]:l[3]])
+		if e == nil {
+			continue
+		}
+		if l[0] > last {
+			out.Parts = append(out.Parts, ast.StringPart{Text: v[last:l[0]]})
+		}
+		out.Parts = append(out.Parts, ast.StringPart{Expr: e})
+		last = l[1]
+	}
+	if last < len(v) || len(out.Parts) == 0 {
+		out.Parts = append(out.Parts, ast.StringPart{Text: v[last:]})
+	}
+	return out
+}
+
+// storeName maps a `store` target to a name; a path (o.status) cannot be
+// assigned, so its dots become underscores, with a warning.
+func (j *jsonFlow) storeName(st *jnode, n, store string) string {
+	name := varName(store)
+	if name != store {
+		j.warn(st, "step %s: store %q is not a plain name; bound to %q instead", n, store, name)
+	}
+	j.bind(name)
+	return name
+}
+
+func (j *jsonFlow) step(n string, st *jnode) {
+	typ := st.getStr("type")
+	attrs := st.get("attrs")
+	if attrs == nil {
+		attrs = &jnode{kind: jObject, off: st.off, end: st.end}
+	}
+	if attrs.kind != jObject {
+		j.errorf(attrs, "step %s (%s): attrs must be an object", n, typ)
+		return
+	}
+	get := func(k string) string { return attrs.getStr(k) }
+	if d := get("description"); d != "" {
+		j.comment(d)
+	}
+	known := map[string]bool{"description": true}
+	need := func(keys ...string) bool {
+		ok := true
+		for _, k := range keys {
+			known[k] = true
+			if get(k) == "" {
+				j.errorf(st, "step %s (%s): attrs.%s is required", n, typ, k)
+				ok = false
+			}
+		}
+		return ok
+	}
+	accept := func(keys ...string) {
+		for _, k := range keys {
+			known[k] = true
+		}
+	}
+	switch typ {
+	case "navigate":
+		if need("url") {
+			j.emit(act("open", j.tmpl(st, n, get("url"), "string")))
+		}
+	case "input":
+		if !need("selector") {
+			return
+		}
+		accept("value")
+		sel := get("selector")
+		var value ast.Expr
+		v := get("value")
+		if looksPassword(sel) && !strings.Contains(v, "{{") {
+			value = src(j.secretParam(st, fieldName([]string{sel}), fmt.Sprintf("step %s (input)", n)))
+		} else {
+			typ := "string"
+			if looksPassword(sel) {
+				typ = "secret"
+			}
+			value = j.tmpl(st, n, v, typ)
+		}
+		j.emit(act("fill", j.tmpl(st, n, sel, "string"), value))
+	case "click":
+		if !need("selector") {
+			return
+		}
+		if get("value") != "" {
+			known["value"] = true
+			j.warn(st, "step %s (click): value %q has no meaning for a click; ignored", n, get("value"))
+		}
+		j.emit(act("click", j.tmpl(st, n, get("selector"), "string")))
+	case "extract":
+		if !need("selector") {
+			return
+		}
+		accept("store")
+		a := act("text", j.tmpl(st, n, get("selector"), "string"))
+		if s := get("store"); s != "" {
+			a.Target = j.storeName(st, n, s)
+		} else {
+			j.warn(st, "step %s (extract): no store; the text read is not kept", n)
+		}
+		j.emit(a)
+	case "llm":
+		if !need("prompt") {
+			return
+		}
+		accept("store")
+		a := act("llm", j.tmpl(st, n, get("prompt"), "string"))
+		if s := get("store"); s != "" {
+			a.Target = j.storeName(st, n, s)
+		}
+		j.emit(a)
+	case "loop":
+		if !need("items", "var") {
+			return
+		}
+		items := strings.TrimSpace(get("items"))
+		if m := tmplRe.FindStringSubmatch(items); m != nil && m[0] == items {
+			items = strings.TrimSpace(m[1])
+		}
+		names, err := exprNames(items)
+		if err != nil {
+			j.errorf(st, "step %s (loop): items %q is not a name or expression", n, items)
+			return
+		}
+		for _, nm := range names {
+			j.use(nm, "list", "Items the loop of step "+n+" goes through")
+		}
+		v := varName(get("var"))
+		j.loopVars[v] = true
+		j.used[v] = true
+		f := &ast.ForStmt{Var: v, Iter: src(items)}
+		j.emit(f)
+		j.push(&f.Body)
+		if body := st.get("body"); body != nil && body.kind == jArray {
+			j.steps(body.elems, n+".")
+		} else {
+			j.warn(st, "step %s (loop): no body", n)
+		}
+		j.pop()
+	case "":
+		j.errorf(st, "step %s: no type", n)
+		return
+	default:
+		j.comment("not imported: " + typ)
+		j.warn(st, "step %s: step type %q has no equivalent; not imported", n, typ)
+		return
+	}
+	for i, k := range attrs.keys {
+		if !known[k] {
+			j.warn(attrs.vals[i], "step %s (%s): attribute %q has no equivalent; ignored", n, typ, k)
+		}
+	}
+	if typ != "loop" && st.has("body") {
+		j.warn(st.get("body"), "step %s (%s): only loop steps have a body; ignored", n, typ)
+	}
+}
