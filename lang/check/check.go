@@ -83,18 +83,18 @@ type scope struct {
 }
 
 type checker struct {
-	f       *ast.File
-	opts    *Options
-	diags   diag.Diagnostics
-	progs   map[*ast.ExprSrc]*vm.Program
-	scope   *scope
-	params  []*varInfo
-	loops   int
-	widen   map[ast.Node]bool // declaring nodes whose name has mixed types
-	forced  map[ast.Node]bool // from the previous pass
-	envVer  int
-	envAt   int
-	envMap  types.Map
+	f      *ast.File
+	opts   *Options
+	diags  diag.Diagnostics
+	progs  map[*ast.ExprSrc]*vm.Program
+	scope  *scope
+	params []*varInfo
+	loops  int
+	widen  map[ast.Node]bool // declaring nodes whose name has mixed types
+	forced map[ast.Node]bool // from the previous pass
+	envVer int
+	envAt  int
+	envMap types.Map
 }
 
 func newChecker(f *ast.File, opts *Options, forced map[ast.Node]bool) *checker {
