@@ -1,0 +1,16 @@
+// Package parse reads the .flow text form of a flow into the closed AST of
+// lang/ast (see ../shared/spec/LANGUAGE.md, "Lexical rules" and
+// "Statements").
+//
+// How it works: a hand-written stateful Scanner (internal/grammar) turns the
+// source into tokens; a line splitter cuts them into logical lines (a
+// newline ends a statement unless a ( [ or { is open), decides what '{' and
+// '#' mean there, and marks context-dependent tokens (action keywords,
+// option keys, glued . [ ( of name paths); each logical line is parsed by a
+// participle/v2 grammar; the blocks are assembled without recursion, so the
+// nesting limits (MaxBlockDepth, MaxBracketDepth) are errors, never stack
+// overflows. Full expressions keep their exact source text (ast.ExprSrc).
+//
+// Errors are collected, one or more per bad line, with exact positions; the
+// parser resynchronises at the next line.
+package parse
