@@ -107,6 +107,7 @@ type entry struct {
 	page    drivers.Page
 	idle    *time.Timer
 	gen     int // bumped on every acquire; stale idle timers compare it
+	arrived int // Acquire calls that reached the queue, in total
 }
 
 type waiter struct {
@@ -238,6 +239,7 @@ func (p *Pool) Acquire(ctx context.Context, id string) (*Lease, error) {
 		e = &entry{id: id}
 		p.entries[id] = e
 	}
+	e.arrived++
 	if e.busy {
 		w := &waiter{ch: make(chan struct{})}
 		e.queue = append(e.queue, w)
@@ -344,6 +346,18 @@ func (p *Pool) Running() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.running
+}
+
+// Arrived is how many Acquire calls for profile id have taken their place
+// in its queue so far (its arrival order counter; 0 for an unknown id or
+// one whose browser was closed after idling).
+func (p *Pool) Arrived(id string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if e := p.entries[id]; e != nil {
+		return e.arrived
+	}
+	return 0
 }
 
 // Profiles lists the ids that have a browser open, in no particular order.

@@ -1,0 +1,177 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/rpa-dev/rpa/interp"
+	"github.com/rpa-dev/rpa/profiles"
+)
+
+// progressSender turns interp events into notifications/progress for a
+// caller that sent a progressToken: one per action started, "3/8 click
+// #submit" (or "3 click #submit" when the total is not known up front).
+func progressSender(ctx context.Context, req *mcp.CallToolRequest) func(interp.Event) {
+	tok := req.Params.GetProgressToken()
+	if tok == nil || req.Session == nil {
+		return nil
+	}
+	return func(ev interp.Event) {
+		if ev.Kind != interp.EventStarted {
+			return
+		}
+		p := &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(ev.Index), Message: progressMessage(ev)}
+		if ev.Total > 0 {
+			p.Total = float64(ev.Total)
+		}
+		// A client that went away must not stall the run.
+		_ = req.Session.NotifyProgress(ctx, p)
+	}
+}
+
+func progressMessage(ev interp.Event) string {
+	var b strings.Builder
+	if ev.Total > 0 {
+		fmt.Fprintf(&b, "%d/%d %s", ev.Index, ev.Total, ev.Action)
+	} else {
+		fmt.Fprintf(&b, "%d %s", ev.Index, ev.Action)
+	}
+	if ev.Target != "" {
+		b.WriteString(" " + ev.Target)
+	}
+	return b.String()
+}
+
+// callWorkflow runs one flow tool call: profile, typed arguments, the run
+// on the profile's warm browser, the result.
+func (s *Server) callWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *flowEntry, args map[string]any) (*mcp.CallToolResult, error) {
+	profile, _ := args[ProfileArg].(string)
+	delete(args, ProfileArg)
+	if profile == "" {
+		profile = e.profile
+	}
+	if profile == "" {
+		profile = profiles.DefaultProfile
+	}
+	if err := profiles.ValidID(profile); err != nil {
+		return nil, argError(&ArgError{Field: ProfileArg, Msg: err.Error()})
+	}
+	typed, err := interp.CheckArgs(e.flow, args)
+	if err != nil {
+		var ae *interp.ArgError
+		if errors.As(err, &ae) {
+			return nil, argError(&ArgError{Field: ae.Field, Msg: ae.Error()})
+		}
+		return nil, rpcError(CodeInvalidParams, "invalid arguments: "+err.Error(), nil)
+	}
+	var secrets []string
+	for _, name := range e.secrets {
+		if v, ok := typed[name].(string); ok && v != "" {
+			secrets = append(secrets, v)
+		}
+	}
+	s.rememberSecrets(profile, secrets)
+
+	l, err := s.acquire(ctx, profile)
+	if err != nil {
+		return nil, err
+	}
+	defer l.Release()
+	res, page := interp.Run(ctx, e.flow, interp.Options{
+		Args:    typed,
+		Browser: l.Browser(),
+		Page:    l.Page(),
+		Flows:   s.reg.lookup,
+		Events:  progressSender(ctx, req),
+		Host:    s.host(),
+	})
+	if page != nil {
+		l.SetPage(page)
+	}
+	if res == nil {
+		return nil, rpcError(CodeBuiltinFailed, "the interpreter returned no result", nil)
+	}
+	return flowResult(res, secrets)
+}
+
+// flowResult renders a WorkflowExecutionResult as the tool result: the
+// JSON text content and the same object as structuredContent; isError when
+// the flow failed. Secret values are masked once more as a last guard.
+func flowResult(res *interp.Result, secrets []string) (*mcp.CallToolResult, error) {
+	if res.Results == nil {
+		res.Results = []*interp.StepResult{}
+	}
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return nil, rpcError(CodeBuiltinFailed, "cannot encode the result: "+err.Error(), nil)
+	}
+	text := maskString(string(raw), jsonEscaped(secrets))
+	var structured map[string]any
+	if err := json.Unmarshal([]byte(text), &structured); err != nil {
+		return nil, rpcError(CodeBuiltinFailed, "cannot encode the result: "+err.Error(), nil)
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
+		StructuredContent: structured,
+		IsError:           !res.Success,
+	}, nil
+}
+
+// jsonEscaped returns each secret as it appears inside a JSON string.
+func jsonEscaped(secrets []string) []string {
+	out := make([]string, 0, len(secrets))
+	for _, s := range secrets {
+		raw, _ := json.Marshal(s)
+		if e := string(raw[1 : len(raw)-1]); len(e) >= 3 { // too short to mask safely
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// host is the interp.Host of served flows: the person channel, and exec
+// under the server's policy. Sampling (llm) comes with its own issue.
+func (s *Server) host() interp.Host {
+	return interp.Host{
+		Ask:  s.ask,
+		Exec: s.flowExec,
+	}
+}
+
+// flowExec runs an `exec` action of a served flow under the same policy
+// as desktop_exec; the allow-list sees the command as one string (list
+// arguments shell-quoted and joined).
+func (s *Server) flowExec(ctx context.Context, c interp.ExecCommand) (*interp.ExecResult, error) {
+	command := c.Shell
+	if len(c.Args) > 0 {
+		q := make([]string, len(c.Args))
+		for i, a := range c.Args {
+			q[i] = shellQuote(a)
+		}
+		command = strings.Join(q, " ")
+	}
+	out, err := s.exec.Run(ctx, command, c.Timeout)
+	if err != nil {
+		var re *RefusedError
+		if errors.As(err, &re) {
+			return nil, &interp.Error{Kind: "exec_refused", Msg: "exec: " + re.Error()}
+		}
+		return nil, err
+	}
+	return &interp.ExecResult{Stdout: out.Stdout, Stderr: out.Stderr, Code: out.Code, Truncated: out.Truncated}, nil
+}
+
+// shellQuote quotes s for sh when it holds anything but safe characters.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
