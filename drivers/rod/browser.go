@@ -1,0 +1,326 @@
+package rod
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+
+	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/proto"
+
+	"github.com/rpa-dev/rpa/drivers"
+)
+
+// browser is one Chromium (launched or attached).
+type browser struct {
+	rb     *rod.Browser
+	cancel context.CancelFunc
+
+	// launched process (nil when attached)
+	cmd         *exec.Cmd
+	exited      chan struct{}
+	kill        func()
+	userDataDir string
+	remote      bool
+	dlDir       string // where Chromium writes downloads (by GUID)
+
+	mu     sync.Mutex
+	closed bool
+	pages  map[proto.TargetTargetID]*page
+	order  []proto.TargetTargetID // creation order of known page targets
+	popups map[proto.TargetTargetID][]popup
+	orphan []popup // popups whose opener is unknown (noopener)
+	seq    int64
+	dls    map[string]*dlState
+	dlSeq  int64
+	wake   chan struct{} // closed and replaced on every recorded event
+}
+
+type popup struct {
+	id  proto.TargetTargetID
+	seq int64
+}
+
+type dlState struct {
+	seq   int64
+	begin proto.BrowserDownloadWillBegin
+	state proto.BrowserDownloadProgressState
+	total float64
+	done  float64
+}
+
+// setup enables download events and starts the browser-level event loop.
+func (b *browser) setup(ctx context.Context, dlDir string) error {
+	if err := os.MkdirAll(dlDir, 0o700); err != nil {
+		return &drivers.Error{Kind: drivers.KindBrowser, Msg: "downloads folder: " + err.Error(), Err: err}
+	}
+	b.dlDir = dlDir
+	events := b.rb.Event()
+	go b.loop(events)
+	err := proto.BrowserSetDownloadBehavior{
+		Behavior:      proto.BrowserSetDownloadBehaviorBehaviorAllowAndName,
+		DownloadPath:  dlDir,
+		EventsEnabled: true,
+	}.Call(b.rb.Context(ctx))
+	if err != nil {
+		return &drivers.Error{Kind: drivers.KindBrowser, Msg: "set download behaviour: " + err.Error(), Err: err}
+	}
+	return nil
+}
+
+func (b *browser) notify() {
+	close(b.wake)
+	b.wake = make(chan struct{})
+}
+
+func (b *browser) loop(events <-chan *rod.Message) {
+	for msg := range events {
+		switch msg.Method {
+		case "Target.targetCreated":
+			var e proto.TargetTargetCreated
+			if msg.Load(&e) && e.TargetInfo.Type == proto.TargetTargetInfoTypePage {
+				b.mu.Lock()
+				b.seq++
+				p := popup{id: e.TargetInfo.TargetID, seq: b.seq}
+				b.order = append(b.order, e.TargetInfo.TargetID)
+				if e.TargetInfo.OpenerID != "" {
+					b.popups[e.TargetInfo.OpenerID] = append(b.popups[e.TargetInfo.OpenerID], p)
+				} else {
+					b.orphan = append(b.orphan, p)
+				}
+				b.notify()
+				b.mu.Unlock()
+			}
+		case "Target.targetDestroyed":
+			var e proto.TargetTargetDestroyed
+			if msg.Load(&e) {
+				b.mu.Lock()
+				if p := b.pages[e.TargetID]; p != nil {
+					p.markClosed()
+				}
+				delete(b.pages, e.TargetID)
+				for i, id := range b.order {
+					if id == e.TargetID {
+						b.order = append(b.order[:i:i], b.order[i+1:]...)
+						break
+					}
+				}
+				b.notify()
+				b.mu.Unlock()
+			}
+		case "Browser.downloadWillBegin":
+			var e proto.BrowserDownloadWillBegin
+			if msg.Load(&e) {
+				b.mu.Lock()
+				b.dlSeq++
+				b.dls[e.GUID] = &dlState{seq: b.dlSeq, begin: e, state: proto.BrowserDownloadProgressStateInProgress}
+				b.notify()
+				b.mu.Unlock()
+			}
+		case "Browser.downloadProgress":
+			var e proto.BrowserDownloadProgress
+			if msg.Load(&e) {
+				b.mu.Lock()
+				if d := b.dls[e.GUID]; d != nil {
+					d.state, d.total, d.done = e.State, e.TotalBytes, e.ReceivedBytes
+				}
+				b.notify()
+				b.mu.Unlock()
+			}
+		}
+	}
+	b.mu.Lock()
+	b.closed = true
+	b.notify()
+	b.mu.Unlock()
+}
+
+// waitFor calls cond under b.mu until it returns true or ctx ends.
+func (b *browser) waitFor(ctx context.Context, cond func() bool) error {
+	for {
+		b.mu.Lock()
+		ok := cond()
+		closed := b.closed
+		w := b.wake
+		b.mu.Unlock()
+		if ok {
+			return nil
+		}
+		if closed {
+			return drivers.Errorf(drivers.KindBrowser, "browser closed")
+		}
+		select {
+		case <-w:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// NewPage opens a tab at url ("" = about:blank) and waits for its
+// DOMContentLoaded.
+func (b *browser) NewPage(ctx context.Context, url string) (drivers.Page, error) {
+	if b.isClosed() {
+		return nil, drivers.Errorf(drivers.KindBrowser, "browser closed")
+	}
+	res, err := proto.TargetCreateTarget{URL: "about:blank"}.Call(b.rb.Context(ctx))
+	if err != nil {
+		return nil, wrapErr(ctx, "new tab", err)
+	}
+	p, err := b.pageFor(ctx, res.TargetID)
+	if err != nil {
+		_, _ = proto.TargetCloseTarget{TargetID: res.TargetID}.Call(b.rb)
+		return nil, err
+	}
+	if url != "" && url != "about:blank" {
+		if err := p.Navigate(ctx, url); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
+}
+
+// pageFor returns the wrapper of a page target, attaching to it on first use.
+func (b *browser) pageFor(ctx context.Context, id proto.TargetTargetID) (*page, error) {
+	b.mu.Lock()
+	if p := b.pages[id]; p != nil {
+		b.mu.Unlock()
+		return p, nil
+	}
+	b.mu.Unlock()
+	rp, err := b.rb.PageFromTarget(id)
+	if err != nil {
+		return nil, wrapErr(ctx, "attach tab", err)
+	}
+	p := newPage(b, rp)
+	if err := p.init(ctx); err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if q := b.pages[id]; q != nil { // attached concurrently
+		p.stop()
+		return q, nil
+	}
+	b.pages[id] = p
+	return p, nil
+}
+
+// Pages lists the open tabs, oldest first.
+func (b *browser) Pages(ctx context.Context) ([]drivers.Page, error) {
+	res, err := proto.TargetGetTargets{}.Call(b.rb.Context(ctx))
+	if err != nil {
+		return nil, wrapErr(ctx, "list tabs", err)
+	}
+	b.mu.Lock()
+	rank := map[proto.TargetTargetID]int{}
+	for i, id := range b.order {
+		rank[id] = i + 1
+	}
+	b.mu.Unlock()
+	var ids []proto.TargetTargetID
+	for _, t := range res.TargetInfos {
+		if t.Type == proto.TargetTargetInfoTypePage {
+			ids = append(ids, t.TargetID)
+		}
+	}
+	// Targets we saw created keep their order; unknown ones (there before we
+	// attached) come first in the order the browser lists them (newest first).
+	sortStable(ids, func(a, b proto.TargetTargetID) bool { return rank[a] < rank[b] })
+	out := make([]drivers.Page, 0, len(ids))
+	for _, id := range ids {
+		p, err := b.pageFor(ctx, id)
+		if err != nil {
+			continue // closed meanwhile
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func sortStable(ids []proto.TargetTargetID, less func(a, b proto.TargetTargetID) bool) {
+	for i := 1; i < len(ids); i++ {
+		for j := i; j > 0 && less(ids[j], ids[j-1]); j-- {
+			ids[j], ids[j-1] = ids[j-1], ids[j]
+		}
+	}
+}
+
+func (b *browser) isClosed() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.closed
+}
+
+// Alive reports whether the browser still answers (within 2s).
+func (b *browser) Alive() bool {
+	if b.isClosed() {
+		return false
+	}
+	if b.exited != nil {
+		select {
+		case <-b.exited:
+			return false
+		default:
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_, err := proto.BrowserGetVersion{}.Call(b.rb.Context(ctx))
+	return err == nil
+}
+
+// Close ends a launched browser (Browser.close, then SIGKILL of its
+// process group after 3s) or detaches from a remote one. It waits for the
+// process to exit.
+func (b *browser) Close() error {
+	b.mu.Lock()
+	already := b.closed
+	b.closed = true
+	pages := make([]*page, 0, len(b.pages))
+	for _, p := range b.pages {
+		pages = append(pages, p)
+	}
+	b.mu.Unlock()
+	for _, p := range pages {
+		p.stop()
+	}
+	if b.remote {
+		if !already {
+			b.cancel()
+			_ = os.RemoveAll(b.dlDir)
+		}
+		return nil
+	}
+	if b.cmd == nil {
+		b.cancel()
+		return nil
+	}
+	select {
+	case <-b.exited:
+	default:
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		_ = proto.BrowserClose{}.Call(b.rb.Context(ctx))
+		cancel()
+		select {
+		case <-b.exited:
+		case <-time.After(3 * time.Second):
+		}
+		// The browser's children share its process group: kill it whole
+		// (also when Browser.close worked, for lingering helpers).
+		b.kill()
+		<-b.exited
+	}
+	b.cancel()
+	return nil
+}
+
+// PID returns the browser process id (0 when attached); for tests.
+func (b *browser) PID() int {
+	if b.cmd == nil || b.cmd.Process == nil {
+		return 0
+	}
+	return b.cmd.Process.Pid
+}

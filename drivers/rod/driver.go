@@ -1,0 +1,283 @@
+// Package rod implements drivers.Driver with go-rod over the Chrome
+// DevTools protocol.
+//
+// Design (see /work/shared/notes/performance.md for the measurements behind
+// it): element waits run inside the page in one awaited Runtime.callFunctionOn
+// (a MutationObserver plus a 40 ms re-check, in slices of at most a second so
+// a cancelled ctx returns at once), every actionability check of a step runs
+// in that same call, navigation waits for the new document's
+// DOMContentLoaded lifecycle event (never for network idle), and the
+// selector engine (engine.js) is installed once per JS context through rod's
+// helper cache. Pointer and keyboard input are real CDP Input events.
+package rod
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/cdp"
+	"github.com/go-rod/rod/lib/launcher"
+	"github.com/go-rod/rod/lib/launcher/flags"
+	"github.com/go-rod/rod/lib/proto"
+
+	"github.com/rpa-dev/rpa/drivers"
+)
+
+// Driver launches Chromium through rod. The zero value is not used; call New.
+type Driver struct{}
+
+// New returns the rod driver.
+func New() drivers.Driver { return &Driver{} }
+
+// SilentFlags are the command-line flags always set on a launched browser
+// (the root-safe set and the silent mode of PROTOCOL.md), name → value ("" for
+// a bare flag). headless=new is added unless LaunchOptions.Show.
+var SilentFlags = map[string]string{
+	"no-sandbox":                    "",
+	"disable-gpu":                   "",
+	"disable-quic":                  "",
+	"no-first-run":                  "",
+	"disable-background-networking": "",
+	"disable-component-update":      "",
+	"disable-sync":                  "",
+	"window-position":               "-2400,-2400",
+	"window-size":                   "1280,720",
+	"disable-extensions":            "",
+	"disable-popup-blocking":        "",
+	"disable-notifications":         "",
+}
+
+// ViewportWidth and ViewportHeight are every tab's viewport, in CSS pixels.
+const (
+	ViewportWidth  = 1280
+	ViewportHeight = 720
+)
+
+// FindBrowser returns the Chromium binary to use: bin when set, else
+// $ROD_BROWSER, else /usr/bin/chromium, else chromium, chromium-browser,
+// google-chrome or google-chrome-stable on PATH. It never downloads; a
+// missing binary is an error telling how to install one.
+func FindBrowser(bin string) (string, error) {
+	hint := "install one with `apt-get update && apt-get install -y chromium`, or set ROD_BROWSER or --browser-bin to its path"
+	if bin != "" {
+		if p, err := exec.LookPath(bin); err == nil {
+			return p, nil
+		}
+		return "", fmt.Errorf("browser binary %q not found or not executable: %s", bin, hint)
+	}
+	if env := os.Getenv("ROD_BROWSER"); env != "" {
+		if p, err := exec.LookPath(env); err == nil {
+			return p, nil
+		}
+		return "", fmt.Errorf("ROD_BROWSER=%q is not an executable browser: %s", env, hint)
+	}
+	if st, err := os.Stat("/usr/bin/chromium"); err == nil && !st.IsDir() {
+		return "/usr/bin/chromium", nil
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("no Chromium found (tried ROD_BROWSER, /usr/bin/chromium, chromium on PATH): %s", hint)
+}
+
+// Args returns the full command line (without the binary) a launch with
+// opts uses; exported for tests and `rpa doctor`-style diagnostics.
+func Args(opts drivers.LaunchOptions) ([]string, error) {
+	if opts.UserDataDir == "" {
+		return nil, errors.New("launch: LaunchOptions.UserDataDir is required")
+	}
+	abs, err := filepath.Abs(opts.UserDataDir)
+	if err != nil {
+		return nil, fmt.Errorf("launch: user-data dir: %w", err)
+	}
+	l := launcher.New()
+	l.Delete(flags.Leakless)
+	l.Delete(flags.Bin)
+	l.Delete("no-startup-window")
+	l.Set(flags.UserDataDir, abs)
+	l.Set(flags.RemoteDebuggingPort, "0")
+	if opts.Show {
+		l.Delete(flags.Headless)
+	} else {
+		l.Set(flags.Headless, "new")
+	}
+	for k, v := range SilentFlags {
+		if v == "" {
+			l.Set(flags.Flag(k))
+		} else {
+			l.Set(flags.Flag(k), v)
+		}
+	}
+	keys := make([]string, 0, len(opts.Flags))
+	for k := range opts.Flags {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		name := strings.TrimLeft(k, "-")
+		if name == "" || strings.HasPrefix(name, "rod-") {
+			return nil, fmt.Errorf("launch: bad flag name %q", k)
+		}
+		if v := opts.Flags[k]; v == "" {
+			l.Set(flags.Flag(name))
+		} else {
+			l.Set(flags.Flag(name), v)
+		}
+	}
+	return l.FormatArgs(), nil
+}
+
+// Launch starts Chromium (or attaches to opts.Remote) and returns the
+// browser. The process is started in its own process group; Close kills the
+// group, so no Chromium process outlives Close.
+func (d *Driver) Launch(ctx context.Context, opts drivers.LaunchOptions) (drivers.Browser, error) {
+	if opts.Remote != "" {
+		return attach(ctx, opts.Remote)
+	}
+	bin, err := FindBrowser(opts.Bin)
+	if err != nil {
+		return nil, &drivers.Error{Kind: drivers.KindBrowser, Msg: err.Error(), Err: err}
+	}
+	args, err := Args(opts)
+	if err != nil {
+		return nil, &drivers.Error{Kind: drivers.KindBrowser, Msg: err.Error(), Err: err}
+	}
+	if err := os.MkdirAll(opts.UserDataDir, 0o700); err != nil {
+		return nil, &drivers.Error{Kind: drivers.KindBrowser, Msg: "launch: " + err.Error(), Err: err}
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	parser := launcher.NewURLParser()
+	var tail tailBuf
+	cmd.Stdout = io.Discard
+	cmd.Stderr = io.MultiWriter(parser, &tail)
+	if err := cmd.Start(); err != nil {
+		return nil, &drivers.Error{Kind: drivers.KindBrowser, Msg: fmt.Sprintf("launch %s: %v", bin, err), Err: err}
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	kill := func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Process.Kill()
+	}
+	var u string
+	select {
+	case u = <-parser.URL:
+	case <-exited:
+		return nil, &drivers.Error{Kind: drivers.KindBrowser, Msg: fmt.Sprintf("launch %s: browser exited at start: %s", bin, tail.String())}
+	case <-ctx.Done():
+		kill()
+		<-exited
+		return nil, &drivers.Error{Kind: drivers.KindBrowser, Msg: "launch cancelled", Err: ctx.Err()}
+	case <-time.After(30 * time.Second):
+		kill()
+		<-exited
+		return nil, &drivers.Error{Kind: drivers.KindBrowser, Msg: "launch: browser did not report its DevTools URL within 30s: " + tail.String()}
+	}
+	ws, err := launcher.ResolveURL(u)
+	if err != nil {
+		kill()
+		<-exited
+		return nil, &drivers.Error{Kind: drivers.KindBrowser, Msg: "launch: " + err.Error(), Err: err}
+	}
+	b, err := connect(ctx, ws)
+	if err != nil {
+		kill()
+		<-exited
+		return nil, err
+	}
+	b.cmd = cmd
+	b.exited = exited
+	b.kill = kill
+	b.userDataDir = opts.UserDataDir
+	if err := b.setup(ctx, filepath.Join(opts.UserDataDir, "rpa-downloads")); err != nil {
+		_ = b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+func attach(ctx context.Context, remote string) (drivers.Browser, error) {
+	ws := remote
+	if !strings.HasPrefix(remote, "ws://") && !strings.HasPrefix(remote, "wss://") {
+		u, err := launcher.ResolveURL(remote)
+		if err != nil {
+			return nil, &drivers.Error{Kind: drivers.KindBrowser, Msg: fmt.Sprintf("attach %s: %v", remote, err), Err: err}
+		}
+		ws = u
+	}
+	b, err := connect(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "rpa-downloads-")
+	if err != nil {
+		b.cancel()
+		return nil, &drivers.Error{Kind: drivers.KindBrowser, Msg: "attach: " + err.Error(), Err: err}
+	}
+	b.remote = true
+	if err := b.setup(ctx, dir); err != nil {
+		b.cancel()
+		return nil, err
+	}
+	return b, nil
+}
+
+func connect(ctx context.Context, ws string) (*browser, error) {
+	bctx, cancel := context.WithCancel(context.Background())
+	client, err := cdp.StartWithURL(bctx, ws, nil)
+	if err != nil {
+		cancel()
+		return nil, &drivers.Error{Kind: drivers.KindBrowser, Msg: fmt.Sprintf("connect %s: %v", ws, err), Err: err}
+	}
+	rb := rod.New().Context(bctx).Client(client).NoDefaultDevice()
+	if err := rb.Connect(); err != nil {
+		cancel()
+		return nil, &drivers.Error{Kind: drivers.KindBrowser, Msg: "connect: " + err.Error(), Err: err}
+	}
+	_ = ctx
+	b := &browser{
+		rb:     rb,
+		cancel: cancel,
+		pages:  map[proto.TargetTargetID]*page{},
+		popups: map[proto.TargetTargetID][]popup{},
+		dls:    map[string]*dlState{},
+		wake:   make(chan struct{}),
+	}
+	return b, nil
+}
+
+// tailBuf keeps the last 2 KiB written (the browser's stderr, for errors).
+type tailBuf struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (t *tailBuf) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > 2048 {
+		t.b = t.b[len(t.b)-2048:]
+	}
+	return len(p), nil
+}
+
+func (t *tailBuf) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimSpace(string(t.b))
+}

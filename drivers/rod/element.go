@@ -1,0 +1,367 @@
+package rod
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/input"
+	"github.com/go-rod/rod/lib/proto"
+	"github.com/ysmood/gson"
+
+	"github.com/rpa-dev/rpa/drivers"
+)
+
+// element is a handle on a DOM element (a remote object in its frame's JS
+// context).
+type element struct {
+	f   *frame
+	obj *proto.RuntimeRemoteObject
+}
+
+func (e *element) value(ctx context.Context, op string, args ...any) (gson.JSON, error) {
+	return e.f.value(ctx, e.obj, op, args...)
+}
+
+func (e *element) err(ctx context.Context, what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return wrapErr(ctx, what+" "+e.Describe(context.Background()), err)
+}
+
+// centre scrolls the element into view if needed and returns the centre of
+// its first content quad in top-level viewport coordinates.
+func (e *element) centre(ctx context.Context) (proto.Point, error) {
+	rp := e.f.rp.Context(ctx)
+	_ = proto.DOMScrollIntoViewIfNeeded{ObjectID: e.obj.ObjectID}.Call(rp)
+	q, err := proto.DOMGetContentQuads{ObjectID: e.obj.ObjectID}.Call(rp)
+	if err != nil {
+		return proto.Point{}, err
+	}
+	for _, quad := range q.Quads {
+		if len(quad) < 8 {
+			continue
+		}
+		var x, y float64
+		for i := 0; i < 8; i += 2 {
+			x += quad[i]
+			y += quad[i+1]
+		}
+		x, y = x/4, y/4
+		if area(quad) >= 1 {
+			return proto.Point{X: x, Y: y}, nil
+		}
+	}
+	return proto.Point{}, drivers.Errorf(drivers.KindNotVisible, "%s has no visible box", e.Describe(ctx))
+}
+
+func area(q proto.DOMQuad) float64 {
+	a := 0.0
+	for i := 0; i < 8; i += 2 {
+		j := (i + 2) % 8
+		a += q[i]*q[j+1] - q[j]*q[i+1]
+	}
+	if a < 0 {
+		a = -a
+	}
+	return a / 2
+}
+
+// mouse dispatches one mouse event at pt (top-level viewport coordinates).
+func mouse(rp *rod.Page, t proto.InputDispatchMouseEventType, pt proto.Point, btn proto.InputMouseButton, count int) error {
+	buttons := 0
+	if t == proto.InputDispatchMouseEventTypeMousePressed {
+		switch btn {
+		case proto.InputMouseButtonLeft:
+			buttons = 1
+		case proto.InputMouseButtonRight:
+			buttons = 2
+		case proto.InputMouseButtonMiddle:
+			buttons = 4
+		}
+	}
+	return proto.InputDispatchMouseEvent{Type: t, X: pt.X, Y: pt.Y, Button: btn, Buttons: gson.Int(buttons), ClickCount: count}.Call(rp)
+}
+
+func mouseButton(b string) (proto.InputMouseButton, error) {
+	switch b {
+	case "", "left":
+		return proto.InputMouseButtonLeft, nil
+	case "right":
+		return proto.InputMouseButtonRight, nil
+	case "middle":
+		return proto.InputMouseButtonMiddle, nil
+	}
+	return "", fmt.Errorf("unknown mouse button %q (left, right, middle)", b)
+}
+
+// Click moves the mouse to the centre and presses/releases count times.
+func (e *element) Click(ctx context.Context, button string, count int) error {
+	btn, err := mouseButton(button)
+	if err != nil {
+		return drivers.Errorf(drivers.KindBrowser, "click: %v", err)
+	}
+	if count < 1 {
+		count = 1
+	}
+	pt, err := e.centre(ctx)
+	if err != nil {
+		return e.err(ctx, "click", err)
+	}
+	rp := e.f.pg.rp.Context(ctx)
+	if err := mouse(rp, proto.InputDispatchMouseEventTypeMouseMoved, pt, proto.InputMouseButtonNone, 0); err != nil {
+		return e.err(ctx, "click", err)
+	}
+	for i := 1; i <= count; i++ {
+		if err := mouse(rp, proto.InputDispatchMouseEventTypeMousePressed, pt, btn, i); err != nil {
+			return e.err(ctx, "click", err)
+		}
+		if err := mouse(rp, proto.InputDispatchMouseEventTypeMouseReleased, pt, btn, i); err != nil {
+			return e.err(ctx, "click", err)
+		}
+	}
+	return nil
+}
+
+// Hover moves the mouse to the centre.
+func (e *element) Hover(ctx context.Context) error {
+	pt, err := e.centre(ctx)
+	if err != nil {
+		return e.err(ctx, "hover", err)
+	}
+	return e.err(ctx, "hover", mouse(e.f.pg.rp.Context(ctx), proto.InputDispatchMouseEventTypeMouseMoved, pt, proto.InputMouseButtonNone, 0))
+}
+
+// Fill replaces the value like a person: focus, select all, insert text
+// (Input.insertText), then change.
+func (e *element) Fill(ctx context.Context, value string) error {
+	mode, err := e.value(ctx, "prepFill")
+	if err != nil {
+		return e.err(ctx, "fill", err)
+	}
+	if mode.Str() == "setter" {
+		_, err := e.value(ctx, "setValue", value)
+		return e.err(ctx, "fill", err)
+	}
+	rp := e.f.pg.rp.Context(ctx)
+	if value == "" {
+		// delete the selection like the Delete key would
+		if err := typeKey(ctx, e.f.pg, input.Delete); err != nil {
+			return e.err(ctx, "fill", err)
+		}
+		v, err := e.value(ctx, "clearValue")
+		if err == nil && v.Str() != "" {
+			_, err = e.value(ctx, "setValue", "")
+		}
+		if err != nil {
+			return e.err(ctx, "fill", err)
+		}
+		_, err = e.value(ctx, "afterFill", value)
+		return e.err(ctx, "fill", err)
+	}
+	if err := (proto.InputInsertText{Text: value}).Call(rp); err != nil {
+		return e.err(ctx, "fill", err)
+	}
+	_, err = e.value(ctx, "afterFill", value)
+	return e.err(ctx, "fill", err)
+}
+
+// Type sends value key by key (characters without a US key through
+// Input.insertText), delay apart, without clearing.
+func (e *element) Type(ctx context.Context, value string, delay time.Duration) error {
+	if _, err := e.value(ctx, "focus"); err != nil {
+		return e.err(ctx, "type", err)
+	}
+	rp := e.f.pg.rp.Context(ctx)
+	first := true
+	for _, r := range value {
+		if !first && delay > 0 {
+			select {
+			case <-time.After(delay):
+			case <-ctx.Done():
+				return e.err(ctx, "type", ctx.Err())
+			}
+		}
+		first = false
+		if k, ok := keyForRune(r); ok {
+			if err := typeKey(ctx, e.f.pg, k); err != nil {
+				return e.err(ctx, "type", err)
+			}
+			continue
+		}
+		if err := (proto.InputInsertText{Text: string(r)}).Call(rp); err != nil {
+			return e.err(ctx, "type", err)
+		}
+	}
+	return nil
+}
+
+// Focus focuses through the DOM.
+func (e *element) Focus(ctx context.Context) error {
+	_, err := e.value(ctx, "focus")
+	return e.err(ctx, "focus", err)
+}
+
+// Select picks an option by value, label or index ("" = value then label).
+func (e *element) Select(ctx context.Context, value string, by string) error {
+	switch by {
+	case "", "value", "label", "index":
+	default:
+		return drivers.Errorf(drivers.KindBrowser, "select: unknown by %q (value, label, index)", by)
+	}
+	_, err := e.value(ctx, "selectOption", value, by)
+	return e.err(ctx, "select", err)
+}
+
+// Checked reports a checkbox/radio state.
+func (e *element) Checked(ctx context.Context) (bool, error) {
+	v, err := e.value(ctx, "checked")
+	if err != nil {
+		return false, e.err(ctx, "checked", err)
+	}
+	return v.Bool(), nil
+}
+
+// SetFiles sets a file input's files through DOM.setFileInputFiles.
+func (e *element) SetFiles(ctx context.Context, paths []string) error {
+	abs := make([]string, len(paths))
+	for i, p := range paths {
+		a, err := filepath.Abs(p)
+		if err != nil {
+			return drivers.Errorf(drivers.KindBrowser, "upload: %v", err)
+		}
+		abs[i] = a
+	}
+	err := proto.DOMSetFileInputFiles{Files: abs, ObjectID: e.obj.ObjectID}.Call(e.f.rp.Context(ctx))
+	return e.err(ctx, "upload to", err)
+}
+
+// ScrollIntoView scrolls the element to the centre of the view.
+func (e *element) ScrollIntoView(ctx context.Context) error {
+	_, err := e.value(ctx, "scrollIntoView")
+	return e.err(ctx, "scroll", err)
+}
+
+// ScrollContent scrolls the element's own content to "top" or "bottom".
+func (e *element) ScrollContent(ctx context.Context, to string) error {
+	if to != "top" && to != "bottom" {
+		return drivers.Errorf(drivers.KindBrowser, "scroll: to must be \"top\" or \"bottom\", not %q", to)
+	}
+	_, err := e.value(ctx, "scrollContent", to)
+	return e.err(ctx, "scroll", err)
+}
+
+// Text is the rendered text, whitespace collapsed.
+func (e *element) Text(ctx context.Context) (string, error) {
+	v, err := e.value(ctx, "text")
+	if err != nil {
+		return "", e.err(ctx, "text of", err)
+	}
+	return v.Str(), nil
+}
+
+// Attr returns an attribute.
+func (e *element) Attr(ctx context.Context, name string) (string, bool, error) {
+	v, err := e.value(ctx, "attr", name)
+	if err != nil {
+		return "", false, e.err(ctx, "attr of", err)
+	}
+	if v.Nil() {
+		return "", false, nil
+	}
+	return v.Str(), true, nil
+}
+
+// Value is the current value of a form control.
+func (e *element) Value(ctx context.Context) (string, error) {
+	v, err := e.value(ctx, "value")
+	if err != nil {
+		return "", e.err(ctx, "value of", err)
+	}
+	return v.Str(), nil
+}
+
+// IsPassword reports a password input.
+func (e *element) IsPassword(ctx context.Context) (bool, error) {
+	v, err := e.value(ctx, "isPassword")
+	if err != nil {
+		return false, e.err(ctx, "type of", err)
+	}
+	return v.Bool(), nil
+}
+
+// HTML is the outer HTML with password values masked.
+func (e *element) HTML(ctx context.Context) (string, error) {
+	v, err := e.value(ctx, "html")
+	if err != nil {
+		return "", e.err(ctx, "html of", err)
+	}
+	return v.Str(), nil
+}
+
+// Table extracts the grid of a table in one call.
+func (e *element) Table(ctx context.Context) (*drivers.Grid, error) {
+	v, err := e.value(ctx, "table")
+	if err != nil {
+		return nil, e.err(ctx, "table", err)
+	}
+	var g drivers.Grid
+	if err := json.Unmarshal([]byte(v.JSON("", "")), &g); err != nil {
+		return nil, drivers.Errorf(drivers.KindBrowser, "table: %v", err)
+	}
+	return &g, nil
+}
+
+// Form reads the named fields inside the element.
+func (e *element) Form(ctx context.Context) (map[string]any, error) {
+	v, err := e.value(ctx, "form")
+	if err != nil {
+		return nil, e.err(ctx, "form", err)
+	}
+	return toMap(v)
+}
+
+// Screenshot is a PNG of the element's box (scrolled into view first).
+func (e *element) Screenshot(ctx context.Context) ([]byte, error) {
+	rp := e.f.rp.Context(ctx)
+	_ = proto.DOMScrollIntoViewIfNeeded{ObjectID: e.obj.ObjectID}.Call(rp)
+	q, err := proto.DOMGetContentQuads{ObjectID: e.obj.ObjectID}.Call(rp)
+	if err != nil || len(q.Quads) == 0 {
+		if err == nil {
+			err = fmt.Errorf("no box")
+		}
+		return nil, e.err(ctx, "screenshot", err)
+	}
+	box := q.Quads[0]
+	minX, minY, maxX, maxY := box[0], box[1], box[0], box[1]
+	for i := 0; i < 8; i += 2 {
+		minX, maxX = min(minX, box[i]), max(maxX, box[i])
+		minY, maxY = min(minY, box[i+1]), max(maxY, box[i+1])
+	}
+	if maxX-minX < 1 || maxY-minY < 1 {
+		return nil, drivers.Errorf(drivers.KindNotVisible, "screenshot: %s has an empty box", e.Describe(ctx))
+	}
+	res, err := proto.PageCaptureScreenshot{
+		Format: proto.PageCaptureScreenshotFormatPng,
+		Clip:   &proto.PageViewport{X: minX, Y: minY, Width: maxX - minX, Height: maxY - minY, Scale: 1},
+	}.Call(e.f.pg.rp.Context(ctx))
+	if err != nil {
+		return nil, e.err(ctx, "screenshot", err)
+	}
+	return res.Data, nil
+}
+
+// Describe names the element: tag#id.class.
+func (e *element) Describe(ctx context.Context) string {
+	c, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	v, err := e.f.value(c, e.obj, "desc")
+	if err != nil {
+		return "element"
+	}
+	return v.Str()
+}

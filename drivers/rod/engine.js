@@ -1,0 +1,798 @@
+// rpa's in-page engine: selector matching, actionability checks, waiting and
+// reads. It is installed once per JS context by rod's helper cache (see
+// engine.go) and called as engine(op, ...args) with `this` bound to an
+// element for element operations.
+(() => {
+  const closedRoots = new WeakMap(); // host -> closed ShadowRoot, learnt from CDP
+
+  const collapse = (s) => (s || '').replace(/[\s\u200b]+/g, ' ').trim();
+  const collapseKeepNbsp = (s) => (s || '').replace(/[ \t\n\r\f\v\u200b]+/g, ' ').replace(/\u00a0/g, ' ').trim();
+
+  function describe(el) {
+    if (!el || el.nodeType !== 1) return String(el);
+    let s = el.localName;
+    if (el.id) s += '#' + el.id;
+    const cls = (typeof el.className === 'string' ? el.className : '').trim().split(/\s+/).filter(Boolean);
+    for (const c of cls.slice(0, 3)) s += '.' + c;
+    return s;
+  }
+
+  function shadowOf(el) {
+    return el.shadowRoot || closedRoots.get(el) || null;
+  }
+
+  function visible(el) {
+    if (!el.isConnected) return false;
+    if (el.localName === 'option' || el.localName === 'optgroup') {
+      const sel = el.closest('select');
+      return sel ? visible(sel) : false;
+    }
+    if (typeof el.checkVisibility === 'function' && !el.checkVisibility({ visibilityProperty: true })) return false;
+    const st = getComputedStyle(el);
+    if (st.visibility === 'hidden' || st.visibility === 'collapse' || st.display === 'none') return false;
+    const r = el.getBoundingClientRect();
+    if (r.width > 0 && r.height > 0) return true;
+    // display:contents and zero-size wrappers: visible when a child is.
+    if (st.display === 'contents') {
+      for (const c of el.children) if (visible(c)) return true;
+    }
+    return false;
+  }
+
+  function disabled(el) {
+    try { if (el.matches(':disabled')) return true; } catch (e) { /* not a form control */ }
+    const c = el.closest('button, input, select, textarea, fieldset, [aria-disabled="true"]');
+    if (c && c !== el) {
+      if (c.getAttribute('aria-disabled') === 'true') return true;
+      try { if (c.localName !== 'fieldset' && c.matches(':disabled')) return true; } catch (e) { /* ignore */ }
+    }
+    return el.getAttribute && el.getAttribute('aria-disabled') === 'true';
+  }
+
+  const nonText = new Set(['button', 'checkbox', 'radio', 'submit', 'reset', 'image', 'file', 'hidden', 'range', 'color']);
+  function editable(el) {
+    if (el.isContentEditable) return true;
+    const t = el.localName;
+    if (t === 'textarea') return !el.readOnly;
+    if (t === 'select') return true;
+    if (t === 'input') return !el.readOnly && !nonText.has((el.type || 'text').toLowerCase());
+    return false;
+  }
+
+  function composedParent(n) {
+    if (n.parentNode) return n.parentNode;
+    if (n.host) return n.host;
+    return null;
+  }
+  function containsComposed(a, b) {
+    for (let n = b; n; n = composedParent(n)) if (n === a) return true;
+    return false;
+  }
+
+  function hitAt(doc, x, y) {
+    let h = doc.elementFromPoint(x, y);
+    for (let i = 0; h && i < 32; i++) {
+      const root = shadowOf(h);
+      if (!root) break;
+      const d = root.elementFromPoint(x, y);
+      if (!d || d === h) break;
+      h = d;
+    }
+    return h;
+  }
+
+  function receives(el) {
+    const doc = el.ownerDocument;
+    const win = doc.defaultView;
+    let r = el.getBoundingClientRect();
+    const inView = (rr) => {
+      const cx = rr.left + rr.width / 2, cy = rr.top + rr.height / 2;
+      return cx >= 0 && cy >= 0 && cx < win.innerWidth && cy < win.innerHeight;
+    };
+    if (!inView(r)) {
+      el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+      r = el.getBoundingClientRect();
+    }
+    const x = r.left + r.width / 2, y = r.top + r.height / 2;
+    const hit = hitAt(doc, x, y);
+    if (!hit) return { ok: false, cover: 'nothing (outside the viewport)' };
+    if (containsComposed(el, hit)) return { ok: true };
+    // A label forwards clicks to its control; a hit on the label of el is fine.
+    if (el.labels && Array.from(el.labels).some((l) => containsComposed(l, hit))) return { ok: true };
+    // A closed shadow root we could not enter: the host stands for its content.
+    if (!shadowOf(hit) && containsComposed(hit, el) && hit.shadowRoot === null && hit !== el.parentElement &&
+        el.getRootNode() !== doc) return { ok: true };
+    return { ok: false, cover: describe(hit) };
+  }
+
+  // ---- accessible names ----
+  const implicitRoles = {
+    button: 'button', a: (e) => (e.hasAttribute('href') ? 'link' : ''), select: (e) => (e.multiple || e.size > 1 ? 'listbox' : 'combobox'),
+    textarea: 'textbox', img: (e) => (e.getAttribute('alt') === '' ? 'presentation' : 'img'),
+    h1: 'heading', h2: 'heading', h3: 'heading', h4: 'heading', h5: 'heading', h6: 'heading',
+    li: 'listitem', ul: 'list', ol: 'list', nav: 'navigation', main: 'main', form: 'form', table: 'table',
+    tr: 'row', td: 'cell', th: 'columnheader', option: 'option', dialog: 'dialog', summary: 'button',
+    progress: 'progressbar', article: 'article', section: 'region', aside: 'complementary',
+    input: (e) => {
+      const t = (e.type || 'text').toLowerCase();
+      if (['button', 'submit', 'reset', 'image'].includes(t)) return 'button';
+      if (t === 'checkbox') return 'checkbox';
+      if (t === 'radio') return 'radio';
+      if (t === 'range') return 'slider';
+      if (t === 'number') return 'spinbutton';
+      if (t === 'search') return 'searchbox';
+      if (t === 'hidden') return '';
+      return 'textbox';
+    },
+  };
+  function role(el) {
+    const r = (el.getAttribute('role') || '').trim().split(/\s+/)[0];
+    if (r) return r.toLowerCase();
+    const f = implicitRoles[el.localName];
+    return typeof f === 'function' ? f(el) : (f || '');
+  }
+  const nameFromContent = new Set(['button', 'link', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option', 'tab',
+    'heading', 'checkbox', 'radio', 'switch', 'cell', 'columnheader', 'rowheader', 'treeitem', 'tooltip', 'gridcell', 'row']);
+
+  function textOf(el) {
+    return collapseKeepNbsp(el.innerText !== undefined && visible(el) ? el.innerText : el.textContent);
+  }
+
+  function accName(el) {
+    const lb = el.getAttribute('aria-labelledby');
+    if (lb) {
+      const doc = el.getRootNode();
+      const parts = lb.split(/\s+/).map((id) => (doc.getElementById ? doc.getElementById(id) : null) || el.ownerDocument.getElementById(id))
+        .filter(Boolean).map((e) => collapseKeepNbsp(e.getAttribute('aria-label') || e.textContent));
+      const s = parts.join(' ').trim();
+      if (s) return s;
+    }
+    const al = el.getAttribute('aria-label');
+    if (al && al.trim()) return collapseKeepNbsp(al);
+    const t = el.localName;
+    if (t === 'input' || t === 'select' || t === 'textarea') {
+      const ty = (el.type || '').toLowerCase();
+      if (t === 'input' && ['button', 'submit', 'reset'].includes(ty)) {
+        return collapseKeepNbsp(el.value || (ty === 'submit' ? 'Submit' : ty === 'reset' ? 'Reset' : ''));
+      }
+      if (t === 'input' && ty === 'image') return collapseKeepNbsp(el.alt || el.title || 'Submit');
+      if (el.labels && el.labels.length) {
+        const s = Array.from(el.labels).map((l) => labelText(l, el)).join(' ').trim();
+        if (s) return s;
+      }
+      if (el.title) return collapseKeepNbsp(el.title);
+      if (el.placeholder) return collapseKeepNbsp(el.placeholder);
+      return '';
+    }
+    if (t === 'img' || t === 'area') {
+      if (el.hasAttribute('alt')) return collapseKeepNbsp(el.getAttribute('alt'));
+      return collapseKeepNbsp(el.title);
+    }
+    if (t === 'fieldset') {
+      const lg = el.querySelector(':scope > legend');
+      if (lg) return textOf(lg);
+    }
+    if (t === 'table') {
+      const c = el.querySelector(':scope > caption');
+      if (c) return textOf(c);
+    }
+    if (nameFromContent.has(role(el))) {
+      const s = contentName(el);
+      if (s) return s;
+    }
+    if (el.title) return collapseKeepNbsp(el.title);
+    return '';
+  }
+  // Name from content: text plus alt of images, aria-label of children.
+  function contentName(el) {
+    let out = '';
+    const walk = (n) => {
+      if (n.nodeType === 3) { out += n.data; return; }
+      if (n.nodeType !== 1) return;
+      if (n.getAttribute('aria-hidden') === 'true') return;
+      const ln = n.localName;
+      if (ln === 'script' || ln === 'style' || ln === 'template') return;
+      if (n !== el) {
+        const al = n.getAttribute('aria-label');
+        if (al) { out += ' ' + al + ' '; return; }
+        if (ln === 'img') { out += ' ' + (n.getAttribute('alt') || '') + ' '; return; }
+        const st = getComputedStyle(n);
+        if (st.display === 'none' || st.visibility === 'hidden') return;
+      }
+      const sr = shadowOf(n);
+      const kids = sr ? sr.childNodes : n.childNodes;
+      const block = n !== el && /^(div|p|li|br|tr|h[1-6])$/.test(ln);
+      if (block) out += ' ';
+      for (const k of kids) walk(k);
+      if (block) out += ' ';
+    };
+    walk(el);
+    return collapseKeepNbsp(out);
+  }
+  function labelText(l, control) {
+    let out = '';
+    const walk = (n) => {
+      if (n === control) return;
+      if (n.nodeType === 3) { out += n.data; return; }
+      if (n.nodeType !== 1) return;
+      const ln = n.localName;
+      if (ln === 'script' || ln === 'style') return;
+      if (ln === 'input' || ln === 'select' || ln === 'textarea') return;
+      for (const k of n.childNodes) walk(k);
+    };
+    walk(l);
+    return collapseKeepNbsp(out);
+  }
+
+  // ---- selectors ----
+  function parse(sel) {
+    const s = String(sel).trim();
+    let m;
+    if (s.startsWith('xpath=')) return { kind: 'xpath', q: s.slice(6) };
+    if (s.startsWith('xpath/')) return { kind: 'xpath', q: s.slice(6) };
+    if (s.startsWith('//') || s.startsWith('(//')) return { kind: 'xpath', q: s };
+    if (s.startsWith('css=')) return { kind: 'css', q: s.slice(4) };
+    if (s.startsWith('text=') || s.startsWith('text/')) {
+      const q = s.slice(5);
+      if ((m = /^"((?:[^"\\]|\\.)*)"$/.exec(q)) || (m = /^'((?:[^'\\]|\\.)*)'$/.exec(q))) {
+        return { kind: 'text', exact: true, q: m[1].replace(/\\(.)/g, '$1') };
+      }
+      return { kind: 'text', exact: false, q: collapse(q).toLowerCase() };
+    }
+    if (s.startsWith('aria/')) {
+      let q = s.slice(5), r = '';
+      if ((m = /^(.*)\[role=["']?([^"'\]]+)["']?\]$/.exec(q))) { q = m[1]; r = m[2].trim().toLowerCase(); }
+      return { kind: 'aria', q: collapse(q), role: r };
+    }
+    if (s.startsWith('pierce/')) return { kind: 'pierce', q: s.slice(7) };
+    return { kind: 'css', q: s };
+  }
+
+  function docOf(root) { return root.nodeType === 9 ? root : root.ownerDocument; }
+
+  function queryXPath(root, q) {
+    const doc = docOf(root);
+    const res = doc.evaluate(q, root.nodeType === 9 ? doc : root, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+    const out = [];
+    for (let i = 0; i < res.snapshotLength; i++) {
+      const n = res.snapshotItem(i);
+      if (n.nodeType === 1) out.push(n);
+      else if (n.parentElement) out.push(n.parentElement);
+    }
+    return out;
+  }
+
+  const skipText = new Set(['script', 'style', 'template', 'noscript', 'head', 'title', 'meta', 'link']);
+  function queryText(root, p) {
+    const doc = docOf(root);
+    const start = root.nodeType === 9 ? (doc.body || doc.documentElement) : root;
+    const out = [];
+    const test = (el) => {
+      const t = textOf(el);
+      return p.exact ? t.includes(p.q) : t.toLowerCase().includes(p.q);
+    };
+    const visit = (el) => {
+      if (skipText.has(el.localName)) return false;
+      if (!visible(el) && el.localName !== 'body') return false;
+      if (!test(el)) return false;
+      let found = false;
+      for (const c of el.children) if (visit(c)) found = true;
+      if (!found) {
+        if (!p.exact || textOf(el) === p.q) { out.push(el); return true; }
+        // exact: an ancestor whose whole text equals the query may still win
+        return false;
+      }
+      return true;
+    };
+    if (!p.exact) { visit(start); return out; }
+    // exact match: innermost element whose whole text equals q.
+    const visitExact = (el) => {
+      if (skipText.has(el.localName)) return false;
+      if (!visible(el) && el.localName !== 'body') return false;
+      const t = textOf(el);
+      if (!t.includes(p.q)) return false;
+      let found = false;
+      for (const c of el.children) if (visitExact(c)) found = true;
+      if (!found && t === p.q) { out.push(el); return true; }
+      return found;
+    };
+    visitExact(start);
+    return out;
+  }
+
+  function queryAria(root, p) {
+    const out = [];
+    const all = root.querySelectorAll('*');
+    for (const el of all) {
+      if (p.role && role(el) !== p.role) continue;
+      if (!p.role) {
+        // Only elements that can carry a name are candidates.
+        const r = role(el);
+        if (!r && !el.hasAttribute('aria-label') && !el.hasAttribute('aria-labelledby') && !el.hasAttribute('title')) continue;
+      }
+      if (el.closest('[aria-hidden="true"]')) continue;
+      if (accName(el) === p.q) out.push(el);
+    }
+    return out;
+  }
+
+  function queryPierce(root, q) {
+    const out = [];
+    const walkRoot = (r) => {
+      const it = docOf(r).createTreeWalker(r, NodeFilter.SHOW_ELEMENT);
+      let n = it.nextNode();
+      while (n) {
+        try { if (n.matches(q)) out.push(n); } catch (e) { throw new Error('bad selector ' + JSON.stringify(q) + ': ' + e.message); }
+        const sr = shadowOf(n);
+        if (sr) walkRoot(sr);
+        n = it.nextNode();
+      }
+    };
+    walkRoot(root);
+    return out;
+  }
+
+  function query(root, sel) {
+    const p = typeof sel === 'string' ? parse(sel) : sel;
+    switch (p.kind) {
+      case 'xpath': return queryXPath(root, p.q);
+      case 'text': return queryText(root, p);
+      case 'aria': return queryAria(root, p);
+      case 'pierce': return queryPierce(root, p.q);
+      default:
+        try { return Array.from(root.querySelectorAll(p.q)); } catch (e) { throw new Error('bad CSS selector ' + JSON.stringify(p.q)); }
+    }
+  }
+
+  // ---- checks ----
+  const C = { attached: 1, visible: 2, stable: 4, enabled: 8, editable: 16, receives: 32 };
+
+  // Synchronous checks except stable and receives.
+  function syncCheck(el, want) {
+    if (!el.isConnected) return ['not_found', 'element was detached'];
+    if (want & (C.visible | C.receives | C.stable)) {
+      if (!visible(el)) return ['not_visible', describe(el) + ' is not visible'];
+    }
+    if (want & C.enabled) {
+      if (disabled(el)) return ['disabled', describe(el) + ' is disabled'];
+    }
+    if (want & C.editable) {
+      if (!editable(el)) {
+        if (el.readOnly) return ['disabled', describe(el) + ' is read-only'];
+        return ['disabled', describe(el) + ' is not editable'];
+      }
+    }
+    return null;
+  }
+
+  const frame = () => new Promise((res) => {
+    let done = false;
+    const fin = () => { if (!done) { done = true; res(); } };
+    requestAnimationFrame(fin);
+    setTimeout(fin, 50);
+  });
+
+  function rectKey(el) {
+    const r = el.getBoundingClientRect();
+    return [r.left, r.top, r.width, r.height].map((v) => Math.round(v * 10) / 10).join(',');
+  }
+
+  // One attempt: returns {el, index} or {reason, msg}.
+  async function attempt(root, parsed, sels, want) {
+    let firstReason = null;
+    for (let i = 0; i < parsed.length; i++) {
+      const els = query(root, parsed[i]);
+      if (!els.length) continue;
+      let n = 0;
+      for (const el of els) {
+        if (++n > 50) break;
+        const r = syncCheck(el, want);
+        if (r) { if (!firstReason) firstReason = r; continue; }
+        if (want & C.stable) {
+          const k1 = rectKey(el);
+          await frame();
+          if (!el.isConnected) { if (!firstReason) firstReason = ['not_found', 'element was detached']; continue; }
+          if (rectKey(el) !== k1) { if (!firstReason) firstReason = ['not_visible', describe(el) + ' is still moving']; continue; }
+        }
+        if (want & C.receives) {
+          const h = receives(el);
+          if (!h.ok) { if (!firstReason) firstReason = ['covered', describe(el) + ' is covered by ' + h.cover]; continue; }
+        }
+        return { el, index: i };
+      }
+    }
+    if (firstReason) return { reason: firstReason[0], msg: firstReason[1] };
+    const names = sels.map((s) => JSON.stringify(s)).join(', ');
+    return { reason: 'not_found', msg: 'no element matches ' + names };
+  }
+
+  function waitChange(doc, ms) {
+    return new Promise((res) => {
+      let done = false;
+      const mo = new MutationObserver(() => fin());
+      const t = setTimeout(() => fin(), ms);
+      function fin() { if (done) return; done = true; mo.disconnect(); clearTimeout(t); res(); }
+      mo.observe(doc, { subtree: true, childList: true, attributes: true, characterData: true });
+    });
+  }
+
+  // locate waits up to sliceMs for a match that passes want. It resolves to
+  // the element (one selector), [index, element] (several), or a string
+  // "reason\tmessage".
+  async function locate(sels, want, sliceMs, ...roots) {
+    learnRoots(roots);
+    const root = document;
+    const parsed = sels.map(parse);
+    const end = Date.now() + sliceMs;
+    for (;;) {
+      const r = await attempt(root, parsed, sels, want);
+      if (r.el) return sels.length === 1 ? r.el : [r.index, r.el];
+      const left = end - Date.now();
+      if (left <= 0) return r.reason + '\t' + r.msg;
+      // Re-check on any DOM change, and at least every 40 ms (CSS-only changes).
+      await waitChange(root, Math.min(left, 40));
+    }
+  }
+
+  function learnRoots(roots) {
+    if (!roots) return;
+    for (const r of roots) if (r && r.host) closedRoots.set(r.host, r);
+  }
+
+  function all(sel, ...roots) {
+    learnRoots(roots);
+    return query(document, sel);
+  }
+
+  function count(sel, ...roots) {
+    learnRoots(roots);
+    return query(document, sel).length;
+  }
+
+  // waitState waits up to sliceMs for the first match of sels to reach st;
+  // resolves to the index, or -1.
+  async function waitState(sels, st, sliceMs, ...roots) {
+    learnRoots(roots);
+    const parsed = sels.map(parse);
+    const end = Date.now() + sliceMs;
+    for (;;) {
+      let idx = -1;
+      if (st === 'detached' || st === 'hidden') {
+        // all selectors: satisfied when the earliest-listed one with a match
+        // satisfies it, or when nothing matches at all.
+        let any = false;
+        for (let i = 0; i < parsed.length && idx < 0; i++) {
+          const els = query(document, parsed[i]);
+          if (!els.length) continue;
+          any = true;
+          if (st === 'hidden' && !visible(els[0])) idx = i;
+          break;
+        }
+        if (!any) idx = 0;
+      } else {
+        for (let i = 0; i < parsed.length && idx < 0; i++) {
+          const els = query(document, parsed[i]);
+          if (!els.length) continue;
+          if (st === 'attached') idx = i;
+          else if (els.some(visible)) idx = i;
+        }
+      }
+      if (idx >= 0) return idx;
+      const left = end - Date.now();
+      if (left <= 0) return -1;
+      await waitChange(document, Math.min(left, 40));
+    }
+  }
+
+  async function waitText(s, sliceMs) {
+    const end = Date.now() + sliceMs;
+    const q = collapse(s);
+    for (;;) {
+      const b = document.body || document.documentElement;
+      if (b && collapse(b.innerText).includes(q)) return true;
+      const left = end - Date.now();
+      if (left <= 0) return false;
+      await waitChange(document, Math.min(left, 40));
+    }
+  }
+
+  // ---- element operations (this = element) ----
+  function text() { return collapseKeepNbsp(this.innerText !== undefined ? this.innerText : this.textContent); }
+
+  function value() {
+    const el = this;
+    if (el.localName === 'select') {
+      if (el.multiple) return Array.from(el.selectedOptions).map((o) => o.value).join(',');
+      return el.value;
+    }
+    if ('value' in el && (el.localName === 'input' || el.localName === 'textarea' || el.localName === 'button' ||
+        el.localName === 'option' || el.localName === 'output' || el.localName === 'progress' || el.localName === 'meter')) {
+      return String(el.value);
+    }
+    if (el.isContentEditable) return collapseKeepNbsp(el.innerText);
+    return collapseKeepNbsp(el.textContent);
+  }
+
+  function maskedHTML(el) {
+    const clone = el.cloneNode(true);
+    const list = [];
+    if (clone.matches && clone.matches('input[type=password]')) list.push(clone);
+    if (clone.querySelectorAll) list.push(...clone.querySelectorAll('input[type=password]'));
+    for (const i of list) if (i.hasAttribute('value')) i.setAttribute('value', '***');
+    if (clone.nodeType === 9) return clone.documentElement.outerHTML;
+    return clone.outerHTML;
+  }
+  function html() { return maskedHTML(this); }
+  function docHTML() {
+    const dt = document.doctype ? '<!DOCTYPE ' + document.doctype.name + '>' : '';
+    return dt + maskedHTML(document.documentElement);
+  }
+
+  function attr(name) { return this.hasAttribute(name) ? this.getAttribute(name) : null; }
+
+  function isPassword() { return this.localName === 'input' && (this.type || '').toLowerCase() === 'password'; }
+
+  function checked() {
+    const el = this;
+    if ('checked' in el && el.localName === 'input') return !!el.checked;
+    const ac = el.getAttribute('aria-checked');
+    if (ac !== null) return ac === 'true';
+    const inner = el.querySelector && el.querySelector('input[type=checkbox], input[type=radio]');
+    if (inner) return !!inner.checked;
+    throw new Error(describe(el) + ' is not a checkbox or radio');
+  }
+
+  const setterInputTypes = new Set(['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range']);
+  // prepFill focuses the element and selects its whole content; returns
+  // "text" (insertText applies), "setter" (set through the native setter).
+  function prepFill() {
+    const el = this;
+    const t = el.localName;
+    if (t === 'select') throw new Error(describe(el) + ' is a select: use select');
+    if (t === 'input') {
+      const ty = (el.type || 'text').toLowerCase();
+      if (nonText.has(ty) && !setterInputTypes.has(ty)) throw new Error(describe(el) + ' is an input of type ' + ty + ' and cannot be filled');
+      if (setterInputTypes.has(ty)) return 'setter';
+    }
+    if (t !== 'input' && t !== 'textarea' && !el.isContentEditable) throw new Error(describe(el) + ' is not an input, textarea or contenteditable');
+    if (el.getRootNode().activeElement !== el) el.focus({ preventScroll: false });
+    if (t === 'input' || t === 'textarea') {
+      try { el.select(); } catch (e) { /* some types refuse select() */ }
+      try { el.setSelectionRange(0, el.value.length); } catch (e) { /* email/number */ }
+    } else {
+      const sel = el.ownerDocument.getSelection();
+      const r = el.ownerDocument.createRange();
+      r.selectNodeContents(el);
+      sel.removeAllRanges();
+      sel.addRange(r);
+    }
+    return 'text';
+  }
+
+  function nativeSet(el, v) {
+    const proto = el.localName === 'textarea' ? HTMLTextAreaElement.prototype :
+      el.localName === 'select' ? HTMLSelectElement.prototype : HTMLInputElement.prototype;
+    const d = Object.getOwnPropertyDescriptor(proto, 'value');
+    d.set.call(el, v);
+  }
+
+  function setValue(v) {
+    const el = this;
+    nativeSet(el, v);
+    el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+    el.dispatchEvent(new Event('change', { bubbles: true }));
+  }
+
+  // afterFill fires change like a finished edit and reports the value now.
+  function afterFill(want) {
+    const el = this;
+    if (el.isContentEditable && el.localName !== 'input' && el.localName !== 'textarea') {
+      el.dispatchEvent(new Event('change', { bubbles: true }));
+      return collapseKeepNbsp(el.innerText);
+    }
+    el.dispatchEvent(new Event('change', { bubbles: true }));
+    return el.value;
+  }
+
+  function clearValue() {
+    const el = this;
+    if (el.isContentEditable && el.localName !== 'input' && el.localName !== 'textarea') {
+      return collapseKeepNbsp(el.innerText);
+    }
+    return el.value;
+  }
+
+  function focus() {
+    if (this.getRootNode().activeElement !== this) this.focus();
+    return true;
+  }
+
+  function isFocused() { return this.getRootNode().activeElement === this; }
+
+  function selectOption(v, by) {
+    const el = this;
+    if (el.localName !== 'select') throw new Error(describe(el) + ' is not a select');
+    const opts = Array.from(el.options);
+    let idx = -1;
+    const label = (o) => collapseKeepNbsp(o.label || o.textContent);
+    if (by === 'index') {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 0 || n >= opts.length) throw new Error('select: no option at index ' + v + ' (' + opts.length + ' options)');
+      idx = n;
+    } else if (by === 'value') {
+      idx = opts.findIndex((o) => o.value === v);
+    } else if (by === 'label') {
+      idx = opts.findIndex((o) => label(o) === v);
+      if (idx < 0) idx = opts.findIndex((o) => label(o).toLowerCase() === String(v).toLowerCase());
+    } else {
+      idx = opts.findIndex((o) => o.value === v);
+      if (idx < 0) idx = opts.findIndex((o) => label(o) === v);
+      if (idx < 0) idx = opts.findIndex((o) => label(o).toLowerCase() === String(v).toLowerCase());
+    }
+    if (idx < 0) {
+      const have = opts.slice(0, 10).map((o) => JSON.stringify(label(o))).join(', ');
+      throw new Error('select: no option matches ' + JSON.stringify(v) + (by ? ' by ' + by : '') + ' (options: ' + have + ')');
+    }
+    if (opts[idx].disabled) throw new Error('select: option ' + JSON.stringify(label(opts[idx])) + ' is disabled');
+    if (el.getRootNode().activeElement !== el) el.focus();
+    if (el.multiple) {
+      for (const o of opts) o.selected = false;
+    }
+    opts[idx].selected = true;
+    el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+    el.dispatchEvent(new Event('change', { bubbles: true }));
+    return opts[idx].value;
+  }
+
+  function scrollIntoView() {
+    this.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+    return true;
+  }
+
+  function scrollContent(to) {
+    const el = this;
+    const target = (el === el.ownerDocument.documentElement || el === el.ownerDocument.body) ?
+      (el.ownerDocument.scrollingElement || el) : el;
+    target.scrollTop = to === 'top' ? 0 : target.scrollHeight;
+    return target.scrollTop;
+  }
+
+  function scrollPage(to) {
+    const se = document.scrollingElement || document.documentElement;
+    window.scrollTo({ top: to === 'top' ? 0 : se.scrollHeight, behavior: 'instant' });
+    return se.scrollTop;
+  }
+
+  function table() {
+    const t = this;
+    if (t.localName !== 'table') throw new Error(describe(t) + ' is not a table');
+    const groups = [];
+    // group rows by section, in document order (thead first as rendered).
+    const rows = Array.from(t.rows);
+    let cur = null;
+    for (const r of rows) {
+      const p = r.parentElement;
+      const sec = p.localName === 'thead' ? 'head' : p.localName === 'tfoot' ? 'foot' : 'body';
+      if (!cur || cur.node !== p) { cur = { node: p, sec, rows: [] }; groups.push(cur); }
+      cur.rows.push(r);
+    }
+    const expand = (rs) => {
+      const grid = [];
+      const pending = []; // pending[col] = {left, cell}
+      rs.forEach((r, ri) => {
+        const line = [];
+        let col = 0;
+        const place = () => {
+          while (pending[col] && pending[col].left > 0) {
+            line[col] = { text: pending[col].cell.text, header: pending[col].cell.header, spanned: true };
+            pending[col].left--;
+            col++;
+          }
+        };
+        for (const c of r.cells) {
+          place();
+          const txt = collapseKeepNbsp(c.innerText !== undefined ? c.innerText : c.textContent);
+          const header = c.localName === 'th';
+          const cs = Math.max(1, Math.min(1000, c.colSpan || 1));
+          let rsn = c.rowSpan;
+          if (rsn === 0) rsn = rs.length - ri;
+          rsn = Math.max(1, Math.min(65534, rsn || 1));
+          for (let k = 0; k < cs; k++) {
+            line[col] = k === 0 ? { text: txt, header } : { text: txt, header, spanned: true };
+            if (rsn > 1) pending[col] = { left: rsn - 1, cell: { text: txt, header } };
+            col++;
+          }
+        }
+        // trailing spans from rows above
+        while (col < pending.length) {
+          if (pending[col] && pending[col].left > 0) {
+            line[col] = { text: pending[col].cell.text, header: pending[col].cell.header, spanned: true };
+            pending[col].left--;
+          }
+          col++;
+        }
+        for (let k = 0; k < line.length; k++) if (!line[k]) line[k] = { text: '', header: false };
+        grid.push(line);
+      });
+      return grid;
+    };
+    const head = [], body = [], foot = [];
+    let hasHead = false;
+    for (const g of groups) {
+      const grid = expand(g.rows);
+      if (g.sec === 'head') { hasHead = true; head.push(...grid); } else if (g.sec === 'foot') foot.push(...grid);
+      else body.push(...grid);
+    }
+    if (!hasHead) {
+      while (body.length && body[0].length && body[0].every((c) => c.header)) head.push(body.shift());
+    }
+    return { head, body, foot };
+  }
+
+  function form() {
+    const root = this;
+    const out = {};
+    const seen = {};
+    const ctrls = root.querySelectorAll ? root.querySelectorAll('input, select, textarea') : [];
+    const boxes = {};
+    for (const el of ctrls) {
+      const name = el.name || el.id;
+      if (!name) continue;
+      if (el.localName === 'input') {
+        const ty = (el.type || 'text').toLowerCase();
+        if (['button', 'submit', 'reset', 'image'].includes(ty)) continue;
+        if (ty === 'checkbox') { (boxes[name] = boxes[name] || []).push(el); continue; }
+        if (ty === 'radio') {
+          if (!(name in out)) out[name] = null;
+          if (el.checked) out[name] = el.value;
+          continue;
+        }
+        if (ty === 'password') { out[name] = '***'; continue; }
+        if (ty === 'file') { out[name] = Array.from(el.files || []).map((f) => f.name); continue; }
+        out[name] = el.value;
+        continue;
+      }
+      if (el.localName === 'select') {
+        out[name] = el.multiple ? Array.from(el.selectedOptions).map((o) => o.value) : el.value;
+        continue;
+      }
+      out[name] = el.value;
+      seen[name] = true;
+    }
+    for (const [name, list] of Object.entries(boxes)) {
+      if (list.length === 1) out[name] = list[0].checked;
+      else out[name] = list.filter((b) => b.checked).map((b) => b.value);
+    }
+    return out;
+  }
+
+  function docForm() { return form.call(document); }
+  function docText() { const b = document.body || document.documentElement; return b ? collapseKeepNbsp(b.innerText) : ''; }
+  function desc() { return describe(this); }
+
+  // frameState reports an iframe's content document state, evaluated inside
+  // that document: [href, readyState].
+  function frameState() { return [location.href, document.readyState]; }
+
+  function iframeSrc() {
+    const el = this;
+    if (el.localName !== 'iframe' && el.localName !== 'frame') throw new Error(describe(el) + ' is not an iframe');
+    return [el.src || '', el.hasAttribute('srcdoc')];
+  }
+
+  function domReady() {
+    if (document.readyState !== 'loading') return Promise.resolve([location.href, document.readyState]);
+    return new Promise((res) => document.addEventListener('DOMContentLoaded', () => res([location.href, document.readyState]), { once: true }));
+  }
+
+  const api = {
+    locate, all, count, waitState, waitText, text, value, html, docHTML, attr, isPassword, checked, prepFill,
+    afterFill, clearValue, setValue, focus, isFocused, selectOption, scrollIntoView, scrollContent, scrollPage,
+    table, form, docForm, docText, desc, frameState, iframeSrc, domReady,
+  };
+  return function (op, ...args) {
+    const f = api[op];
+    if (!f) throw new Error('rpa engine: unknown op ' + op);
+    return f.apply(this, args);
+  };
+})()

@@ -1,0 +1,509 @@
+package rod
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/cdp"
+	"github.com/go-rod/rod/lib/js"
+	"github.com/go-rod/rod/lib/proto"
+	"github.com/ysmood/gson"
+
+	"github.com/rpa-dev/rpa/drivers"
+)
+
+//go:embed engine.js
+var engineSource string
+
+// engine is the in-page engine; rod installs it once per JS context and
+// reuses it by object id afterwards.
+var engine = &js.Function{Name: "rpaEngine", Definition: engineSource}
+
+const callEngine = `function (f, op, ...a) { return f.call(this, op, ...a) }`
+
+// slice is the longest single in-page wait; ctx is re-checked between slices
+// (and a cancelled ctx aborts the CDP call at once anyway).
+const slice = time.Second
+
+// frame is one document: a tab's top document or an iframe's.
+type frame struct {
+	rp *rod.Page // rod's page for this document (an iframe clone for frames)
+	pg *page     // the tab
+}
+
+// call runs engine op in the frame with args; this is the element (nil for
+// the document). byValue decides whether the result is JSON or a remote
+// object; promises are awaited.
+func (f *frame) call(ctx context.Context, this *proto.RuntimeRemoteObject, byValue bool, op string, args ...any) (*proto.RuntimeRemoteObject, error) {
+	opts := &rod.EvalOptions{
+		ByValue:      byValue,
+		AwaitPromise: true,
+		ThisObj:      this,
+		JS:           callEngine,
+		JSArgs:       append([]any{engine, op}, args...),
+	}
+	for attempt := 0; ; attempt++ {
+		res, err := f.rp.Context(ctx).Evaluate(opts)
+		if err != nil && this == nil && attempt < 20 && ctx.Err() == nil && transientEvalErr(err) {
+			// the document was replaced under us: run again in the new one
+			select {
+			case <-time.After(20 * time.Millisecond):
+			case <-ctx.Done():
+			}
+			continue
+		}
+		return res, err
+	}
+}
+
+// transientEvalErr reports errors caused by a navigation in the middle of a
+// call, after which the call should simply run again.
+func transientEvalErr(err error) bool {
+	if errors.Is(err, cdp.ErrCtxNotFound) {
+		return true
+	}
+	s := err.Error()
+	return strings.Contains(s, "Execution context was destroyed") ||
+		strings.Contains(s, "Inspected target navigated or closed") ||
+		strings.Contains(s, "Cannot find context with specified id") ||
+		strings.Contains(s, "Promise was collected") ||
+		strings.Contains(s, "Cannot find default execution context")
+}
+
+// value is call with a JSON result.
+func (f *frame) value(ctx context.Context, this *proto.RuntimeRemoteObject, op string, args ...any) (gson.JSON, error) {
+	res, err := f.call(ctx, this, true, op, args...)
+	if err != nil {
+		return gson.JSON{}, err
+	}
+	return res.Value, nil
+}
+
+// needsRoots reports whether any selector needs closed shadow roots.
+func needsRoots(sels []string) bool {
+	for _, s := range sels {
+		if strings.HasPrefix(strings.TrimSpace(s), "pierce/") {
+			return true
+		}
+	}
+	return false
+}
+
+// closedRoots finds every closed shadow root of the document through CDP
+// (DOM.describeNode with pierce) and returns them as JS objects, so the
+// engine can search inside them.
+func (f *frame) closedRoots(ctx context.Context) ([]any, error) {
+	doc, err := f.rp.Context(ctx).Evaluate(rod.Eval(`() => document`).ByObject())
+	if err != nil {
+		return nil, err
+	}
+	node, err := proto.DOMDescribeNode{ObjectID: doc.ObjectID, Depth: gson.Int(-1), Pierce: true}.Call(f.rp.Context(ctx))
+	if err != nil {
+		return nil, err
+	}
+	var ids []proto.DOMBackendNodeID
+	var walk func(n *proto.DOMNode)
+	walk = func(n *proto.DOMNode) {
+		if n == nil {
+			return
+		}
+		for _, r := range n.ShadowRoots {
+			if r.ShadowRootType == proto.DOMShadowRootTypeClosed {
+				ids = append(ids, r.BackendNodeID)
+			}
+			walk(r)
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+		// n.ContentDocument (iframes) is another document: not searched.
+	}
+	walk(node.Node)
+	out := make([]any, 0, len(ids))
+	for _, id := range ids {
+		res, err := proto.DOMResolveNode{BackendNodeID: id}.Call(f.rp.Context(ctx))
+		if err != nil {
+			continue
+		}
+		out = append(out, res.Object)
+	}
+	return out, nil
+}
+
+// Locate waits until one of sels matches an element passing want.
+func (f *frame) Locate(ctx context.Context, sels []string, want drivers.Checks) (drivers.Element, int, error) {
+	if len(sels) == 0 {
+		return nil, -1, drivers.Errorf(drivers.KindNotFound, "no selector given")
+	}
+	pierce := needsRoots(sels)
+	lastKind, lastMsg := drivers.KindNotFound, "no element matches "+quoteList(sels)
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, -1, &drivers.Error{Kind: lastKind, Msg: lastMsg, Err: err}
+		}
+		ms := sliceMs(ctx)
+		args := []any{sels, int(want), ms}
+		if pierce {
+			roots, err := f.closedRoots(ctx)
+			if err == nil {
+				args = append(args, roots...)
+			}
+		}
+		res, err := f.call(ctx, nil, false, "locate", args...)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, -1, &drivers.Error{Kind: lastKind, Msg: lastMsg, Err: ctx.Err()}
+			}
+			if de := engineErr(err); de != nil {
+				return nil, -1, de
+			}
+			return nil, -1, wrapErr(ctx, "locate "+quoteList(sels), err)
+		}
+		switch {
+		case res.Type == proto.RuntimeRemoteObjectTypeString:
+			kind, msg, _ := strings.Cut(res.Value.Str(), "\t")
+			lastKind, lastMsg = drivers.Kind(kind), msg
+		case res.Subtype == proto.RuntimeRemoteObjectSubtypeNode:
+			return &element{f: f, obj: res}, 0, nil
+		case res.Subtype == proto.RuntimeRemoteObjectSubtypeArray:
+			idx, el, err := f.unpair(ctx, res)
+			if err != nil {
+				return nil, -1, wrapErr(ctx, "locate", err)
+			}
+			return el, idx, nil
+		default:
+			return nil, -1, drivers.Errorf(drivers.KindBrowser, "locate: unexpected engine result %s", res.Type)
+		}
+	}
+}
+
+// unpair reads [index, element] from a remote array.
+func (f *frame) unpair(ctx context.Context, arr *proto.RuntimeRemoteObject) (int, *element, error) {
+	props, err := proto.RuntimeGetProperties{ObjectID: arr.ObjectID, OwnProperties: true}.Call(f.rp.Context(ctx))
+	if err != nil {
+		return 0, nil, err
+	}
+	idx := -1
+	var obj *proto.RuntimeRemoteObject
+	for _, p := range props.Result {
+		switch p.Name {
+		case "0":
+			if p.Value != nil {
+				idx = p.Value.Value.Int()
+			}
+		case "1":
+			obj = p.Value
+		}
+	}
+	if idx < 0 || obj == nil {
+		return 0, nil, errors.New("bad locate result")
+	}
+	return idx, &element{f: f, obj: obj}, nil
+}
+
+func sliceMs(ctx context.Context) int {
+	d := slice
+	if dl, ok := ctx.Deadline(); ok {
+		if left := time.Until(dl); left < d {
+			d = left
+		}
+	}
+	if d < 0 {
+		d = 0
+	}
+	return int(d / time.Millisecond)
+}
+
+func quoteList(sels []string) string {
+	q := make([]string, len(sels))
+	for i, s := range sels {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}
+
+// engineErr turns a JS exception thrown by the engine (bad selector, not a
+// select, ...) into a drivers.Error; nil for other errors.
+func engineErr(err error) *drivers.Error {
+	var ee *rod.EvalError
+	if !errors.As(err, &ee) {
+		return nil
+	}
+	msg := ee.Error()
+	if ee.Exception != nil && ee.Exception.Description != "" {
+		msg = ee.Exception.Description
+	}
+	msg, _, _ = strings.Cut(msg, "\n    at ")
+	msg = strings.TrimPrefix(msg, "Error: ")
+	return &drivers.Error{Kind: drivers.KindBrowser, Msg: msg, Err: err}
+}
+
+// wrapErr turns a rod/CDP error into a drivers.Error.
+func wrapErr(ctx context.Context, what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var de *drivers.Error
+	if errors.As(err, &de) {
+		return err
+	}
+	if e := engineErr(err); e != nil {
+		e.Msg = what + ": " + e.Msg
+		return e
+	}
+	if ctx.Err() != nil {
+		return &drivers.Error{Kind: drivers.KindTimeout, Msg: what + ": timed out", Err: ctx.Err()}
+	}
+	return &drivers.Error{Kind: drivers.KindBrowser, Msg: what + ": " + err.Error(), Err: err}
+}
+
+// LocateAll returns every match of sel after waiting for one to be attached.
+func (f *frame) LocateAll(ctx context.Context, sel string) ([]drivers.Element, error) {
+	if _, _, err := f.Locate(ctx, []string{sel}, drivers.Attached); err != nil {
+		return nil, err
+	}
+	args := []any{sel}
+	if needsRoots([]string{sel}) {
+		if roots, err := f.closedRoots(ctx); err == nil {
+			args = append(args, roots...)
+		}
+	}
+	res, err := f.call(ctx, nil, false, "all", args...)
+	if err != nil {
+		return nil, wrapErr(ctx, "locate "+sel, err)
+	}
+	props, err := proto.RuntimeGetProperties{ObjectID: res.ObjectID, OwnProperties: true}.Call(f.rp.Context(ctx))
+	if err != nil {
+		return nil, wrapErr(ctx, "locate "+sel, err)
+	}
+	type item struct {
+		i   int
+		obj *proto.RuntimeRemoteObject
+	}
+	var items []item
+	for _, p := range props.Result {
+		var i int
+		if _, err := fmt.Sscanf(p.Name, "%d", &i); err != nil || p.Value == nil || p.Value.Subtype != proto.RuntimeRemoteObjectSubtypeNode {
+			continue
+		}
+		items = append(items, item{i, p.Value})
+	}
+	out := make([]drivers.Element, len(items))
+	for _, it := range items {
+		if it.i >= 0 && it.i < len(out) {
+			out[it.i] = &element{f: f, obj: it.obj}
+		}
+	}
+	// drop holes (should not happen)
+	j := 0
+	for _, e := range out {
+		if e != nil {
+			out[j] = e
+			j++
+		}
+	}
+	return out[:j], nil
+}
+
+// Exists looks once.
+func (f *frame) Exists(ctx context.Context, sel string) (bool, error) {
+	n, err := f.Count(ctx, sel)
+	return n > 0, err
+}
+
+// Count looks once.
+func (f *frame) Count(ctx context.Context, sel string) (int, error) {
+	args := []any{sel}
+	if needsRoots([]string{sel}) {
+		if roots, err := f.closedRoots(ctx); err == nil {
+			args = append(args, roots...)
+		}
+	}
+	v, err := f.value(ctx, nil, "count", args...)
+	if err != nil {
+		return 0, wrapErr(ctx, "count "+sel, err)
+	}
+	return v.Int(), nil
+}
+
+// WaitState waits for the first match of sels to reach st.
+func (f *frame) WaitState(ctx context.Context, sels []string, st drivers.State) (int, error) {
+	switch st {
+	case drivers.StateVisible, drivers.StateHidden, drivers.StateAttached, drivers.StateDetached:
+	case "":
+		st = drivers.StateVisible
+	default:
+		return -1, drivers.Errorf(drivers.KindBrowser, "unknown state %q (visible, hidden, attached, detached)", st)
+	}
+	if len(sels) == 0 {
+		return -1, drivers.Errorf(drivers.KindNotFound, "no selector given")
+	}
+	pierce := needsRoots(sels)
+	for {
+		if ctx.Err() != nil {
+			break
+		}
+		args := []any{sels, string(st), sliceMs(ctx)}
+		if pierce {
+			if roots, err := f.closedRoots(ctx); err == nil {
+				args = append(args, roots...)
+			}
+		}
+		v, err := f.value(ctx, nil, "waitState", args...)
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			return -1, wrapErr(ctx, "wait", err)
+		}
+		if i := v.Int(); i >= 0 {
+			return i, nil
+		}
+	}
+	kind := drivers.KindTimeout
+	switch st {
+	case drivers.StateVisible:
+		kind = drivers.KindNotVisible
+	case drivers.StateAttached:
+		kind = drivers.KindNotFound
+	}
+	return -1, &drivers.Error{Kind: kind, Msg: fmt.Sprintf("%s did not become %s", quoteList(sels), st), Err: ctx.Err()}
+}
+
+// WaitText waits until the document's rendered text contains s.
+func (f *frame) WaitText(ctx context.Context, s string) error {
+	for ctx.Err() == nil {
+		v, err := f.value(ctx, nil, "waitText", s, sliceMs(ctx))
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			return wrapErr(ctx, "wait text", err)
+		}
+		if v.Bool() {
+			return nil
+		}
+	}
+	return &drivers.Error{Kind: drivers.KindTimeout, Msg: fmt.Sprintf("page text never contained %q", s), Err: ctx.Err()}
+}
+
+// HTML is the document's HTML with password values masked.
+func (f *frame) HTML(ctx context.Context) (string, error) {
+	v, err := f.value(ctx, nil, "docHTML")
+	if err != nil {
+		return "", wrapErr(ctx, "html", err)
+	}
+	return v.Str(), nil
+}
+
+// Text is the body's rendered text, whitespace collapsed.
+func (f *frame) Text(ctx context.Context) (string, error) {
+	v, err := f.value(ctx, nil, "docText")
+	if err != nil {
+		return "", wrapErr(ctx, "text", err)
+	}
+	return v.Str(), nil
+}
+
+// Form reads the document's named fields.
+func (f *frame) Form(ctx context.Context) (map[string]any, error) {
+	v, err := f.value(ctx, nil, "docForm")
+	if err != nil {
+		return nil, wrapErr(ctx, "form", err)
+	}
+	return toMap(v)
+}
+
+func toMap(v gson.JSON) (map[string]any, error) {
+	var m map[string]any
+	if err := json.Unmarshal([]byte(v.JSON("", "")), &m); err != nil {
+		return nil, err
+	}
+	if m == nil {
+		m = map[string]any{}
+	}
+	return m, nil
+}
+
+// Frame waits for the iframe matching sels and its loaded document.
+func (f *frame) Frame(ctx context.Context, sels []string) (drivers.Frame, error) {
+	el, _, err := f.Locate(ctx, sels, drivers.Attached)
+	if err != nil {
+		return nil, err
+	}
+	e := el.(*element)
+	src, err := f.value(ctx, e.obj, "iframeSrc")
+	if err != nil {
+		return nil, wrapErr(ctx, "frame", err)
+	}
+	want := src.Arr()[0].Str()
+	srcdoc := src.Arr()[1].Bool()
+	node, err := proto.DOMDescribeNode{ObjectID: e.obj.ObjectID, Depth: gson.Int(1)}.Call(f.rp.Context(ctx))
+	if err != nil {
+		return nil, wrapErr(ctx, "frame", err)
+	}
+	child := f.childPage(e, node.Node.FrameID)
+	cf := &frame{rp: child, pg: f.pg}
+	// Wait for the child document: not the initial about:blank (unless the
+	// iframe has no src), and past "loading".
+	for {
+		v, err := cf.value(ctx, nil, "frameState")
+		if err == nil {
+			arr := v.Arr()
+			href, state := arr[0].Str(), arr[1].Str()
+			initial := href == "about:blank" && want != "" && want != "about:blank" && !srcdoc
+			if !initial && state != "loading" {
+				return cf, nil
+			}
+		} else if ctx.Err() == nil && !transientEvalErr(err) && !strings.Contains(err.Error(), "ContentDocument") {
+			// the frame may not have a document yet; retry unless it is a hard error
+			var oe *rod.ObjectNotFoundError
+			if !errors.As(err, &oe) {
+				return nil, wrapErr(ctx, "frame", err)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil, &drivers.Error{Kind: drivers.KindTimeout, Msg: fmt.Sprintf("frame %s did not load", quoteList(sels)), Err: ctx.Err()}
+		case <-time.After(25 * time.Millisecond):
+		}
+		child = f.childPage(e, node.Node.FrameID)
+		cf.rp = child
+	}
+}
+
+// childPage builds rod's page for an iframe element (fresh JS context).
+func (f *frame) childPage(e *element, id proto.PageFrameID) *rod.Page {
+	rel, err := f.rodElement(e)
+	if err == nil {
+		if cp, err := rel.Frame(); err == nil {
+			return cp
+		}
+	}
+	_ = id
+	return f.rp
+}
+
+// rodElement wraps an element for rod APIs that need *rod.Element.
+func (f *frame) rodElement(e *element) (*rod.Element, error) {
+	return f.rp.ElementFromObject(e.obj)
+}
+
+// Eval evaluates the function source js with args in the document.
+func (f *frame) Eval(ctx context.Context, js string, args ...any) (any, error) {
+	res, err := f.rp.Context(ctx).Evaluate(rod.Eval(js, args...).ByPromise())
+	if err != nil {
+		return nil, wrapErr(ctx, "eval", err)
+	}
+	var out any
+	if err := json.Unmarshal([]byte(res.Value.JSON("", "")), &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

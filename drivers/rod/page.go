@@ -1,0 +1,556 @@
+package rod
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/proto"
+	"github.com/ysmood/gson"
+
+	"github.com/rpa-dev/rpa/drivers"
+)
+
+// page is one tab. Its event loop records lifecycle events, dialogs and
+// requests in flight; waiters poll those records under mu and sleep on wake.
+type page struct {
+	*frame
+	b        *browser
+	rp       *rod.Page
+	targetID proto.TargetTargetID
+
+	mu        sync.Mutex
+	wake      chan struct{}
+	closed    bool
+	loaderID  proto.NetworkLoaderID // current main-frame document
+	lifecycle map[proto.NetworkLoaderID]map[string]bool
+	navSeq    int64 // main-frame navigations seen (incl. same-document)
+	lastNav   navRecord
+	dialogs   []drivers.Dialog
+	accept    bool
+	text      string
+	inflight  map[proto.NetworkRequestID]bool
+	lastNet   time.Time
+	popMark   int64
+	stopLoop  context.CancelFunc
+}
+
+type navRecord struct {
+	seq      int64
+	loaderID proto.NetworkLoaderID
+	sameDoc  bool
+	restored bool // back/forward cache
+}
+
+func newPage(b *browser, rp *rod.Page) *page {
+	p := &page{
+		b:         b,
+		rp:        rp,
+		targetID:  rp.TargetID,
+		wake:      make(chan struct{}),
+		lifecycle: map[proto.NetworkLoaderID]map[string]bool{},
+		inflight:  map[proto.NetworkRequestID]bool{},
+		lastNet:   time.Now(),
+	}
+	p.frame = &frame{rp: rp, pg: p}
+	return p
+}
+
+// init starts the event loop and enables the domains the driver needs.
+func (p *page) init(ctx context.Context) error {
+	lctx, cancel := context.WithCancel(context.Background())
+	p.stopLoop = cancel
+	events := p.rp.Context(lctx).Event()
+	go p.loop(events)
+	rp := p.rp.Context(ctx)
+	calls := []func() error{
+		func() error { return proto.PageSetLifecycleEventsEnabled{Enabled: true}.Call(rp) },
+		func() error { return proto.NetworkEnable{}.Call(rp) },
+		func() error {
+			return proto.EmulationSetDeviceMetricsOverride{Width: ViewportWidth, Height: ViewportHeight, DeviceScaleFactor: 1}.Call(rp)
+		},
+	}
+	errs := make(chan error, len(calls))
+	for _, c := range calls {
+		go func() { errs <- c() }()
+	}
+	var first error
+	for range calls {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		cancel()
+		return wrapErr(ctx, "set up tab", first)
+	}
+	// Learn the current document (for pages that were already loaded).
+	tree, err := proto.PageGetFrameTree{}.Call(rp)
+	if err == nil && tree.FrameTree != nil && tree.FrameTree.Frame != nil {
+		p.mu.Lock()
+		if p.loaderID == "" {
+			p.loaderID = tree.FrameTree.Frame.LoaderID
+		}
+		p.mu.Unlock()
+	}
+	return nil
+}
+
+func (p *page) notify() {
+	close(p.wake)
+	p.wake = make(chan struct{})
+}
+
+func (p *page) markClosed() {
+	p.mu.Lock()
+	p.closed = true
+	p.notify()
+	p.mu.Unlock()
+}
+
+func (p *page) stop() {
+	if p.stopLoop != nil {
+		p.stopLoop()
+	}
+	p.markClosed()
+}
+
+func (p *page) loop(events <-chan *rod.Message) {
+	main := proto.PageFrameID(p.targetID)
+	for msg := range events {
+		switch msg.Method {
+		case "Page.lifecycleEvent":
+			var e proto.PageLifecycleEvent
+			if msg.Load(&e) && e.FrameID == main {
+				p.mu.Lock()
+				m := p.lifecycle[e.LoaderID]
+				if m == nil {
+					m = map[string]bool{}
+					p.lifecycle[e.LoaderID] = m
+				}
+				m[string(e.Name)] = true
+				if e.Name == "init" {
+					// a new document started loading
+					p.loaderID = e.LoaderID
+				}
+				p.notify()
+				p.mu.Unlock()
+			}
+		case "Page.frameNavigated":
+			var e proto.PageFrameNavigated
+			if msg.Load(&e) && e.Frame != nil && e.Frame.ParentID == "" {
+				p.mu.Lock()
+				p.navSeq++
+				p.loaderID = e.Frame.LoaderID
+				p.lastNav = navRecord{seq: p.navSeq, loaderID: e.Frame.LoaderID,
+					restored: e.Type == proto.PageNavigationTypeBackForwardCacheRestore}
+				p.notify()
+				p.mu.Unlock()
+			}
+		case "Page.navigatedWithinDocument":
+			var e proto.PageNavigatedWithinDocument
+			if msg.Load(&e) && e.FrameID == main {
+				p.mu.Lock()
+				p.navSeq++
+				p.lastNav = navRecord{seq: p.navSeq, sameDoc: true}
+				p.notify()
+				p.mu.Unlock()
+			}
+		case "Page.javascriptDialogOpening":
+			var e proto.PageJavascriptDialogOpening
+			if msg.Load(&e) {
+				p.mu.Lock()
+				p.dialogs = append(p.dialogs, drivers.Dialog{Type: string(e.Type), Message: e.Message})
+				accept, text := p.accept, p.text
+				p.notify()
+				p.mu.Unlock()
+				if e.Type != proto.PageDialogTypePrompt {
+					text = ""
+				} else if text == "" {
+					text = e.DefaultPrompt
+				}
+				if e.Type == proto.PageDialogTypeBeforeunload {
+					accept = true // leaving is what the flow asked for
+				}
+				go func() {
+					ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+					defer cancel()
+					_ = proto.PageHandleJavaScriptDialog{Accept: accept, PromptText: text}.Call(p.rp.Context(ctx))
+				}()
+			}
+		case "Network.requestWillBeSent":
+			var e proto.NetworkRequestWillBeSent
+			if msg.Load(&e) {
+				p.mu.Lock()
+				if !strings.HasPrefix(e.Request.URL, "data:") {
+					p.inflight[e.RequestID] = true
+				}
+				p.lastNet = time.Now()
+				p.notify()
+				p.mu.Unlock()
+			}
+		case "Network.loadingFinished", "Network.loadingFailed", "Network.requestServedFromCache":
+			var id proto.NetworkRequestID
+			switch msg.Method {
+			case "Network.loadingFinished":
+				var e proto.NetworkLoadingFinished
+				if msg.Load(&e) {
+					id = e.RequestID
+				}
+			case "Network.loadingFailed":
+				var e proto.NetworkLoadingFailed
+				if msg.Load(&e) {
+					id = e.RequestID
+				}
+			}
+			if id != "" {
+				p.mu.Lock()
+				delete(p.inflight, id)
+				p.lastNet = time.Now()
+				p.notify()
+				p.mu.Unlock()
+			}
+		}
+	}
+}
+
+// waitFor calls cond under p.mu until it is true or ctx ends.
+func (p *page) waitFor(ctx context.Context, cond func() bool) error {
+	for {
+		p.mu.Lock()
+		ok := cond()
+		closed := p.closed
+		w := p.wake
+		p.mu.Unlock()
+		if ok {
+			return nil
+		}
+		if closed {
+			return drivers.Errorf(drivers.KindBrowser, "tab closed")
+		}
+		select {
+		case <-w:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (p *page) hasLifecycle(l proto.NetworkLoaderID, name string) bool {
+	m := p.lifecycle[l]
+	return m != nil && (m[name] || (name == "DOMContentLoaded" && m["load"]))
+}
+
+// Navigate opens url and waits for the new document's DOMContentLoaded.
+func (p *page) Navigate(ctx context.Context, url string) error {
+	res, err := proto.PageNavigate{URL: url}.Call(p.rp.Context(ctx))
+	if err != nil {
+		return navErr(ctx, url, err)
+	}
+	if res.ErrorText != "" {
+		return &drivers.Error{Kind: drivers.KindNavigation, Msg: fmt.Sprintf("open %s: %s", url, res.ErrorText)}
+	}
+	if res.LoaderID == "" { // same-document navigation
+		return nil
+	}
+	err = p.waitFor(ctx, func() bool { return p.hasLifecycle(res.LoaderID, "DOMContentLoaded") })
+	if err != nil {
+		return navErr(ctx, url, err)
+	}
+	return nil
+}
+
+func navErr(ctx context.Context, url string, err error) error {
+	var de *drivers.Error
+	if errors.As(err, &de) {
+		return err
+	}
+	if ctx.Err() != nil {
+		return &drivers.Error{Kind: drivers.KindTimeout, Msg: fmt.Sprintf("open %s: page did not reach DOMContentLoaded in time", url), Err: ctx.Err()}
+	}
+	return &drivers.Error{Kind: drivers.KindNavigation, Msg: fmt.Sprintf("open %s: %v", url, err), Err: err}
+}
+
+// historyNav runs do (a history navigation or reload) and waits for the
+// main frame's next document to reach DOMContentLoaded (a same-document or
+// back-forward-cache navigation counts at once).
+func (p *page) historyNav(ctx context.Context, what string, do func() error) error {
+	p.mu.Lock()
+	start := p.navSeq
+	p.mu.Unlock()
+	if err := do(); err != nil {
+		return navErr(ctx, what, err)
+	}
+	var nav navRecord
+	err := p.waitFor(ctx, func() bool {
+		if p.navSeq > start {
+			nav = p.lastNav
+			return true
+		}
+		return false
+	})
+	if err != nil {
+		return navErr(ctx, what, err)
+	}
+	if nav.sameDoc || nav.restored {
+		return nil
+	}
+	if err := p.waitFor(ctx, func() bool { return p.hasLifecycle(nav.loaderID, "DOMContentLoaded") }); err != nil {
+		return navErr(ctx, what, err)
+	}
+	return nil
+}
+
+func (p *page) historyStep(ctx context.Context, delta int) error {
+	what := "back"
+	if delta > 0 {
+		what = "forward"
+	}
+	h, err := proto.PageGetNavigationHistory{}.Call(p.rp.Context(ctx))
+	if err != nil {
+		return navErr(ctx, what, err)
+	}
+	i := h.CurrentIndex + delta
+	if i < 0 || i >= len(h.Entries) {
+		return &drivers.Error{Kind: drivers.KindNavigation, Msg: what + ": no page in that direction of the history"}
+	}
+	return p.historyNav(ctx, what, func() error {
+		return proto.PageNavigateToHistoryEntry{EntryID: h.Entries[i].ID}.Call(p.rp.Context(ctx))
+	})
+}
+
+// Back goes one entry back in the tab's history.
+func (p *page) Back(ctx context.Context) error { return p.historyStep(ctx, -1) }
+
+// Forward goes one entry forward in the tab's history.
+func (p *page) Forward(ctx context.Context) error { return p.historyStep(ctx, 1) }
+
+// Reload reloads the document and waits for DOMContentLoaded.
+func (p *page) Reload(ctx context.Context) error {
+	return p.historyNav(ctx, "reload", func() error { return proto.PageReload{}.Call(p.rp.Context(ctx)) })
+}
+
+// URL is the top document's URL.
+func (p *page) URL(ctx context.Context) (string, error) {
+	v, err := p.evalValue(ctx, `() => location.href`)
+	if err != nil {
+		return "", err
+	}
+	return v.Str(), nil
+}
+
+// Title is the top document's title.
+func (p *page) Title(ctx context.Context) (string, error) {
+	v, err := p.evalValue(ctx, `() => document.title`)
+	if err != nil {
+		return "", err
+	}
+	return v.Str(), nil
+}
+
+// MatchURL reports whether url matches pattern: a substring, or after
+// "re:" a Go regexp (RE2).
+func MatchURL(pattern, url string) (bool, error) {
+	if rest, ok := strings.CutPrefix(pattern, "re:"); ok {
+		re, err := regexp.Compile(rest)
+		if err != nil {
+			return false, fmt.Errorf("bad url pattern %q: %w", pattern, err)
+		}
+		return re.MatchString(url), nil
+	}
+	return strings.Contains(url, pattern), nil
+}
+
+// WaitURL waits until the top document's URL matches pattern and that
+// document reached DOMContentLoaded.
+func (p *page) WaitURL(ctx context.Context, pattern string) error {
+	if _, err := MatchURL(pattern, ""); err != nil {
+		return err
+	}
+	last := ""
+	for {
+		v, err := p.evalValue(ctx, `() => [location.href, document.readyState]`)
+		if err == nil {
+			arr := v.Arr()
+			if len(arr) == 2 {
+				last = arr[0].Str()
+				ok, _ := MatchURL(pattern, last)
+				if ok && arr[1].Str() != "loading" {
+					return nil
+				}
+			}
+		} else if ctx.Err() != nil {
+			break
+		}
+		p.mu.Lock()
+		w := p.wake
+		p.mu.Unlock()
+		select {
+		case <-ctx.Done():
+		case <-w:
+		case <-time.After(50 * time.Millisecond):
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return &drivers.Error{Kind: drivers.KindTimeout, Msg: fmt.Sprintf("url did not match %q (last %s)", pattern, last), Err: ctx.Err()}
+}
+
+// WaitIdle waits until no request has been in flight for quiet.
+func (p *page) WaitIdle(ctx context.Context, quiet time.Duration) error {
+	for {
+		p.mu.Lock()
+		n := len(p.inflight)
+		since := time.Since(p.lastNet)
+		w := p.wake
+		p.mu.Unlock()
+		if n == 0 && since >= quiet {
+			return nil
+		}
+		var tick <-chan time.Time
+		if n == 0 {
+			tick = time.After(quiet - since)
+		}
+		select {
+		case <-ctx.Done():
+			return &drivers.Error{Kind: drivers.KindTimeout, Msg: fmt.Sprintf("network not idle: %d requests in flight", n), Err: ctx.Err()}
+		case <-w:
+		case <-tick:
+		}
+	}
+}
+
+// Screenshot returns a PNG of the viewport or the full page.
+func (p *page) Screenshot(ctx context.Context, full bool) ([]byte, error) {
+	b, err := p.rp.Context(ctx).Screenshot(full, &proto.PageCaptureScreenshot{Format: proto.PageCaptureScreenshotFormatPng})
+	if err != nil {
+		return nil, wrapErr(ctx, "screenshot", err)
+	}
+	return b, nil
+}
+
+// SetDialogPolicy sets how the next dialogs are answered.
+func (p *page) SetDialogPolicy(accept bool, text string) {
+	p.mu.Lock()
+	p.accept, p.text = accept, text
+	p.mu.Unlock()
+}
+
+// Dialogs lists the dialogs seen so far, oldest first.
+func (p *page) Dialogs() []drivers.Dialog {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]drivers.Dialog(nil), p.dialogs...)
+}
+
+// MarkPopups forgets popups seen so far.
+func (p *page) MarkPopups() {
+	p.b.mu.Lock()
+	p.mu.Lock()
+	p.popMark = p.b.seq
+	p.mu.Unlock()
+	p.b.mu.Unlock()
+}
+
+// WaitPopup waits for a tab opened by this page after the mark and returns
+// it once its first real document reached DOMContentLoaded.
+func (p *page) WaitPopup(ctx context.Context) (drivers.Page, error) {
+	p.mu.Lock()
+	mark := p.popMark
+	p.mu.Unlock()
+	var found popup
+	err := p.b.waitFor(ctx, func() bool {
+		for _, c := range p.b.popups[p.targetID] {
+			if c.seq > mark {
+				found = c
+				return true
+			}
+		}
+		for _, c := range p.b.orphan {
+			if c.seq > mark && c.id != p.targetID {
+				found = c
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, &drivers.Error{Kind: drivers.KindTimeout, Msg: "no new tab was opened", Err: ctx.Err()}
+		}
+		return nil, err
+	}
+	p.mu.Lock()
+	p.popMark = found.seq
+	p.mu.Unlock()
+	np, err := p.b.pageFor(ctx, found.id)
+	if err != nil {
+		return nil, err
+	}
+	if err := np.waitFirstDocument(ctx); err != nil {
+		return np, err
+	}
+	return np, nil
+}
+
+// waitFirstDocument waits until the tab left the initial about:blank (unless
+// about:blank is its target) and its document reached DOMContentLoaded.
+func (p *page) waitFirstDocument(ctx context.Context) error {
+	start := time.Now()
+	for {
+		info, err := proto.TargetGetTargetInfo{TargetID: p.targetID}.Call(p.rp.Context(ctx))
+		if err != nil {
+			return wrapErr(ctx, "new tab", err)
+		}
+		v, err := p.evalValue(ctx, `() => [location.href, document.readyState]`)
+		if err == nil {
+			arr := v.Arr()
+			href, state := arr[0].Str(), arr[1].Str()
+			blank := href == "about:blank"
+			if state != "loading" && (!blank || (info.TargetInfo.URL == "about:blank" && time.Since(start) > 500*time.Millisecond)) {
+				return nil
+			}
+		} else if ctx.Err() != nil {
+			return &drivers.Error{Kind: drivers.KindTimeout, Msg: "new tab did not load in time", Err: ctx.Err()}
+		}
+		p.mu.Lock()
+		w := p.wake
+		p.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return &drivers.Error{Kind: drivers.KindTimeout, Msg: "new tab did not load in time", Err: ctx.Err()}
+		case <-w:
+		case <-time.After(30 * time.Millisecond):
+		}
+	}
+}
+
+// Close closes the tab.
+func (p *page) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err := proto.TargetCloseTarget{TargetID: p.targetID}.Call(p.b.rb.Context(ctx))
+	p.stop()
+	p.b.mu.Lock()
+	delete(p.b.pages, p.targetID)
+	p.b.mu.Unlock()
+	if err != nil {
+		return wrapErr(ctx, "close tab", err)
+	}
+	return nil
+}
+
+// evalValue evaluates js in the top document and returns its JSON value.
+func (p *page) evalValue(ctx context.Context, js string) (gson.JSON, error) {
+	res, err := p.rp.Context(ctx).Evaluate(rod.Eval(js).ByPromise())
+	if err != nil {
+		return gson.JSON{}, wrapErr(ctx, "evaluate", err)
+	}
+	return res.Value, nil
+}
