@@ -180,5 +180,5 @@ func setLine(s ast.Stmt, line int) {
 }
 
 func set(name, expr string) *ast.AssignStmt { return &ast.AssignStmt{Name: name, Value: src(expr)} }
-func logs(v any) *ast.LogStmt                { return &ast.LogStmt{Value: e(v)} }
-func ret(expr string) *ast.ReturnStmt        { return &ast.ReturnStmt{Value: src(expr)} }
+func logs(v any) *ast.LogStmt               { return &ast.LogStmt{Value: e(v)} }
+func ret(expr string) *ast.ReturnStmt       { return &ast.ReturnStmt{Value: src(expr)} }
