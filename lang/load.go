@@ -5,7 +5,6 @@
 package lang
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -16,6 +15,7 @@ import (
 	"github.com/rpa-dev/rpa/lang/ast"
 	"github.com/rpa-dev/rpa/lang/check"
 	"github.com/rpa-dev/rpa/lang/diag"
+	"github.com/rpa-dev/rpa/lang/parse"
 	"github.com/rpa-dev/rpa/lang/yamlflow"
 )
 
@@ -188,16 +188,5 @@ func Names(flows map[string]*Flow) []string {
 }
 
 func parseFlow(filename string, src []byte) (*ast.File, diag.Diagnostics) {
-	if flowParser == nil {
-		var ds diag.Diagnostics
-		ds.Errorf(ast.Range{File: filename, Start: ast.Pos{Line: 1, Col: 1}, End: ast.Pos{Line: 1, Col: 1}},
-			"internal error: no .flow parser linked")
-		return nil, ds
-	}
-	return flowParser(filename, src)
+	return parse.Flow(filename, src)
 }
-
-// flowParser is lang/parse.Flow; set in parse_link.go.
-var flowParser func(filename string, src []byte) (*ast.File, diag.Diagnostics)
-
-var _ = fmt.Sprint

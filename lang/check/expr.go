@@ -201,29 +201,6 @@ func interpClose(rs []rune, i, to int, q rune) int {
 	return -1
 }
 
-// SplitInterp splits a DSL string value (already unescaped) into literal
-// text and `{{ E }}` parts, the way both front ends do: a `{{` without a
-// closing `}}` (nested braces and quoted strings inside skipped) is
-// literal text. Each expression part's Source is the text between the
-// delimiters, untouched; its rune offset in s is returned in offsets (one
-// entry per part; for text parts the offset of the text).
-func SplitInterp(s string) (parts []ast.StringPart, offsets []int) {
-	rs := []rune(s)
-	ps := splitInterp(rs, 0, len(rs), 0)
-	if ps == nil {
-		return []ast.StringPart{{Text: s}}, []int{0}
-	}
-	for _, p := range ps {
-		if p.expr {
-			parts = append(parts, ast.StringPart{Expr: &ast.ExprSrc{Source: string(rs[p.from:p.to])}})
-		} else {
-			parts = append(parts, ast.StringPart{Text: string(rs[p.from:p.to])})
-		}
-		offsets = append(offsets, p.from)
-	}
-	return parts, offsets
-}
-
 // Advance returns the position reached by moving n runes forward from p
 // through src (which starts at p). Lines advance on '\n'; Col counts bytes.
 func Advance(p ast.Pos, src string, n int) ast.Pos {

@@ -8,6 +8,7 @@ package yamlflow
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/rpa-dev/rpa/lang/ast"
 	"github.com/rpa-dev/rpa/lang/check"
 	"github.com/rpa-dev/rpa/lang/diag"
+	"github.com/rpa-dev/rpa/lang/parse"
 )
 
 type parser struct {
@@ -342,7 +344,7 @@ func (p *parser) dsl(n *yaml.Node, kind actions.Kind, argPos bool) ast.Expr {
 			return &ast.BoolLit{Range: r, Value: b}
 		}
 	case "!!int", "!!float":
-		if num := number(n.Value, r); num != nil {
+		if num := number(n.Value, r, n.Tag == "!!float"); num != nil {
 			return num
 		}
 	}
@@ -355,41 +357,75 @@ func (p *parser) dsl(n *yaml.Node, kind actions.Kind, argPos bool) ast.Expr {
 	return p.interp(n, v, r)
 }
 
-// interp splits a string value into a StringLit, lowering "{{ E }}".
+// interp splits a string value into a StringLit with parse.Template (the
+// .flow parser's own splitter, so both front ends agree), lowering
+// "{{ E }}" to E.
 func (p *parser) interp(n *yaml.Node, v string, r ast.Range) ast.Expr {
-	parts, offs := check.SplitInterp(v)
-	start := p.valueStart(n)
-	for i := range parts {
-		if e := parts[i].Expr; e != nil {
-			ps := check.Advance(start, v, offs[i])
-			e.Range = ast.Range{File: p.file, Start: ps, End: check.Advance(ps, v[len(string([]rune(v)[:offs[i]])):], utf8.RuneCountInString(e.Source))}
+	e, d := parse.Template(p.file, v, p.valueStart(n), false)
+	if d != nil {
+		if n.Line > 0 && (d.Subject.Start.Line != n.Line || strings.Contains(v, "\n")) {
+			d.Subject = r
 		}
+		p.diags = append(p.diags, d)
+		return &ast.StringLit{Range: r}
 	}
-	if len(parts) == 1 && parts[0].Expr != nil {
-		return Lower(parts[0].Expr)
+	if s, ok := e.(*ast.StringLit); ok {
+		s.Range = r
 	}
-	return &ast.StringLit{Range: r, Parts: parts}
+	return e
 }
 
-var numberRE = regexp.MustCompile(`^[-+]?(0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|[0-9][0-9_]*(\.[0-9_]*)?([eE][-+]?[0-9]+)?|\.[0-9]+([eE][-+]?[0-9]+)?)$`)
+// flowNumberRE is a number token of the .flow lexer, with an optional
+// leading minus (which the .flow parser folds into the literal).
+var flowNumberRE = regexp.MustCompile(`^-?(0[xX][0-9a-fA-F_]+|[0-9][0-9_]*(\.[0-9][0-9_]*)?([eE][-+]?[0-9]+)?)$`)
 
-// number parses a numeric literal (ints base 0 with underscores, floats);
-// nil when s is not one.
-func number(s string, r ast.Range) *ast.NumberLit {
-	if !numberRE.MatchString(s) {
+// flowNumber parses s the way the .flow parser does: hex or without
+// '.', 'e', 'E' is an int64, else a float64; nil when s is not a .flow
+// number or out of range.
+func flowNumber(s string, r ast.Range) *ast.NumberLit {
+	if !flowNumberRE.MatchString(s) {
 		return nil
 	}
-	clean := strings.ReplaceAll(s, "_", "")
-	if i, err := strconv.ParseInt(clean, 0, 64); err == nil {
+	hex := strings.Contains(s, "x") || strings.Contains(s, "X")
+	if hex || !strings.ContainsAny(s, ".eE") {
+		i, err := strconv.ParseInt(s, 0, 64)
+		if err != nil {
+			return nil
+		}
 		return &ast.NumberLit{Range: r, Raw: s, Value: i}
 	}
-	if strings.ContainsAny(clean, "xXoObB") {
+	f, err := strconv.ParseFloat(strings.ReplaceAll(s, "_", ""), 64)
+	if err != nil {
 		return nil
 	}
-	if f, err := strconv.ParseFloat(clean, 64); err == nil {
-		return &ast.NumberLit{Range: r, Raw: s, Value: f}
+	return &ast.NumberLit{Range: r, Raw: s, Value: f}
+}
+
+// number reads a YAML !!int or !!float scalar. Spellings the .flow lexer
+// does not know (0o17, +5, .5, 1_0.5e3 ...) get a canonical Raw, so the
+// literal survives a trip through .flow; nil when s is not a finite number.
+func number(s string, r ast.Range, float bool) *ast.NumberLit {
+	if n := flowNumber(s, r); n != nil {
+		if _, isF := n.Value.(float64); isF == float {
+			return n
+		}
 	}
-	return nil
+	clean := strings.ReplaceAll(s, "_", "")
+	if !float {
+		if i, err := strconv.ParseInt(clean, 0, 64); err == nil {
+			return &ast.NumberLit{Range: r, Raw: strconv.FormatInt(i, 10), Value: i}
+		}
+		return nil
+	}
+	f, err := strconv.ParseFloat(clean, 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return nil
+	}
+	raw := strconv.FormatFloat(f, 'g', -1, 64)
+	if !strings.ContainsAny(raw, ".eE") {
+		raw += ".0"
+	}
+	return &ast.NumberLit{Range: r, Raw: raw, Value: f}
 }
 
 // Lower applies the front ends' normalisation to a full expression: when
@@ -409,7 +445,7 @@ func Lower(e *ast.ExprSrc) ast.Expr {
 	case "null", "nil":
 		return &ast.NullLit{Range: r}
 	}
-	if num := number(s, r); num != nil && s[0] != '+' && s[0] != '-' && !strings.Contains(s, "_") {
+	if num := flowNumber(s, r); num != nil {
 		return num
 	}
 	if len(s) >= 2 && s[0] == '"' {
@@ -420,43 +456,35 @@ func Lower(e *ast.ExprSrc) ast.Expr {
 	return e
 }
 
-// quoted turns an expr double-quoted string token (the whole of s) into a
-// StringLit with its {{ }} parts; nil when s is not exactly one such token.
+// quoted turns an expr double-quoted string token (the whole of s) into
+// what the .flow parser makes of it (parse.Template with Go unescaping);
+// nil when s is not exactly one such token or does not unescape.
 func quoted(s string, r ast.Range) ast.Expr {
-	rs := []rune(s)
+	if !strings.HasPrefix(s, `"`) {
+		return nil
+	}
 	end := -1
-	for j := 1; j < len(rs); j++ {
-		if rs[j] == '\\' {
+	for j := 1; j < len(s); j++ {
+		if s[j] == '\\' {
 			j++
 			continue
 		}
-		if rs[j] == '"' {
+		if s[j] == '"' {
 			end = j
 			break
 		}
 	}
-	if end != len(rs)-1 {
+	if end != len(s)-1 || !utf8.ValidString(s) {
 		return nil
 	}
-	raw := string(rs[1:end])
-	parts, offs := check.SplitInterp(raw)
-	inner := check.Advance(r.Start, s, 1)
-	for i := range parts {
-		if parts[i].Expr != nil {
-			parts[i].Expr.Range = ast.Range{File: r.File, Start: check.Advance(inner, raw, offs[i])}
-			parts[i].Expr.Range.End = check.Advance(parts[i].Expr.Range.Start, string([]rune(raw)[offs[i]:]), utf8.RuneCountInString(parts[i].Expr.Source))
-			continue
-		}
-		t, err := strconv.Unquote(`"` + parts[i].Text + `"`)
-		if err != nil {
-			return nil
-		}
-		parts[i].Text = t
+	e, d := parse.Template(r.File, s[1:end], check.Advance(r.Start, s, 1), true)
+	if d != nil {
+		return nil
 	}
-	if len(parts) == 1 && parts[0].Expr != nil {
-		return Lower(parts[0].Expr)
+	if sl, ok := e.(*ast.StringLit); ok {
+		sl.Range = r
 	}
-	return &ast.StringLit{Range: r, Parts: parts}
+	return e
 }
 
 // expr reads an expression-source position (set, if, while, in, assert,

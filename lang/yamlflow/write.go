@@ -114,12 +114,14 @@ func dsl(e ast.Expr) *yaml.Node {
 			if p.Expr != nil {
 				b.WriteString("{{" + p.Expr.Source + "}}")
 			} else {
-				b.WriteString(p.Text)
+				b.WriteString(escapeBraces(p.Text))
 			}
 		}
 		n := str(b.String())
-		if _, err := check.ParseDuration(n.Value); err == nil {
-			n.Style = yaml.DoubleQuotedStyle // keep it a string, not a duration
+		if _, err := check.ParseDuration(n.Value); err == nil || yaml11Bool[strings.ToLower(n.Value)] {
+			// Keep it a string: not a duration here, and not a bool for
+			// YAML 1.1 readers.
+			n.Style = yaml.DoubleQuotedStyle
 		}
 		return n
 	case *ast.NumberLit:
@@ -179,7 +181,7 @@ func ExprText(e ast.Expr) string {
 				b.WriteString("{{" + p.Expr.Source + "}}")
 			} else {
 				q := strconv.Quote(p.Text)
-				b.WriteString(q[1 : len(q)-1])
+				b.WriteString(escapeBraces(q[1 : len(q)-1]))
 			}
 		}
 		b.WriteByte('"')
@@ -348,4 +350,14 @@ func argNode(s *ast.ActionStmt, i int) *yaml.Node {
 		}
 	}
 	return dsl(s.Args[i])
+}
+
+// yaml11Bool are the plain scalars YAML 1.1 reads as booleans (yaml.v3
+// reads them as strings); Write quotes them.
+var yaml11Bool = map[string]bool{"y": true, "n": true, "yes": true, "no": true, "on": true, "off": true}
+
+// escapeBraces writes a literal "{{" of a text part as {{ '{{' }}, which
+// both front ends read back as the text "{{".
+func escapeBraces(s string) string {
+	return strings.ReplaceAll(s, "{{", "{{ '{{' }}")
 }

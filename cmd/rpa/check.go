@@ -1,0 +1,92 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/rpa-dev/rpa/lang"
+	"github.com/rpa-dev/rpa/lang/diag"
+)
+
+func init() {
+	register(command{
+		name:    "check",
+		usage:   "rpa check [-oneline] FILE|DIR...",
+		summary: "parse and check flows without a browser: every problem with file:line:col, source line and caret",
+		run:     func(args []string) int { return runCheck(args, os.Stdout, os.Stderr) },
+	})
+}
+
+// runCheck checks each FILE (alone: its `call` targets are not resolved)
+// and each DIR (as a folder: calls, with: keys and duplicate names are
+// checked). Diagnostics go to stderr, errors first then warnings; a summary
+// line goes to stdout. Exit 0 when there is no error (warnings do not
+// fail), 1 on check errors, 2 on usage or an unreadable path.
+func runCheck(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("check", stderr)
+	oneline := fs.Bool("oneline", false, "one line per diagnostic (file:line:col: severity: summary; detail)")
+	if done, code := parseFlags(fs, args); done {
+		return code
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	var all diag.Diagnostics
+	flows := 0
+	for _, p := range fs.Args() {
+		st, err := os.Stat(p)
+		if err != nil {
+			fmt.Fprintf(stderr, "rpa check: %v\n", err)
+			return exitUsage
+		}
+		if st.IsDir() {
+			fl, ds := lang.LoadDir(p)
+			flows += len(fl)
+			all = append(all, ds...)
+			continue
+		}
+		if !lang.IsFlowFile(p) {
+			fmt.Fprintf(stderr, "rpa check: %s: not a flow file (want .flow, .yaml or .yml)\n", p)
+			return exitUsage
+		}
+		f, ds := lang.LoadFile(p)
+		if f != nil {
+			flows++
+		}
+		all = append(all, ds...)
+	}
+	all.Sort()
+	if *oneline {
+		for _, d := range all {
+			fmt.Fprintln(stderr, d.OneLine())
+		}
+	} else if err := diag.Render(stderr, all, nil); err != nil {
+		fmt.Fprintf(stderr, "rpa check: %v\n", err)
+	}
+	errs, warns := 0, 0
+	for _, d := range all {
+		if d.Severity == diag.Error {
+			errs++
+		} else {
+			warns++
+		}
+	}
+	fmt.Fprintf(stdout, "%d clean %s, %s, %s\n", flows, plural(flows, "flow"), count(errs, "error"), count(warns, "warning"))
+	if errs > 0 {
+		return exitFailed
+	}
+	return exitOK
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+func count(n int, word string) string {
+	return fmt.Sprintf("%d %s", n, plural(n, word))
+}

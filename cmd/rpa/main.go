@@ -1,0 +1,167 @@
+// Command rpa loads, checks, formats, runs and serves browser flows (.flow
+// or YAML) as typed MCP tools. Each subcommand lives in its own file and
+// registers itself from init() with register; main only dispatches.
+//
+// Exit codes: 0 ok, 1 failed (flow failed, check errors), 2 usage or bad
+// input, 130 cancelled.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+)
+
+// command is one subcommand: `rpa NAME ARGS...`.
+type command struct {
+	name    string // the word after rpa
+	usage   string // one line: "rpa check FILE|DIR..."
+	summary string // one line, lower-case, no trailing period
+	// run executes the command with the arguments after its name and
+	// returns the exit code.
+	run func(args []string) int
+}
+
+// Exit codes shared by every command.
+const (
+	exitOK        = 0
+	exitFailed    = 1
+	exitUsage     = 2
+	exitCancelled = 130
+)
+
+var commands = map[string]command{}
+
+// register adds c to the command table; called from init() of each
+// command's file. A duplicate or unnamed command is a programming error
+// and panics at start-up.
+func register(c command) {
+	if c.name == "" || c.run == nil {
+		panic("rpa: register: command without name or run func")
+	}
+	if _, dup := commands[c.name]; dup {
+		panic("rpa: register: duplicate command " + c.name)
+	}
+	commands[c.name] = c
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run dispatches args (without the program name) and returns the exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		help(stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		if len(args) > 1 && args[0] == "help" {
+			c, ok := commands[args[1]]
+			if !ok {
+				fmt.Fprintf(stderr, "rpa help: unknown command %q\n", args[1])
+				return exitUsage
+			}
+			fmt.Fprintf(stdout, "usage: %s\n\n%s\n\nRun `rpa %s -h` for its flags.\n", c.usage, c.summary, c.name)
+			return exitOK
+		}
+		help(stdout)
+		return exitOK
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "rpa: unknown command %q\n", args[0])
+		if s := closest(args[0]); s != "" {
+			fmt.Fprintf(stderr, "did you mean %q?\n", s)
+		}
+		fmt.Fprintln(stderr, "run `rpa help` for the list of commands")
+		return exitUsage
+	}
+	return c.run(args[1:])
+}
+
+func help(w io.Writer) {
+	fmt.Fprintln(w, "rpa turns browser workflows (.flow or YAML) into typed tools AI agents call over MCP.")
+	fmt.Fprintln(w, "\nusage: rpa COMMAND [ARGS]\n\ncommands:")
+	names := make([]string, 0, len(commands))
+	width := 0
+	for n := range commands {
+		names = append(names, n)
+		width = max(width, len(n))
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun `rpa help COMMAND` or `rpa COMMAND -h` for details.")
+}
+
+// closest suggests a command name within edit distance 2.
+func closest(name string) string {
+	best, bestD := "", 3
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if d := editDistance(name, n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// newFlags returns a FlagSet for command name whose -h output is the
+// usage line, the summary and the flags, written to stderr.
+func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		c := commands[name]
+		fmt.Fprintf(stderr, "usage: %s\n\n%s\n", c.usage, c.summary)
+		var hasFlags bool
+		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+		if hasFlags {
+			fmt.Fprintln(stderr, "\nflags:")
+			fs.PrintDefaults()
+		}
+	}
+	return fs
+}
+
+// parseFlags parses args with fs; done is true when the command must stop
+// now with code (0 after -h, 2 on a bad flag).
+func parseFlags(fs *flag.FlagSet, args []string) (done bool, code int) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return true, exitOK
+		}
+		return true, exitUsage
+	}
+	return false, exitOK
+}
