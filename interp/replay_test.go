@@ -123,16 +123,15 @@ func TestReplayWaitPerAttempt(t *testing.T) {
 
 func TestReplayKinds(t *testing.T) {
 	tests := []struct {
-		el   fake.Element
+		el   func() *fake.Element
 		kind string
 	}{
-		{fake.Element{Hidden: true}, "not_visible"},
-		{fake.Element{Disabled: true}, "disabled"},
-		{fake.Element{CoveredBy: "div#consent"}, "covered"},
+		{func() *fake.Element { return &fake.Element{Hidden: true} }, "not_visible"},
+		{func() *fake.Element { return &fake.Element{Disabled: true} }, "disabled"},
+		{func() *fake.Element { return &fake.Element{CoveredBy: "div#consent"} }, "covered"},
 	}
 	for _, tt := range tests {
-		el := tt.el
-		b := newBrowser(func(p *fake.Page) { p.Add("#b", &el) })
+		b := newBrowser(func(p *fake.Page) { p.Add("#b", tt.el()) })
 		f := flow(nil, nil, act("", "click", "#b", opt{"wait", ms(20)}, opt{"retries", 0}))
 		res := run(t, f, Options{Browser: b})
 		if res.Success || res.Error.Kind != tt.kind {

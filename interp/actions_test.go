@@ -1,0 +1,366 @@
+package interp
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/drivers/fake"
+	"github.com/rpa-dev/rpa/lang"
+)
+
+func mustRun(t *testing.T, f *lang.Flow, o Options) *Result {
+	t.Helper()
+	res := run(t, f, o)
+	if !res.Success {
+		t.Fatalf("failed: %+v", res.Error)
+	}
+	return res
+}
+
+func TestCheckUncheck(t *testing.T) {
+	var cb *fake.Element
+	b := newBrowser(func(p *fake.Page) { cb = p.Add("#cb", &fake.Element{Toggle: true}) })
+	mustRun(t, load(t, "flow t\ncheck \"#cb\"\ncheck \"#cb\"\nuncheck \"#cb\"\nuncheck \"#cb\"\ncheck \"#cb\"\n"), Options{Browser: b})
+	if cb.Clicks != 3 || !cb.IsChecked {
+		t.Fatalf("clicks %d checked %v, want 3 true", cb.Clicks, cb.IsChecked)
+	}
+	// A checkbox that does not change on click fails with a clear message.
+	b = newBrowser(func(p *fake.Page) { p.Add("#cb", &fake.Element{}) })
+	res := run(t, load(t, "flow t\ncheck \"#cb\" retries: 0\n"), Options{Browser: b})
+	if res.Success || !strings.Contains(res.Error.Message, "still unchecked") {
+		t.Fatalf("%+v", res.Error)
+	}
+}
+
+func TestTabsAndClose(t *testing.T) {
+	b := newBrowser(func(p *fake.Page) {
+		p.Add("#open", &fake.Element{OnClick: func(p *fake.Page) error {
+			go func() {
+				time.Sleep(30 * time.Millisecond)
+				p.OpenPopup("http://x/popup").Add("#h", &fake.Element{Txt: "popup!"})
+			}()
+			return nil
+		}})
+		p.Add("#h", &fake.Element{Txt: "main"})
+	})
+	src := `flow t
+open "http://x/main"
+click "#open"
+tab "last"
+a = text "#h"
+u = url
+close
+b = text "#h"
+tab 0
+c = url
+tab "main"
+d = url
+return [a, u, b, c, d]
+`
+	res := mustRun(t, load(t, src), Options{Browser: b})
+	if got := jsonOf(res.Outputs); got != `["popup!","http://x/popup","main","http://x/main","http://x/main"]` {
+		t.Fatalf("outputs %s", got)
+	}
+	// tab "last" without a popup fails within wait.
+	res = run(t, load(t, "flow t\nopen \"http://x\"\ntab \"last\" wait: 30ms retries: 0\n"), Options{Browser: b})
+	if res.Success || res.Error.Kind != "timeout" {
+		t.Fatalf("%+v", res.Error)
+	}
+}
+
+func TestDialogs(t *testing.T) {
+	var page *fake.Page
+	b := newBrowser(func(p *fake.Page) {
+		page = p
+		p.Add("#ask", &fake.Element{OnClick: func(p *fake.Page) error {
+			ok, text := p.Dialog("prompt", "Your name?")
+			if ok {
+				p.Add("#answer", &fake.Element{Txt: text})
+			}
+			return nil
+		}})
+	})
+	src := `flow t
+open "http://x"
+dialog "accept" text: "Ada"
+click "#ask"
+a = text "#answer"
+return [a, len(dialogs()), dialogs()[0].message]
+`
+	res := mustRun(t, load(t, src), Options{Browser: b})
+	if got := jsonOf(res.Outputs); got != `["Ada",1,"Your name?"]` {
+		t.Fatalf("outputs %s", got)
+	}
+	if len(res.Log) != 1 || res.Log[0] != "dialog prompt: Your name?" {
+		t.Fatalf("log %q", res.Log)
+	}
+	_ = page
+}
+
+func TestHostHooks(t *testing.T) {
+	b := newBrowser(stdPage)
+	// ask: answered, password answers are secrets, number answers are numbers.
+	var asked []Question
+	host := Host{Ask: func(ctx context.Context, q Question) (Answer, error) {
+		asked = append(asked, q)
+		switch q.Input {
+		case "password":
+			return Answer{Status: "answered", Text: "otp-991"}, nil
+		case "number":
+			return Answer{Status: "answered", Text: "42"}, nil
+		}
+		if q.Title == "decline me" {
+			return Answer{Status: "declined"}, nil
+		}
+		return Answer{Status: "answered", Text: "yes"}, nil
+	}}
+	src := `flow t
+a = ask "Proceed?" message: "really"
+p = ask "OTP" input: "password"
+n = ask "How many?" input: "number" timeout: 5s
+log "otp {{ p }}"
+return [a, p, n + 1]
+`
+	res := mustRun(t, load(t, src), Options{Browser: b, Host: host})
+	if got := jsonOf(res.Outputs); got != `["yes","***",43]` {
+		t.Fatalf("outputs %s", got)
+	}
+	if res.Log[0] != "otp ***" || asked[0].Message != "really" || asked[0].Timeout != 120*time.Second || asked[2].Timeout != 5*time.Second {
+		t.Fatalf("log %q asked %+v", res.Log, asked)
+	}
+	res = run(t, load(t, "flow t\nask \"decline me\"\n"), Options{Browser: b, Host: host})
+	if res.Success || res.Error.Kind != "hitl_declined" {
+		t.Fatalf("%+v", res.Error)
+	}
+	// ask timing out
+	slow := Host{Ask: func(ctx context.Context, q Question) (Answer, error) { <-ctx.Done(); return Answer{}, ctx.Err() }}
+	res = run(t, load(t, "flow t\nask \"x\" timeout: 20ms\n"), Options{Browser: b, Host: slow})
+	if res.Success || res.Error.Kind != "hitl_timeout" {
+		t.Fatalf("%+v", res.Error)
+	}
+	// no hooks: clear errors
+	for src, kind := range map[string]string{
+		"ask \"x\"":             "hitl_declined",
+		"llm \"summarise\"":     "browser",
+		"exec [\"ls\", \"-l\"]": "exec_refused",
+	} {
+		res = run(t, load(t, "flow t\n"+src+"\n"), Options{Browser: b})
+		if res.Success || res.Error.Kind != kind || !strings.Contains(res.Error.Message, "here") {
+			t.Errorf("%s: %+v", src, res.Error)
+		}
+	}
+	// exec: list form as is; string form with quoted interpolations.
+	var cmds []ExecCommand
+	ex := Host{Exec: func(ctx context.Context, c ExecCommand) (*ExecResult, error) {
+		cmds = append(cmds, c)
+		if len(c.Args) > 0 && c.Args[0] == "rm" {
+			return nil, &Error{Kind: "exec_refused", Msg: "exec: rm is not allowed"}
+		}
+		return &ExecResult{Stdout: "out", Code: 0}, nil
+	}}
+	src = `flow t
+param dir: string = "a b; rm -rf /"
+r = exec ["ls", dir]
+s = exec "ls {{ dir }}" timeout: 3s
+return [r.stdout, r.code]
+`
+	res = mustRun(t, load(t, src), Options{Host: ex})
+	if cmds[0].Args[1] != "a b; rm -rf /" || cmds[1].Shell != `ls 'a b; rm -rf /'` || cmds[1].Timeout != 3*time.Second {
+		t.Fatalf("cmds %+v", cmds)
+	}
+	res = run(t, load(t, "flow t\nexec [\"rm\", \"x\"]\n"), Options{Host: ex})
+	if res.Success || res.Error.Kind != "exec_refused" {
+		t.Fatalf("%+v", res.Error)
+	}
+	// llm
+	llm := Host{LLM: func(ctx context.Context, prompt string, input any) (string, error) {
+		return prompt + ":" + jsonOf(input), nil
+	}}
+	res = mustRun(t, load(t, "flow t\nx = llm \"sum\" input: [1, 2]\nreturn x\n"), Options{Host: llm})
+	if res.Outputs != "sum:[1,2]" {
+		t.Fatalf("%v", res.Outputs)
+	}
+}
+
+func TestCall(t *testing.T) {
+	b := newBrowser(stdPage)
+	child := load(t, "flow child\nparam region: string\nparam n: int = 2\nparam key: secret = \"k-123\"\nt = text \"#a\"\nreturn {\"r\": region, \"n\": n * 2, \"t\": t, \"k\": key}\n")
+	bad := load(t, "flow bad\nclick \"#nope\" wait: 10ms retries: 0\n")
+	flows := func(name string) (*lang.Flow, bool) {
+		switch name {
+		case "child":
+			return child, true
+		case "bad":
+			return bad, true
+		}
+		return nil, false
+	}
+	res := mustRun(t, load(t, "flow t\nres = call child with: {\"region\": \"11\"}\nreturn res\n"), Options{Browser: b, Flows: flows})
+	if got := jsonOf(res.Outputs); got != `{"k":"***","n":4,"r":"11","t":"A"}` {
+		t.Fatalf("outputs %s", got)
+	}
+	if res.TotalActions != 2 || res.Results[0].Action != "call" && res.Results[1].Action != "call" {
+		t.Fatalf("results %+v", res.Results)
+	}
+	for src, kind := range map[string]string{
+		"call child":                       "expression", // missing required arg
+		"call child with: {\"region\": 1}": "expression", // bad type
+		"call nothere":                     "expression",
+		"call bad":                         "not_found",
+		"call child with: {\"zz\": 1, \"region\": \"a\"}": "expression",
+	} {
+		res := run(t, load(t, "flow t\n"+src+"\n"), Options{Browser: b, Flows: flows})
+		if res.Success || res.Error.Kind != kind || res.Error.Line != 2 || res.Error.Action != "call" {
+			t.Errorf("%s: %+v", src, res.Error)
+		}
+	}
+}
+
+func TestArgs(t *testing.T) {
+	f := load(t, `flow t
+param s: string
+param pw: secret = "x"
+param n: int = 1
+param f: number = 1.5
+param b: bool = false
+param e: enum("a", "b") = "a"
+param l: list = []
+param m: map = {}
+return null
+`)
+	got, err := ParseArgs(f, map[string]string{"s": "hi", "n": "7", "f": "2", "b": "true", "e": "b", "l": `[1,"x"]`, "m": `{"k":1}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if jsonOf(got) != `{"b":true,"e":"b","f":2,"l":[1,"x"],"m":{"k":1},"n":7,"pw":"x","s":"hi"}` {
+		t.Fatalf("%s", jsonOf(got))
+	}
+	if _, ok := got["n"].(int); !ok {
+		t.Fatalf("int param is %T", got["n"])
+	}
+	bad := []struct {
+		kv    map[string]string
+		field string
+	}{
+		{map[string]string{}, "s"},
+		{map[string]string{"s": "x", "n": "1.5"}, "n"},
+		{map[string]string{"s": "x", "e": "c"}, "e"},
+		{map[string]string{"s": "x", "l": "nope"}, "l"},
+		{map[string]string{"s": "x", "zz": "1"}, "zz"},
+		{map[string]string{"s": "x", "b": "maybe"}, "b"},
+	}
+	for _, tt := range bad {
+		_, err := ParseArgs(f, tt.kv)
+		var ae *ArgError
+		if !errors.As(err, &ae) || ae.Field != tt.field {
+			t.Errorf("%v: err %v, want field %s", tt.kv, err, tt.field)
+		}
+	}
+	cg, err := CheckArgs(f, map[string]any{"s": "x", "n": 3.0, "f": 2, "profileId": "p1"})
+	if err != nil || cg["n"] != 3 || cg["f"] != 2.0 {
+		t.Fatalf("%v %v", cg, err)
+	}
+	for _, in := range []map[string]any{{"s": 1}, {"s": "x", "n": 1.5}, {"s": "x", "b": "true"}, {"s": "x", "l": "x"}} {
+		if _, err := CheckArgs(f, in); err == nil {
+			t.Errorf("%v accepted", in)
+		}
+	}
+	// A run with bad args fails without running anything.
+	res := run(t, f, Options{Args: map[string]any{}})
+	if res.Success || res.Error.Kind != "expression" || !strings.Contains(res.Error.Message, `"s"`) {
+		t.Fatalf("%+v", res.Error)
+	}
+}
+
+func TestWaitForms(t *testing.T) {
+	var page *fake.Page
+	var spin *fake.Element
+	b := newBrowser(func(p *fake.Page) {
+		page = p
+		spin = p.Add("#spin", &fake.Element{})
+		p.Add("#msg", &fake.Element{Txt: "loading"})
+		p.Add("#late", &fake.Element{After: 40 * time.Millisecond, Txt: "here"})
+		go func() {
+			time.Sleep(60 * time.Millisecond)
+			page.SetURL("http://x/query?r=1")
+			spin.Set(func(el *fake.Element) { el.Hidden = true })
+			page.Add("#msg", &fake.Element{Txt: "done: 3 rows"})
+		}()
+	})
+	src := `flow t
+open "http://x/login"
+wait "#late"
+wait url: "/query"
+wait url: "re:r=\\d"
+wait "#spin" state: "hidden"
+wait "#msg" text: "done"
+wait text: "3 rows"
+wait idle: true
+wait until: (page.count("#late") == 1)
+return "ok"
+`
+	res := mustRun(t, load(t, src), Options{Browser: b})
+	if res.TotalActions != 9 {
+		t.Fatalf("%d actions", res.TotalActions)
+	}
+	res = run(t, load(t, "flow t\nwait until: page.exists(\"#never\") timeout: 30ms\n"), Options{Browser: b})
+	if res.Success || res.Error.Kind != "timeout" {
+		t.Fatalf("%+v", res.Error)
+	}
+}
+
+func TestFilesActions(t *testing.T) {
+	dir := t.TempDir()
+	up := filepath.Join(dir, "in.txt")
+	if err := os.WriteFile(up, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var fileIn *fake.Element
+	b := newBrowser(func(p *fake.Page) {
+		fileIn = p.Add("#file", &fake.Element{Hidden: true})
+		p.Add("#dl", &fake.Element{})
+		p.NextDownload = &drivers.Download{Name: "report.csv", Size: 3, SHA256: "abc", MIME: "text/csv"}
+	})
+	src := `flow t
+param up: string
+param dir: string
+open "http://x"
+upload "#file" up
+d = download "#dl" to: dir
+s = screenshot path: "{{ dir }}/shot.png"
+return [d.name, d.size, d.path, s]
+`
+	res := mustRun(t, load(t, src), Options{Browser: b, Args: map[string]any{"up": up, "dir": dir}})
+	want := `["report.csv",3,"` + dir + `/report.csv","` + dir + `/shot.png"]`
+	if got := jsonOf(res.Outputs); got != want {
+		t.Fatalf("outputs %s want %s", got, want)
+	}
+	if len(fileIn.Files) != 1 || fileIn.Files[0] != up {
+		t.Fatalf("files %v", fileIn.Files)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "shot.png")); err != nil {
+		t.Fatal(err)
+	}
+	res = run(t, load(t, "flow t\nupload \"#file\" \"/no/such/file\" retries: 0\n"), Options{Browser: b})
+	if res.Success || !strings.Contains(res.Error.Message, "no such file") {
+		t.Fatalf("%+v", res.Error)
+	}
+}
+
+func TestSelectorIndexRecorded(t *testing.T) {
+	b := newBrowser(func(p *fake.Page) { p.Add("text=Query", &fake.Element{}) })
+	res := mustRun(t, load(t, "flow t\nclick [\"#q-1234\", \"text=Query\"]\n"), Options{Browser: b})
+	s := res.Results[0]
+	if s.Selector != "text=Query" || s.SelectorIndex == nil || *s.SelectorIndex != 1 {
+		t.Fatalf("%+v", s)
+	}
+	if got := jsonOf(s); !strings.Contains(got, `"selectorIndex":1`) {
+		t.Fatal(got)
+	}
+}

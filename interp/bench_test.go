@@ -1,0 +1,43 @@
+package interp
+
+import (
+	"context"
+	"testing"
+
+	"github.com/rpa-dev/rpa/drivers/fake"
+	"github.com/rpa-dev/rpa/lang/ast"
+)
+
+// BenchmarkInterpOverhead measures the interpreter's own cost per action
+// (replay engine, events, results, masking) against the fake driver: a
+// flow of 100 actions (click, fill from a secret, text bound to a name,
+// an assignment), reported per action.
+func BenchmarkInterpOverhead(b *testing.B) {
+	br := fake.New()
+	page := br.AddPage("http://x")
+	page.Add("#a", &fake.Element{Txt: "A"})
+	page.Add("#u", &fake.Element{})
+	var body []ast.Stmt
+	const n = 25
+	for i := 0; i < n; i++ {
+		body = append(body,
+			act("", "click", "#a"),
+			act("", "fill", "#u", src("pw")),
+			act("t", "text", "#a"),
+			act("", "fill", "#u", "user {{ t }}"),
+		)
+	}
+	f := flow([]string{"pw:secret"}, nil, body...)
+	events := 0
+	opts := Options{Browser: br, Page: page, Args: map[string]any{"pw": "hunter2"}, Events: func(Event) { events++ }}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, _ := Run(context.Background(), f, opts)
+		if !res.Success {
+			b.Fatal(res.Error)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*4*n), "ns/action")
+}
