@@ -1,7 +1,12 @@
 package rod_test
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/rpa-dev/rpa/drivers"
 )
@@ -14,9 +19,273 @@ func TestFillClickText(t *testing.T) {
 	if got := text(t, p, "#intro"); got != "Hello rpa world" {
 		t.Errorf("text = %q", got)
 	}
-	title, err := p.Title(tctx(t, 5e9))
+	ctx := tctx(t, 5*time.Second)
+	title, err := p.Title(ctx)
 	if err != nil || title != "Basic page" {
 		t.Errorf("title = %q, %v", title, err)
 	}
-	_ = drivers.ForRead
+	// fill replaces the whole value, an empty fill clears it
+	fill(t, p, "#name", "Grace")
+	el := locate(t, p, drivers.ForInput, "#name")
+	if v, _ := el.Value(ctx); v != "Grace" {
+		t.Errorf("value after refill = %q", v)
+	}
+	fill(t, p, "#name", "")
+	if v, _ := el.Value(ctx); v != "" {
+		t.Errorf("value after empty fill = %q", v)
+	}
+}
+
+func TestLocateFailureKinds(t *testing.T) {
+	p := open(t, "basic.html")
+	cases := []struct {
+		sel  string
+		want drivers.Checks
+		kind drivers.Kind
+		msg  string
+	}{
+		{"#nope", drivers.ForPointer, drivers.KindNotFound, `no element matches "#nope"`},
+		{"#secret", drivers.ForPointer, drivers.KindNotVisible, "div#secret.hidden is not visible"},
+		{"#off", drivers.ForPointer, drivers.KindDisabled, "button#off is disabled"},
+		{"#ro", drivers.ForInput, drivers.KindDisabled, "input#ro is read-only"},
+		{"#go", drivers.ForInput, drivers.KindDisabled, "button#go is not editable"},
+	}
+	for _, c := range cases {
+		t.Run(c.sel, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			_, _, err := p.Locate(ctx, []string{c.sel}, c.want)
+			if kindOf(err) != c.kind || !strings.Contains(err.Error(), c.msg) {
+				t.Fatalf("err = %v (kind %q), want kind %q containing %q", err, kindOf(err), c.kind, c.msg)
+			}
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("err does not wrap the deadline: %v", err)
+			}
+		})
+	}
+}
+
+func TestCancelLocateReturnsFast(t *testing.T) {
+	p := open(t, "basic.html")
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(300 * time.Millisecond); cancel() }()
+	start := time.Now()
+	_, _, err := p.Locate(ctx, []string{"#never"}, drivers.ForPointer)
+	if d := time.Since(start); d > 1300*time.Millisecond {
+		t.Errorf("Locate returned %v after start (cancel at 300ms)", d)
+	}
+	if !errors.Is(err, context.Canceled) || kindOf(err) != drivers.KindNotFound {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestClickButtonsAndCount(t *testing.T) {
+	p := open(t, "basic.html")
+	ctx := tctx(t, 10*time.Second)
+	el := locate(t, p, drivers.ForPointer, "#twice")
+	if err := el.Click(ctx, "left", 2); err != nil {
+		t.Fatal(err)
+	}
+	waitResult(t, p, "double")
+	el = locate(t, p, drivers.ForPointer, "#ctx")
+	if err := el.Click(ctx, "right", 1); err != nil {
+		t.Fatal(err)
+	}
+	waitResult(t, p, "context:2")
+	if err := el.Click(ctx, "nose", 1); err == nil {
+		t.Error("bad button accepted")
+	}
+}
+
+func TestTypeAndPress(t *testing.T) {
+	p := open(t, "basic.html")
+	ctx := tctx(t, 10*time.Second)
+	el := locate(t, p, drivers.ForInput, "#name")
+	if err := el.Type(ctx, "ab", 10*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Press(ctx, "Control+A"); err != nil {
+		t.Fatal(err)
+	}
+	if err := el.Type(ctx, "Zoë!", 0); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := el.Value(ctx); v != "Zoë!" {
+		t.Errorf("value = %q, want Zoë! (Control+A should have selected ab)", v)
+	}
+	keys := text(t, p, "#keys")
+	if !strings.Contains(keys, "Control(ctrl) a(ctrl)") || !strings.HasPrefix(keys, "a b Control") {
+		t.Errorf("keys seen = %q", keys)
+	}
+	for _, bad := range []string{"", "Foo", "A+B", "Control+Bogus"} {
+		if err := p.Press(ctx, bad); err == nil {
+			t.Errorf("Press(%q) accepted", bad)
+		}
+	}
+}
+
+func TestNavigation(t *testing.T) {
+	p := open(t, "basic.html")
+	ctx := tctx(t, 15*time.Second)
+	click(t, p, "text=Next page")
+	if err := p.WaitURL(ctx, "basic2"); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, p, "#title"); got != "Second page" {
+		t.Fatalf("after click: %q", got)
+	}
+	if err := p.WaitURL(ctx, `re:/basic2\.html$`); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Back(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if u, _ := p.URL(ctx); !strings.HasSuffix(u, "/basic.html") {
+		t.Fatalf("after back: %s", u)
+	}
+	if err := p.Forward(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if u, _ := p.URL(ctx); !strings.HasSuffix(u, "/basic2.html") {
+		t.Fatalf("after forward: %s", u)
+	}
+	if err := p.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, p, "#title"); got != "Second page" {
+		t.Fatalf("after reload: %q", got)
+	}
+	if err := p.Navigate(ctx, url("basic.html#x")); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Navigate(ctx, url("basic.html#y")); err != nil { // same document
+		t.Fatal(err)
+	}
+	if err := p.Forward(ctx); err == nil || kindOf(err) != drivers.KindNavigation {
+		t.Errorf("forward at the end of history: %v", err)
+	}
+	if err := p.Navigate(ctx, "http://127.0.0.1:1/nothing"); kindOf(err) != drivers.KindNavigation {
+		t.Errorf("navigate to a closed port: %v", err)
+	}
+	if err := p.WaitURL(ctx, "re:("); err == nil {
+		t.Error("bad regexp accepted")
+	}
+	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	if err := p.WaitURL(short, "never"); kindOf(err) != drivers.KindTimeout {
+		t.Errorf("WaitURL timeout: %v", err)
+	}
+}
+
+func TestWaitIdle(t *testing.T) {
+	p := open(t, "basic.html")
+	ctx := tctx(t, 10*time.Second)
+	if _, err := p.Eval(ctx, `() => { fetch('/api/slow'); return 1 }`); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := p.WaitIdle(ctx, 100*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < 250*time.Millisecond {
+		t.Errorf("WaitIdle returned after %v while /api/slow takes 300ms", d)
+	}
+}
+
+func TestReadsAndScroll(t *testing.T) {
+	p := open(t, "basic.html")
+	ctx := tctx(t, 10*time.Second)
+	el := locate(t, p, drivers.ForRead, "#name")
+	if v, ok, err := el.Attr(ctx, "id"); v != "name" || !ok || err != nil {
+		t.Errorf("attr id = %q %v %v", v, ok, err)
+	}
+	if _, ok, _ := el.Attr(ctx, "nope"); ok {
+		t.Error("absent attribute reported present")
+	}
+	if d := el.Describe(ctx); d != "input#name" {
+		t.Errorf("describe = %q", d)
+	}
+	if pw, _ := el.IsPassword(ctx); pw {
+		t.Error("text input reported as password")
+	}
+	h, err := el.HTML(ctx)
+	if err != nil || !strings.HasPrefix(h, `<input id="name"`) {
+		t.Errorf("html = %q, %v", h, err)
+	}
+	box := locate(t, p, drivers.ForRead, "#box")
+	if err := box.ScrollContent(ctx, "bottom"); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WaitText(ctx, "Scroll position: bottom"); err != nil {
+		t.Fatal(err)
+	}
+	if err := box.ScrollContent(ctx, "sideways"); err == nil {
+		t.Error("bad scroll target accepted")
+	}
+	if err := locate(t, p, drivers.ForRead, "#last").ScrollIntoView(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := p.Count(ctx, "p"); err != nil || n != 9 {
+		t.Errorf("count p = %d, %v", n, err)
+	}
+	if ok, _ := p.Exists(ctx, "#nope"); ok {
+		t.Error("exists #nope")
+	}
+	if ok, _ := p.Exists(ctx, "xpath=//h1[text()='Basic page']"); !ok {
+		t.Error("xpath exists failed")
+	}
+	if _, err := p.Count(ctx, "a[[["); err == nil || !strings.Contains(err.Error(), "bad CSS selector") {
+		t.Errorf("bad selector: %v", err)
+	}
+	body, err := p.Text(ctx)
+	if err != nil || !strings.Contains(body, "Hello rpa world") || strings.Contains(body, "Secret text") {
+		t.Errorf("page text = %q, %v", body, err)
+	}
+	v, err := p.Eval(ctx, `(a, b) => ({sum: a + b, t: document.title})`, 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := v.(map[string]any); m["sum"] != 5.0 || m["t"] != "Basic page" {
+		t.Errorf("eval = %#v", v)
+	}
+	png, err := p.Screenshot(ctx, false)
+	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
+		t.Errorf("screenshot: %v", err)
+	}
+	full, err := p.Screenshot(ctx, true)
+	if err != nil || !bytes.HasPrefix(full, []byte("\x89PNG")) {
+		t.Errorf("full screenshot: %v", err)
+	}
+	shot, err := locate(t, p, drivers.ForRead, "#go").Screenshot(ctx)
+	if err != nil || !bytes.HasPrefix(shot, []byte("\x89PNG")) || len(shot) >= len(png) {
+		t.Errorf("element screenshot: %d bytes, %v", len(shot), err)
+	}
+}
+
+func TestWaitState(t *testing.T) {
+	p := open(t, "late.html")
+	ctx := tctx(t, 10*time.Second)
+	if i, err := p.WaitState(ctx, []string{"#late"}, drivers.StateVisible); err != nil || i != 0 {
+		t.Fatalf("wait #late visible: %d %v", i, err)
+	}
+	if i, err := p.WaitState(ctx, []string{"#nothing", "#go"}, drivers.StateAttached); err != nil || i != 1 {
+		t.Errorf("attached: %d %v", i, err)
+	}
+	if _, err := p.WaitState(ctx, []string{"#nothing"}, drivers.StateDetached); err != nil {
+		t.Errorf("detached: %v", err)
+	}
+	if _, err := p.Eval(ctx, `() => { document.getElementById('late').style.display = 'none'; return 1 }`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.WaitState(ctx, []string{"#late"}, drivers.StateHidden); err != nil {
+		t.Errorf("hidden: %v", err)
+	}
+	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	if _, err := p.WaitState(short, []string{"#late"}, drivers.StateVisible); kindOf(err) != drivers.KindNotVisible {
+		t.Errorf("timeout kind: %v", err)
+	}
+	if _, err := p.WaitState(ctx, []string{"#late"}, "sideways"); err == nil {
+		t.Error("bad state accepted")
+	}
 }

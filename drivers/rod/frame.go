@@ -207,10 +207,12 @@ func (f *frame) unpair(ctx context.Context, arr *proto.RuntimeRemoteObject) (int
 	return idx, &element{f: f, obj: obj}, nil
 }
 
+// sliceMs is how long one in-page wait may last: a second, or up to 40 ms
+// before ctx's deadline so the page's last reason still arrives in time.
 func sliceMs(ctx context.Context) int {
 	d := slice
 	if dl, ok := ctx.Deadline(); ok {
-		if left := time.Until(dl); left < d {
+		if left := time.Until(dl) - 40*time.Millisecond; left < d {
 			d = left
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/go-rod/rod/lib/input"
 	"github.com/go-rod/rod/lib/proto"
@@ -73,7 +74,12 @@ func ParseChord(chord string) (mods []input.Key, key input.Key, err error) {
 		if nk, ok := namedKeys[strings.ToLower(p)]; ok {
 			k = nk
 		} else if r := []rune(p); len(r) == 1 {
-			kk, ok := keyForRune(r[0])
+			c := r[0]
+			if i < len(parts)-1 || len(parts) > 1 && !hasShift(parts[:len(parts)-1]) {
+				// "Control+A" is the A key without Shift: key "a"
+				c = unicode.ToLower(c)
+			}
+			kk, ok := keyForRune(c)
 			if !ok {
 				return nil, 0, fmt.Errorf("no key for %q in %q", p, chord)
 			}
@@ -91,6 +97,15 @@ func ParseChord(chord string) (mods []input.Key, key input.Key, err error) {
 		key = k
 	}
 	return mods, key, nil
+}
+
+func hasShift(mods []string) bool {
+	for _, m := range mods {
+		if strings.EqualFold(strings.TrimSpace(m), "shift") {
+			return true
+		}
+	}
+	return false
 }
 
 // Press sends a key or chord to the focused element.
