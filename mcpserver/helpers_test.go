@@ -305,7 +305,7 @@ func (c *rawClient) notify(method string, params any) {
 // send writes a request and returns its id.
 func (c *rawClient) send(method string, params any) jsonrpc.ID {
 	c.id++
-	id, _ := jsonrpc.MakeID(c.id)
+	id, _ := jsonrpc.MakeID(float64(c.id))
 	raw, _ := json.Marshal(params)
 	if err := c.conn.Write(context.Background(), &jsonrpc.Request{ID: id, Method: method, Params: raw}); err != nil {
 		c.t.Fatal(err)

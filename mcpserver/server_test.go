@@ -1,0 +1,302 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/interp"
+	"github.com/rpa-dev/rpa/profiles"
+)
+
+var allFlows = []string{"demo_query.flow", "fails.flow", "slow.flow", "hit.flow", "fill_only.flow"}
+
+func demoArgs(base string) map[string]any {
+	return map[string]any{"base_url": base, "username": siteUser, "password": sitePass, "region": "north"}
+}
+
+// TestWorkflowInMemory drives the demo flow end to end through the SDK's
+// client over in-memory transports, then reads the page it left.
+func TestWorkflowInMemory(t *testing.T) {
+	st := newSite(t)
+	pool := newPool(t)
+	s, logs := newServer(t, Options{FlowsDir: copyFlows(t, allFlows...), Pool: pool})
+	cs, ev := connect(t, s)
+	ctx := context.Background()
+
+	// tools/list: every flow plus the built-ins, schemas as PROTOCOL.md.
+	lt, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	var demo *mcp.Tool
+	for _, tl := range lt.Tools {
+		names = append(names, tl.Name)
+		if tl.Name == "workflow_demo_query" {
+			demo = tl
+		}
+	}
+	want := []string{"browser_read", "hitl_prompt", "workflow_demo_query", "workflow_fails", "workflow_fill_only", "workflow_hit", "workflow_slow"}
+	slices.Sort(names)
+	if !slices.Equal(names, want) {
+		t.Fatalf("tools = %v, want %v", names, want)
+	}
+	if !slices.Equal(s.ToolNames(), want) {
+		t.Fatalf("ToolNames = %v", s.ToolNames())
+	}
+	in := mustJSON(demo.InputSchema) // keys sorted by the round trip
+	for _, frag := range []string{`"required":["base_url","username","password"]`, `"password":{"description":"Login password","format":"password","type":"string","writeOnly":true}`,
+		`"region":{"default":"north","description":"Region to query","enum":["north","south"],"type":"string"}`,
+		`"profileId":{"description":"Browser profile ID (optional override)","type":"string"}`} {
+		if !strings.Contains(in, frag) {
+			t.Errorf("inputSchema lacks %s:\n%s", frag, in)
+		}
+	}
+	if demo.OutputSchema == nil || demo.Description != "Log in to the test site and read the data table of a region" {
+		t.Errorf("demo tool: %+v", demo)
+	}
+
+	// tools/call with a progress token.
+	params := &mcp.CallToolParams{Name: "workflow_demo_query", Arguments: demoArgs(st.URL)}
+	params.SetProgressToken("p1")
+	res, err := cs.CallTool(ctx, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := textOf(t, res)
+	if res.IsError {
+		t.Fatalf("flow failed: %s", text)
+	}
+	m := structured(t, res)
+	var fromText map[string]any
+	if err := json.Unmarshal([]byte(text), &fromText); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := mustJSON(m), mustJSON(fromText); a != b {
+		t.Errorf("structuredContent and text differ:\n%s\n%s", a, b)
+	}
+	if m["success"] != true || m["totalActions"] != 8.0 || m["completedActions"] != 8.0 || m["error"] != nil {
+		t.Errorf("result: %s", text)
+	}
+	out, _ := m["outputs"].(map[string]any)
+	if out["count"] != 3.0 {
+		t.Errorf("outputs = %v", m["outputs"])
+	}
+	if strings.Contains(text, sitePass) {
+		t.Error("the secret is in the result")
+	}
+
+	// One progress notification per action, "n/8 action target".
+	waitUntil(t, func() bool { return len(ev.progressMessages()) >= 8 })
+	msgs := ev.progressMessages()
+	// The total is known only for bodies without control statements
+	// (interp decides); either form names the action and its target.
+	if len(msgs) != 8 || !regexp.MustCompile(`^4(/8)? click #submit$`).MatchString(msgs[3]) ||
+		!regexp.MustCompile(`^1(/8)? open http://`).MatchString(msgs[0]) {
+		t.Errorf("progress = %q", msgs)
+	}
+
+	// browser_read on the page the flow left.
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "browser_read", Arguments: map[string]any{"action": "table", "selector": "#data"}})
+	if err != nil || res.IsError {
+		t.Fatalf("browser_read table: %v %v", err, res)
+	}
+	if got := textOf(t, res); got != `{"headers":["date","kWh"],"rows":[["2026-01-01","12.5"],["2026-01-02","13.0"],["2026-01-03","9.75"]]}` {
+		t.Errorf("table = %s", got)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "browser_read", Arguments: map[string]any{"action": "url"}})
+	if err != nil || !strings.HasSuffix(textOf(t, res), "/table") {
+		t.Errorf("url: %v %v", err, res)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "browser_read", Arguments: map[string]any{"action": "screenshot"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img, ok := res.Content[0].(*mcp.ImageContent); !ok || img.MIMEType != "image/png" || !strings.HasPrefix(string(img.Data), "\x89PNG") {
+		t.Errorf("screenshot content: %T", res.Content[0])
+	}
+
+	// A flow that fails is a result with isError, its partial results and -32002.
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_fails", Arguments: map[string]any{"base_url": st.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = structured(t, res)
+	e, _ := m["error"].(map[string]any)
+	if !res.IsError || m["success"] != false || e["code"] != -32002.0 || e["kind"] != "fail" || e["message"] != "stopped on purpose" {
+		t.Errorf("failed flow: isError=%v %s", res.IsError, textOf(t, res))
+	}
+	if rs, _ := m["results"].([]any); len(rs) != 2 {
+		t.Errorf("partial results: %v", m["results"])
+	}
+
+	// A secret filled into the page never comes back through browser_read.
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_fill_only", Arguments: map[string]any{"base_url": st.URL, "username": siteUser, "password": sitePass}})
+	if err != nil || res.IsError {
+		t.Fatalf("fill_only: %v %v", err, res)
+	}
+	for _, action := range []string{"form", "html", "text"} {
+		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "browser_read", Arguments: map[string]any{"action": action}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := textOf(t, res)
+		if strings.Contains(got, sitePass) {
+			t.Errorf("browser_read %s shows the secret: %s", action, got)
+		}
+		if action == "form" && !strings.Contains(got, `"password":"***"`) {
+			t.Errorf("form = %s", got)
+		}
+	}
+	if strings.Contains(logs.String(), sitePass) {
+		t.Error("the secret reached the log")
+	}
+}
+
+func mustJSON(v any) string {
+	raw, _ := json.Marshal(v)
+	return string(raw)
+}
+
+func waitUntil(t testing.TB, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached in 10s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestErrorCodesOnTheWire reads raw JSON-RPC frames: -32602 naming the
+// field, -32003 for an unknown tool, -32001 for a failing built-in.
+func TestErrorCodesOnTheWire(t *testing.T) {
+	st := newSite(t)
+	s, _ := newServer(t, Options{FlowsDir: copyFlows(t, "demo_query.flow", "hit.flow"), Pool: newPool(t)})
+	raw := connectRaw(t, s)
+	for _, tc := range []struct {
+		name   string
+		params map[string]any
+		code   int64
+		msg    string
+	}{
+		{"unknown tool", map[string]any{"name": "workflow_nope", "arguments": map[string]any{}}, CodeUnknownTool, `unknown tool "workflow_nope"`},
+		{"missing arg", map[string]any{"name": "workflow_demo_query", "arguments": map[string]any{"base_url": st.URL, "password": "x"}}, CodeInvalidParams, `"username"`},
+		{"wrong type", map[string]any{"name": "workflow_hit", "arguments": map[string]any{"base_url": st.URL, "p": "a", "n": "three"}}, CodeInvalidParams, `"n"`},
+		{"bad enum", map[string]any{"name": "workflow_demo_query", "arguments": map[string]any{"base_url": st.URL, "username": "u", "password": "x", "region": "west"}}, CodeInvalidParams, `"region"`},
+		{"extra arg", map[string]any{"name": "workflow_hit", "arguments": map[string]any{"base_url": st.URL, "p": "a", "n": 1, "x": 1}}, CodeInvalidParams, `"x"`},
+		{"bad profile", map[string]any{"name": "workflow_hit", "arguments": map[string]any{"base_url": st.URL, "p": "a", "n": 1, "profileId": "../etc"}}, CodeInvalidParams, `"profileId"`},
+		{"not an object", map[string]any{"name": "workflow_hit", "arguments": []int{1}}, CodeInvalidParams, "JSON object"},
+		{"builtin bad args", map[string]any{"name": "browser_read", "arguments": map[string]any{"action": "sing"}}, CodeInvalidParams, `"action"`},
+		{"builtin failed", map[string]any{"name": "browser_read", "arguments": map[string]any{"action": "table", "profileId": "fresh"}}, CodeBuiltinFailed, "browser_read: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, msg := wireCode(t, raw.call("tools/call", tc.params))
+			if code != tc.code || !strings.Contains(msg, tc.msg) {
+				t.Fatalf("code %d %q, want %d containing %q", code, msg, tc.code, tc.msg)
+			}
+		})
+	}
+	if got := st.hitsOf("a"); len(got) != 0 {
+		t.Errorf("a call with bad arguments ran: %v", got)
+	}
+}
+
+// failingDriver cannot launch anything.
+type failingDriver struct{}
+
+func (failingDriver) Launch(context.Context, drivers.LaunchOptions) (drivers.Browser, error) {
+	return nil, errors.New("chromium: exec: not found")
+}
+
+func TestBrowserCannotStart(t *testing.T) {
+	pool, err := profiles.New(profiles.Options{Driver: failingDriver{}, Launch: func(string) (drivers.LaunchOptions, error) {
+		return drivers.LaunchOptions{UserDataDir: t.TempDir()}, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := newServer(t, Options{FlowsDir: copyFlows(t, "hit.flow"), Pool: pool})
+	raw := connectRaw(t, s)
+	for _, p := range []map[string]any{
+		{"name": "workflow_hit", "arguments": map[string]any{"base_url": "http://127.0.0.1:1", "p": "a", "n": 1}},
+		{"name": "browser_read", "arguments": map[string]any{"action": "url"}},
+	} {
+		if code, msg := wireCode(t, raw.call("tools/call", p)); code != CodeBrowser || !strings.Contains(msg, "could not be started") {
+			t.Errorf("%v: code %d %q, want %d", p["name"], code, msg, CodeBrowser)
+		}
+	}
+}
+
+// TestCancelStopsFlowAndFreesProfile cancels a call stuck in a long wait:
+// the call ends promptly and the profile serves the next call.
+func TestCancelStopsFlowAndFreesProfile(t *testing.T) {
+	st := newSite(t)
+	s, _ := newServer(t, Options{FlowsDir: copyFlows(t, "slow.flow"), Pool: newPool(t)})
+	cs, ev := connect(t, s)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	params := &mcp.CallToolParams{Name: "workflow_slow", Arguments: map[string]any{"base_url": st.URL}}
+	params.SetProgressToken(7)
+	go func() {
+		_, err := cs.CallTool(ctx, params)
+		done <- err
+	}()
+	// Wait until the flow is in its second action (the long wait).
+	waitUntil(t, func() bool { return len(ev.progressMessages()) >= 2 })
+	start := time.Now()
+	cancel()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("cancelled call returned no error")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("cancelled call did not return")
+	}
+	// The profile is free again and kept its page.
+	rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer rcancel()
+	res, err := cs.CallTool(rctx, &mcp.CallToolParams{Name: "browser_read", Arguments: map[string]any{"action": "url"}})
+	if err != nil {
+		t.Fatalf("profile not freed: %v", err)
+	}
+	if !strings.HasSuffix(textOf(t, res), "/table") {
+		t.Errorf("url = %s", textOf(t, res))
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("cancel to next call: %v", d)
+	}
+}
+
+var progressRE = regexp.MustCompile(`^\d+(/\d+)? [a-z_]+( .*)?$`)
+
+func TestProgressMessage(t *testing.T) {
+	for _, tc := range []struct {
+		in   map[string]any
+		want string
+	}{
+		{map[string]any{"i": 3, "t": 8, "a": "click", "g": "#submit"}, "3/8 click #submit"},
+		{map[string]any{"i": 2, "t": 0, "a": "table", "g": "#data"}, "2 table #data"},
+		{map[string]any{"i": 1, "t": 2, "a": "back", "g": ""}, "1/2 back"},
+	} {
+		got := progressMessage(eventOf(tc.in))
+		if got != tc.want || !progressRE.MatchString(got) {
+			t.Errorf("got %q, want %q", got, tc.want)
+		}
+	}
+}
+
+func eventOf(m map[string]any) interp.Event {
+	return interp.Event{Kind: interp.EventStarted, Index: m["i"].(int), Total: m["t"].(int), Action: m["a"].(string), Target: m["g"].(string)}
+}
