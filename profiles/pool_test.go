@@ -52,9 +52,9 @@ type fakeBrowser struct {
 }
 
 func (b *fakeBrowser) NewPage(context.Context, string) (drivers.Page, error) { return nil, nil }
-func (b *fakeBrowser) Pages(context.Context) ([]drivers.Page, error)        { return nil, nil }
-func (b *fakeBrowser) Alive() bool                                          { return b.alive.Load() && b.closed.Load() == 0 }
-func (b *fakeBrowser) Close() error                                         { b.closed.Add(1); return nil }
+func (b *fakeBrowser) Pages(context.Context) ([]drivers.Page, error)         { return nil, nil }
+func (b *fakeBrowser) Alive() bool                                           { return b.alive.Load() && b.closed.Load() == 0 }
+func (b *fakeBrowser) Close() error                                          { b.closed.Add(1); return nil }
 
 func newPool(t *testing.T, d *fakeDriver, idle time.Duration) *Pool {
 	t.Helper()
