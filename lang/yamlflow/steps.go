@@ -199,9 +199,13 @@ func (p *parser) control(n, key, val *yaml.Node, rest [][2]*yaml.Node, allowed [
 			s.Message = p.dsl(m, actions.KindAny, false)
 		}
 		return []ast.Stmt{s}
-	case "break":
-		return []ast.Stmt{&ast.BreakStmt{Range: r}}
-	case "continue":
+	case "break", "continue":
+		if val.Tag != "!!null" {
+			p.errorf(val, "%s takes no value", key.Value)
+		}
+		if key.Value == "break" {
+			return []ast.Stmt{&ast.BreakStmt{Range: r}}
+		}
 		return []ast.Stmt{&ast.ContinueStmt{Range: r}}
 	}
 	return nil
