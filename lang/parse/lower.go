@@ -158,7 +158,13 @@ func (p *parser) param(pl *g.ParamLine, r ast.Range) *ast.Param {
 func (p *parser) literal(l *g.Literal) ast.Expr {
 	switch {
 	case l.Str != nil:
-		return p.str(*l.Str)
+		e := p.str(*l.Str)
+		if s, ok := e.(*ast.StringLit); !ok {
+			p.errorf(e.Rng(), "a param default must be a literal: it cannot interpolate {{ }}")
+		} else if _, ok := s.Value(); !ok {
+			p.errorf(e.Rng(), "a param default must be a literal: it cannot interpolate {{ }}")
+		}
+		return e
 	case l.Num != nil:
 		return p.number(l.Minus, *l.Num)
 	case l.Bool != nil:
@@ -200,22 +206,20 @@ func (p *parser) option(o *g.Option) *ast.Option {
 }
 
 func (p *parser) simple(sl *g.SimpleLine, r ast.Range) {
-	if sl.Action == nil {
-		if sl.Target == nil {
-			// Unreachable: a line's first identifier is an action keyword
-			// unless '=' follows.
-			p.errorf(r, "expected a statement")
-			return
-		}
+	call := sl.Action
+	if call == nil {
+		call = sl.Bound
+	}
+	if call == nil {
 		p.add(&ast.AssignStmt{Range: r, Name: sl.Target.Value, NameRange: p.tokRange(*sl.Target), Value: p.expr(sl.Value)})
 		return
 	}
-	s := &ast.ActionStmt{Range: r, Action: sl.Action.Value, ActionRange: p.tokRange(*sl.Action)}
+	s := &ast.ActionStmt{Range: r, Action: call.Action.Value, ActionRange: p.tokRange(call.Action)}
 	if sl.Target != nil {
 		s.Target = sl.Target.Value
 		s.TargetRange = p.tokRange(*sl.Target)
 	}
-	for i, a := range sl.Args {
+	for i, a := range call.Args {
 		if i == 0 && s.Action == "call" && a.Path != nil && len(a.Path.Suffix) == 0 {
 			// `call NAME`: a bare flow name, kept as a string.
 			h := a.Path.Head
@@ -224,8 +228,18 @@ func (p *parser) simple(sl *g.SimpleLine, r ast.Range) {
 		}
 		s.Args = append(s.Args, p.arg(a))
 	}
-	for _, o := range sl.Options {
+	for _, o := range call.Options {
 		s.Options = append(s.Options, p.option(o))
+	}
+	// Arguments and options are separated by spaces: `5x` or `"a""b"`
+	// are two tokens glued together, not two arguments.
+	prevEnd := call.Action.Pos.Offset + len(call.Action.Value)
+	for _, a := range call.Args {
+		if a.Tokens[0].Pos.Offset == prevEnd {
+			p.errorf(p.tokRange(a.Tokens[0]), "missing space before %s", describe(a.Tokens[0]))
+			break
+		}
+		prevEnd = a.Tokens[len(a.Tokens)-1].Pos.Offset + len(a.Tokens[len(a.Tokens)-1].Value)
 	}
 	p.add(s)
 }

@@ -255,13 +255,18 @@ func (p *parser) nextLine() (toks []lexer.Token, bad, eof bool) {
 					resume := open.Pos.Offset + nl + 1
 					p.dropCommentsFrom(resume)
 					p.sc.Seek(resume, open.Pos.Line+1)
-					toks = append(toks, lexer.Token{Type: g.EOF, Pos: lexer.Position{Filename: p.file, Offset: resume - 1, Line: open.Pos.Line, Column: 1}})
+					if len(toks) > 0 {
+						toks = append(toks, eofAfter(toks[len(toks)-1]))
+					}
 					p.toks = toks
 					return toks, bad, false
 				}
 			} else if len(p.brackets) > 0 {
 				open := p.brackets[0]
 				lineErr(p.tokRange(open), "%s is never closed (no matching %s)", open.Value, closerOf(open.Value))
+			}
+			if len(toks) > 0 {
+				t = eofAfter(toks[len(toks)-1])
 			}
 			toks = append(toks, t)
 			p.toks = toks
@@ -274,7 +279,7 @@ func (p *parser) nextLine() (toks []lexer.Token, bad, eof bool) {
 			if len(toks) == 0 {
 				continue
 			}
-			toks = append(toks, lexer.Token{Type: g.EOF, Pos: t.Pos})
+			toks = append(toks, eofAfter(toks[len(toks)-1]))
 			p.toks = toks
 			return toks, bad, false
 		case g.Comment:
@@ -319,8 +324,16 @@ func (p *parser) nextLine() (toks []lexer.Token, bad, eof bool) {
 		case g.Invalid:
 			lineErr(p.tokRange(t), "%s", invalidMessage(t.Value))
 		case g.Closure:
+			// Inside ( and [ '#' is expr's closure name; written like a
+			// comment (an operand right before or after it) it is an error.
+			var prev lexer.Token
+			if len(toks) > 0 {
+				prev = toks[len(toks)-1]
+			}
 			if len(p.brackets) == 0 {
 				lineErr(p.tokRange(t), "unexpected %s", t.Value)
+			} else if (codeOnLine && endsOperand(prev)) || startsOperand(p.peek()) {
+				lineErr(p.tokRange(t), "a comment cannot stand inside ( ) or [ ]: there %s is expr's closure name", t.Value)
 			}
 		}
 		if len(p.brackets) > MaxBracketDepth {
@@ -333,6 +346,13 @@ func (p *parser) nextLine() (toks []lexer.Token, bad, eof bool) {
 		codeOnLine = true
 		toks = append(toks, t)
 	}
+}
+
+// eofAfter is the EOF token ending a logical line: right after its last
+// token, so "unexpected end of line" points where something is missing.
+func eofAfter(t lexer.Token) lexer.Token {
+	e := tokEnd(t)
+	return lexer.Token{Type: g.EOF, Pos: lexer.Position{Filename: t.Pos.Filename, Offset: e.Offset, Line: e.Line, Column: e.Col}}
 }
 
 func (p *parser) dropCommentsFrom(off int) {
@@ -355,6 +375,35 @@ func invalidMessage(v string) string {
 		return fmt.Sprintf("invalid character %U %q outside a string or comment", r, r)
 	}
 	return fmt.Sprintf("invalid character %q", r)
+}
+
+// exprWords are expr's operator words: identifiers that are not operands.
+var exprWords = map[string]bool{
+	"in": true, "not": true, "and": true, "or": true, "matches": true, "contains": true,
+	"startsWith": true, "endsWith": true, "let": true, "if": true, "else": true,
+}
+
+// endsOperand reports whether t can end an operand (so a following '#'
+// cannot be expr's closure name).
+func endsOperand(t lexer.Token) bool {
+	switch t.Type {
+	case g.Ident:
+		return !exprWords[t.Value]
+	case g.Number, g.String, g.SQString, g.Duration, g.Closure, g.RParen, g.RBrack, g.RBrace:
+		return true
+	}
+	return false
+}
+
+// startsOperand reports whether t can start an operand.
+func startsOperand(t lexer.Token) bool {
+	switch t.Type {
+	case g.Ident:
+		return !exprWords[t.Value]
+	case g.Number, g.String, g.SQString, g.Duration, g.Closure:
+		return true
+	}
+	return false
 }
 
 func isBlockLine(toks []lexer.Token) bool {
@@ -498,6 +547,15 @@ func (p *parser) parseError(err error, toks []lexer.Token) {
 		}
 	} else {
 		r = p.spanRange(toks[0], toks[0])
+	}
+	if toks[0].Value == "param" && toks[0].Type == g.Ident {
+		// After `=` only a literal may stand.
+		for _, t := range toks {
+			if t.Type == g.Assign && r.Start.Offset > t.Pos.Offset {
+				msg = "a param default must be a literal: a string, number, bool, null, or a list or map of those"
+				break
+			}
+		}
 	}
 	p.errorf(r, "%s", msg)
 }

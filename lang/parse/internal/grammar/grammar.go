@@ -35,13 +35,13 @@ type Line struct {
 	Simple   *SimpleLine   `parser:"| @@"`
 }
 
-// FlowLine is `parser:"flow NAME [\"description\"]"`.
+// FlowLine is `flow NAME ["description"]`.
 type FlowLine struct {
 	Name *lexer.Token `parser:"\"flow\" @(Ident | ActionKw)"`
 	Desc *lexer.Token `parser:"@String?"`
 }
 
-// ParamLine is `parser:"param NAME: TYPE [= LITERAL] [\"description\"]"`.
+// ParamLine is `param NAME: TYPE [= LITERAL] ["description"]`.
 type ParamLine struct {
 	Name    *lexer.Token `parser:"\"param\" @(OptKey | Ident) \":\""`
 	Type    *TypeRef     `parser:"@@"`
@@ -49,7 +49,7 @@ type ParamLine struct {
 	Desc    *lexer.Token `parser:"@String?"`
 }
 
-// TypeRef is a param type, `parser:"enum(\"a\", \"b\")"` included.
+// TypeRef is a param type, `enum("a", "b")` included.
 type TypeRef struct {
 	Name   *lexer.Token `parser:"@Ident"`
 	Open   *lexer.Token `parser:"( @\"(\""`
@@ -74,87 +74,87 @@ type Literal struct {
 	Map   *LitMap      `parser:"| @@"`
 }
 
-// LitList is `parser:"[LITERAL, ...]"`.
+// LitList is `[LITERAL, ...]`.
 type LitList struct {
 	Open  lexer.Token `parser:"@\"[\""`
 	Elems []*Literal  `parser:"(@@ (\",\" @@)* \",\"?)?"`
 	Close lexer.Token `parser:"@\"]\""`
 }
 
-// LitMap is `parser:"{KEY: LITERAL, ...}"`.
+// LitMap is `{KEY: LITERAL, ...}`.
 type LitMap struct {
 	Open    lexer.Token    `parser:"@\"{\""`
 	Entries []*LitMapEntry `parser:"(@@ (\",\" @@)* \",\"?)?"`
 	Close   lexer.Token    `parser:"@\"}\""`
 }
 
-// LitMapEntry is one `parser:"KEY: LITERAL"`.
+// LitMapEntry is one `KEY: LITERAL`.
 type LitMapEntry struct {
 	Key   lexer.Token `parser:"@(String | Ident | OptKey | ActionKw | Number) \":\""`
 	Value *Literal    `parser:"@@"`
 }
 
-// DefaultsLine is `parser:"defaults KEY: VALUE ..."`.
+// DefaultsLine is `defaults KEY: VALUE ...`.
 type DefaultsLine struct {
 	Kw      lexer.Token `parser:"@\"defaults\""`
 	Options []*Option   `parser:"@@+"`
 }
 
-// IfLine is `parser:"if EXPR {"`.
+// IfLine is `if EXPR {`.
 type IfLine struct {
 	Cond *Expr `parser:"\"if\" @@ BlockOpen"`
 }
 
-// ForLine is `parser:"for NAME in EXPR {"`.
+// ForLine is `for NAME in EXPR {`.
 type ForLine struct {
 	Var  lexer.Token `parser:"\"for\" @Ident \"in\""`
 	Iter *Expr       `parser:"@@ BlockOpen"`
 }
 
-// WhileLine is `parser:"while EXPR {"`.
+// WhileLine is `while EXPR {`.
 type WhileLine struct {
 	Cond *Expr `parser:"\"while\" @@ BlockOpen"`
 }
 
-// TryLine is `parser:"try {"`.
+// TryLine is `try {`.
 type TryLine struct {
 	Kw lexer.Token `parser:"@\"try\" BlockOpen"`
 }
 
-// RetryLine is `parser:"retry N [every: DURATION] {"`.
+// RetryLine is `retry N [every: DURATION] {`.
 type RetryLine struct {
 	Count   *Arg      `parser:"\"retry\" @@"`
 	Options []*Option `parser:"@@* BlockOpen"`
 }
 
-// FrameLine is `parser:"frame SELECTOR {"`.
+// FrameLine is `frame SELECTOR {`.
 type FrameLine struct {
 	Sel *Arg `parser:"\"frame\" @@ BlockOpen"`
 }
 
-// ReturnLine is `parser:"return [EXPR]"`.
+// ReturnLine is `return [EXPR]`.
 type ReturnLine struct {
 	Kw    lexer.Token `parser:"@\"return\""`
 	Value *Expr       `parser:"@@?"`
 }
 
-// FailLine is `parser:"fail EXPR"`.
+// FailLine is `fail EXPR`.
 type FailLine struct {
 	Msg *Expr `parser:"\"fail\" @@"`
 }
 
-// AssertLine is `parser:"assert EXPR [, EXPR]"`.
+// AssertLine is `assert EXPR [, EXPR]`.
 type AssertLine struct {
 	Cond *Expr `parser:"\"assert\" @@"`
 	Msg  *Expr `parser:"(\",\" @@)?"`
 }
 
-// LogLine is `parser:"log EXPR"`.
+// LogLine is `log EXPR`.
 type LogLine struct {
 	Value *Expr `parser:"\"log\" @@"`
 }
 
-// CloseLine is `parser:"}"`, `parser:"} else {"`, `parser:"} else if EXPR {"` or `parser:"} catch NAME {"`.
+// CloseLine is `}`, `} else {`, `} else if EXPR {` or `} catch NAME {`.
 type CloseLine struct {
 	Close lexer.Token  `parser:"@\"}\""`
 	Else  *lexer.Token `parser:"( @\"else\""`
@@ -164,23 +164,30 @@ type CloseLine struct {
 	Var   *lexer.Token `parser:"  @Ident BlockOpen )?"`
 }
 
-// SimpleLine is `parser:"[NAME =] ACTION ARGS [KEY: VALUE ...]"` or `parser:"NAME = EXPR"`.
+// SimpleLine is `ACTION ARGS [KEY: VALUE ...]`, `NAME = ACTION ARGS [KEY:
+// VALUE ...]` or `NAME = EXPR`.
 type SimpleLine struct {
-	Target  *lexer.Token `parser:"(@Ident \"=\")?"`
-	Action  *lexer.Token `parser:"( @ActionKw"`
-	Args    []*Arg       `parser:"  @@*"`
-	Options []*Option    `parser:"  @@*"`
-	Value   *Expr        `parser:"| @@ )"`
+	Action *Call        `parser:"  @@"`
+	Target *lexer.Token `parser:"| @Ident \"=\""`
+	Bound  *Call        `parser:"  ( @@"`
+	Value  *Expr        `parser:"  | @@ )"`
 }
 
-// Option is `parser:"KEY: VALUE"`.
+// Call is `ACTION ARGS [KEY: VALUE ...]`.
+type Call struct {
+	Action  lexer.Token `parser:"@ActionKw"`
+	Args    []*Arg      `parser:"@@*"`
+	Options []*Option   `parser:"@@*"`
+}
+
+// Option is `KEY: VALUE`.
 type Option struct {
 	Key   lexer.Token `parser:"@OptKey \":\""`
 	Value *Arg        `parser:"@@"`
 }
 
 // Arg is an argument or option value: a literal, a duration, a name path,
-// a list or map of full expressions, or `parser:"( EXPR )"`.
+// a list or map of full expressions, or `( EXPR )`.
 type Arg struct {
 	Tokens []lexer.Token
 	Str    *lexer.Token `parser:"  @String"`
@@ -203,7 +210,7 @@ type Path struct {
 	Suffix []*Suffix   `parser:"@@*"`
 }
 
-// Suffix is one glued `parser:".NAME"`, `parser:"[...]"` or `parser:"(...)"` of a name path.
+// Suffix is one glued `.NAME`, `[...]` or `(...)` of a name path.
 type Suffix struct {
 	Name  *lexer.Token `parser:"  GDot @(Ident | OptKey | ActionKw)"`
 	Index []*Item      `parser:"| GLBrack @@* \"]\""`
@@ -213,28 +220,28 @@ type Suffix struct {
 	Empty bool `parser:"| @(GLBrack \"]\" | GLParen \")\")"`
 }
 
-// List is `parser:"[EXPR, ...]"` in argument position (a space before '[').
+// List is `[EXPR, ...]` in argument position (a space before '[').
 type List struct {
 	Open  lexer.Token `parser:"@LBrack"`
 	Elems []*Expr     `parser:"(@@ (\",\" @@)* \",\"?)?"`
 	Close lexer.Token `parser:"@\"]\""`
 }
 
-// Map is `parser:"{KEY: EXPR, ...}"` in argument position.
+// Map is `{KEY: EXPR, ...}` in argument position.
 type Map struct {
 	Open    lexer.Token `parser:"@LBrace"`
 	Entries []*MapEntry `parser:"(@@ (\",\" @@)* \",\"?)?"`
 	Close   lexer.Token `parser:"@\"}\""`
 }
 
-// MapEntry is one `parser:"KEY: EXPR"` of a Map.
+// MapEntry is one `KEY: EXPR` of a Map.
 type MapEntry struct {
 	Key      *lexer.Token `parser:"( @(String | Ident | OptKey | ActionKw | Number)"`
 	KeyParen *Paren       `parser:"| @@ ) \":\""`
 	Value    *Expr        `parser:"@@"`
 }
 
-// Paren is `parser:"( EXPR )"` in argument position.
+// Paren is `( EXPR )` in argument position.
 type Paren struct {
 	Tokens []lexer.Token
 	Open   lexer.Token `parser:"@LParen"`
