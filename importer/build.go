@@ -2,6 +2,7 @@ package importer
 
 import (
 	"fmt"
+	"net/url"
 	"regexp"
 	"sort"
 	"strconv"
@@ -158,7 +159,12 @@ type builder struct {
 	used     map[string]bool // every name taken (params, variables, loop vars)
 
 	pendingComments []string // attached to the next statement emitted
+
+	secrets []secretValue // recorded passwords dropped, scrubbed from every string at the end
 }
+
+// secretValue is a recorded password and the secret param that replaced it.
+type secretValue struct{ value, param string }
 
 func newBuilder(src *source, diags *diag.Diagnostics, strict bool) *builder {
 	b := &builder{
@@ -288,14 +294,15 @@ func (b *builder) param(name, typ string, def ast.Expr, desc string) *ast.Param 
 
 // secretParam declares (once per field) the required secret param that
 // replaces a recorded password; the value itself is dropped with a warning.
-func (b *builder) secretParam(at *jnode, field string, what string) string {
+func (b *builder) secretParam(at *jnode, field, value, what string) string {
 	name := secretName(field)
+	defer func() { b.secrets = append(b.secrets, secretValue{value: value, param: name}) }()
 	if p := b.byParam[name]; p != nil && p.Type.Name == "secret" {
 		b.warn(at, "%s: recorded password value dropped; the flow takes the secret param %q", what, name)
 		return name
 	}
 	name = b.uniq(name)
-	b.param(name, "secret", nil, "Password for "+field)
+	b.param(name, "secret", nil, "Password for the "+field+" field")
 	b.warn(at, "%s: recorded password value dropped; the flow takes the secret param %q", what, name)
 	return name
 }
@@ -333,18 +340,139 @@ func (b *builder) finish(name, description string) *ast.File {
 		for _, n := range hoist {
 			pre = append(pre, &ast.AssignStmt{Name: n, Value: &ast.NullLit{}})
 		}
-		if len(f.Body) > 0 {
-			if c := b.comments[f.Body[0]]; len(c) > 0 {
-				b.comments[pre[0]] = c
-				delete(b.comments, f.Body[0])
-			}
-		}
 		f.Body = append(pre, f.Body...)
 	}
 	b.trailing = append(b.trailing, b.pendingComments...)
 	b.pendingComments = nil
+	b.scrub(f)
 	layout(f, b.comments, b.trailing)
 	return f
+}
+
+// scrub removes every recorded password from the flow: in strings
+// (a navigation URL that carried it, a later value) it becomes the secret
+// param's interpolation, in comments `***`. Values shorter than 3 bytes are
+// left alone: replacing them would corrupt unrelated text.
+func (b *builder) scrub(f *ast.File) {
+	type rep struct{ text, param string }
+	var reps []rep
+	for _, s := range b.secrets {
+		if len(s.value) < 3 {
+			continue
+		}
+		for _, t := range []string{s.value, url.QueryEscape(s.value), url.PathEscape(s.value)} {
+			reps = append(reps, rep{t, s.param})
+		}
+	}
+	if len(reps) == 0 {
+		return
+	}
+	sort.SliceStable(reps, func(i, j int) bool { return len(reps[i].text) > len(reps[j].text) })
+	var fix func(s *ast.StringLit)
+	fix = func(s *ast.StringLit) {
+		var out []ast.StringPart
+		for _, p := range s.Parts {
+			if p.Expr != nil {
+				out = append(out, p)
+				continue
+			}
+			text := p.Text
+		scan:
+			for text != "" {
+				best, at := -1, len(text)
+				for i, r := range reps {
+					if k := strings.Index(text, r.text); k >= 0 && k < at {
+						best, at = i, k
+					}
+				}
+				if best < 0 {
+					break scan
+				}
+				if at > 0 {
+					out = append(out, ast.StringPart{Text: text[:at]})
+				}
+				out = append(out, ast.StringPart{Expr: src(reps[best].param)})
+				text = text[at+len(reps[best].text):]
+			}
+			if text != "" {
+				out = append(out, ast.StringPart{Text: text})
+			}
+		}
+		s.Parts = out
+	}
+	walkStrings(f, fix)
+	for st, cs := range b.comments {
+		for i, c := range cs {
+			for _, r := range reps {
+				c = strings.ReplaceAll(c, r.text, "***")
+			}
+			b.comments[st][i] = c
+		}
+	}
+	for i, c := range b.trailing {
+		for _, r := range reps {
+			c = strings.ReplaceAll(c, r.text, "***")
+		}
+		b.trailing[i] = c
+	}
+}
+
+// walkStrings calls fn on every string literal of the flow's body.
+func walkStrings(f *ast.File, fn func(*ast.StringLit)) {
+	var expr func(e ast.Expr)
+	expr = func(e ast.Expr) {
+		switch e := e.(type) {
+		case *ast.StringLit:
+			fn(e)
+		case *ast.ListLit:
+			for _, x := range e.Elems {
+				expr(x)
+			}
+		case *ast.MapLit:
+			for _, en := range e.Entries {
+				expr(en.Key)
+				expr(en.Value)
+			}
+		}
+	}
+	var stmts func(ss []ast.Stmt)
+	stmts = func(ss []ast.Stmt) {
+		for _, s := range ss {
+			switch s := s.(type) {
+			case *ast.ActionStmt:
+				for _, a := range s.Args {
+					expr(a)
+				}
+				for _, o := range s.Options {
+					expr(o.Value)
+				}
+			case *ast.AssignStmt:
+				expr(s.Value)
+			case *ast.IfStmt:
+				stmts(s.Then)
+				stmts(s.Else)
+			case *ast.ForStmt:
+				stmts(s.Body)
+			case *ast.WhileStmt:
+				stmts(s.Body)
+			case *ast.FrameStmt:
+				expr(s.Selector)
+				stmts(s.Body)
+			case *ast.TryStmt:
+				stmts(s.Body)
+				stmts(s.Catch)
+			case *ast.RetryStmt:
+				stmts(s.Body)
+			case *ast.LogStmt:
+				expr(s.Value)
+			case *ast.AssertStmt:
+				expr(s.Message)
+			case *ast.FailStmt:
+				expr(s.Message)
+			}
+		}
+	}
+	stmts(f.Body)
 }
 
 // ---- expression helpers ----
@@ -413,31 +541,33 @@ func opt(a *ast.ActionStmt, name string, v ast.Expr) *ast.ActionStmt {
 // ---- layout ----
 
 // layout gives every statement and comment a synthetic position, one line
-// each in print order, so the formatter (which places comments by position)
-// writes each comment above its statement.
+// each in print order (offsets grow with lines), so the formatter, which
+// places comments by offset, writes each comment above its statement.
 func layout(f *ast.File, comments map[ast.Stmt][]string, trailing []string) {
 	line := 1
-	at := func() ast.Range {
-		r := ast.Range{Start: ast.Pos{Line: line, Col: 1}, End: ast.Pos{Line: line, Col: 2}}
-		return r
+	pos := func(l, col int) ast.Pos { return ast.Pos{Line: l, Col: col, Offset: l*10000 + col} }
+	at := func(indent int) ast.Range {
+		return ast.Range{Start: pos(line, indent*4+1), End: pos(line, indent*4+2)}
 	}
-	f.NameRange = at()
+	f.NameRange = at(0)
 	line++
 	for _, p := range f.Params {
-		p.Range = at()
-		p.NameRange = at()
+		p.Range = at(0)
+		p.NameRange = p.Range
 		line++
 	}
 	for _, o := range f.Defaults {
-		o.Range = at()
+		o.Range = at(0)
+		o.NameRange = o.Range
 		line++
 	}
-	line++ // blank line after the header
 	var block func(body []ast.Stmt, indent int)
 	var stmt func(s ast.Stmt, indent int)
 	addComments := func(lines []string, indent int) {
 		for _, c := range lines {
-			f.Comments = append(f.Comments, &ast.Comment{Range: ast.Range{Start: ast.Pos{Line: line, Col: indent*4 + 1}, End: ast.Pos{Line: line, Col: indent*4 + 1 + len(c)}}, Text: c})
+			r := at(indent)
+			r.End = pos(line, indent*4+1+len(c))
+			f.Comments = append(f.Comments, &ast.Comment{Range: r, Text: c})
 			line++
 		}
 	}
@@ -446,65 +576,51 @@ func layout(f *ast.File, comments map[ast.Stmt][]string, trailing []string) {
 			stmt(s, indent)
 		}
 	}
-	setRange := func(s ast.Stmt, r ast.Range) {
+	stmt = func(s ast.Stmt, indent int) {
+		addComments(comments[s], indent)
+		r := at(indent)
+		line++
 		switch s := s.(type) {
 		case *ast.ActionStmt:
-			s.Range, s.ActionRange = r, r
+			s.ActionRange = r
 			for _, o := range s.Options {
 				o.Range, o.NameRange = r, r
 			}
 		case *ast.AssignStmt:
-			s.Range, s.NameRange = r, r
-		case *ast.IfStmt:
-			s.Range = r
-		case *ast.ForStmt:
-			s.Range, s.VarRange = r, r
-		case *ast.WhileStmt:
-			s.Range = r
-		case *ast.BreakStmt:
-			s.Range = r
-		case *ast.ContinueStmt:
-			s.Range = r
-		case *ast.TryStmt:
-			s.Range = r
-		case *ast.RetryStmt:
-			s.Range = r
-		case *ast.FrameStmt:
-			s.Range = r
-		case *ast.ReturnStmt:
-			s.Range = r
-		case *ast.FailStmt:
-			s.Range = r
-		case *ast.AssertStmt:
-			s.Range = r
-		case *ast.LogStmt:
-			s.Range = r
-		}
-	}
-	stmt = func(s ast.Stmt, indent int) {
-		addComments(comments[s], indent)
-		start := at()
-		start.Start.Col = indent*4 + 1
-		line++
-		switch s := s.(type) {
+			s.NameRange = r
 		case *ast.IfStmt:
 			block(s.Then, indent+1)
-			for len(s.Else) == 1 {
-				if ei, ok := s.Else[0].(*ast.IfStmt); ok && len(comments[ei]) == 0 {
-					ei.Range = at()
-					line++
-					block(ei.Then, indent+1)
-					s = ei
-					continue
+			cur := s
+			for len(cur.Else) == 1 {
+				ei, ok := cur.Else[0].(*ast.IfStmt)
+				if !ok {
+					break
 				}
-				break
-			}
-			if len(s.Else) > 0 {
+				addComments(comments[ei], indent+1)
+				ei.Range = at(indent) // the `} else if` line; End set below
 				line++
-				block(s.Else, indent+1)
+				block(ei.Then, indent+1)
+				cur = ei
 			}
-			line++
+			if len(cur.Else) > 0 {
+				line++ // } else {
+				block(cur.Else, indent+1)
+			}
+			line++ // }
+			end := pos(line-1, indent*4+2)
+			for x := s; ; {
+				x.End = end
+				if len(x.Else) != 1 {
+					break
+				}
+				nx, ok := x.Else[0].(*ast.IfStmt)
+				if !ok || nx == x {
+					break
+				}
+				x = nx
+			}
 		case *ast.ForStmt:
+			s.VarRange = r
 			block(s.Body, indent+1)
 			line++
 		case *ast.WhileStmt:
@@ -513,20 +629,58 @@ func layout(f *ast.File, comments map[ast.Stmt][]string, trailing []string) {
 		case *ast.FrameStmt:
 			block(s.Body, indent+1)
 			line++
+		case *ast.RetryStmt:
+			block(s.Body, indent+1)
+			line++
 		case *ast.TryStmt:
 			block(s.Body, indent+1)
+			s.CatchVarRange = at(indent)
 			line++
 			block(s.Catch, indent+1)
 			line++
-		case *ast.RetryStmt:
-			block(s.Body, indent+1)
-			line++
 		}
-		end := ast.Pos{Line: line - 1, Col: 2}
-		start.End = end
-		setRange(s, start)
+		if _, isIf := s.(*ast.IfStmt); !isIf {
+			r.End = pos(line-1, indent*4+2)
+		} else {
+			r.End = s.(*ast.IfStmt).End
+		}
+		setRange(s, r)
 	}
 	block(f.Body, 0)
 	addComments(trailing, 0)
-	f.Range = ast.Range{Start: ast.Pos{Line: 1, Col: 1}, End: ast.Pos{Line: line, Col: 1}}
+	f.Range = ast.Range{Start: pos(1, 1), End: pos(line, 1)}
+}
+
+// setRange sets a statement's own Range.
+func setRange(s ast.Stmt, r ast.Range) {
+	switch s := s.(type) {
+	case *ast.ActionStmt:
+		s.Range = r
+	case *ast.AssignStmt:
+		s.Range = r
+	case *ast.IfStmt:
+		s.Range = r
+	case *ast.ForStmt:
+		s.Range = r
+	case *ast.WhileStmt:
+		s.Range = r
+	case *ast.BreakStmt:
+		s.Range = r
+	case *ast.ContinueStmt:
+		s.Range = r
+	case *ast.TryStmt:
+		s.Range = r
+	case *ast.RetryStmt:
+		s.Range = r
+	case *ast.FrameStmt:
+		s.Range = r
+	case *ast.ReturnStmt:
+		s.Range = r
+	case *ast.FailStmt:
+		s.Range = r
+	case *ast.AssertStmt:
+		s.Range = r
+	case *ast.LogStmt:
+		s.Range = r
+	}
 }

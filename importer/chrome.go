@@ -3,6 +3,7 @@ package importer
 import (
 	"fmt"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -333,9 +334,9 @@ func (c *chrome) change(n int, st *jnode) {
 		c.errorf(st, "step %d (change): no value", n)
 		return
 	}
-	var value ast.Expr = lit(v.text())
+	value := c.placeholders(v.text())
 	if selectorsSayPassword(sels) {
-		value = src(c.secretParam(st, fieldName(sels), fmt.Sprintf("step %d (change)", n)))
+		value = src(c.secretParam(st, fieldName(sels), v.text(), fmt.Sprintf("step %d (change)", n)))
 	}
 	emitFill := func() {
 		a := act("fill", selExpr(sels), value)
@@ -347,7 +348,11 @@ func (c *chrome) change(n int, st *jnode) {
 		c.stepOpts(a, st)
 		c.emit(a)
 	}
-	switch tagOf(sels) {
+	tag := tagOf(sels)
+	if selectorsSayPassword(sels) {
+		tag = "input" // a password field is never a <select>
+	}
+	switch tag {
 	case "select":
 		emitSelect()
 	case "input", "textarea":
@@ -376,6 +381,36 @@ func (c *chrome) change(n int, st *jnode) {
 		c.pop()
 	}
 	c.navWait(st, "")
+}
+
+var placeholderRe = regexp.MustCompile(`\{\$([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// placeholders turns a recorded value into a string literal; `{$name}`
+// placeholders (a common hand edit of recordings, read by replay
+// extensions) become required string params.
+func (c *chrome) placeholders(v string) ast.Expr {
+	locs := placeholderRe.FindAllStringSubmatchIndex(v, -1)
+	if len(locs) == 0 {
+		return lit(v)
+	}
+	out := &ast.StringLit{}
+	last := 0
+	for _, l := range locs {
+		if l[0] > last {
+			out.Parts = append(out.Parts, ast.StringPart{Text: v[last:l[0]]})
+		}
+		n := varName(v[l[2]:l[3]])
+		c.use(n, "string", "Value of the {$"+v[l[2]:l[3]]+"} placeholder")
+		out.Parts = append(out.Parts, ast.StringPart{Expr: src(n)})
+		last = l[1]
+	}
+	if last < len(v) {
+		out.Parts = append(out.Parts, ast.StringPart{Text: v[last:]})
+	}
+	if len(out.Parts) == 1 && out.Parts[0].Expr != nil {
+		return out.Parts[0].Expr
+	}
+	return out
 }
 
 // lastCompound splits a CSS selector into everything before its last
@@ -409,6 +444,15 @@ func lastCompound(css string) (prefix, last string) {
 func tagOf(sels []string) string {
 	for _, s := range sels {
 		s = strings.TrimPrefix(s, "pierce/")
+		if strings.HasPrefix(s, "aria/") {
+			switch {
+			case strings.Contains(s, `[role="listbox"]`):
+				return "select"
+			case strings.Contains(s, `[role="textbox"]`), strings.Contains(s, `[role="searchbox"]`):
+				return "input"
+			}
+			continue
+		}
 		if strings.HasPrefix(s, "xpath=") {
 			x := s[len("xpath="):]
 			i := strings.LastIndex(x, "/")

@@ -126,7 +126,11 @@ func (j *jsonFlow) tmpl(st *jnode, n string, v string, typ string) ast.Expr {
 func (j *jsonFlow) storeName(st *jnode, n, store string) string {
 	name := varName(store)
 	if name != store {
-		j.warn(st, "step %s: store %q is not a plain name; bound to %q instead", n, store, name)
+		why := "is not a plain name"
+		if identRe.MatchString(store) {
+			why = "is a reserved word"
+		}
+		j.warn(st, "step %s: store %q %s; bound to %q instead", n, store, why, name)
 	}
 	j.bind(name)
 	return name
@@ -177,7 +181,7 @@ func (j *jsonFlow) step(n string, st *jnode) {
 		var value ast.Expr
 		v := get("value")
 		if looksPassword(sel) && !strings.Contains(v, "{{") {
-			value = src(j.secretParam(st, fieldName([]string{sel}), fmt.Sprintf("step %s (input)", n)))
+			value = src(j.secretParam(st, fieldName([]string{sel}), v, fmt.Sprintf("step %s (input)", n)))
 		} else {
 			typ := "string"
 			if looksPassword(sel) {

@@ -384,7 +384,7 @@ func (sd *side) fieldValue(cmd string, sels []string, target, value string) ast.
 		if _, v, ok := strings.Cut(target, "="); ok && (strings.HasPrefix(target, "id=") || strings.HasPrefix(target, "name=")) {
 			field = v
 		}
-		return src(sd.secretParam(sd.cmd, field, fmt.Sprintf("command %d (%s)", sd.n, cmd)))
+		return src(sd.secretParam(sd.cmd, field, value, fmt.Sprintf("command %d (%s)", sd.n, cmd)))
 	}
 	return sd.tmpl(value)
 }
@@ -511,7 +511,15 @@ func (sd *side) command(cmd, target, value string) {
 			sd.secretParamNamed(n)
 			return
 		}
-		sd.assign(n, sd.tmpl(target))
+		// Selenium pastes ${n} into scripts as text, so a stored number
+		// acts as a number (`${n} < 2`, `return ${n} + 1`).
+		if v, err := strconv.ParseInt(target, 10, 64); err == nil {
+			sd.assign(n, num(v))
+		} else if _, err := strconv.ParseFloat(target, 64); err == nil && !strings.ContainsAny(target, "xXnN") {
+			sd.assign(n, &ast.NumberLit{Raw: target, Value: mustFloat(target)})
+		} else {
+			sd.assign(n, sd.tmpl(target))
+		}
 	case cmd == "storeText" || cmd == "storeValue" || cmd == "storeTitle" || cmd == "storeAttribute" || cmd == "storeXpathCount" || cmd == "storeJson" || cmd == "storeElementCount":
 		sd.store(cmd, target, value)
 	case cmd == "storeWindowHandle":
@@ -631,6 +639,7 @@ func (sd *side) command(cmd, target, value string) {
 // secretParamNamed turns `store | VALUE | password` into a secret param.
 func (sd *side) secretParamNamed(n string) {
 	name := secretName(n)
+	sd.secrets = append(sd.secrets, secretValue{value: sd.cmd.getStr("target"), param: name})
 	if sd.byParam[name] == nil {
 		name = sd.uniq(name)
 		sd.param(name, "secret", nil, "Password (a recorded value was dropped)")
@@ -939,4 +948,9 @@ func (sd *side) check(cmd, what, target, value string) {
 	default:
 		sd.unsupported(cmd, "this check has no equivalent")
 	}
+}
+
+func mustFloat(s string) float64 {
+	f, _ := strconv.ParseFloat(s, 64)
+	return f
 }
