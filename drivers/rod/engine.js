@@ -49,7 +49,7 @@
     return el.getAttribute && el.getAttribute('aria-disabled') === 'true';
   }
 
-  const nonText = new Set(['button', 'checkbox', 'radio', 'submit', 'reset', 'image', 'file', 'hidden', 'range', 'color']);
+  const nonText = new Set(['button', 'checkbox', 'radio', 'submit', 'reset', 'image', 'file', 'hidden']);
   function editable(el) {
     if (el.isContentEditable) return true;
     const t = el.localName;
