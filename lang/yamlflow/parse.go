@@ -62,6 +62,7 @@ func Parse(filename string, src []byte) (f *ast.File, ds diag.Diagnostics) {
 		p.diags.Errorf(p.rangeAt(1, 1, 0), "empty flow")
 		return nil, p.diags
 	}
+	p.duplicateKeys(&doc, 0)
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
 		p.errorf(root, "a flow is a YAML map with flow:, params:, defaults: and steps:")
@@ -69,6 +70,33 @@ func Parse(filename string, src []byte) (f *ast.File, ds diag.Diagnostics) {
 	}
 	f = p.file_(root)
 	return f, p.diags
+}
+
+// duplicateKeys reports a key given twice in one YAML map (yaml.v3 only
+// does so when decoding into Go values) and any alias.
+func (p *parser) duplicateKeys(n *yaml.Node, depth int) {
+	if depth > 200 {
+		p.errorf(n, "YAML nested too deeply")
+		return
+	}
+	if n.Kind == yaml.MappingNode {
+		seen := map[string]*yaml.Node{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode {
+				p.errorf(k, "a map key must be a plain string")
+				continue
+			}
+			if prev := seen[k.Value]; prev != nil {
+				p.errorf(k, "key %q given twice", k.Value).Detail = fmt.Sprintf("first at line %d", prev.Line)
+				continue
+			}
+			seen[k.Value] = k
+		}
+	}
+	for _, c := range n.Content {
+		p.duplicateKeys(c, depth+1)
+	}
 }
 
 var yamlLineRE = regexp.MustCompile(`line (\d+)`)
@@ -312,6 +340,26 @@ func (p *parser) defaults(n *yaml.Node) []*ast.Option {
 // argument positions, or any string where kind is KindDuration), a list or a
 // map of DSL values.
 func (p *parser) dsl(n *yaml.Node, kind actions.Kind, argPos bool) ast.Expr {
+	return p.dslValue(n, kind, argPos, false)
+}
+
+// dslElems reads an argument value whose list elements and map values are
+// full expressions, as in .flow: a nested YAML list or map there is
+// expression source (`[1, "two"]`), not a ListLit.
+func (p *parser) dslElems(n *yaml.Node, kind actions.Kind) ast.Expr {
+	return p.dslValue(n, kind, true, true)
+}
+
+func (p *parser) dslValue(n *yaml.Node, kind actions.Kind, argPos, elemsAreExprs bool) ast.Expr {
+	elem := func(e *yaml.Node) ast.Expr {
+		v := p.dslValue(e, actions.KindAny, false, elemsAreExprs)
+		if elemsAreExprs && (e.Kind == yaml.SequenceNode || e.Kind == yaml.MappingNode) {
+			start := p.rangeAt(e.Line, e.Column, 0).Start
+			text := ExprText(v)
+			return &ast.ExprSrc{Range: ast.Range{File: p.file, Start: start, End: start}, Source: text}
+		}
+		return v
+	}
 	switch n.Kind {
 	case yaml.AliasNode:
 		p.errorf(n, "YAML aliases are not supported in flows")
@@ -319,7 +367,7 @@ func (p *parser) dsl(n *yaml.Node, kind actions.Kind, argPos bool) ast.Expr {
 	case yaml.SequenceNode:
 		l := &ast.ListLit{Range: p.rng(n), Elems: []ast.Expr{}}
 		for _, e := range n.Content {
-			l.Elems = append(l.Elems, p.dsl(e, actions.KindAny, false))
+			l.Elems = append(l.Elems, elem(e))
 		}
 		return l
 	case yaml.MappingNode:
@@ -327,7 +375,7 @@ func (p *parser) dsl(n *yaml.Node, kind actions.Kind, argPos bool) ast.Expr {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			m.Entries = append(m.Entries, &ast.MapEntry{Range: p.rng(k), Key: p.dsl(k, actions.KindAny, false),
-				Value: p.dsl(v, actions.KindAny, false)})
+				Value: elem(v)})
 		}
 		return m
 	case yaml.ScalarNode:

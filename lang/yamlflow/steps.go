@@ -271,7 +271,7 @@ func (p *parser) action(n, key, val *yaml.Node, rest [][2]*yaml.Node) *ast.Actio
 		if kind == actions.KindExpr {
 			o.Value = p.expr(v, k.Value)
 		} else {
-			o.Value = p.dsl(v, kind, true)
+			o.Value = p.dslElems(v, kind)
 		}
 		s.Options = append(s.Options, o)
 	}
@@ -285,7 +285,7 @@ func (p *parser) arg(n *yaml.Node, kind actions.Kind) ast.Expr {
 	if kind == actions.KindFlowName && n.Kind == yaml.ScalarNode {
 		return &ast.StringLit{Range: p.rng(n), Parts: []ast.StringPart{{Text: n.Value}}}
 	}
-	return p.dsl(n, kind, true)
+	return p.dslElems(n, kind)
 }
 
 func contains(list []string, s string) bool {
