@@ -1,0 +1,316 @@
+// Package demoapp is the demo "power system" web app that rpa's example
+// flows, `rpa demo`, the end-to-end tests and the benchmarks run against.
+//
+// It is one http.Handler with its pages, script and style embedded, so it
+// runs anywhere without files:
+//
+//   - GET /login shows a form (#username, #password, #submit); POST /login
+//     with the right credentials sets the session cookie and redirects
+//     (303) to /query, wrong ones answer 401 with the form and #error.
+//   - GET /query (session required, else 303 to /login) has a region
+//     <select id="region"> (codes such as 110000 with Chinese labels), a
+//     "Query" button that fetches rows from /api/data after a server delay
+//     and then renders table#data-table (thead, tbody rows of date, region,
+//     kWh, peak, valley, cost; a tfoot total row with a colspan), and a
+//     pager (#prev, #next, #page-info). While a query runs the table is
+//     absent, so a flow that reads "#data-table" waits for the data.
+//   - GET /api/data?region=CODE&page=N (session required, else 401) answers
+//     JSON after Options.Delay.
+//   - GET /logout ends the session.
+//
+// Data is deterministic per region (see Records). The app keeps its
+// sessions in memory; it is a demo, not a server to expose.
+package demoapp
+
+import (
+	"context"
+	"crypto/rand"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"html/template"
+	"io/fs"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Demo credentials: what `rpa demo` and the README use.
+const (
+	DemoUsername = "admin"
+	DemoPassword = "demo-pass-42"
+)
+
+// SessionCookie is the name of the session cookie set at login.
+const SessionCookie = "demo_session"
+
+// Options configures an App. The zero value is the demo as documented.
+type Options struct {
+	// Delay is how long /api/data waits before answering (the "slow
+	// backend"); 0 means 150ms, a negative value means no delay.
+	Delay time.Duration
+	// PageSize is the number of rows per page; 0 means 50.
+	PageSize int
+	// Username and Password are the accepted credentials; "" means
+	// DemoUsername / DemoPassword.
+	Username, Password string
+}
+
+func (o Options) withDefaults() Options {
+	if o.Delay == 0 {
+		o.Delay = 150 * time.Millisecond
+	}
+	if o.Delay < 0 {
+		o.Delay = 0
+	}
+	if o.PageSize <= 0 {
+		o.PageSize = 50
+	}
+	if o.Username == "" {
+		o.Username = DemoUsername
+	}
+	if o.Password == "" {
+		o.Password = DemoPassword
+	}
+	return o
+}
+
+//go:embed static
+var staticFS embed.FS
+
+// App is the demo web app; it implements http.Handler.
+type App struct {
+	opts   Options
+	tmpl   *template.Template
+	static http.Handler
+	mux    *http.ServeMux
+
+	mu       sync.Mutex
+	sessions map[string]string // token → user name
+}
+
+// New returns the app configured by opts (zero fields take their defaults).
+func New(opts Options) *App {
+	sub, err := fs.Sub(staticFS, "static")
+	if err != nil {
+		panic(err) // the embedded tree is fixed at build time
+	}
+	a := &App{
+		opts:     opts.withDefaults(),
+		tmpl:     template.Must(template.ParseFS(sub, "*.html")),
+		static:   http.StripPrefix("/static/", http.FileServerFS(sub)),
+		mux:      http.NewServeMux(),
+		sessions: map[string]string{},
+	}
+	a.mux.HandleFunc("GET /{$}", a.root)
+	a.mux.HandleFunc("GET /login", a.loginPage)
+	a.mux.HandleFunc("POST /login", a.login)
+	a.mux.HandleFunc("GET /logout", a.logout)
+	a.mux.HandleFunc("GET /query", a.query)
+	a.mux.HandleFunc("GET /api/data", a.data)
+	a.mux.Handle("GET /static/", a.static)
+	return a
+}
+
+// Options returns the effective options (defaults filled in).
+func (a *App) Options() Options { return a.opts }
+
+// ServeHTTP dispatches to the app's pages.
+func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	a.mux.ServeHTTP(w, r)
+}
+
+// user returns the signed-in user of r, or "".
+func (a *App) user(r *http.Request) string {
+	c, err := r.Cookie(SessionCookie)
+	if err != nil {
+		return ""
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.sessions[c.Value]
+}
+
+func (a *App) root(w http.ResponseWriter, r *http.Request) {
+	if a.user(r) == "" {
+		http.Redirect(w, r, "/login", http.StatusSeeOther)
+		return
+	}
+	http.Redirect(w, r, "/query", http.StatusSeeOther)
+}
+
+type loginData struct {
+	Error, Notice, Username string
+}
+
+func (a *App) render(w http.ResponseWriter, status int, name string, data any) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_ = a.tmpl.ExecuteTemplate(w, name, data)
+}
+
+func (a *App) loginPage(w http.ResponseWriter, r *http.Request) {
+	d := loginData{}
+	if r.URL.Query().Get("bye") != "" {
+		d.Notice = "You have signed out."
+	}
+	a.render(w, http.StatusOK, "login.html", d)
+}
+
+func (a *App) login(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "bad form", http.StatusBadRequest)
+		return
+	}
+	user, pass := r.PostForm.Get("username"), r.PostForm.Get("password")
+	if user != a.opts.Username || pass != a.opts.Password {
+		a.render(w, http.StatusUnauthorized, "login.html", loginData{
+			Error: "Invalid username or password", Username: user})
+		return
+	}
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	tok := hex.EncodeToString(b[:])
+	a.mu.Lock()
+	a.sessions[tok] = user
+	a.mu.Unlock()
+	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: tok, Path: "/",
+		HttpOnly: true, SameSite: http.SameSiteLaxMode})
+	http.Redirect(w, r, "/query", http.StatusSeeOther)
+}
+
+func (a *App) logout(w http.ResponseWriter, r *http.Request) {
+	if c, err := r.Cookie(SessionCookie); err == nil {
+		a.mu.Lock()
+		delete(a.sessions, c.Value)
+		a.mu.Unlock()
+	}
+	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: "", Path: "/", MaxAge: -1})
+	http.Redirect(w, r, "/login?bye=1", http.StatusSeeOther)
+}
+
+type queryData struct {
+	User    string
+	Regions []Region
+}
+
+func (a *App) query(w http.ResponseWriter, r *http.Request) {
+	u := a.user(r)
+	if u == "" {
+		http.Redirect(w, r, "/login", http.StatusSeeOther)
+		return
+	}
+	a.render(w, http.StatusOK, "query.html", queryData{User: u, Regions: Regions})
+}
+
+// DataPage is the JSON answer of /api/data.
+type DataPage struct {
+	Region  Region   `json:"region"`
+	Page    int      `json:"page"`  // 1-based
+	Pages   int      `json:"pages"` // at least 1
+	Size    int      `json:"size"`  // rows per page
+	Total   int      `json:"total"` // rows over all pages
+	Rows    []Record `json:"rows"`
+	Totals  Record   `json:"totals"`  // sums of this page's rows
+	Overall Record   `json:"overall"` // sums of all pages
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func (a *App) data(w http.ResponseWriter, r *http.Request) {
+	if a.user(r) == "" {
+		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "not signed in"})
+		return
+	}
+	q := r.URL.Query()
+	reg, ok := FindRegion(q.Get("region"))
+	if !ok {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "unknown region " + strconv.Quote(q.Get("region"))})
+		return
+	}
+	page := 1
+	if s := q.Get("page"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "bad page " + strconv.Quote(s)})
+			return
+		}
+		page = n
+	}
+	if a.opts.Delay > 0 {
+		t := time.NewTimer(a.opts.Delay)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			return
+		}
+	}
+	all := Records(reg.Code)
+	size := a.opts.PageSize
+	pages := max(1, (len(all)+size-1)/size)
+	page = min(page, pages)
+	lo := min((page-1)*size, len(all))
+	hi := min(lo+size, len(all))
+	rows := all[lo:hi]
+	if rows == nil {
+		rows = []Record{}
+	}
+	writeJSON(w, http.StatusOK, DataPage{Region: reg, Page: page, Pages: pages, Size: size,
+		Total: len(all), Rows: rows, Totals: Totals(rows), Overall: Totals(all)})
+}
+
+// Server is a running demo app.
+type Server struct {
+	// URL is the base address, "http://127.0.0.1:PORT" (no trailing slash).
+	URL string
+	// App is the handler being served.
+	App *App
+	srv *http.Server
+	ln  net.Listener
+	err chan error
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Serve serves a new App on ln in a goroutine until Close.
+func Serve(ln net.Listener, opts Options) *Server {
+	a := New(opts)
+	s := &Server{URL: "http://" + ln.Addr().String(), App: a, ln: ln, err: make(chan error, 1),
+		srv: &http.Server{Handler: a, ReadHeaderTimeout: 10 * time.Second}}
+	go func() { s.err <- s.srv.Serve(ln) }()
+	return s
+}
+
+// Start listens on a free loopback port (127.0.0.1:0) and serves the app.
+func Start(opts Options) (*Server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	return Serve(ln, opts), nil
+}
+
+// Close stops the server, waiting up to 2s for open requests. Calling it
+// again returns the first call's result.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		err := s.srv.Shutdown(ctx)
+		if e := <-s.err; e != nil && !errors.Is(e, http.ErrServerClosed) && err == nil {
+			err = e
+		}
+		s.closeErr = err
+	})
+	return s.closeErr
+}
