@@ -36,12 +36,12 @@ var FirstDay = time.Date(2026, time.June, 1, 0, 0, 0, 0, time.UTC)
 // Record is one row of the data table: one region's consumption on one day.
 // Numbers are formatted strings, exactly as the table shows them.
 type Record struct {
-	Date    string `json:"date"`    // YYYY-MM-DD
-	Region  string `json:"region"`  // the region's Chinese name
-	KWh     string `json:"kWh"`     // consumption, one decimal
-	Peak    string `json:"peak"`    // peak load in kW, one decimal
-	Valley  string `json:"valley"`  // off-peak (valley) share of kWh, one decimal
-	Cost    string `json:"cost"`    // cost in yuan (CNY), two decimals
+	Date   string `json:"date"`   // YYYY-MM-DD
+	Region string `json:"region"` // the region's Chinese name
+	KWh    string `json:"kWh"`    // consumption, one decimal
+	Peak   string `json:"peak"`   // peak load in kW, one decimal
+	Valley string `json:"valley"` // off-peak (valley) share of kWh, one decimal
+	Cost   string `json:"cost"`   // cost in yuan (CNY), two decimals
 }
 
 // FindRegion returns the region with code, or false.
@@ -96,12 +96,12 @@ func Records(code string) []Record {
 	for d := 0; d < r.Days; d++ {
 		v := dayValues(r, d)
 		out = append(out, Record{
-			Date:    FirstDay.AddDate(0, 0, d).Format("2006-01-02"),
-			Region:  r.Name,
-			KWh:     fmt.Sprintf("%.1f", v.kwh),
-			Peak:    fmt.Sprintf("%.1f", v.peak),
-			Valley:  fmt.Sprintf("%.1f", v.valley),
-			Cost: fmt.Sprintf("%.2f", v.cost),
+			Date:   FirstDay.AddDate(0, 0, d).Format("2006-01-02"),
+			Region: r.Name,
+			KWh:    fmt.Sprintf("%.1f", v.kwh),
+			Peak:   fmt.Sprintf("%.1f", v.peak),
+			Valley: fmt.Sprintf("%.1f", v.valley),
+			Cost:   fmt.Sprintf("%.2f", v.cost),
 		})
 	}
 	return out
@@ -124,10 +124,10 @@ func Totals(recs []Record) Record {
 		peak = math.Max(peak, p)
 	}
 	return Record{
-		Date:    "Total",
-		KWh:     fmt.Sprintf("%.1f", kwh),
-		Peak:    fmt.Sprintf("%.1f", peak),
-		Valley:  fmt.Sprintf("%.1f", valley),
-		Cost: fmt.Sprintf("%.2f", cost),
+		Date:   "Total",
+		KWh:    fmt.Sprintf("%.1f", kwh),
+		Peak:   fmt.Sprintf("%.1f", peak),
+		Valley: fmt.Sprintf("%.1f", valley),
+		Cost:   fmt.Sprintf("%.2f", cost),
 	}
 }
