@@ -143,9 +143,29 @@ func (f *frame) Locate(ctx context.Context, sels []string, want drivers.Checks) 
 	}
 	pierce := needsRoots(sels)
 	lastKind, lastMsg := drivers.KindNotFound, "no element matches "+quoteList(sels)
+	seen := false // whether the page reported a reason yet
+	fail := func(err error) (drivers.Element, int, error) {
+		if !seen && errors.Is(err, context.DeadlineExceeded) {
+			// The wait ran out before the page answered once (a very short
+			// wait on a busy machine): look once more so the error says why.
+			c, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+			defer cancel()
+			args := []any{sels, int(want), 0}
+			if pierce {
+				if roots, err := f.closedRoots(c); err == nil {
+					args = append(args, roots...)
+				}
+			}
+			if res, err := f.call(c, nil, false, "locate", args...); err == nil && res.Type == proto.RuntimeRemoteObjectTypeString {
+				kind, msg, _ := strings.Cut(res.Value.Str(), "\t")
+				lastKind, lastMsg = drivers.Kind(kind), msg
+			}
+		}
+		return nil, -1, &drivers.Error{Kind: lastKind, Msg: lastMsg, Err: err}
+	}
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, -1, &drivers.Error{Kind: lastKind, Msg: lastMsg, Err: err}
+			return fail(err)
 		}
 		ms := sliceMs(ctx)
 		args := []any{sels, int(want), ms}
@@ -158,7 +178,7 @@ func (f *frame) Locate(ctx context.Context, sels []string, want drivers.Checks) 
 		res, err := f.call(ctx, nil, false, "locate", args...)
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, -1, &drivers.Error{Kind: lastKind, Msg: lastMsg, Err: ctx.Err()}
+				return fail(ctx.Err())
 			}
 			if de := engineErr(err); de != nil {
 				return nil, -1, de
@@ -168,7 +188,7 @@ func (f *frame) Locate(ctx context.Context, sels []string, want drivers.Checks) 
 		switch {
 		case res.Type == proto.RuntimeRemoteObjectTypeString:
 			kind, msg, _ := strings.Cut(res.Value.Str(), "\t")
-			lastKind, lastMsg = drivers.Kind(kind), msg
+			lastKind, lastMsg, seen = drivers.Kind(kind), msg, true
 		case res.Subtype == proto.RuntimeRemoteObjectSubtypeNode:
 			return &element{f: f, obj: res}, 0, nil
 		case res.Subtype == proto.RuntimeRemoteObjectSubtypeArray:
@@ -207,13 +227,19 @@ func (f *frame) unpair(ctx context.Context, arr *proto.RuntimeRemoteObject) (int
 	return idx, &element{f: f, obj: obj}, nil
 }
 
-// sliceMs is how long one in-page wait may last: a second, or up to 40 ms
-// before ctx's deadline so the page's last reason still arrives in time.
+// sliceMs is how long one in-page wait may last: a second, or ending a
+// little before ctx's deadline so the page's last reason still arrives in
+// time.
 func sliceMs(ctx context.Context) int {
 	d := slice
 	if dl, ok := ctx.Deadline(); ok {
-		if left := time.Until(dl) - 40*time.Millisecond; left < d {
-			d = left
+		left := time.Until(dl)
+		margin := 100 * time.Millisecond
+		if left < 2*margin {
+			margin = left / 2
+		}
+		if left-margin < d {
+			d = left - margin
 		}
 	}
 	if d < 0 {

@@ -349,7 +349,9 @@ func TestInfiniteScroll(t *testing.T) {
 	}
 }
 
-func itoa(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + func() string { return fmtInt(i) }()) }
+func itoa(i int) string {
+	return strings.TrimSpace(strings.Repeat(" ", 0) + func() string { return fmtInt(i) }())
+}
 
 func fmtInt(i int) string {
 	if i == 0 {
@@ -447,12 +449,12 @@ func TestFallbackSelectors(t *testing.T) {
 	}
 	waitResult(t, p, "saved:a@b.co")
 	for sel, want := range map[string]string{
-		"text=save":          "Save draft", // substring, first in document order
-		`text="Save"`:        "Save",       // exact
-		"aria/Save draft":    "Save draft",
-		"aria/Close dialog":  "×",
-		"//button[2]":        "Save",
-		"xpath=//button[1]":  "Save draft",
+		"text=save":            "Save draft", // substring, first in document order
+		`text="Save"`:          "Save",       // exact
+		"aria/Save draft":      "Save draft",
+		"aria/Close dialog":    "×",
+		"//button[2]":          "Save",
+		"xpath=//button[1]":    "Save draft",
 		"text=  SAVE   DRAFT ": "Save draft",
 	} {
 		if got := text(t, p, sel); got != want {
@@ -555,5 +557,3 @@ func TestFormRead(t *testing.T) {
 	click(t, p, "#f-submit")
 	waitResult(t, p, `{"text":"preset","pass":"len7","email":"x@y.z","num":"42","date":"2024-02-29","color":"#ff0000","range":"5","notes":"two\nlines","country":"fr","tags":["a","c"],"agree":"on","topics":["news","sport","tech"],"size":"l","token":"t0k"}`)
 }
-
-
