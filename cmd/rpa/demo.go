@@ -1,0 +1,182 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/rpa-dev/rpa/flows"
+	"github.com/rpa-dev/rpa/internal/demoapp"
+	"github.com/rpa-dev/rpa/interp"
+	"github.com/rpa-dev/rpa/lang"
+	"github.com/rpa-dev/rpa/lang/diag"
+)
+
+func init() {
+	register(command{
+		name:    "demo",
+		usage:   "rpa demo [--region CODE] [--flow NAME] [--show] [--json] [--browser-bin PATH] | rpa demo --serve ADDR",
+		summary: "serve the demo power-system app on loopback and run the example flow query_power_data against it",
+		run: func(args []string) int {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			context.AfterFunc(ctx, stop)
+			return runDemo(ctx, args, runIO{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr})
+		},
+	})
+}
+
+// runDemo is `rpa demo`: it serves internal/demoapp on a free loopback
+// port, runs an embedded example flow (flows.FS, query_power_data by
+// default) against it headless with the demo credentials, and prints the
+// rows as a table plus a summary. With --serve ADDR it only serves the app
+// until interrupted (for trying flows with `rpa run`).
+func runDemo(ctx context.Context, args []string, rio runIO) int {
+	stdout, stderr := rio.stdout, rio.stderr
+	fset := newFlags("demo", stderr)
+	region := fset.String("region", "110000", "region code to query (110000, 310000, 330100, 440300, 510100; 000000 has no data)")
+	flowName := fset.String("flow", "query_power_data", "which example flow to run (query_power_data, all_pages, region_total, compare_regions)")
+	show := fset.Bool("show", false, "show the browser window")
+	asJSON := fset.Bool("json", false, "print only the result JSON")
+	bin := fset.String("browser-bin", "", "Chromium binary (default: $ROD_BROWSER, else chromium on PATH)")
+	serve := fset.String("serve", "", "only serve the demo app on ADDR (e.g. 127.0.0.1:8080) until Ctrl-C")
+	delay := fset.Duration("delay", 150*time.Millisecond, "the app's server delay before it answers a query")
+	if done, code := parseFlags(fset, args); done {
+		return code
+	}
+	if fset.NArg() > 0 {
+		fmt.Fprintf(stderr, "rpa demo: unexpected argument %q\n", fset.Arg(0))
+		return exitUsage
+	}
+	appDelay := *delay
+	if appDelay == 0 {
+		appDelay = -1 // demoapp: negative = no delay
+	}
+	if *serve != "" {
+		ln, err := net.Listen("tcp", *serve)
+		if err != nil {
+			fmt.Fprintf(stderr, "rpa demo: %v\n", err)
+			return exitUsage
+		}
+		srv := demoapp.Serve(ln, demoapp.Options{Delay: appDelay})
+		fmt.Fprintf(stderr, "rpa demo: serving the demo app on %s (user %s, password %s); Ctrl-C stops\n",
+			srv.URL, demoapp.DemoUsername, demoapp.DemoPassword)
+		<-ctx.Done()
+		_ = srv.Close()
+		return exitOK
+	}
+
+	all, ds := loadEmbeddedFlows()
+	if ds.HasErrors() {
+		fmt.Fprintf(stderr, "rpa demo: the embedded flows do not load: %v\n", ds)
+		return exitFailed
+	}
+	f, ok := all[*flowName]
+	if !ok {
+		fmt.Fprintf(stderr, "rpa demo: no example flow %q (have %s)\n", *flowName, strings.Join(lang.Names(all), ", "))
+		return exitUsage
+	}
+	srv, err := demoapp.Start(demoapp.Options{Delay: appDelay})
+	if err != nil {
+		fmt.Fprintf(stderr, "rpa demo: %v\n", err)
+		return exitFailed
+	}
+	defer srv.Close()
+	if !*asJSON {
+		fmt.Fprintf(stderr, "demo app on %s; running %s (region %s)\n", srv.URL, f.File.Name, *region)
+	}
+
+	kv := map[string]string{"username": demoapp.DemoUsername, "password": demoapp.DemoPassword, "base_url": srv.URL}
+	for _, p := range f.File.Params {
+		switch p.Name {
+		case "region", "region_a":
+			kv[p.Name] = *region
+		}
+	}
+	typed, err := interp.ParseArgs(f, kv)
+	if err != nil {
+		fmt.Fprintf(stderr, "rpa demo: %v\n", err)
+		return exitUsage
+	}
+	rf := &runFlags{cmd: "demo", show: *show, json: *asJSON, bin: *bin, nolog: true}
+	res, code := execute(ctx, f, typed, rf, rio, func(name string) (*lang.Flow, bool) {
+		g, ok := all[name]
+		return g, ok
+	})
+	if res == nil {
+		return code
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(res)
+		return code
+	}
+	if !printRows(stdout, res.Outputs) {
+		printOutcome(stdout, io.Discard, f, res)
+	}
+	printOutcome(io.Discard, stderr, f, res)
+	return code
+}
+
+// loadEmbeddedFlows loads every flow of flows.FS by name.
+func loadEmbeddedFlows() (map[string]*lang.Flow, diag.Diagnostics) {
+	out := map[string]*lang.Flow{}
+	var all diag.Diagnostics
+	names, _ := fs.Glob(flows.FS, "*")
+	for _, n := range names {
+		if !lang.IsFlowFile(n) {
+			continue
+		}
+		src, err := fs.ReadFile(flows.FS, n)
+		if err != nil {
+			continue
+		}
+		f, ds := lang.Load(n, src)
+		all = append(all, ds...)
+		if f != nil && !ds.HasErrors() {
+			out[f.File.Name] = f
+		}
+	}
+	return out, all
+}
+
+// tableColumns are the demo table's columns in display order.
+var tableColumns = []string{"date", "region", "kWh", "peak", "valley", "cost"}
+
+// printRows prints outputs.rows (a list of maps keyed by the table's
+// header) as an aligned table with a count line; false when outputs holds
+// no such list.
+func printRows(w io.Writer, outputs any) bool {
+	m, ok := outputs.(map[string]any)
+	if !ok {
+		return false
+	}
+	rows, ok := m["rows"].([]any)
+	if !ok {
+		return false
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, strings.Join(tableColumns, "\t")+"\t")
+	for _, r := range rows {
+		row, _ := r.(map[string]any)
+		cells := make([]string, len(tableColumns))
+		for i, c := range tableColumns {
+			cells[i] = fmt.Sprint(row[c])
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
+	}
+	_ = tw.Flush()
+	fmt.Fprintf(w, "%d rows\n", len(rows))
+	return true
+}

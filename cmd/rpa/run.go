@@ -1,0 +1,557 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/rpa-dev/rpa/drivers"
+	rodd "github.com/rpa-dev/rpa/drivers/rod"
+	"github.com/rpa-dev/rpa/interp"
+	"github.com/rpa-dev/rpa/lang"
+	"github.com/rpa-dev/rpa/lang/ast"
+	"github.com/rpa-dev/rpa/lang/diag"
+	"github.com/rpa-dev/rpa/stdlib"
+)
+
+func init() {
+	register(command{
+		name:    "run",
+		usage:   "rpa run FILE [--arg NAME=VALUE]... [--args FILE.json] [--profile ID] [--show] [--json] [--timeout D] [--browser ws://...] [--browser-bin PATH]",
+		summary: "run a flow once in Chromium and print its result (exit 0 ok, 1 flow failed, 2 bad input, 130 cancelled)",
+		run: func(args []string) int {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			// After the first Ctrl-C the run winds down; a second one kills.
+			context.AfterFunc(ctx, stop)
+			return runRun(ctx, args, runIO{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr})
+		},
+	})
+}
+
+// runIO is where `rpa run` talks to: stdin answers `ask`, stdout carries
+// the result, stderr the progress, diagnostics and errors.
+type runIO struct {
+	stdin          *os.File // nil: no terminal to ask on
+	stdout, stderr io.Writer
+}
+
+// kvFlag collects repeated --arg NAME=VALUE flags.
+type kvFlag struct {
+	order []string
+	m     map[string]string
+}
+
+func (f *kvFlag) String() string { return strings.Join(f.order, ",") }
+
+func (f *kvFlag) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	k = strings.TrimSpace(k)
+	if !ok || k == "" {
+		return fmt.Errorf("want NAME=VALUE, got %q", s)
+	}
+	if f.m == nil {
+		f.m = map[string]string{}
+	}
+	if _, dup := f.m[k]; !dup {
+		f.order = append(f.order, k)
+	}
+	f.m[k] = v
+	return nil
+}
+
+// runFlags are the parsed command line of `rpa run`.
+type runFlags struct {
+	cmd      string // "run" or "demo", for messages
+	nolog    bool   // progress leaves out run-log lines (demo)
+	file     string
+	args     kvFlag
+	argsFile string
+	profile  string
+	show     bool
+	json     bool
+	timeout  time.Duration
+	remote   string
+	bin      string
+}
+
+// parseRunFlags parses args, allowing flags before and after FILE.
+func parseRunFlags(args []string, stderr io.Writer) (rf *runFlags, done bool, code int) {
+	rf = &runFlags{cmd: "run"}
+	fs := newFlags("run", stderr)
+	fs.Var(&rf.args, "arg", "a flow argument NAME=VALUE, converted to the param's type (repeatable)")
+	fs.StringVar(&rf.argsFile, "args", "", "a JSON file holding an object of flow arguments (--arg wins on a clash)")
+	fs.StringVar(&rf.profile, "profile", "", "browser profile ID (folder $RPA_HOME/profiles/ID); default: the flow's `defaults profile:`, else a temporary profile")
+	fs.BoolVar(&rf.show, "show", false, "show the browser window instead of running headless")
+	fs.BoolVar(&rf.json, "json", false, "print only the result JSON (WorkflowExecutionResult) on stdout")
+	fs.DurationVar(&rf.timeout, "timeout", 0, "bound for the whole run, e.g. 2m (0: none)")
+	fs.StringVar(&rf.remote, "browser", "", "attach to a running browser's DevTools endpoint ws://HOST:PORT/... instead of launching one")
+	fs.StringVar(&rf.bin, "browser-bin", "", "Chromium binary (default: $ROD_BROWSER, else chromium on PATH)")
+	var pos []string
+	for {
+		if done, code := parseFlags(fs, args); done {
+			return nil, true, code
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(pos) != 1 {
+		if len(pos) == 0 {
+			fmt.Fprintln(stderr, "rpa run: which flow? give one FILE (.flow, .yaml or .yml)")
+		} else {
+			fmt.Fprintf(stderr, "rpa run: one FILE at a time, got %d: %s\n", len(pos), strings.Join(pos, " "))
+		}
+		fs.Usage()
+		return nil, true, exitUsage
+	}
+	rf.file = pos[0]
+	if rf.timeout < 0 {
+		fmt.Fprintln(stderr, "rpa run: --timeout must not be negative")
+		return nil, true, exitUsage
+	}
+	return rf, false, 0
+}
+
+// runRun is `rpa run`. It loads and checks the flow, converts the
+// arguments (both before any browser starts: a problem there is exit 2),
+// launches Chromium, runs the flow and prints the result. Exit 0 when the
+// flow succeeded, 1 when it failed (or the browser could not start), 130
+// when cancelled by a signal (ctx); the result is printed in every case.
+func runRun(ctx context.Context, args []string, rio runIO) int {
+	stdout, stderr := rio.stdout, rio.stderr
+	rf, done, code := parseRunFlags(args, stderr)
+	if done {
+		return code
+	}
+	if !lang.IsFlowFile(rf.file) {
+		fmt.Fprintf(stderr, "rpa run: %s: not a flow file (want .flow, .yaml or .yml)\n", rf.file)
+		return exitUsage
+	}
+	if _, err := os.Stat(rf.file); err != nil {
+		fmt.Fprintf(stderr, "rpa run: %v\n", err)
+		return exitUsage
+	}
+	f, ds := lang.LoadFile(rf.file)
+	if len(ds) > 0 {
+		if err := diag.Render(stderr, ds, nil); err != nil {
+			fmt.Fprintf(stderr, "rpa run: %v\n", err)
+		}
+	}
+	if f == nil || ds.HasErrors() {
+		fmt.Fprintf(stderr, "rpa run: %s has errors; nothing was run\n", rf.file)
+		return exitUsage
+	}
+	typed, err := flowArgs(f, rf)
+	if err != nil {
+		fmt.Fprintf(stderr, "rpa run: %v\n", err)
+		return exitUsage
+	}
+	res, code := execute(ctx, f, typed, rf, rio, folderFlows(filepath.Dir(rf.file)))
+	if res == nil {
+		return code
+	}
+	switch {
+	case rf.json:
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(res); err != nil {
+			fmt.Fprintf(stderr, "rpa run: %v\n", err)
+		}
+	default:
+		printOutcome(stdout, stderr, f, res)
+	}
+	return code
+}
+
+// execute launches (or attaches to) the browser for rf, runs f with the
+// typed args and returns the result with the exit code: 0 success, 1
+// failed, 130 cancelled through ctx. A nil result means nothing ran (the
+// profile or the browser could not be set up; the reason is on stderr).
+// Progress goes to stderr unless rf.json.
+func execute(ctx context.Context, f *lang.Flow, typed map[string]any, rf *runFlags, rio runIO,
+	flows func(string) (*lang.Flow, bool)) (*interp.Result, int) {
+	stderr := rio.stderr
+	var profileDir string
+	if rf.remote == "" {
+		dir, cleanup, err := runProfile(f, rf.profile)
+		if err != nil {
+			fmt.Fprintf(stderr, "rpa %s: %v\n", rf.cmd, err)
+			return nil, exitUsage
+		}
+		defer cleanup()
+		profileDir = dir
+	}
+
+	runCtx, cancel := ctx, context.CancelFunc(func() {})
+	if rf.timeout > 0 {
+		runCtx, cancel = context.WithTimeout(ctx, rf.timeout)
+	}
+	defer cancel()
+
+	prog := &progress{w: stderr, live: isTerminal(stderr), quiet: rf.json, nolog: rf.nolog}
+	launchCtx, lcancel := context.WithTimeout(runCtx, 60*time.Second)
+	br, err := rodd.New().Launch(launchCtx, drivers.LaunchOptions{
+		Bin: rf.bin, UserDataDir: profileDir, Show: rf.show, Remote: rf.remote})
+	lcancel()
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintf(stderr, "rpa %s: cancelled while starting the browser\n", rf.cmd)
+			return nil, exitCancelled
+		}
+		fmt.Fprintf(stderr, "rpa %s: the browser could not be started: %v\n", rf.cmd, err)
+		return nil, exitFailed
+	}
+	// The browser closes before the temporary profile is removed (defers
+	// run in reverse order).
+	defer br.Close()
+
+	res, page := interp.Run(runCtx, f, interp.Options{
+		Args:    typed,
+		Browser: br,
+		Flows:   flows,
+		Events:  prog.event,
+		Host:    interp.Host{Ask: terminalAsk(rio.stdin, stderr)},
+	})
+	if page != nil && rf.remote != "" {
+		// Leave a remote browser as we found it: close the tab we used.
+		_ = page.Close()
+	}
+	prog.flush()
+	switch {
+	case res.Success:
+		return res, exitOK
+	case ctx.Err() != nil:
+		return res, exitCancelled
+	default:
+		if runCtx.Err() != nil {
+			fmt.Fprintf(stderr, "rpa %s: the run was stopped by --timeout %s\n", rf.cmd, rf.timeout)
+		}
+		return res, exitFailed
+	}
+}
+
+// flowArgs builds the typed arguments from --args (JSON) and --arg
+// (strings). With --arg only, strings are converted by param type
+// (interp.ParseArgs); with --args only, JSON values are checked
+// (interp.CheckArgs); with both, each JSON value is turned back into its
+// --arg spelling (a string as is, anything else as JSON) and --arg
+// overrides it, then all are converted as strings.
+func flowArgs(f *lang.Flow, rf *runFlags) (map[string]any, error) {
+	if rf.argsFile == "" {
+		return interp.ParseArgs(f, rf.args.m)
+	}
+	b, err := os.ReadFile(rf.argsFile)
+	if err != nil {
+		return nil, fmt.Errorf("--args: %w", err)
+	}
+	var obj map[string]any
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.UseNumber()
+	if err := dec.Decode(&obj); err != nil || obj == nil {
+		if err == nil {
+			err = errors.New("want a JSON object")
+		}
+		return nil, fmt.Errorf("--args %s: %v", rf.argsFile, err)
+	}
+	if len(rf.args.m) == 0 {
+		return interp.CheckArgs(f, numbersToGo(obj).(map[string]any))
+	}
+	kv := map[string]string{}
+	for k, v := range obj {
+		switch x := v.(type) {
+		case string:
+			kv[k] = x
+		case nil:
+		default:
+			js, _ := json.Marshal(x)
+			kv[k] = string(js)
+		}
+	}
+	for k, v := range rf.args.m {
+		kv[k] = v
+	}
+	return interp.ParseArgs(f, kv)
+}
+
+// numbersToGo turns json.Number into int (when integral) or float64,
+// recursively, so `int` params accept 3 and `number` params 2.5.
+func numbersToGo(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if n, err := x.Int64(); err == nil {
+			return int(n)
+		}
+		f, _ := x.Float64()
+		return f
+	case map[string]any:
+		for k, e := range x {
+			x[k] = numbersToGo(e)
+		}
+		return x
+	case []any:
+		for i, e := range x {
+			x[i] = numbersToGo(e)
+		}
+		return x
+	}
+	return v
+}
+
+// flowProfile returns the flow's `defaults profile: "ID"`, or "".
+func flowProfile(f *lang.Flow) string {
+	for _, o := range f.File.Defaults {
+		if o.Name != "profile" {
+			continue
+		}
+		if s, ok := o.Value.(*ast.StringLit); ok {
+			if v, ok := s.Value(); ok {
+				return v
+			}
+		}
+	}
+	return ""
+}
+
+// runProfile picks the browser user-data folder (PROTOCOL.md): --profile
+// ID, else the flow's `defaults profile:`, else a temporary profile under
+// $RPA_HOME removed by cleanup.
+func runProfile(f *lang.Flow, id string) (dir string, cleanup func(), err error) {
+	if id == "" {
+		id = flowProfile(f)
+	}
+	if id != "" {
+		dir, err := drivers.ProfileDir(id)
+		if err != nil {
+			return "", nil, fmt.Errorf("profile %q: %v", id, err)
+		}
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return "", nil, err
+		}
+		return dir, func() {}, nil
+	}
+	dir, cleanup, err = drivers.TempProfile()
+	if err != nil {
+		return "", nil, fmt.Errorf("temporary profile: %v", err)
+	}
+	return dir, cleanup, nil
+}
+
+// folderFlows resolves `call NAME` among the flows of dir, loading the
+// folder once on the first call. Files of the folder that do not load are
+// skipped (their problems belong to `rpa check DIR`).
+func folderFlows(dir string) func(string) (*lang.Flow, bool) {
+	var once sync.Once
+	var flows map[string]*lang.Flow
+	return func(name string) (*lang.Flow, bool) {
+		once.Do(func() { flows, _ = lang.LoadDir(dir) })
+		f, ok := flows[name]
+		return f, ok
+	}
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// progress prints one line per action: on a terminal a live line that is
+// rewritten when the action ends, elsewhere the finished line only. Log
+// lines are printed as they come. Everything it gets is already masked.
+type progress struct {
+	w     io.Writer
+	live  bool // rewrite the current line (terminal)
+	quiet bool // print nothing (--json)
+	nolog bool // leave out the run-log lines
+	open  bool // a started line is on screen without its newline
+}
+
+const targetWidth = 44
+
+func (p *progress) line(e interp.Event) string {
+	n := fmt.Sprint(e.Index)
+	if e.Total > 0 {
+		n = fmt.Sprintf("%d/%d", e.Index, e.Total)
+	}
+	target := strings.Join(strings.Fields(e.Target), " ")
+	if r := []rune(target); len(r) > targetWidth {
+		target = string(r[:targetWidth-1]) + "…"
+	}
+	return fmt.Sprintf("%7s  %-9s %-*s", n, e.Action, targetWidth, target)
+}
+
+func (p *progress) event(e interp.Event) {
+	if p.quiet {
+		return
+	}
+	switch e.Kind {
+	case interp.EventStarted:
+		if p.live {
+			p.clear()
+			fmt.Fprintf(p.w, "%s  …", p.line(e))
+			p.open = true
+		}
+	case interp.EventFinished:
+		p.clear()
+		s := fmt.Sprintf("%s %6d ms  %s", p.line(e), e.DurationMs, e.Status)
+		if e.Status != interp.StatusOK && e.Summary != "" {
+			s += ": " + e.Summary
+		}
+		fmt.Fprintln(p.w, s)
+	case interp.EventLog:
+		if p.nolog {
+			return
+		}
+		p.clear()
+		fmt.Fprintf(p.w, "         log: %s\n", e.Summary)
+	}
+}
+
+func (p *progress) clear() {
+	if p.open {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.open = false
+	}
+}
+
+func (p *progress) flush() {
+	if p.open {
+		fmt.Fprintln(p.w)
+		p.open = false
+	}
+}
+
+// printOutcome writes the human form of a result: the outputs as indented
+// JSON on stdout, a one-line summary (and the error) on stderr.
+func printOutcome(stdout, stderr io.Writer, f *lang.Flow, res *interp.Result) {
+	if res.Outputs != nil {
+		b, err := json.MarshalIndent(res.Outputs, "", "  ")
+		if err == nil {
+			fmt.Fprintf(stdout, "%s\n", b)
+		}
+	}
+	fmt.Fprintln(stderr, summaryLine(f, res))
+	if res.Error != nil {
+		e := res.Error
+		file := e.File
+		if file == "" {
+			file = f.Path
+		}
+		where := file
+		if e.Line > 0 {
+			where = fmt.Sprintf("%s:%d", file, e.Line)
+			if e.Col > 0 {
+				where += fmt.Sprintf(":%d", e.Col)
+			}
+		}
+		act := ""
+		if e.Action != "" {
+			act = " (" + e.Action + ")"
+		}
+		fmt.Fprintf(stderr, "%s: %s%s: %s\n", where, e.Kind, act, e.Message)
+	}
+}
+
+// summaryLine is "ok  NAME: 12 actions (12 ok) in 845 ms" or the FAILED
+// form.
+func summaryLine(f *lang.Flow, res *interp.Result) string {
+	state := "ok"
+	switch {
+	case res.Error != nil && res.Error.Kind == "cancelled":
+		state = "CANCELLED"
+	case !res.Success:
+		state = "FAILED"
+	}
+	counts := []string{fmt.Sprintf("%d ok", res.CompletedActions)}
+	if res.FailedActions > 0 {
+		counts = append(counts, fmt.Sprintf("%d failed or skipped", res.FailedActions))
+	}
+	sort.Strings(counts[1:])
+	return fmt.Sprintf("%s  %s: %d actions (%s) in %d ms", state, f.File.Name, res.TotalActions,
+		strings.Join(counts, ", "), res.DurationMs)
+}
+
+// terminalAsk answers `ask` on the terminal: the question on out, the
+// answer read from in (hidden for input: "password"). Without a terminal
+// on in it fails with an error saying so. One question at a time; an
+// empty line is an empty answer, end of input declines. The ctx passed
+// by the ask action carries the question's timeout.
+func terminalAsk(in *os.File, out io.Writer) func(context.Context, interp.Question) (interp.Answer, error) {
+	var mu sync.Mutex
+	var rd *bufio.Reader
+	return func(ctx context.Context, q interp.Question) (interp.Answer, error) {
+		if in == nil || !term.IsTerminal(int(in.Fd())) {
+			return interp.Answer{}, errors.New("no terminal to ask on (stdin is not a TTY): run the flow from a terminal, or serve it over MCP so the caller answers")
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if rd == nil {
+			rd = bufio.NewReader(in)
+		}
+		fd := int(in.Fd())
+		fmt.Fprintf(out, "\n? %s\n", q.Title)
+		if q.Message != "" {
+			fmt.Fprintf(out, "  %s\n", q.Message)
+		}
+		hint := ""
+		switch q.Input {
+		case "password":
+			hint = " (hidden)"
+		case "number":
+			hint = " (a number)"
+		}
+		fmt.Fprintf(out, "> answer%s, Enter to send, Ctrl-D to decline: ", hint)
+		type reply struct {
+			text string
+			err  error
+		}
+		ch := make(chan reply, 1)
+		state, _ := term.GetState(fd)
+		go func() {
+			if q.Input == "password" {
+				b, err := term.ReadPassword(fd)
+				ch <- reply{string(b), err}
+				return
+			}
+			s, err := rd.ReadString('\n')
+			if err == io.EOF && s != "" {
+				err = nil
+			}
+			ch <- reply{strings.TrimRight(s, "\r\n"), err}
+		}()
+		select {
+		case r := <-ch:
+			fmt.Fprintln(out)
+			if r.err != nil {
+				return interp.Answer{Status: stdlib.AnswerDeclined}, nil
+			}
+			return interp.Answer{Status: stdlib.AnswerAnswered, Text: r.text}, nil
+		case <-ctx.Done():
+			if state != nil {
+				_ = term.Restore(fd, state)
+			}
+			fmt.Fprintln(out)
+			return interp.Answer{}, ctx.Err()
+		}
+	}
+}
+
+var _ flag.Value = (*kvFlag)(nil)
