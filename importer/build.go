@@ -185,7 +185,7 @@ func newBuilder(src *source, diags *diag.Diagnostics, strict bool) *builder {
 // expresses only approximately) at the step's position; with --strict it
 // is an error.
 func (b *builder) warn(at *jnode, format string, args ...any) {
-	r := b.src.rng(at)
+	r := b.src.rng(focus(at))
 	if b.strict {
 		b.diags.Errorf(r, format, args...)
 	} else {
@@ -195,7 +195,29 @@ func (b *builder) warn(at *jnode, format string, args ...any) {
 
 // errorf reports input the importer cannot read at all.
 func (b *builder) errorf(at *jnode, format string, args ...any) {
-	b.diags.Errorf(b.src.rng(at), format, args...)
+	b.diags.Errorf(b.src.rng(focus(at)), format, args...)
+}
+
+// note reports a deliberate change of the recording (a dropped password)
+// as a warning, even with --strict: it is expressed, on purpose otherwise.
+func (b *builder) note(at *jnode, format string, args ...any) {
+	b.diags.Warnf(b.src.rng(focus(at)), format, args...)
+}
+
+// focus narrows a step object to its "type" or "command" member, so the
+// caret stands under the line that names the step.
+func focus(n *jnode) *jnode {
+	if n == nil || n.kind != jObject {
+		return n
+	}
+	for _, k := range []string{"command", "type"} {
+		for i, key := range n.keys {
+			if key == k {
+				return &jnode{kind: jString, off: n.koffs[i], end: n.vals[i].end}
+			}
+		}
+	}
+	return n
 }
 
 // comment queues a `# text` line above the next statement.
@@ -298,12 +320,12 @@ func (b *builder) secretParam(at *jnode, field, value, what string) string {
 	name := secretName(field)
 	defer func() { b.secrets = append(b.secrets, secretValue{value: value, param: name}) }()
 	if p := b.byParam[name]; p != nil && p.Type.Name == "secret" {
-		b.warn(at, "%s: recorded password value dropped; the flow takes the secret param %q", what, name)
+		b.note(at, "%s: recorded password value dropped; the flow takes the secret param %q", what, name)
 		return name
 	}
 	name = b.uniq(name)
 	b.param(name, "secret", nil, "Password for the "+field+" field")
-	b.warn(at, "%s: recorded password value dropped; the flow takes the secret param %q", what, name)
+	b.note(at, "%s: recorded password value dropped; the flow takes the secret param %q", what, name)
 	return name
 }
 

@@ -16,10 +16,11 @@ type chrome struct {
 	*builder
 	origin string // the first navigation's origin, turned into the base_url param
 
-	target string // current target ("main" or a popup's URL)
-	seen   map[string]bool
-	frames int   // frame blocks open (all at depth frames)
-	fpath  []int // frame path of the open frame blocks
+	target  string // current target ("main" or a popup's URL)
+	mainVar string // variable holding the main tab's URL while another is current
+	seen    map[string]bool
+	frames  int   // frame blocks open (all at depth frames)
+	fpath   []int // frame path of the open frame blocks
 
 	// key folding: keyDown/keyUp pairs become press
 	mods     []string
@@ -165,11 +166,21 @@ func (c *chrome) switchContext(n int, st *jnode) {
 	if target != c.target {
 		c.flushKey()
 		c.closeFrames(0)
+		if c.target == "main" {
+			// remember the main tab by its URL, to come back to it
+			if c.mainVar == "" {
+				c.mainVar = c.uniq("main_tab")
+			}
+			c.bind(c.mainVar)
+			r := act("url")
+			r.Target = c.mainVar
+			c.emit(r)
+		}
 		var a *ast.ActionStmt
 		switch {
 		case target == "main":
-			a = act("tab", num(0))
-			c.comment("back to the first tab")
+			a = act("tab", src(c.mainVar))
+			c.comment("back to the main tab")
 		case !c.seen[target]:
 			a = act("tab", lit("last"))
 			c.comment("the popup opened by the previous step: " + target)

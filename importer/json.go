@@ -133,12 +133,22 @@ func (s *source) pos(off int) ast.Pos {
 	return ast.Pos{Line: i + 1, Col: off - s.lines[i] + 1, Offset: off}
 }
 
-// rng is the range of a JSON value in the input file.
+// rng is the range of a JSON value in the input file, cut at the end of
+// its first line (a step object spans many; the caret goes under its
+// opening line).
 func (s *source) rng(n *jnode) ast.Range {
 	if n == nil {
 		return ast.Range{File: s.name, Start: s.pos(0), End: s.pos(0)}
 	}
-	return ast.Range{File: s.name, Start: s.pos(n.off), End: s.pos(n.end)}
+	start, end := s.pos(n.off), s.pos(n.end)
+	if end.Line != start.Line {
+		eol := len(s.src)
+		if start.Line < len(s.lines) {
+			eol = s.lines[start.Line] - 1
+		}
+		end = s.pos(eol)
+	}
+	return ast.Range{File: s.name, Start: start, End: end}
 }
 
 // jsonError is a syntax error at a byte offset.

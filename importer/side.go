@@ -64,7 +64,7 @@ func (p *sideProject) build(i int) *Flow {
 	p.building[i] = true
 	t := p.tests[i]
 	b := newBuilder(p.src, p.diags, p.opts.Strict)
-	sd := &side{builder: b, proj: p, tabs: 1}
+	sd := &side{builder: b, proj: p, newWindows: map[string]bool{}}
 	cmds := t.get("commands")
 	if cmds == nil || cmds.kind != jArray {
 		b.errorf(t, "test %q has no commands list", t.getStr("name"))
@@ -90,12 +90,13 @@ type side struct {
 	proj   *sideProject
 	blocks []*sblock
 	frames int // frame blocks open (innermost blocks)
-	tabs   int // tabs open as far as the recording shows
-	tab    int // current tab index
-	baseOK bool
-	actual string
-	n      int // command number (1-based)
-	cmd    *jnode
+	// newWindows are window handle names of clicks that open a window,
+	// not switched to yet.
+	newWindows map[string]bool
+	baseOK     bool
+	actual     string
+	n          int // command number (1-based)
+	cmd        *jnode
 }
 
 var varRefRe = regexp.MustCompile(`\$\{([^}]+)\}`)
@@ -233,10 +234,7 @@ func (sd *side) url(u string) ast.Expr {
 	default:
 		return sd.tmpl(u)
 	}
-	if !sd.baseOK {
-		sd.baseOK = true
-		sd.param("base_url", "string", lit(base), "Address of the site (the Selenium IDE project's URL)")
-	}
+	sd.ensureBase()
 	out := &ast.StringLit{Parts: []ast.StringPart{{Expr: src("base_url")}}}
 	if rel != "" {
 		if t, ok := sd.tmpl(rel).(*ast.StringLit); ok {
@@ -246,6 +244,14 @@ func (sd *side) url(u string) ast.Expr {
 		}
 	}
 	return out
+}
+
+// ensureBase declares the base_url param (the project's URL) once.
+func (sd *side) ensureBase() {
+	if !sd.baseOK {
+		sd.baseOK = true
+		sd.param("base_url", "string", lit(sd.proj.base), "Address of the site (the Selenium IDE project's URL)")
+	}
 }
 
 func (sd *side) run(cmds []*jnode) {
@@ -430,13 +436,8 @@ func (sd *side) command(cmd, target, value string) {
 			}
 			sd.emit(a)
 			if sd.cmd.getBool("opensWindow", false) {
-				idx := sd.tabs
-				sd.tabs++
 				if h := sd.cmd.getStr("windowHandleName"); h != "" {
-					n := sd.name(h)
-					sd.bind(n)
-					sd.comment("the window this click opens")
-					sd.emit(&ast.AssignStmt{Name: n, Value: num(int64(idx))})
+					sd.newWindows[sd.name(h)] = true
 				}
 			}
 		})
@@ -523,16 +524,17 @@ func (sd *side) command(cmd, target, value string) {
 	case cmd == "storeText" || cmd == "storeValue" || cmd == "storeTitle" || cmd == "storeAttribute" || cmd == "storeXpathCount" || cmd == "storeJson" || cmd == "storeElementCount":
 		sd.store(cmd, target, value)
 	case cmd == "storeWindowHandle":
+		// a window is found again by its URL
 		n := sd.name(target)
 		sd.bind(n)
-		sd.emit(&ast.AssignStmt{Name: n, Value: num(int64(sd.tab))})
+		a := act("url")
+		a.Target = n
+		sd.emit(a)
 	case cmd == "selectWindow":
 		sd.selectWindow(target)
 	case cmd == "close":
 		sd.closeFrames(sd.frameFloor())
 		sd.emit(act("close"))
-		sd.tabs--
-		sd.tab = 0
 	case cmd == "selectFrame":
 		sd.selectFrame(target)
 	case cmd == "echo":
@@ -644,7 +646,7 @@ func (sd *side) secretParamNamed(n string) {
 		name = sd.uniq(name)
 		sd.param(name, "secret", nil, "Password (a recorded value was dropped)")
 	}
-	sd.warn(sd.cmd, "command %d (store): recorded password value dropped; the flow takes the secret param %q", sd.n, name)
+	sd.note(sd.cmd, "command %d (store): recorded password value dropped; the flow takes the secret param %q", sd.n, name)
 	if name != n {
 		sd.bind(n)
 		sd.emit(&ast.AssignStmt{Name: n, Value: src(name)})
@@ -741,21 +743,24 @@ func (sd *side) selectWindow(target string) {
 		ref := strings.TrimPrefix(target, "handle=")
 		if m := varRefRe.FindStringSubmatch(ref); m != nil && m[0] == ref {
 			n := sd.name(m[1])
-			sd.use(n, "int", "")
+			if sd.newWindows[n] {
+				// the window a click opened: switch to it, then keep its URL
+				delete(sd.newWindows, n)
+				sd.comment("the window opened above")
+				sd.emit(act("tab", lit("last")))
+				a := act("url")
+				a.Target = n
+				sd.bind(n)
+				sd.emit(a)
+				return
+			}
+			sd.use(n, "string", "")
 			sd.emit(act("tab", src(n)))
 			return
 		}
 		sd.unsupported("selectWindow", "window handles other than a stored ${name} have no equivalent")
-	case target == "win_ser_local":
-		sd.emit(act("tab", num(0)))
-	case strings.HasPrefix(target, "win_ser_"):
-		if i, err := strconv.Atoi(strings.TrimPrefix(target, "win_ser_")); err == nil {
-			sd.emit(act("tab", num(int64(i))))
-			return
-		}
-		fallthrough
 	default:
-		sd.unsupported("selectWindow", "only handle=${name} and win_ser_N windows can be selected")
+		sd.unsupported("selectWindow", "only windows named by handle=${name} can be selected")
 	}
 }
 
@@ -817,6 +822,9 @@ func (sd *side) call(test string) {
 	a := act("call", lit(callee.Name))
 	m := &ast.MapLit{}
 	for _, p := range callee.File.Params {
+		if p.Name == "base_url" && sd.proj.base != "" {
+			sd.ensureBase() // the caller's site is the callee's
+		}
 		if p.Default != nil {
 			if !sd.isBound(p.Name) {
 				continue

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rpa-dev/rpa/importer"
+	"github.com/rpa-dev/rpa/lang"
+	"github.com/rpa-dev/rpa/lang/diag"
+	"github.com/rpa-dev/rpa/lang/format"
+)
+
+func init() {
+	register(command{
+		name:    "import",
+		usage:   "rpa import FILE [-o OUT.flow|DIR] [--strict] [--format chrome|side|json]",
+		summary: "turn a Chrome Recorder JSON, a Selenium IDE .side project or a JSON flow into .flow files",
+		run:     func(args []string) int { return runImport(args, os.Stdout, os.Stderr) },
+	})
+}
+
+// importFormats maps --format values to importer formats.
+var importFormats = map[string]importer.Format{
+	"chrome": importer.FormatChrome, "side": importer.FormatSide, "json": importer.FormatJSONFlow,
+}
+
+// parseInterspersed parses flags that may stand before or after the
+// positional arguments (`rpa import FILE -o OUT`), returning the
+// positionals.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// runImport imports FILE. One flow goes to stdout, or to -o OUT (a .flow
+// file, or a folder); the flows of a .side project (one per test) need -o
+// DIR and are written as DIR/NAME.flow. Diagnostics (what could not be
+// expressed, positioned in FILE) go to stderr. Every flow written has been
+// loaded back with lang.Load. Exit 0 when written (warnings allowed), 1
+// when the import has errors (--strict: any warning) and nothing was
+// written, 2 on usage or an unreadable file.
+func runImport(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("import", stderr)
+	out := fs.String("o", "", "output: a .flow file, or a folder (one NAME.flow per flow)")
+	strict := fs.Bool("strict", false, "anything that cannot be expressed is an error, and nothing is written")
+	formatName := fs.String("format", "", "input format: chrome, side or json (default: detected)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return exitUsage
+	}
+	in := pos[0]
+	opts := importer.Options{Strict: *strict}
+	if *formatName != "" {
+		f, ok := importFormats[*formatName]
+		if !ok {
+			fmt.Fprintf(stderr, "rpa import: unknown --format %q (want chrome, side or json)\n", *formatName)
+			return exitUsage
+		}
+		opts.Format = f
+	}
+	src, err := os.ReadFile(in)
+	if err != nil {
+		fmt.Fprintf(stderr, "rpa import: %v\n", err)
+		return exitUsage
+	}
+	flows, ds := importer.Import(in, src, opts)
+	source := func(file string) []byte {
+		if file == in {
+			return src
+		}
+		return nil
+	}
+	if err := diag.Render(stderr, ds, source); err != nil {
+		fmt.Fprintf(stderr, "rpa import: %v\n", err)
+	}
+	if ds.HasErrors() {
+		fmt.Fprintf(stderr, "rpa import: %s: %s; nothing written\n", in, count(countSeverity(ds, diag.Error), "error"))
+		return exitFailed
+	}
+	if len(flows) == 0 {
+		fmt.Fprintf(stderr, "rpa import: %s: no flow in it\n", in)
+		return exitFailed
+	}
+
+	// Render and load back every flow before writing any.
+	texts := make([][]byte, len(flows))
+	for i, f := range flows {
+		texts[i] = format.Flow(f.File)
+		if _, lds := lang.Load(f.Name+".flow", texts[i]); lds.HasErrors() {
+			fmt.Fprintf(stderr, "rpa import: internal error: the flow imported from %s does not check:\n", in)
+			diag.Render(stderr, lds, func(string) []byte { return texts[i] })
+			return exitFailed
+		}
+	}
+
+	toDir := *out != "" && (len(flows) > 1 || !strings.HasSuffix(*out, ".flow") || isDir(*out))
+	switch {
+	case *out == "" && len(flows) > 1:
+		fmt.Fprintf(stderr, "rpa import: %s holds %d tests: name a folder with -o DIR (one .flow per test)\n", in, len(flows))
+		return exitUsage
+	case *out == "":
+		stdout.Write(texts[0])
+	case !toDir:
+		if err := os.WriteFile(*out, texts[0], 0o644); err != nil {
+			fmt.Fprintf(stderr, "rpa import: %v\n", err)
+			return exitFailed
+		}
+	default:
+		if strings.HasSuffix(*out, ".flow") && !isDir(*out) {
+			fmt.Fprintf(stderr, "rpa import: %s holds %d tests: -o must be a folder, not %s\n", in, len(flows), *out)
+			return exitUsage
+		}
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			fmt.Fprintf(stderr, "rpa import: %v\n", err)
+			return exitFailed
+		}
+		for i, f := range flows {
+			if err := os.WriteFile(filepath.Join(*out, f.Name+".flow"), texts[i], 0o644); err != nil {
+				fmt.Fprintf(stderr, "rpa import: %v\n", err)
+				return exitFailed
+			}
+		}
+	}
+	var names bytes.Buffer
+	for i, f := range flows {
+		if i > 0 {
+			names.WriteString(", ")
+		}
+		names.WriteString(f.Name)
+	}
+	dest := *out
+	if dest == "" {
+		dest = "stdout"
+	}
+	fmt.Fprintf(stderr, "imported %s (%s) from %s to %s, %s\n", count(len(flows), "flow"), names.String(), in, dest, count(countSeverity(ds, diag.Warning), "warning"))
+	return exitOK
+}
+
+func countSeverity(ds diag.Diagnostics, s diag.Severity) int {
+	n := 0
+	for _, d := range ds {
+		if d.Severity == s {
+			n++
+		}
+	}
+	return n
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
