@@ -160,7 +160,8 @@ type builder struct {
 
 	pendingComments []string // attached to the next statement emitted
 
-	secrets []secretValue // recorded passwords dropped, scrubbed from every string at the end
+	secrets      []secretValue     // recorded passwords dropped, scrubbed from every string at the end
+	secretFields map[string]string // password field → its secret param
 }
 
 // secretValue is a recorded password and the secret param that replaced it.
@@ -176,6 +177,8 @@ func newBuilder(src *source, diags *diag.Diagnostics, strict bool) *builder {
 		loopVars: map[string]bool{},
 		refIdx:   map[string]*pref{},
 		used:     map[string]bool{},
+
+		secretFields: map[string]string{},
 	}
 	b.cur = &b.file.Body
 	return b
@@ -317,14 +320,13 @@ func (b *builder) param(name, typ string, def ast.Expr, desc string) *ast.Param 
 // secretParam declares (once per field) the required secret param that
 // replaces a recorded password; the value itself is dropped with a warning.
 func (b *builder) secretParam(at *jnode, field, value, what string) string {
-	name := secretName(field)
-	defer func() { b.secrets = append(b.secrets, secretValue{value: value, param: name}) }()
-	if p := b.byParam[name]; p != nil && p.Type.Name == "secret" {
-		b.note(at, "%s: recorded password value dropped; the flow takes the secret param %q", what, name)
-		return name
+	name, ok := b.secretFields[field]
+	if !ok {
+		name = b.uniq(secretName(field))
+		b.secretFields[field] = name
+		b.param(name, "secret", nil, "Password for the "+field+" field")
 	}
-	name = b.uniq(name)
-	b.param(name, "secret", nil, "Password for the "+field+" field")
+	b.secrets = append(b.secrets, secretValue{value: value, param: name})
 	b.note(at, "%s: recorded password value dropped; the flow takes the secret param %q", what, name)
 	return name
 }
