@@ -1,0 +1,425 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rpa-dev/rpa/internal/demoapp"
+)
+
+// End-to-end tests of `rpa run` and `rpa demo`: the built binary, real
+// headless Chromium, the demo app served by the test.
+
+var (
+	runBinOnce sync.Once
+	runBin     string
+	runBinErr  error
+)
+
+// rpaBin builds the rpa binary once per test process.
+func rpaBin(t *testing.T) string {
+	t.Helper()
+	runBinOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "rpa-run-bin-")
+		if err != nil {
+			runBinErr = err
+			return
+		}
+		runBin = filepath.Join(dir, "rpa")
+		out, err := exec.Command("go", "build", "-o", runBin, ".").CombinedOutput()
+		if err != nil {
+			runBinErr = &buildError{string(out)}
+		}
+	})
+	if runBinErr != nil {
+		t.Fatalf("build rpa: %v", runBinErr)
+	}
+	return runBin
+}
+
+// The password of the test app: distinctive, so a leak is easy to find.
+const testPassword = "Pw-7f3a9-zebra"
+
+var (
+	appOnce sync.Once
+	appURL  string
+)
+
+// demoURL serves one demo app (short delay, test password) for the package.
+func demoURL(t *testing.T) string {
+	t.Helper()
+	appOnce.Do(func() {
+		s, err := demoapp.Start(demoapp.Options{Delay: 50 * time.Millisecond, Password: testPassword})
+		if err != nil {
+			t.Fatalf("demo app: %v", err)
+		}
+		appURL = s.URL // lives until the test process ends
+	})
+	if appURL == "" {
+		t.Fatal("demo app did not start")
+	}
+	return appURL
+}
+
+type runOut struct {
+	code           int
+	stdout, stderr string
+	home           string // the RPA_HOME of the run
+}
+
+// rpaRun runs the binary with args under a fresh RPA_HOME and stdin from
+// /dev/null, and waits (at most 90s).
+func rpaRun(t *testing.T, args ...string) runOut {
+	t.Helper()
+	cmd, home, out, errb := rpaCmd(t, args...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return waitRun(t, cmd, home, out, errb)
+}
+
+func rpaCmd(t *testing.T, args ...string) (*exec.Cmd, string, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	home := t.TempDir()
+	cmd := exec.Command(rpaBin(t), args...)
+	cmd.Env = append(os.Environ(), "RPA_HOME="+home)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	return cmd, home, &out, &errb
+}
+
+func waitRun(t *testing.T, cmd *exec.Cmd, home string, out, errb *bytes.Buffer) runOut {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(90 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("rpa %v did not finish in 90s; stderr:\n%s", cmd.Args[1:], errb.String())
+	}
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return runOut{code: code, stdout: out.String(), stderr: errb.String(), home: home}
+}
+
+// result is the part of WorkflowExecutionResult the tests read.
+type result struct {
+	Success          bool `json:"success"`
+	TotalActions     int  `json:"totalActions"`
+	CompletedActions int  `json:"completedActions"`
+	Results          []struct {
+		Action string `json:"action"`
+		Status string `json:"status"`
+		Line   int    `json:"line"`
+	} `json:"results"`
+	Outputs map[string]any `json:"outputs"`
+	Error   *struct {
+		Message string `json:"message"`
+		Line    int    `json:"line"`
+		Code    int    `json:"code"`
+		Kind    string `json:"kind"`
+	} `json:"error"`
+	DurationMs int64 `json:"durationMs"`
+}
+
+func decode(t *testing.T, r runOut) result {
+	t.Helper()
+	var res result
+	var raw map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &raw); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\nstdout:\n%s\nstderr:\n%s", err, r.stdout, r.stderr)
+	}
+	for _, k := range []string{"success", "totalActions", "completedActions", "failedActions", "results", "outputs", "error", "durationMs"} {
+		if _, ok := raw[k]; !ok {
+			t.Errorf("result JSON lacks %q", k)
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// noSecret fails when the password shows anywhere in the output.
+func noSecret(t *testing.T, r runOut) {
+	t.Helper()
+	if strings.Contains(r.stdout, testPassword) || strings.Contains(r.stderr, testPassword) {
+		t.Errorf("the secret leaked:\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	}
+}
+
+// tmpProfilesGone fails when a temporary profile was left under RPA_HOME.
+func tmpProfilesGone(t *testing.T, home string) {
+	t.Helper()
+	ents, _ := os.ReadDir(filepath.Join(home, "tmp"))
+	if len(ents) != 0 {
+		t.Errorf("temporary profiles left behind: %v", ents)
+	}
+}
+
+const refFlow = "../../flows/query_power_data.flow"
+
+func TestRunReferenceFlow(t *testing.T) {
+	base := demoURL(t)
+	r := rpaRun(t, "run", refFlow, "--arg", "username=admin", "--arg", "password="+testPassword,
+		"--arg", "base_url="+base, "--json")
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0\nstderr:\n%s", r.code, r.stderr)
+	}
+	if r.stderr != "" {
+		t.Errorf("--json wrote to stderr:\n%s", r.stderr)
+	}
+	res := decode(t, r)
+	if !res.Success || res.Error != nil {
+		t.Fatalf("success %v, error %+v", res.Success, res.Error)
+	}
+	want := demoapp.Records("110000")[:50]
+	rows, _ := res.Outputs["rows"].([]any)
+	if len(rows) != len(want) || res.Outputs["count"] != float64(len(want)) {
+		t.Fatalf("got %d rows (count %v), want %d", len(rows), res.Outputs["count"], len(want))
+	}
+	for i, w := range want {
+		row, _ := rows[i].(map[string]any)
+		if row["date"] != w.Date || row["kWh"] != w.KWh || row["region"] != w.Region || row["cost"] != w.Cost {
+			t.Fatalf("row %d = %v, want %+v", i, row, w)
+		}
+	}
+	// open, fill, fill, click, wait, select, click, table.
+	if res.TotalActions != 8 || res.CompletedActions != 8 || len(res.Results) != 8 {
+		t.Errorf("actions: total %d, completed %d, results %d; want 8", res.TotalActions, res.CompletedActions, len(res.Results))
+	}
+	noSecret(t, r)
+	tmpProfilesGone(t, r.home)
+}
+
+func TestRunFlowFails(t *testing.T) {
+	base := demoURL(t)
+	r := rpaRun(t, "run", refFlow, "--arg", "username=admin", "--arg", "password="+testPassword,
+		"--arg", "base_url="+base, "--arg", "region=000000", "--json")
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1\nstderr:\n%s", r.code, r.stderr)
+	}
+	res := decode(t, r)
+	if res.Success || res.Error == nil {
+		t.Fatalf("success %v, error %+v", res.Success, res.Error)
+	}
+	if res.Error.Kind != "fail" || res.Error.Code != -32002 || res.Error.Line != 21 || res.Error.Message != "no data for region 000000" {
+		t.Errorf("error %+v", *res.Error)
+	}
+	noSecret(t, r)
+}
+
+func TestRunTextOutputMasksSecrets(t *testing.T) {
+	base := demoURL(t)
+	r := rpaRun(t, "run", "testdata/run/secret.flow", "--arg", "password="+testPassword, "--arg", "base_url="+base)
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	noSecret(t, r)
+	var out map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("stdout is not the outputs JSON: %v\n%s", err, r.stdout)
+	}
+	form, _ := out["form"].(map[string]any)
+	if out["typed"] != "***" || out["read"] != "***" || form["password"] != "***" || form["username"] != "admin" {
+		t.Errorf("outputs %v, want every secret as ***", out)
+	}
+	for _, want := range []string{"log: the password is ***", "fill      #password", "ok  secret_echo: 5 actions (5 ok)"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+}
+
+// Bad input is exit 2 and names the culprit, before any browser starts
+// (--browser-bin points nowhere: a launch would fail with another message).
+func TestRunBadInput(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"missing required", []string{refFlow, "--arg", "username=admin"},
+			[]string{`argument "password": required secret param is missing`}},
+		{"unknown param", []string{refFlow, "--arg", "username=a", "--arg", "password=" + testPassword, "--arg", "nope=1"},
+			[]string{`argument "nope": no such param`}},
+		{"bad int", []string{"testdata/run/typed.flow", "--arg", "n=x"},
+			[]string{`argument "n": want an integer, got "x"`}},
+		{"bad enum", []string{"testdata/run/typed.flow", "--arg", "n=1", "--arg", "mode=warp"},
+			[]string{`argument "mode"`}},
+		{"bad list", []string{"testdata/run/typed.flow", "--arg", "n=1", "--arg", "tags=[1,"},
+			[]string{`argument "tags"`}},
+		{"malformed --arg", []string{refFlow, "--arg", "username"},
+			[]string{`want NAME=VALUE`}},
+		{"check errors", []string{"testdata/run/broken.flow"},
+			[]string{"testdata/run/broken.flow:3:1: error: unknown action \"clik\"", `did you mean "click"?`, "nothing was run"}},
+		{"no file", []string{}, []string{"which flow?"}},
+		{"two files", []string{refFlow, refFlow}, []string{"one FILE at a time"}},
+		{"not a flow", []string{"run.go"}, []string{"not a flow file"}},
+		{"missing file", []string{"testdata/run/nope.flow"}, []string{"no such file"}},
+		{"bad profile", []string{refFlow, "--arg", "username=a", "--arg", "password=b", "--profile", "../x"}, []string{`profile "../x"`}},
+		{"bad flag", []string{refFlow, "--frobnicate"}, []string{"flag provided but not defined"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"run", "--browser-bin", "/nonexistent/chromium"}, tc.args...)
+			r := rpaRun(t, args...)
+			if r.code != 2 {
+				t.Fatalf("exit %d, want 2\nstderr:\n%s", r.code, r.stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(r.stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, r.stderr)
+				}
+			}
+			if strings.Contains(r.stderr, "browser could not be started") || r.stdout != "" {
+				t.Errorf("something ran:\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+			}
+			noSecret(t, r)
+		})
+	}
+}
+
+func TestRunArgsFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "args.json")
+	if err := os.WriteFile(p, []byte(`{"n": 41, "ratio": 1.25, "on": true, "tags": ["a", "b", "c"], "mode": "slow"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := rpaRun(t, "run", "testdata/run/typed.flow", "--args", p, "--json")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	got := decode(t, r).Outputs
+	want := map[string]any{"n": 42.0, "ratio": 2.5, "on": false, "tags": 3.0, "mode": "slow"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("outputs[%s] = %v, want %v", k, got[k], v)
+		}
+	}
+	// --arg overrides the file; a JSON value of the wrong type is refused.
+	r = rpaRun(t, "run", "testdata/run/typed.flow", "--args", p, "--arg", "n=1", "--json")
+	if r.code != 0 || decode(t, r).Outputs["n"] != 2.0 {
+		t.Errorf("--arg over --args: exit %d, stdout %s", r.code, r.stdout)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	_ = os.WriteFile(bad, []byte(`{"n": "many"}`), 0o600)
+	if r := rpaRun(t, "run", "testdata/run/typed.flow", "--args", bad); r.code != 2 || !strings.Contains(r.stderr, `argument "n"`) {
+		t.Errorf("bad JSON type: exit %d, stderr %s", r.code, r.stderr)
+	}
+	_ = os.WriteFile(bad, []byte(`[1]`), 0o600)
+	if r := rpaRun(t, "run", "testdata/run/typed.flow", "--args", bad); r.code != 2 || !strings.Contains(r.stderr, "--args") {
+		t.Errorf("not an object: exit %d, stderr %s", r.code, r.stderr)
+	}
+}
+
+// Ctrl-C cancels the run: exit 130, the partial result is printed.
+func TestRunCancelled(t *testing.T) {
+	base := demoURL(t)
+	cmd, home, out, errb := rpaCmd(t, "run", "testdata/run/slow.flow", "--arg", "base_url="+base, "--json")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the browser exists and the flow is sleeping: the profile
+	// folder is there and some time has passed; then interrupt.
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if ents, _ := os.ReadDir(filepath.Join(home, "tmp")); len(ents) > 0 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(2 * time.Second)
+	start := time.Now()
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	r := waitRun(t, cmd, home, out, errb)
+	if r.code != 130 {
+		t.Fatalf("exit %d, want 130\nstderr:\n%s", r.code, r.stderr)
+	}
+	if el := time.Since(start); el > 10*time.Second {
+		t.Errorf("took %v to stop after SIGINT", el)
+	}
+	res := decode(t, r)
+	if res.Success || res.Error == nil || res.Error.Kind != "cancelled" {
+		t.Fatalf("result %+v", res)
+	}
+	if len(res.Results) < 1 || res.Results[0].Action != "open" || res.Results[0].Status != "ok" {
+		t.Errorf("partial results %+v", res.Results)
+	}
+	tmpProfilesGone(t, home)
+}
+
+func TestRunTimeout(t *testing.T) {
+	base := demoURL(t)
+	r := rpaRun(t, "run", "testdata/run/slow.flow", "--arg", "base_url="+base, "--timeout", "3s")
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1\nstderr:\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "stopped by --timeout 3s") {
+		t.Errorf("stderr:\n%s", r.stderr)
+	}
+}
+
+func TestRunAskWithoutTerminal(t *testing.T) {
+	base := demoURL(t)
+	r := rpaRun(t, "run", "testdata/run/ask.flow", "--arg", "base_url="+base, "--json")
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1\nstderr:\n%s", r.code, r.stderr)
+	}
+	res := decode(t, r)
+	if res.Error == nil || !strings.Contains(res.Error.Message, "no terminal to ask on") {
+		t.Errorf("error %+v", res.Error)
+	}
+}
+
+func TestRunNamedProfileKept(t *testing.T) {
+	base := demoURL(t)
+	r := rpaRun(t, "run", "testdata/run/slow.flow", "--arg", "base_url="+base, "--profile", "work", "--timeout", "2s")
+	if r.code != 1 {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(r.home, "profiles", "work")); err != nil {
+		t.Errorf("named profile folder: %v", err)
+	}
+	tmpProfilesGone(t, r.home)
+}
+
+func TestDemo(t *testing.T) {
+	r := rpaRun(t, "demo", "--json", "--delay", "20ms")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	res := decode(t, r)
+	if !res.Success || res.Outputs["count"] != 50.0 {
+		t.Errorf("success %v, count %v", res.Success, res.Outputs["count"])
+	}
+	if strings.Contains(r.stdout+r.stderr, demoapp.DemoPassword) {
+		t.Error("the demo password leaked")
+	}
+	r = rpaRun(t, "demo", "--flow", "all_pages", "--region", "330100", "--delay", "0")
+	if r.code != 0 {
+		t.Fatalf("all_pages: exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "75 rows") || !strings.Contains(r.stdout, "2026-08-14") ||
+		!strings.Contains(r.stderr, "ok  all_pages:") {
+		t.Errorf("demo output:\n%s\n%s", r.stdout, r.stderr)
+	}
+	if r := rpaRun(t, "demo", "--flow", "nope"); r.code != 2 || !strings.Contains(r.stderr, "query_power_data") {
+		t.Errorf("unknown flow: exit %d, stderr %s", r.code, r.stderr)
+	}
+}
