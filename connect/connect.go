@@ -114,7 +114,7 @@ type entry struct {
 	running   bool
 	sess      *session // while running
 	resp      []byte   // the encoded answer once answered
-	delivered bool     // resp written to a link (as far as we know)
+	sentOn    *mcpws.Link // the link resp was written to (nil: not yet sent)
 	at        time.Time
 	seq       uint64
 }
@@ -377,7 +377,12 @@ func (c *Client) incomingCall(link *mcpws.Link, s *session, m *jsonrpc.Request) 
 				c.log.Info("request id already running; its answer will follow", "id", key, "method", m.Method)
 				return
 			}
-			e.delivered = false // asked again: the backend lacks the answer
+			if e.sentOn == link {
+				// Sent on this very link after the backend wrote its request: it is on its way.
+				c.mu.Unlock()
+				return
+			}
+			e.sentOn = nil // asked again on a newer link: the backend lacks the answer
 			ready := s.initialized
 			c.mu.Unlock()
 			c.log.Info("request id already answered; re-sending the kept answer", "id", key, "method", m.Method)
@@ -451,7 +456,7 @@ func (c *Client) answered(s *session, resp *jsonrpc.Response) {
 	if now.Sub(c.lastPrune) > time.Minute {
 		c.lastPrune = now
 		for k, e := range c.ids {
-			if !e.running && e.delivered && now.Sub(e.at) > c.opts.DedupTTL {
+			if !e.running && e.sentOn != nil && now.Sub(e.at) > c.opts.DedupTTL {
 				delete(c.ids, k)
 			}
 		}
@@ -477,8 +482,8 @@ func (c *Client) flush(link *mcpws.Link) {
 	}
 	var batch []*entry
 	for _, e := range c.ids {
-		if !e.running && !e.delivered && e.resp != nil {
-			e.delivered = true
+		if !e.running && e.sentOn == nil && e.resp != nil {
+			e.sentOn = link
 			batch = append(batch, e)
 		}
 	}
@@ -488,7 +493,7 @@ func (c *Client) flush(link *mcpws.Link) {
 		if err := link.WriteFrame(e.resp); err != nil {
 			c.mu.Lock()
 			for _, e := range batch[i:] {
-				e.delivered = false
+				e.sentOn = nil
 			}
 			c.mu.Unlock()
 			return
