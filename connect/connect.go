@@ -111,12 +111,12 @@ type Client struct {
 
 // entry is what the client remembers about one request id.
 type entry struct {
-	running   bool
-	sess      *session // while running
-	resp      []byte   // the encoded answer once answered
-	sentOn    *mcpws.Link // the link resp was written to (nil: not yet sent)
-	at        time.Time
-	seq       uint64
+	running bool
+	sess    *session    // while running
+	resp    []byte      // the encoded answer once answered
+	sentOn  *mcpws.Link // the link resp was written to (nil: not yet sent)
+	at      time.Time
+	seq     uint64
 }
 
 // New checks opts and returns a Client.
