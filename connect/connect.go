@@ -105,6 +105,7 @@ type Client struct {
 	cur       *session    // the current link's session, nil when down
 	sessions  map[*session]struct{}
 	ids       map[string]*entry
+	outbox    map[string]*entry // answered entries not yet written to any link (sentOn == nil)
 	seq       uint64
 	lastPrune time.Time
 }
@@ -143,6 +144,7 @@ func New(opts Options) (*Client, error) {
 		log:      opts.Logger,
 		sessions: map[*session]struct{}{},
 		ids:      map[string]*entry{},
+		outbox:   map[string]*entry{},
 	}
 	if c.log == nil {
 		c.log = slog.Default()
@@ -383,6 +385,7 @@ func (c *Client) incomingCall(link *mcpws.Link, s *session, m *jsonrpc.Request) 
 				return
 			}
 			e.sentOn = nil // asked again on a newer link: the backend lacks the answer
+			c.outbox[key] = e
 			ready := s.initialized
 			c.mu.Unlock()
 			c.log.Info("request id already answered; re-sending the kept answer", "id", key, "method", m.Method)
@@ -449,6 +452,7 @@ func (c *Client) answered(s *session, resp *jsonrpc.Response) {
 	}
 	c.seq++
 	e.running, e.sess, e.resp, e.at, e.seq = false, nil, b, now, c.seq
+	c.outbox[key] = e
 	s.inflight--
 	closeS := s.detached && s.inflight == 0
 	link := c.link
@@ -481,19 +485,25 @@ func (c *Client) flush(link *mcpws.Link) {
 		return
 	}
 	var batch []*entry
-	for _, e := range c.ids {
-		if !e.running && e.sentOn == nil && e.resp != nil {
-			e.sentOn = link
-			batch = append(batch, e)
-		}
+	var keys []string
+	for k, e := range c.outbox {
+		e.sentOn = link
+		batch = append(batch, e)
+		keys = append(keys, k)
+		delete(c.outbox, k)
 	}
 	c.mu.Unlock()
-	sort.Slice(batch, func(i, j int) bool { return batch[i].seq < batch[j].seq })
-	for i, e := range batch {
-		if err := link.WriteFrame(e.resp); err != nil {
+	idx := make([]int, len(batch))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(i, j int) bool { return batch[idx[i]].seq < batch[idx[j]].seq })
+	for n, i := range idx {
+		if err := link.WriteFrame(batch[i].resp); err != nil {
 			c.mu.Lock()
-			for _, e := range batch[i:] {
-				e.sentOn = nil
+			for _, i := range idx[n:] {
+				batch[i].sentOn = nil
+				c.outbox[keys[i]] = batch[i]
 			}
 			c.mu.Unlock()
 			return

@@ -1,0 +1,143 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rpa-dev/rpa/connect"
+)
+
+// fleet starts n in-process desktops on x: each offers echo, slow, ask and only_ID.
+func fleet(t testing.TB, x *gw, n int) []*desk {
+	t.Helper()
+	ds := make([]*desk, n)
+	for i := range ds {
+		id := fmt.Sprintf("pc%03d", i)
+		srv := deskServer(id, nil, "only_"+id)
+		names := []string{"ask", "echo", "only_" + id, "slow"}
+		ds[i] = startDesk(t, x.wsURL(), id, srv, func(o *connect.Options) { o.ToolNames = func() []string { return names } })
+	}
+	x.waitDevices(t, n)
+	return ds
+}
+
+// TestScale200: 200 desktops on one gateway; calls are routed to the desktop they name.
+func TestScale200(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	x := startGateway(t, "", Options{})
+	const n = 200
+	fleet(t, x, n)
+	cs := agent(t, x.mcpURL(), nil)
+	ctx := context.Background()
+	lt, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lt.Tools) != n+3 {
+		t.Errorf("listed %d tools, want %d", len(lt.Tools), n+3)
+	}
+	var wg sync.WaitGroup
+	work := make(chan int)
+	for w := 0; w < 16; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				id := fmt.Sprintf("pc%03d", i)
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"msg": "m" + id, "deviceId": id}})
+				if err != nil || text(res) != id+": m"+id {
+					t.Errorf("echo on %s: %v %v", id, res, err)
+				}
+				res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "only_" + id, Arguments: map[string]any{}})
+				if err != nil || text(res) != id+" ran only_"+id {
+					t.Errorf("only_%s: %v %v", id, res, err)
+				}
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+}
+
+// TestReconnectAfterOutage measures how soon a desktop with the default backoff is re-registered
+// after a gateway outage (RPA_OUTAGE, default 3s): goal within 2s of the gateway being back.
+func TestReconnectAfterOutage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	outage := 3 * time.Second
+	if v := os.Getenv("RPA_OUTAGE"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outage = d
+	}
+	x := startGateway(t, "", Options{})
+	startDesk(t, x.wsURL(), "d1", deskServer("d1", nil), func(o *connect.Options) { o.Backoff = connect.Backoff{} })
+	x.waitDevices(t, 1)
+	x.kill()
+	time.Sleep(outage)
+	back := time.Now()
+	y := startGateway(t, x.addr, Options{})
+	y.waitDevices(t, 1)
+	took := time.Since(back)
+	t.Logf("outage %v: re-registered %v after the gateway was back", outage, took.Round(time.Millisecond))
+	if took > 2*time.Second {
+		t.Errorf("re-registered %v after the gateway was back, want within 2s", took)
+	}
+}
+
+// BenchmarkForward measures agent→gateway→desktop→agent round trips with 200 desktops connected
+// (sub-benchmark gateway), against the same client calling one desktop's server straight over
+// Streamable HTTP (direct). The difference is the gateway's forwarding overhead. p50/p99 are
+// reported per call.
+func BenchmarkForward(b *testing.B) {
+	x := startGateway(b, "", Options{})
+	const n = 200
+	ds := fleet(b, x, n)
+	ctx := context.Background()
+
+	direct := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return ds[0].srv }, nil))
+	b.Cleanup(direct.Close)
+	for _, tc := range []struct {
+		name string
+		url  string
+		args func(i int) map[string]any
+	}{
+		{"direct", direct.URL, func(int) map[string]any { return map[string]any{"msg": "x"} }},
+		{"gateway", x.mcpURL(), func(i int) map[string]any {
+			return map[string]any{"msg": "x", "deviceId": fmt.Sprintf("pc%03d", i%n)}
+		}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			cs := agent(b, tc.url, nil)
+			lat := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				s := time.Now()
+				if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: tc.args(i)}); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(s))
+			}
+			b.StopTimer()
+			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+		})
+	}
+}
