@@ -372,3 +372,5 @@ func errCode(m map[string]any) int {
 	f, _ := e["code"].(float64)
 	return int(f)
 }
+
+func slogTo(w io.Writer) *slog.Logger { return slog.New(slog.NewTextHandler(w, nil)) }
