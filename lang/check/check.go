@@ -440,15 +440,15 @@ func (c *checker) checkDefaults() {
 // ---- statements ----
 
 func (c *checker) block(stmts []ast.Stmt) {
-	terminated := false
+	terminated, warned := false, false
 	for _, s := range stmts {
 		if s == nil {
 			c.errorf(ast.Range{}, "internal error: nil statement")
 			continue
 		}
-		if terminated {
+		if terminated && !warned {
 			c.warnf(s.Rng(), "unreachable code")
-			terminated = false // one warning per block
+			warned = true // one warning per block
 		}
 		c.stmt(s)
 		switch s.(type) {
