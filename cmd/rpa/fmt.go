@@ -129,4 +129,3 @@ func writeFileKeepMode(dest, src string, data []byte) error {
 	}
 	return os.Rename(tmp.Name(), dest)
 }
-
