@@ -1,0 +1,367 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/launcher"
+	"github.com/go-rod/rod/lib/proto"
+
+	"github.com/rpa-dev/rpa/drivers"
+	rodd "github.com/rpa-dev/rpa/drivers/rod"
+	"github.com/rpa-dev/rpa/flows"
+	"github.com/rpa-dev/rpa/internal/demoapp"
+	"github.com/rpa-dev/rpa/interp"
+	"github.com/rpa-dev/rpa/lang"
+)
+
+const region = "110000"
+
+// env is one demo app and one shared Chromium that both rpa's driver and
+// plain go-rod are attached to.
+type env struct {
+	base   string
+	ws     string
+	rpaBr  drivers.Browser
+	rodBr  *rod.Browser
+	flow   *lang.Flow
+	close  func()
+	wantN  int
+	want0  demoapp.Record
+	tmpDir string
+}
+
+// chromium starts Chromium with exactly the command line rpa's driver uses
+// (rodd.Args) and returns its DevTools URL and a kill func.
+func chromium(tb testing.TB, dir string) (string, func()) {
+	tb.Helper()
+	bin, err := rodd.FindBrowser("")
+	if err != nil {
+		tb.Skip(err)
+	}
+	args, err := rodd.Args(drivers.LaunchOptions{UserDataDir: dir})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	parser := launcher.NewURLParser()
+	cmd.Stderr = parser
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	kill := func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	}
+	select {
+	case u := <-parser.URL:
+		ws, err := launcher.ResolveURL(u)
+		if err != nil {
+			kill()
+			tb.Fatal(err)
+		}
+		return ws, kill
+	case <-time.After(30 * time.Second):
+		kill()
+		tb.Fatal("chromium did not report its DevTools URL")
+	}
+	return "", nil
+}
+
+func loadFlow(tb testing.TB) *lang.Flow {
+	tb.Helper()
+	src, err := fs.ReadFile(flows.FS, "query_power_data.flow")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	f, ds := lang.Load("query_power_data.flow", src)
+	if ds.HasErrors() {
+		tb.Fatal(ds)
+	}
+	return f
+}
+
+func setup(tb testing.TB) *env {
+	tb.Helper()
+	srv, err := demoapp.Start(demoapp.Options{}) // the documented 150 ms delay
+	if err != nil {
+		tb.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "rpa-bench-")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ws, kill := chromium(tb, filepath.Join(dir, "shared"))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rpaBr, err := rodd.New().Launch(ctx, drivers.LaunchOptions{Remote: ws})
+	if err != nil {
+		kill()
+		tb.Fatal(err)
+	}
+	rodBr := rod.New().ControlURL(ws)
+	if err := rodBr.Connect(); err != nil {
+		kill()
+		tb.Fatal(err)
+	}
+	recs := demoapp.Records(region)
+	e := &env{base: srv.URL, ws: ws, rpaBr: rpaBr, rodBr: rodBr, flow: loadFlow(tb),
+		wantN: min(50, len(recs)), want0: recs[0], tmpDir: dir}
+	e.close = func() {
+		_ = rpaBr.Close()
+		_ = rodBr.Close()
+		kill()
+		_ = srv.Close()
+		_ = os.RemoveAll(dir)
+	}
+	return e
+}
+
+// check fails unless rows are the first page of the region.
+func (e *env) check(tb testing.TB, rows []map[string]any) {
+	tb.Helper()
+	if len(rows) != e.wantN {
+		tb.Fatalf("got %d rows, want %d", len(rows), e.wantN)
+	}
+	if rows[0]["date"] != e.want0.Date || rows[0]["kWh"] != e.want0.KWh {
+		tb.Fatalf("first row %v, want %+v", rows[0], e.want0)
+	}
+}
+
+// ---- rpa: the interpreter running the flow ----
+
+// stepMs, when not nil, accumulates the time of each action of the
+// interpreter runs by "N-action" (benchmarks report it per flow).
+var stepMs map[string]float64
+
+func runInterp(tb testing.TB, e *env, br drivers.Browser) {
+	tb.Helper()
+	args, err := interp.ParseArgs(e.flow, map[string]string{"username": demoapp.DemoUsername,
+		"password": demoapp.DemoPassword, "region": region, "base_url": e.base})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, page := interp.Run(ctx, e.flow, interp.Options{Args: args, Browser: br})
+	if page != nil {
+		defer page.Close()
+	}
+	if !res.Success {
+		tb.Fatalf("flow failed: %+v", res.Error)
+	}
+	if stepMs != nil {
+		for _, r := range res.Results {
+			stepMs[fmt.Sprintf("%d-%s", r.Index, r.Action)] += float64(r.DurationMs)
+		}
+	}
+	out, _ := res.Outputs.(map[string]any)
+	list, _ := out["rows"].([]any)
+	rows := make([]map[string]any, len(list))
+	for i, r := range list {
+		rows[i], _ = r.(map[string]any)
+	}
+	e.check(tb, rows)
+}
+
+// ---- go-rod by hand, with its defaults ----
+
+// tableJS reads a table's body rows keyed by the header texts (what a
+// careful rod user writes instead of one round trip per cell).
+const tableJS = `function () {
+  const keys = [...this.querySelectorAll("thead th")].map((th) => th.innerText.trim());
+  return [...this.querySelectorAll("tbody tr")].map((tr) => {
+    const o = {};
+    [...tr.cells].forEach((td, i) => { o[keys[i]] = td.innerText.trim(); });
+    return o;
+  });
+}`
+
+func runRod(tb testing.TB, e *env, br *rod.Browser) {
+	tb.Helper()
+	page := br.Timeout(60 * time.Second).MustPage(e.base + "/login")
+	defer page.MustClose()
+	page.MustElement("#username").MustInput(demoapp.DemoUsername)
+	page.MustElement("#password").MustInput(demoapp.DemoPassword)
+	wait := page.MustWaitNavigation()
+	page.MustElement("#submit").MustClick()
+	wait()
+	if err := page.MustElement("#region").Select([]string{`[value="` + region + `"]`}, true, rod.SelectorTypeCSSSector); err != nil {
+		tb.Fatal(err)
+	}
+	page.MustElementR("button", "Query").MustClick()
+	var rows []map[string]any
+	if err := page.MustElement("#data-table").MustEval(tableJS).Unmarshal(&rows); err != nil {
+		tb.Fatal(err)
+	}
+	e.check(tb, rows)
+}
+
+// ---- the floor: raw DevTools calls, event-driven, page work fused ----
+
+const loginJS = `(user, pass) => {
+  const set = (sel, v) => {
+    const el = document.querySelector(sel);
+    el.focus();
+    el.value = v;
+    el.dispatchEvent(new Event("input", { bubbles: true }));
+    el.dispatchEvent(new Event("change", { bubbles: true }));
+  };
+  set("#username", user);
+  set("#password", pass);
+  document.querySelector("#submit").click();
+}`
+
+const queryJS = `(region) => new Promise((resolve) => {
+  const sel = document.querySelector("#region");
+  sel.value = region;
+  sel.dispatchEvent(new Event("change", { bubbles: true }));
+  const read = () => {
+    const t = document.querySelector("#data-table");
+    if (!t) return false;
+    const keys = [...t.querySelectorAll("thead th")].map((th) => th.innerText.trim());
+    resolve([...t.querySelectorAll("tbody tr")].map((tr) => {
+      const o = {};
+      [...tr.cells].forEach((td, i) => { o[keys[i]] = td.innerText.trim(); });
+      return o;
+    }));
+    return true;
+  };
+  const mo = new MutationObserver(() => { if (read()) mo.disconnect(); });
+  mo.observe(document.body, { childList: true, subtree: true });
+  document.querySelector("#query-btn").click();
+})`
+
+func runFloor(tb testing.TB, e *env, br *rod.Browser) {
+	tb.Helper()
+	br = br.Timeout(60 * time.Second)
+	page, err := br.Page(proto.TargetCreateTarget{URL: "about:blank"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer page.MustClose()
+	// Wait on lifecycle events by loader id, so a late event of the
+	// about:blank document is never taken for the next one.
+	if err := (proto.PageSetLifecycleEventsEnabled{Enabled: true}).Call(page); err != nil {
+		tb.Fatal(err)
+	}
+	dcl := func(match func(proto.NetworkLoaderID) bool) func() {
+		return page.EachEvent(func(ev *proto.PageLifecycleEvent) bool {
+			return ev.Name == proto.PageLifecycleEventNameDOMContentLoaded && match(ev.LoaderID)
+		})
+	}
+	var login proto.NetworkLoaderID
+	loaded := dcl(func(id proto.NetworkLoaderID) bool { return id == login })
+	nav, err := (proto.PageNavigate{URL: e.base + "/login"}).Call(page)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	login = nav.LoaderID
+	loaded()
+	loaded = dcl(func(id proto.NetworkLoaderID) bool { return id != login })
+	if _, err := page.Evaluate(rod.Eval(loginJS, demoapp.DemoUsername, demoapp.DemoPassword).ByUser()); err != nil {
+		tb.Fatal(err)
+	}
+	loaded()
+	res, err := page.Evaluate(rod.Eval(queryJS, region).ByPromise())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(res.Value.JSON("", "")), &rows); err != nil {
+		tb.Fatal(err)
+	}
+	e.check(tb, rows)
+}
+
+// ---- cold: a browser launch per flow ----
+
+func coldInterp(tb testing.TB, e *env, i int) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	br, err := rodd.New().Launch(ctx, drivers.LaunchOptions{UserDataDir: filepath.Join(e.tmpDir, fmt.Sprintf("cold-rpa-%d", i))})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer br.Close()
+	runInterp(tb, e, br)
+}
+
+func coldRod(tb testing.TB, e *env, i int, run func(testing.TB, *env, *rod.Browser)) {
+	tb.Helper()
+	ws, kill := chromium(tb, filepath.Join(e.tmpDir, fmt.Sprintf("cold-rod-%d", i)))
+	defer kill()
+	br := rod.New().ControlURL(ws)
+	if err := br.Connect(); err != nil {
+		tb.Fatal(err)
+	}
+	defer br.Close()
+	run(tb, e, br)
+}
+
+// variants are the benchmarked implementations, warm then cold.
+func variants(e *env) []struct {
+	name string
+	run  func(testing.TB, int)
+} {
+	return []struct {
+		name string
+		run  func(testing.TB, int)
+	}{
+		{"warm/rpa", func(tb testing.TB, _ int) { runInterp(tb, e, e.rpaBr) }},
+		{"warm/rod-defaults", func(tb testing.TB, _ int) { runRod(tb, e, e.rodBr) }},
+		{"warm/floor", func(tb testing.TB, _ int) { runFloor(tb, e, e.rodBr) }},
+		{"cold/rpa", func(tb testing.TB, i int) { coldInterp(tb, e, i) }},
+		{"cold/rod-defaults", func(tb testing.TB, i int) { coldRod(tb, e, i, runRod) }},
+		{"cold/floor", func(tb testing.TB, i int) { coldRod(tb, e, i, runFloor) }},
+	}
+}
+
+// BenchmarkDemoFlow runs the reference flow per variant; the first,
+// untimed run of each variant warms the page cache and the server.
+func BenchmarkDemoFlow(b *testing.B) {
+	e := setup(b)
+	defer e.close()
+	for _, v := range variants(e) {
+		b.Run(v.name, func(b *testing.B) {
+			v.run(b, -1)
+			stepMs = map[string]float64{}
+			defer func() { stepMs = nil }()
+			b.ResetTimer()
+			start := time.Now()
+			for i := 0; i < b.N; i++ {
+				v.run(b, i)
+			}
+			b.ReportMetric(float64(time.Since(start).Microseconds())/1000/float64(b.N), "ms/flow")
+			// Per-action times of the interpreter (its own measure), e.g.
+			// "1-open-ms"; with -v they show what each step costs.
+			for k, ms := range stepMs {
+				b.ReportMetric(ms/float64(b.N), k+"-ms")
+			}
+		})
+	}
+}
+
+// TestVariants runs every variant once, so `go test ./...` proves the
+// benchmarks still work (each checks the rows it read).
+func TestVariants(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Chromium")
+	}
+	e := setup(t)
+	defer e.close()
+	for _, v := range variants(e) {
+		t.Run(v.name, func(t *testing.T) { v.run(t, 0) })
+	}
+}
