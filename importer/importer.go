@@ -171,3 +171,7 @@ func firstNonEmpty(ss ...string) string {
 	}
 	return ""
 }
+
+// FlowName turns a title or file name into a flow NAME ([a-z][a-z0-9_]*),
+// "" when nothing usable is left.
+func FlowName(s string) string { return flowName(s) }

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/importer"
+	"github.com/rpa-dev/rpa/lang"
+	"github.com/rpa-dev/rpa/lang/diag"
+	"github.com/rpa-dev/rpa/lang/format"
+	"github.com/rpa-dev/rpa/recorder"
+)
+
+func init() {
+	register(command{
+		name:    "record",
+		usage:   "rpa record URL -o FILE.flow [--profile ID] [--param NAME=SELECTOR]... [--headless]",
+		summary: "record what you do in a browser as a flow (stop by closing the browser or with Ctrl-C)",
+		run:     func(args []string) int { return runRecord(args, os.Stdout, os.Stderr) },
+	})
+}
+
+// paramFlags collects repeated --param NAME=SELECTOR.
+type paramFlags []recorder.Param
+
+func (p *paramFlags) String() string { return fmt.Sprint(*p) }
+
+func (p *paramFlags) Set(v string) error {
+	name, sel, ok := strings.Cut(v, "=")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" || strings.TrimSpace(sel) == "" {
+		return fmt.Errorf("want NAME=SELECTOR, got %q", v)
+	}
+	*p = append(*p, recorder.Param{Name: name, Selector: strings.TrimSpace(sel)})
+	return nil
+}
+
+// runRecord opens Chromium at URL and records until the browser is closed
+// or the process is interrupted, then writes the flow to -o (loaded back
+// with lang.Load first). Exit 0 written, 1 when recording failed, 2 on
+// usage, 130 when interrupted before the browser started.
+func runRecord(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("record", stderr)
+	out := fs.String("o", "", "the .flow file to write (its name is the flow's NAME)")
+	profile := fs.String("profile", "", "record in this browser profile (logins kept), under $RPA_HOME/profiles")
+	headless := fs.Bool("headless", false, "no window (for scripted sessions)")
+	var params paramFlags
+	fs.Var(&params, "param", "NAME=SELECTOR: the value of the field matching SELECTOR becomes param NAME (repeatable)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(pos) != 1 || *out == "" {
+		fs.Usage()
+		return exitUsage
+	}
+	if !strings.HasSuffix(*out, ".flow") {
+		fmt.Fprintf(stderr, "rpa record: -o must name a .flow file, not %s\n", *out)
+		return exitUsage
+	}
+	name := importerName(*out)
+	opts := recorder.Options{URL: pos[0], Name: name, Headless: *headless, Params: params}
+	if *profile != "" {
+		dir, err := drivers.ProfileDir(*profile)
+		if err != nil {
+			fmt.Fprintf(stderr, "rpa record: --profile: %v\n", err)
+			return exitUsage
+		}
+		opts.UserDataDir = dir
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	sess, err := recorder.Start(ctx, opts)
+	if err != nil {
+		if ctx.Err() != nil {
+			return exitCancelled
+		}
+		fmt.Fprintf(stderr, "rpa record: %v\n", err)
+		return exitFailed
+	}
+	fmt.Fprintf(stderr, "recording %s — close the browser or press Ctrl-C to stop\n", pos[0])
+	select {
+	case <-sess.Done():
+	case <-ctx.Done():
+	}
+	file, ds := sess.Stop()
+	text := format.Flow(file)
+	if _, lds := lang.Load(name+".flow", text); lds.HasErrors() {
+		fmt.Fprintf(stderr, "rpa record: internal error: the recorded flow does not check:\n")
+		diag.Render(stderr, lds, func(string) []byte { return text })
+		return exitFailed
+	}
+	diag.Render(stderr, ds, nil)
+	if err := os.WriteFile(*out, text, 0o644); err != nil {
+		fmt.Fprintf(stderr, "rpa record: %v\n", err)
+		return exitFailed
+	}
+	fmt.Fprintf(stderr, "wrote %s (%d steps)\n", *out, len(file.Body))
+	return exitOK
+}
+
+// importerName is the flow NAME for an output file: its base name made an
+// identifier.
+func importerName(path string) string {
+	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	if n := importer.FlowName(base); n != "" {
+		return n
+	}
+	return "recorded"
+}
