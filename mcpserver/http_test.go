@@ -1,0 +1,199 @@
+package mcpserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// postRPC sends one JSON-RPC message over Streamable HTTP and returns the
+// HTTP status, the session id and the JSON answer (read from JSON or from
+// the SSE stream).
+func postRPC(t *testing.T, url, token, session string, msg map[string]any) (int, string, map[string]any) {
+	t.Helper()
+	body, _ := json.Marshal(msg)
+	req, _ := http.NewRequest("POST", url, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK {
+		io.Copy(io.Discard, resp.Body)
+		return resp.StatusCode, sid, nil
+	}
+	var answer map[string]any
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				var m map[string]any
+				if json.Unmarshal([]byte(data), &m) == nil && m["id"] != nil {
+					answer = m
+					break
+				}
+			}
+		}
+	} else {
+		json.NewDecoder(resp.Body).Decode(&answer)
+	}
+	return resp.StatusCode, sid, answer
+}
+
+func TestHTTPTokenAndCodes(t *testing.T) {
+	st := newSite(t)
+	s, _ := newServer(t, Options{FlowsDir: copyFlows(t, "hit.flow"), Pool: newPool(t)})
+	hs := httptest.NewServer(s.HTTPHandler("tok-123"))
+	t.Cleanup(hs.Close) // after the client sessions (cleanups run last-in first-out)
+	init := map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
+		"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "raw", "version": "1"}}}
+
+	for _, tok := range []string{"", "wrong"} {
+		if code, _, _ := postRPC(t, hs.URL, tok, "", init); code != http.StatusUnauthorized {
+			t.Errorf("token %q: status %d, want 401", tok, code)
+		}
+	}
+	code, sid, ans := postRPC(t, hs.URL, "tok-123", "", init)
+	if code != http.StatusOK || sid == "" || ans["result"] == nil {
+		t.Fatalf("initialize with token: %d %q %v", code, sid, ans)
+	}
+	postRPC(t, hs.URL, "tok-123", sid, map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	_, _, ans = postRPC(t, hs.URL, "tok-123", sid, map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+		"params": map[string]any{"name": "workflow_missing", "arguments": map[string]any{}}})
+	if e, _ := ans["error"].(map[string]any); e["code"] != float64(CodeUnknownTool) {
+		t.Errorf("unknown tool over HTTP: %v", ans)
+	}
+	_, _, ans = postRPC(t, hs.URL, "tok-123", sid, map[string]any{"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+		"params": map[string]any{"name": "workflow_hit", "arguments": map[string]any{"base_url": st.URL, "p": "h"}}})
+	if e, _ := ans["error"].(map[string]any); e["code"] != float64(CodeInvalidParams) || !strings.Contains(e["message"].(string), `"n"`) {
+		t.Errorf("bad args over HTTP: %v", ans)
+	}
+
+	// The SDK's client with the token: list, call, list_changed.
+	cs, ev := connectHTTP(t, hs.URL, "tok-123")
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "workflow_hit", Arguments: map[string]any{"base_url": st.URL, "p": "h", "n": 5}})
+	if err != nil || res.IsError {
+		t.Fatalf("call over HTTP: %v %v", err, res)
+	}
+	if m := structured(t, res); m["outputs"] != "5" {
+		t.Errorf("outputs = %v", m["outputs"])
+	}
+	os.WriteFile(filepath.Join(s.opts.FlowsDir, "watched.flow"), []byte(watchFlow), 0o644)
+	waitChanged(t, ev)
+	lt, err := cs.ListTools(context.Background(), nil)
+	if err != nil || len(lt.Tools) != 4 {
+		t.Fatalf("tools over HTTP after add: %v %d", err, len(lt.Tools))
+	}
+}
+
+func TestHTTPAddr(t *testing.T) {
+	for in, want := range map[string]string{
+		"": "127.0.0.1:8765", "9000": "127.0.0.1:9000", ":9000": "127.0.0.1:9000",
+		"0.0.0.0:9000": "0.0.0.0:9000", "localhost:1": "localhost:1",
+	} {
+		if got := HTTPAddr(in); got != want {
+			t.Errorf("HTTPAddr(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for addr, want := range map[string]bool{"127.0.0.1:1": true, "[::1]:2": true, "localhost:3": true, "0.0.0.0:4": false, "10.0.0.1:5": false} {
+		if IsLoopback(addr) != want {
+			t.Errorf("IsLoopback(%q) = %v", addr, !want)
+		}
+	}
+}
+
+// TestHITLPrompt answers, declines and times out through an injected
+// channel, and checks that a password answer is returned but not logged.
+func TestHITLPrompt(t *testing.T) {
+	var asked []Question
+	s, logs := newServer(t, Options{Ask: func(ctx context.Context, q Question) (Answer, error) {
+		asked = append(asked, q)
+		switch q.Title {
+		case "pin":
+			return Answer{Status: AnswerAnswered, Text: "9911-secret"}, nil
+		case "no":
+			return Answer{Status: AnswerDeclined}, nil
+		}
+		<-ctx.Done()
+		return Answer{}, ctx.Err()
+	}})
+	cs, _ := connect(t, s)
+	for _, tc := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"title": "pin", "inputType": "password"}, `{"answer":"9911-secret","status":"answered"}`},
+		{map[string]any{"title": "no"}, `{"status":"declined"}`},
+		{map[string]any{"title": "wait", "timeout": 1}, `{"status":"timeout"}`},
+	} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ToolHITLPrompt, Arguments: tc.args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := textOf(t, res); got != tc.want {
+			t.Errorf("%v: %s, want %s", tc.args, got, tc.want)
+		}
+	}
+	if asked[0].Input != "password" || asked[1].Input != "text" || asked[2].Timeout.Seconds() != 1 {
+		t.Errorf("questions: %+v", asked)
+	}
+	if strings.Contains(logs.String(), "9911-secret") {
+		t.Error("a password answer reached the log")
+	}
+}
+
+// TestTerminalAsk drives the terminal channel through a pipe.
+func TestTerminalAsk(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	var out bytes.Buffer
+	ask := TerminalAsk(r, &out)
+	w.WriteString("blue\n\n")
+	a, err := ask(context.Background(), Question{Title: "Colour?", Input: "text", Timeout: 5e9})
+	if err != nil || a.Status != AnswerAnswered || a.Text != "blue" {
+		t.Fatalf("answer: %+v %v", a, err)
+	}
+	a, err = ask(context.Background(), Question{Title: "Again?", Input: "text", Timeout: 5e9})
+	if err != nil || a.Status != AnswerDeclined {
+		t.Fatalf("empty line: %+v %v", a, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100e6)
+	defer cancel()
+	if _, err := ask(ctx, Question{Title: "Late?", Input: "text", Timeout: 1e8}); err == nil {
+		t.Fatal("no error on timeout")
+	}
+	if !strings.Contains(out.String(), "Colour?") || !strings.Contains(out.String(), "no answer in time") {
+		t.Errorf("terminal output: %q", out.String())
+	}
+	// Still usable after a timeout.
+	w.WriteString("late answer\n")
+	a, err = ask(context.Background(), Question{Title: "Next?", Input: "text", Timeout: 5e9})
+	if err != nil || a.Text != "late answer" {
+		t.Fatalf("after timeout: %+v %v", a, err)
+	}
+}
