@@ -112,6 +112,8 @@ func TestRecordAndReplay(t *testing.T) {
 	fr.MustElement("#note").MustInput("hello")
 	fr.MustElement("#save").MustClick()
 	fr.MustElementR("#saved", "hello")
+	upload, _ := filepath.Abs(filepath.Join("testdata", "upload.txt"))
+	p.MustElement("#doc").MustSetFiles(upload) // what the file chooser does
 	p.MustElement("#open").MustClick()
 	var pop *rod.Page
 	for i := 0; i < 100 && pop == nil; i++ {
@@ -159,7 +161,7 @@ func TestRecordAndReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rb.Close()
-	args, err := interp.CheckArgs(flow, map[string]any{"base_url": st.URL, "password": "s3cret"})
+	args, err := interp.CheckArgs(flow, map[string]any{"base_url": st.URL, "password": "s3cret", "doc_file": upload})
 	if err != nil {
 		t.Fatal(err)
 	}
