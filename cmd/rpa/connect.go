@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/signal"
 	"syscall"
@@ -63,6 +64,10 @@ func runConnect(args []string) int {
 	}
 	if len(pos) != 1 {
 		fmt.Fprintln(os.Stderr, "rpa connect: want exactly one URL (ws://HOST/PATH or wss://HOST/PATH)")
+		return exitUsage
+	}
+	if u, err := url.Parse(pos[0]); err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
+		fmt.Fprintf(os.Stderr, "rpa connect: URL %q must be ws://HOST/PATH or wss://HOST/PATH\n", pos[0])
 		return exitUsage
 	}
 	if *deviceID == "" {

@@ -1,0 +1,279 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// End-to-end tests of `rpa gateway` and `rpa connect` as built binaries.
+
+var (
+	linkBinOnce sync.Once
+	linkBinPath string
+	linkBinErr  error
+)
+
+func linkBin(t *testing.T) string {
+	t.Helper()
+	linkBinOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "rpa-link-bin-")
+		if err != nil {
+			linkBinErr = err
+			return
+		}
+		linkBinPath = filepath.Join(dir, "rpa")
+		if out, err := exec.Command("go", "build", "-o", linkBinPath, ".").CombinedOutput(); err != nil {
+			linkBinErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if linkBinErr != nil {
+		t.Fatal(linkBinErr)
+	}
+	return linkBinPath
+}
+
+const linkToken = "link-test-token-5a1"
+
+// proc is a running rpa process whose stderr is collected.
+type proc struct {
+	cmd    *exec.Cmd
+	mu     sync.Mutex
+	stderr strings.Builder
+	lines  chan string
+	done   chan struct{}
+	code   int
+}
+
+func startProc(t *testing.T, home string, args ...string) *proc {
+	t.Helper()
+	p := &proc{lines: make(chan string, 256), done: make(chan struct{})}
+	p.cmd = exec.Command(linkBin(t), args...)
+	p.cmd.Env = append(os.Environ(), "RPA_HOME="+home)
+	errPipe, err := p.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(errPipe)
+		for sc.Scan() {
+			p.mu.Lock()
+			p.stderr.WriteString(sc.Text() + "\n")
+			p.mu.Unlock()
+			select {
+			case p.lines <- sc.Text():
+			default:
+			}
+		}
+		_ = p.cmd.Wait()
+		p.code = p.cmd.ProcessState.ExitCode()
+		close(p.done)
+	}()
+	t.Cleanup(func() { p.signal(syscall.SIGKILL); <-p.done })
+	return p
+}
+
+func (p *proc) signal(s syscall.Signal) {
+	if p.cmd.Process != nil {
+		_ = p.cmd.Process.Signal(s)
+	}
+}
+
+func (p *proc) log() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stderr.String()
+}
+
+func (p *proc) waitExit(t *testing.T, d time.Duration) int {
+	t.Helper()
+	select {
+	case <-p.done:
+		return p.code
+	case <-time.After(d):
+		t.Fatalf("process did not exit; stderr:\n%s", p.log())
+		return -1
+	}
+}
+
+var listenRE = regexp.MustCompile(`listening on http://([0-9.:]+)/`)
+
+// startGatewayProc starts `rpa gateway` and returns it with its address.
+func startGatewayProc(t *testing.T, home, listen string) (*proc, string) {
+	t.Helper()
+	p := startProc(t, home, "gateway", "--listen", listen, "--token", linkToken)
+	timeout := time.After(20 * time.Second)
+	for {
+		select {
+		case l := <-p.lines:
+			if m := listenRE.FindStringSubmatch(l); m != nil {
+				return p, m[1]
+			}
+		case <-timeout:
+			t.Fatalf("gateway did not start; stderr:\n%s", p.log())
+		}
+	}
+}
+
+type devicesOut struct {
+	Devices []struct {
+		DeviceID string   `json:"deviceId"`
+		Tools    []string `json:"tools"`
+	} `json:"devices"`
+}
+
+func getDevices(addr string) (devicesOut, error) {
+	var out devicesOut
+	req, _ := http.NewRequest("GET", "http://"+addr+"/devices", nil)
+	req.Header.Set("Authorization", "Bearer "+linkToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return out, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		b, _ := io.ReadAll(resp.Body)
+		return out, fmt.Errorf("%s: %s", resp.Status, b)
+	}
+	return out, json.NewDecoder(resp.Body).Decode(&out)
+}
+
+func waitDevice(t *testing.T, addr, id, tool string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if d, err := getDevices(addr); err == nil {
+			for _, dev := range d.Devices {
+				if dev.DeviceID == id && strings.Contains(strings.Join(dev.Tools, ","), tool) {
+					return
+				}
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("device %s with %s never listed at %s", id, tool, addr)
+}
+
+type bearerRT struct{}
+
+func (bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+linkToken)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+const helloFlow = "flow hello \"Say hello\"\n\nparam name: string \"Who\"\n\nreturn { \"greeting\": \"hello \" + name }\n"
+
+func TestGatewayAndConnectBinaries(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short: builds the binary")
+	}
+	home := t.TempDir()
+	flows := filepath.Join(home, "myflows")
+	if err := os.MkdirAll(flows, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(flows, "hello.flow"), []byte(helloFlow), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gw, addr := startGatewayProc(t, home, "127.0.0.1:0")
+	desk := startProc(t, home, "connect", "ws://"+addr+"/ws", "--device-id", "pc1", "--token", linkToken, "--flows", flows)
+	waitDevice(t, addr, "pc1", "workflow_hello")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "t"}, nil).Connect(ctx,
+		&mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp", HTTPClient: &http.Client{Transport: bearerRT{}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_hello", Arguments: map[string]any{"name": "binary"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if !strings.Contains(string(b), `"greeting":"hello binary"`) {
+		t.Errorf("workflow_hello = %s", b)
+	}
+	cs.Close()
+
+	// Kill the gateway; the desktop logs the link going down and re-registers with a new one.
+	gw.signal(syscall.SIGKILL)
+	gw.waitExit(t, 5*time.Second)
+	gw2, _ := startGatewayProc(t, home, addr)
+	waitDevice(t, addr, "pc1", "workflow_hello")
+	if l := desk.log(); !strings.Contains(l, "link down") || strings.Count(l, "link up") < 2 {
+		t.Errorf("the desktop did not log its link states:\n%s", l)
+	}
+
+	// --once exits (code 1) at the first disconnect.
+	once := startProc(t, home, "connect", "ws://"+addr+"/ws", "--device-id", "pc2", "--token", linkToken, "--flows", flows, "--once")
+	waitDevice(t, addr, "pc2", "workflow_hello")
+	gw2.signal(syscall.SIGTERM)
+	if code := once.waitExit(t, 10*time.Second); code != 1 {
+		t.Errorf("rpa connect --once exit code %d, want 1; stderr:\n%s", code, once.log())
+	}
+	for _, p := range []*proc{gw, gw2, desk, once} {
+		if strings.Contains(p.log(), linkToken) {
+			t.Error("the token reached a log")
+		}
+	}
+	desk.signal(syscall.SIGTERM)
+	if code := desk.waitExit(t, 10*time.Second); code != 0 {
+		t.Errorf("rpa connect after SIGTERM: exit %d", code)
+	}
+}
+
+func TestLinkCommandsUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"connect", "ws://h/ws"}, "--device-id is required"},
+		{[]string{"connect", "--device-id", "x"}, "want exactly one URL"},
+		{[]string{"connect", "http://h/ws", "--device-id", "x", "--flows", "."}, "ws://"},
+		{[]string{"gateway"}, "--token is required"},
+		{[]string{"gateway", "--token", "t", "--tls-cert", "c.pem"}, "go together"},
+	} {
+		var stderr strings.Builder
+		code := captureStderr(t, &stderr, func() int { return run(tc.args, io.Discard, io.Discard) })
+		if code != exitUsage || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("rpa %v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr.String(), tc.want)
+		}
+	}
+}
+
+// captureStderr runs fn with os.Stderr redirected into w.
+func captureStderr(t *testing.T, w *strings.Builder, fn func() int) int {
+	t.Helper()
+	r, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stderr
+	os.Stderr = pw
+	done := make(chan struct{})
+	go func() { b, _ := io.ReadAll(r); w.Write(b); close(done) }()
+	code := fn()
+	os.Stderr = old
+	pw.Close()
+	<-done
+	return code
+}
