@@ -170,6 +170,7 @@
   }
   function flushAll() { for (const el of Array.from(pending.keys())) flushField(el); }
   window.__rpaFlush = flushAll;
+  window.__rpaSel = selectors; // Go asks a parent document for its iframe's selectors (cross-origin frames)
 
   document.addEventListener('input', (e) => {
     if (e.isTrusted && textLike(e.target)) pending.set(e.target, true);

@@ -85,7 +85,10 @@ type Session struct {
 	steps     []importer.RecordedStep
 	pages     map[proto.TargetTargetID]*rod.Page
 	requested map[proto.PageFrameID]bool // frames that asked for a navigation
+	ctxFrame  map[proto.RuntimeExecutionContextID]proto.PageFrameID
+	parent    map[proto.PageFrameID]proto.PageFrameID
 	stopped   bool
+	inflight  sync.WaitGroup // steps whose frame path is being resolved
 }
 
 // Start launches Chromium, opens opts.URL in its first tab and records
@@ -101,6 +104,7 @@ func Start(ctx context.Context, opts Options) (*Session, error) {
 	cfg, _ := json.Marshal(map[string]any{"params": paramsJSON(opts.Params)})
 	s := &Session{opts: opts, done: make(chan struct{}), exited: make(chan struct{}),
 		pages: map[proto.TargetTargetID]*rod.Page{}, requested: map[proto.PageFrameID]bool{},
+		ctxFrame: map[proto.RuntimeExecutionContextID]proto.PageFrameID{}, parent: map[proto.PageFrameID]proto.PageFrameID{},
 		script: strings.Replace(recordJS, "__RPA_CONFIG__", string(cfg), 1)}
 	dir := opts.UserDataDir
 	if dir == "" {
@@ -293,7 +297,30 @@ func (s *Session) attach(id proto.TargetTargetID, main bool) (*rod.Page, error) 
 			if len(st.Selectors) == 0 && st.Kind != "press" {
 				return
 			}
+			if pl.Frames == nil {
+				// inside a cross-origin frame, where the page cannot see its
+				// iframe elements: ask each parent document
+				s.inflight.Add(1)
+				go func() {
+					defer s.inflight.Done()
+					st.Frames = s.framePath(p, e.ExecutionContextID)
+					s.add(st)
+				}()
+				return
+			}
 			s.add(st)
+		},
+		func(e *proto.RuntimeExecutionContextCreated) {
+			if id, ok := e.Context.AuxData["frameId"]; ok {
+				s.mu.Lock()
+				s.ctxFrame[e.Context.ID] = proto.PageFrameID(id.Str())
+				s.mu.Unlock()
+			}
+		},
+		func(e *proto.PageFrameAttached) {
+			s.mu.Lock()
+			s.parent[e.FrameID] = e.ParentFrameID
+			s.mu.Unlock()
 		},
 		func(e *proto.PageFrameRequestedNavigation) {
 			s.mu.Lock()
@@ -302,6 +329,9 @@ func (s *Session) attach(id proto.TargetTargetID, main bool) (*rod.Page, error) 
 		},
 		func(e *proto.PageFrameNavigated) {
 			if e.Frame.ParentID != "" {
+				s.mu.Lock()
+				s.parent[e.Frame.ID] = e.Frame.ParentID
+				s.mu.Unlock()
 				return
 			}
 			s.mu.Lock()
@@ -324,6 +354,18 @@ func (s *Session) attach(id proto.TargetTargetID, main bool) (*rod.Page, error) 
 	if _, err := (proto.PageAddScriptToEvaluateOnNewDocument{Source: s.script}).Call(p); err != nil {
 		return nil, err
 	}
+	if tree, err := (proto.PageGetFrameTree{}).Call(p); err == nil {
+		s.mu.Lock()
+		var walk func(t *proto.PageFrameTree)
+		walk = func(t *proto.PageFrameTree) {
+			for _, c := range t.ChildFrames {
+				s.parent[c.Frame.ID] = t.Frame.ID
+				walk(c)
+			}
+		}
+		walk(tree.FrameTree)
+		s.mu.Unlock()
+	}
 	if !main {
 		_, _ = proto.RuntimeEvaluate{Expression: s.script}.Call(p)
 	}
@@ -336,6 +378,48 @@ func (s *Session) add(st importer.RecordedStep) {
 	if !s.stopped {
 		s.steps = append(s.steps, st)
 	}
+}
+
+// framePath returns the selector lists of the iframes around the document
+// of execution context cid, outermost first: for each frame, its owner
+// element is found (DOM.getFrameOwner) and its parent document's own
+// record.js names it. nil when a link of the chain cannot be resolved.
+func (s *Session) framePath(p *rod.Page, cid proto.RuntimeExecutionContextID) [][]string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	pc := p.Context(ctx)
+	s.mu.Lock()
+	f := s.ctxFrame[cid]
+	s.mu.Unlock()
+	var out [][]string
+	for f != "" {
+		s.mu.Lock()
+		parent := s.parent[f]
+		s.mu.Unlock()
+		if parent == "" {
+			break // the top document
+		}
+		owner, err := proto.DOMGetFrameOwner{FrameID: f}.Call(pc)
+		if err != nil {
+			return nil
+		}
+		obj, err := proto.DOMResolveNode{BackendNodeID: owner.BackendNodeID}.Call(pc)
+		if err != nil || obj.Object.ObjectID == "" {
+			return nil
+		}
+		res, err := proto.RuntimeCallFunctionOn{ObjectID: obj.Object.ObjectID, ReturnByValue: true,
+			FunctionDeclaration: `function () { const w = this.ownerDocument.defaultView; return w.__rpaSel ? w.__rpaSel(this) : []; }`}.Call(pc)
+		if err != nil || res.ExceptionDetails != nil {
+			return nil
+		}
+		var sels []string
+		if json.Unmarshal([]byte(res.Result.Value.JSON("", "")), &sels) != nil || len(sels) == 0 {
+			return nil
+		}
+		out = append([][]string{sels}, out...)
+		f = parent
+	}
+	return out
 }
 
 // Stop reports the fields typed into and not yet reported, closes the
@@ -354,6 +438,12 @@ func (s *Session) Stop() (*ast.File, diag.Diagnostics) {
 	}
 	if len(pages) > 0 {
 		time.Sleep(200 * time.Millisecond) // binding events in flight
+	}
+	waited := make(chan struct{})
+	go func() { s.inflight.Wait(); close(waited) }()
+	select {
+	case <-waited:
+	case <-time.After(5 * time.Second):
 	}
 	s.mu.Lock()
 	s.stopped = true

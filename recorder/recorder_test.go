@@ -32,6 +32,7 @@ var update = flag.Bool("update", false, "rewrite testdata/session.flow")
 // GET /event?k=v, which is how a recording and its replay are compared.
 type site struct {
 	*httptest.Server
+	Other  *httptest.Server // a second origin, same pages and event log
 	mu     sync.Mutex
 	events []string
 }
@@ -51,7 +52,9 @@ func newSite(t *testing.T) *site {
 		fmt.Fprint(w, "ok")
 	})
 	s.Server = httptest.NewServer(mux)
+	s.Other = httptest.NewServer(mux)
 	t.Cleanup(s.Close)
+	t.Cleanup(s.Other.Close)
 	return s
 }
 
@@ -208,5 +211,56 @@ func TestBrowserCloseEndsSession(t *testing.T) {
 		if !strings.Contains(text, w) {
 			t.Errorf("flow lacks %q:\n%s", w, text)
 		}
+	}
+}
+
+// TestCrossOriginFrame records inside an iframe of another origin, whose
+// document cannot see its iframe element: the recorder asks the parent
+// document through the DevTools protocol. The flow replays to the same
+// state.
+func TestCrossOriginFrame(t *testing.T) {
+	st := newSite(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	start := st.URL + "/cross.html?inner=" + st.Other.URL + "/inner.html"
+	sess, err := recorder.Start(ctx, recorder.Options{URL: start, Name: "cross", Headless: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	b := rod.New().ControlURL(sess.ControlURL()).Context(ctx)
+	if err := b.Connect(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := b.PageFromTarget(proto.TargetTargetID(sess.MainTarget()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr := p.MustElement("#xf").MustFrame()
+	fr.MustElement("#note").MustInput("cross")
+	fr.MustElement("#save").MustClick()
+	fr.MustElementR("#saved", "cross")
+	recorded := st.take()
+	file, _ := sess.Stop()
+	text := string(format.Flow(file))
+	want := "frame \"#xf\" {\n    # fill textbox \"Note\"\n    fill [\"#note\", \"aria/Note[role=\\\"textbox\\\"]\"] \"cross\"\n"
+	if !strings.Contains(text, want) {
+		t.Errorf("flow lacks\n%s\ngot\n%s", want, text)
+	}
+	flow, lds := lang.Load("cross.flow", []byte(text))
+	if lds.HasErrors() {
+		t.Fatalf("lang.Load: %v\n%s", lds, text)
+	}
+	rb, err := rodd.New().Launch(ctx, drivers.LaunchOptions{UserDataDir: filepath.Join(t.TempDir(), "profile")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rb.Close()
+	res, _ := interp.Run(ctx, flow, interp.Options{Browser: rb})
+	if !res.Success {
+		t.Fatalf("replay failed: %+v\n%s", *res.Error, text)
+	}
+	if got := st.take(); strings.Join(got, " ") != strings.Join(recorded, " ") || len(got) == 0 {
+		t.Errorf("the pages saw\n  recording: %v\n  replay:    %v", recorded, got)
 	}
 }
