@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gorilla/websocket"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rpa-dev/rpa/mcpws"
@@ -39,6 +40,10 @@ const DefaultDedupTTL = 10 * time.Minute
 // the link to the backend is down: -32601, which the human-in-the-loop code treats as "try the
 // next channel".
 const CodeLinkDown = jsonrpc.CodeMethodNotFound
+
+// CloseReplaced is the WebSocket close code a backend sends on a link it replaces with a newer
+// link of the same device id.
+const CloseReplaced = 4000
 
 // ErrDisconnected is returned by Run with Once set when the first link ends.
 var ErrDisconnected = errors.New("link to the backend ended")
@@ -289,6 +294,10 @@ func (c *Client) runLink(ctx context.Context, link *mcpws.Link) string {
 		frame, err := link.ReadFrame()
 		if err != nil {
 			why = err.Error()
+			var ce *websocket.CloseError
+			if errors.As(err, &ce) && ce.Code == CloseReplaced {
+				c.log.Warn("the backend replaced this link with a newer one carrying the same device id; is another desktop using it?")
+			}
 			break
 		}
 		c.handleFrame(link, s, frame)

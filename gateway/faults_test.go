@@ -11,6 +11,7 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rpa-dev/rpa/connect"
 	"github.com/rpa-dev/rpa/mcpws"
 )
 
@@ -25,7 +26,7 @@ func TestGatewayRestartDuringCall(t *testing.T) {
 	x.waitDevices(t, 1)
 	cs := agent(t, x.mcpURL(), nil)
 
-	const flowMs = 1500 // a "5-second flow", shortened
+	const flowMs = 5000 // a 5-second flow
 	callErr := make(chan error, 1)
 	start := time.Now()
 	go func() {
@@ -45,12 +46,12 @@ func TestGatewayRestartDuringCall(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the agent's call hangs after the gateway died")
 	}
-	time.Sleep(200 * time.Millisecond) // the desktop tries (and fails) to re-dial meanwhile
+	time.Sleep(time.Second) // the desktop tries (and fails) to re-dial meanwhile
 	y := startGateway(t, x.addr, Options{})
 	y.waitDevices(t, 1)
 
 	// The kept answer reaches the new gateway after the flow ends; it drops it with a log line.
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(y.logs.String(), "dropping an answer to an id this gateway does not know") {
 		if time.Now().After(deadline) {
 			t.Fatalf("the new gateway never saw the kept answer; log:\n%s", y.logs.String())
@@ -153,5 +154,27 @@ func TestBadDesktops(t *testing.T) {
 	}
 	if strings.Contains(x.logs.String(), testToken) {
 		t.Error("the token reached the log")
+	}
+}
+
+// TestSameDeviceIDReplaces: a second link with a live device's id replaces the first.
+func TestSameDeviceIDReplaces(t *testing.T) {
+	x := startGateway(t, "", Options{})
+	a := startDesk(t, x.wsURL(), "dup", deskServer("A", nil), func(o *connect.Options) { o.Once = true })
+	x.waitDevices(t, 1)
+	startDesk(t, x.wsURL(), "dup", deskServer("B", nil), nil)
+	select {
+	case <-a.done:
+		if !errors.Is(a.err, connect.ErrDisconnected) || !strings.Contains(a.err.Error(), "replaced") {
+			t.Errorf("the old desktop ended with %v", a.err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the old link was not closed")
+	}
+	x.waitDevices(t, 1)
+	cs := agent(t, x.mcpURL(), nil)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"msg": "hi"}})
+	if err != nil || text(res) != "B: hi" {
+		t.Errorf("echo after replacement: %v %v", res, err)
 	}
 }

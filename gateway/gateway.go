@@ -28,6 +28,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rpa-dev/rpa/connect"
 	"github.com/rpa-dev/rpa/mcpws"
 )
 
@@ -191,7 +192,7 @@ func (g *Gateway) serveWS(w http.ResponseWriter, r *http.Request) {
 	g.mu.Unlock()
 	if old != nil {
 		log.Info("a new link replaces the device's old one")
-		old.link.CloseWith(4000, "replaced by a newer link with the same device id")
+		old.link.CloseWith(connect.CloseReplaced, "replaced by a newer link with the same device id")
 		old.drop()
 	}
 	log.Info("desktop connected", "tools", len(d.tools), "devices", n)
