@@ -50,6 +50,10 @@ func (v *identVisitor) Visit(n *exprast.Node) {
 // jsonFlow imports rpa2mcp's neutral JSON flow: {"name", "description",
 // "steps": [{"type", "attrs": {...}, "body": [...]}]} with `{{var}}`
 // templates (names nobody binds become params) and `store` bindings.
+// Step types: navigate(url), input(selector, value), click(selector),
+// extract(selector, store), loop(items, var, body), llm(prompt, store),
+// and the obvious select(selector, value), hover, scroll (selector),
+// press(key), wait(selector | seconds | ms), screenshot(path, selector).
 type jsonFlow struct {
 	*builder
 }
@@ -249,6 +253,49 @@ func (j *jsonFlow) step(n string, st *jnode) {
 			j.warn(st, "step %s (loop): no body", n)
 		}
 		j.pop()
+	case "select", "hover", "scroll":
+		if !need("selector") {
+			return
+		}
+		a := act(typ, j.tmpl(st, n, get("selector"), "string"))
+		if typ == "select" {
+			known["value"] = true
+			a.Args = append(a.Args, j.tmpl(st, n, get("value"), "string"))
+		}
+		j.emit(a)
+	case "press":
+		if need("key") {
+			j.emit(act("press", lit(get("key"))))
+		}
+	case "wait":
+		accept("selector", "seconds", "ms")
+		switch {
+		case get("selector") != "":
+			j.emit(act("wait", j.tmpl(st, n, get("selector"), "string")))
+		case attrs.has("seconds") || attrs.has("ms"):
+			ms, ok := attrs.getNum("ms")
+			if sec, ok2 := attrs.getNum("seconds"); ok2 {
+				ms, ok = sec*1000, true
+			}
+			if !ok || ms <= 0 {
+				j.errorf(st, "step %s (wait): seconds/ms must be a positive number", n)
+				return
+			}
+			j.emit(act("sleep", dur(ms)))
+		default:
+			j.errorf(st, "step %s (wait): needs attrs.selector, attrs.seconds or attrs.ms", n)
+			return
+		}
+	case "screenshot":
+		accept("path", "selector")
+		a := act("screenshot")
+		if sel := get("selector"); sel != "" {
+			a.Args = append(a.Args, j.tmpl(st, n, sel, "string"))
+		}
+		if p := get("path"); p != "" {
+			opt(a, "path", j.tmpl(st, n, p, "string"))
+		}
+		j.emit(a)
 	case "":
 		j.errorf(st, "step %s: no type", n)
 		return

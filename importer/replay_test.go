@@ -89,6 +89,7 @@ func takeEvents() []string {
 // replays the Chrome recordings (testdata/replay/*.events, recorded with
 // testdata/replay/replay.mjs).
 func TestReplay(t *testing.T) {
+	shot := filepath.Join(t.TempDir(), "done.png")
 	cases := []struct {
 		input string
 		flow  string         // the flow to run ("" = the only one)
@@ -99,10 +100,15 @@ func TestReplay(t *testing.T) {
 		{input: "chrome/keys-frames-popup.json"},
 		{input: "side/site.side", flow: "tools", args: map[string]any{"password": "s3cret"},
 			want: "login=alice/eu/ok/1\nsearch=kWh\ncount=1\ncount=2\ncount=3\ncount=4\nnote=hello\nack=1\n"},
-		{input: "jsonflow/site_flow.json", args: map[string]any{"password": "s3cret", "user": "bob", "terms": []any{"x", "y"}},
+		{input: "jsonflow/site_flow.json", args: map[string]any{"password": "s3cret", "user": "bob", "terms": []any{"x", "y"}, "shot_path": shot},
 			want: "login=bob/us/ok/0\ncount=1\ncount=2\n"},
 	}
 	b := launch(t)
+	defer func() {
+		if st, err := os.Stat(shot); err != nil || st.Size() == 0 {
+			t.Errorf("the JSON flow's screenshot step wrote no %s: %v", shot, err)
+		}
+	}()
 	for _, c := range cases {
 		t.Run(c.input, func(t *testing.T) {
 			src, err := os.ReadFile(filepath.Join("testdata", c.input))

@@ -445,6 +445,10 @@ func (sd *side) command(cmd, target, value string) {
 		withSel(func(sels []string) { sd.emit(act(cmd, selExpr(sels))) })
 	case cmd == "mouseOver":
 		withSel(func(sels []string) { sd.emit(act("hover", selExpr(sels))) })
+	case cmd == "editContent":
+		withSel(func(sels []string) { sd.emit(act("fill", selExpr(sels), sd.tmpl(value))) })
+	case cmd == "setSpeed" || cmd == "debugger":
+		sd.comment(fmt.Sprintf("%s %s: replay pacing, not part of the flow", cmd, target))
 	case cmd == "type":
 		withSel(func(sels []string) { sd.emit(act("fill", selExpr(sels), sd.fieldValue(cmd, sels, target, value))) })
 	case cmd == "sendKeys":
