@@ -157,20 +157,19 @@ func (p *parser) param(pl *g.ParamLine, r ast.Range) *ast.Param {
 
 func (p *parser) literal(l *g.Literal) ast.Expr {
 	switch {
-	case l.Str != nil:
-		e := p.str(*l.Str)
-		if s, ok := e.(*ast.StringLit); !ok {
-			p.errorf(e.Rng(), "a param default must be a literal: it cannot interpolate {{ }}")
-		} else if _, ok := s.Value(); !ok {
-			p.errorf(e.Rng(), "a param default must be a literal: it cannot interpolate {{ }}")
+	case l.Lit != nil:
+		e := p.lit(l.Lit)
+		switch l.Lit.Tok.Type {
+		case g.Duration:
+			p.errorf(e.Rng(), "a param default must be a literal: a string, number, bool, null, or a list or map of those")
+		case g.String:
+			if s, ok := e.(*ast.StringLit); !ok {
+				p.errorf(p.tokRange(l.Lit.Tok), "a param default must be a literal: it cannot interpolate {{ }}")
+			} else if _, ok := s.Value(); !ok {
+				p.errorf(p.tokRange(l.Lit.Tok), "a param default must be a literal: it cannot interpolate {{ }}")
+			}
 		}
 		return e
-	case l.Num != nil:
-		return p.number(l.Minus, *l.Num)
-	case l.Bool != nil:
-		return &ast.BoolLit{Range: p.tokRange(*l.Bool), Value: l.Bool.Value == "true"}
-	case l.Null != nil:
-		return &ast.NullLit{Range: p.tokRange(*l.Null)}
 	case l.List != nil:
 		out := &ast.ListLit{Range: p.spanRange(l.List.Open, l.List.Close), Elems: []ast.Expr{}}
 		for _, e := range l.List.Elems {
@@ -201,7 +200,7 @@ func (p *parser) mapKey(t lexer.Token) ast.Expr {
 
 func (p *parser) option(o *g.Option) *ast.Option {
 	v := p.arg(o.Value)
-	return &ast.Option{Range: ast.Range{File: p.file, Start: tokPos(o.Key), End: tokEnd(o.Value.Tokens[len(o.Value.Tokens)-1])},
+	return &ast.Option{Range: ast.Range{File: p.file, Start: tokPos(o.Key), End: tokEnd(o.Value.Last())},
 		Name: o.Key.Value, NameRange: p.tokRange(o.Key), Value: v}
 }
 
@@ -235,11 +234,12 @@ func (p *parser) simple(sl *g.SimpleLine, r ast.Range) {
 	// are two tokens glued together, not two arguments.
 	prevEnd := call.Action.Pos.Offset + len(call.Action.Value)
 	for _, a := range call.Args {
-		if a.Tokens[0].Pos.Offset == prevEnd {
-			p.errorf(p.tokRange(a.Tokens[0]), "missing space before %s", describe(a.Tokens[0]))
+		first, last := a.First(), a.Last()
+		if first.Pos.Offset == prevEnd {
+			p.errorf(p.tokRange(first), "missing space before %s", describe(first))
 			break
 		}
-		prevEnd = a.Tokens[len(a.Tokens)-1].Pos.Offset + len(a.Tokens[len(a.Tokens)-1].Value)
+		prevEnd = last.Pos.Offset + len(last.Value)
 	}
 	p.add(s)
 }
@@ -291,19 +291,29 @@ func (p *parser) closeLine(cl *g.CloseLine, last lexer.Token) {
 	}
 }
 
+// lit lowers one literal token (with its optional '-').
+func (p *parser) lit(l *g.Lit) ast.Expr {
+	t := l.Tok
+	switch t.Type {
+	case g.String:
+		return p.str(t)
+	case g.Duration:
+		return p.duration(t)
+	case g.Number:
+		return p.number(l.Minus, t)
+	}
+	switch t.Value {
+	case "true", "false":
+		return &ast.BoolLit{Range: p.tokRange(t), Value: t.Value == "true"}
+	}
+	return &ast.NullLit{Range: p.tokRange(t)}
+}
+
 // arg lowers an argument or option value.
 func (p *parser) arg(a *g.Arg) ast.Expr {
 	switch {
-	case a.Str != nil:
-		return p.str(*a.Str)
-	case a.Dur != nil:
-		return p.duration(*a.Dur)
-	case a.Num != nil:
-		return p.number(a.Minus, *a.Num)
-	case a.Bool != nil:
-		return &ast.BoolLit{Range: p.tokRange(*a.Bool), Value: a.Bool.Value == "true"}
-	case a.Null != nil:
-		return &ast.NullLit{Range: p.tokRange(*a.Null)}
+	case a.Lit != nil:
+		return p.lit(a.Lit)
 	case a.Path != nil:
 		return p.source(a.Path.Tokens[0], a.Path.Tokens[len(a.Path.Tokens)-1])
 	case a.List != nil:
@@ -333,8 +343,7 @@ func (p *parser) arg(a *g.Arg) ast.Expr {
 
 // paren lowers `( EXPR )`: the source between the parentheses, normalised.
 func (p *parser) paren(pr *g.Paren) ast.Expr {
-	toks := pr.Tokens
-	inner := toks[1 : len(toks)-1]
+	inner := pr.Inner.Tokens
 	if len(inner) == 0 {
 		p.errorf(p.spanRange(pr.Open, pr.Close), "empty ( )")
 		return &ast.ExprSrc{Range: p.spanRange(pr.Open, pr.Close)}

@@ -160,15 +160,44 @@ func (p *parser) run() {
 			"empty file: a flow starts with `flow NAME`")
 		return
 	}
+	// Phase 1: cut the logical lines, check their shape, retype tokens.
+	// All lines go into one token stream (each ending with an NL
+	// terminator), so the parser is set up once per file.
+	type lineInfo struct {
+		start, end int // all[start:end+1], all[end] is the terminator
+		bad        bool
+	}
+	var all []lexer.Token
+	var lines []lineInfo
 	for {
 		toks, bad, eof := p.nextLine()
 		if len(toks) > 1 {
-			p.curRange = p.spanRange(toks[0], toks[len(toks)-2])
-			p.line(toks, bad)
+			start := len(all)
+			all = append(all, toks...)
+			all[len(all)-1].Type = g.NL // the EOF ending the line becomes its terminator
+			line := all[start:]
+			if !bad {
+				if msg, r, ok := p.blockShape(line); !ok {
+					p.errorf(r, "%s", msg)
+					bad = true
+				}
+			}
+			if !bad {
+				retype(line)
+			}
+			lines = append(lines, lineInfo{start, len(all) - 1, bad})
 		}
 		if eof {
 			break
 		}
+	}
+	// Phase 2: parse each line and build the blocks.
+	pl := g.NewStream(all)
+	for _, li := range lines {
+		toks := all[li.start : li.end+1]
+		p.curRange = p.spanRange(toks[0], toks[len(toks)-2])
+		p.line(pl, toks, li.bad)
+		pl.FastForward(lexer.RawCursor(li.end))
 	}
 	for i := len(p.stack) - 1; i >= 0; i-- {
 		fr := p.stack[i]
@@ -226,6 +255,7 @@ func (p *parser) nextLine() (toks []lexer.Token, bad, eof bool) {
 	toks = p.toks[:0]
 	p.brackets = p.brackets[:0]
 	codeOnLine := false
+	deep := false // the bracket depth limit was hit on this line
 	lineErr := func(r ast.Range, format string, args ...any) {
 		if !bad {
 			p.errorf(r, format, args...)
@@ -263,7 +293,11 @@ func (p *parser) nextLine() (toks []lexer.Token, bad, eof bool) {
 				}
 			} else if len(p.brackets) > 0 {
 				open := p.brackets[0]
-				lineErr(p.tokRange(open), "%s is never closed (no matching %s)", open.Value, closerOf(open.Value))
+				if deep {
+					p.errorf(p.tokRange(open), "%s is never closed (no matching %s)", open.Value, closerOf(open.Value))
+				} else {
+					lineErr(p.tokRange(open), "%s is never closed (no matching %s)", open.Value, closerOf(open.Value))
+				}
 			}
 			if len(toks) > 0 {
 				t = eofAfter(toks[len(toks)-1])
@@ -337,6 +371,13 @@ func (p *parser) nextLine() (toks []lexer.Token, bad, eof bool) {
 			}
 		}
 		if len(p.brackets) > MaxBracketDepth {
+			if !deep {
+				deep = true
+				p.resyncs = maxResync // re-scanning a pathological file would not help
+				if bad {
+					p.errorf(p.tokRange(t), "expression nested too deeply (more than %d brackets)", MaxBracketDepth)
+				}
+			}
 			lineErr(p.tokRange(t), "expression nested too deeply (more than %d brackets)", MaxBracketDepth)
 			if len(p.brackets) > 10*MaxBracketDepth {
 				// Stop tracking: the line is bad anyway.
@@ -460,19 +501,13 @@ func optKeys(toks []lexer.Token) {
 	}
 }
 
-// line parses and applies one logical line (toks ends with EOF).
-func (p *parser) line(toks []lexer.Token, bad bool) {
-	if !bad {
-		if msg, r, ok := p.blockShape(toks); !ok {
-			p.errorf(r, "%s", msg)
-			bad = true
-		}
-	}
+// line parses and applies one logical line; toks is the line ending with
+// its terminator and pl is positioned at the line's first token.
+func (p *parser) line(pl *lexer.PeekingLexer, toks []lexer.Token, bad bool) {
 	var ln *g.Line
 	if !bad {
-		retype(toks)
 		var err error
-		ln, err = g.ParseLine(toks)
+		ln, err = g.ParseLine(pl)
 		if err != nil {
 			p.parseError(err, toks)
 			bad = true
@@ -485,7 +520,7 @@ func (p *parser) line(toks []lexer.Token, bad bool) {
 		if toks[0].Type == g.RBrace && len(p.stack) > 0 {
 			p.pop()
 		}
-		if last.Type == g.BlockOpen {
+		if last.Type == g.BlockOpen || (last.Type == g.LBrace && isBlockLine(toks)) {
 			p.push(&frame{kind: kDummy, open: p.tokRange(last)})
 		}
 		return
@@ -535,7 +570,7 @@ func (p *parser) parseError(err error, toks []lexer.Token) {
 		var ute *participle.UnexpectedTokenError
 		if errors.As(err, &ute) {
 			t := ute.Unexpected
-			if t.EOF() {
+			if t.EOF() || t.Type == g.NL {
 				msg = "unexpected end of line"
 			} else {
 				r = p.tokRange(t)

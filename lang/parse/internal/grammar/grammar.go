@@ -65,13 +65,54 @@ type StrTok struct {
 // Literal is a param default: a string, number, bool, null, or a list or
 // map of literals.
 type Literal struct {
-	Str   *lexer.Token `parser:"  @String"`
-	Minus *lexer.Token `parser:"| @\"-\"?"`
-	Num   *lexer.Token `parser:"  @Number"`
-	Bool  *lexer.Token `parser:"| @(\"true\" | \"false\")"`
-	Null  *lexer.Token `parser:"| @(\"null\" | \"nil\")"`
-	List  *LitList     `parser:"| @@"`
-	Map   *LitMap      `parser:"| @@"`
+	Lit  *Lit     `parser:"  @@"`
+	List *LitList `parser:"| @@"`
+	Map  *LitMap  `parser:"| @@"`
+}
+
+// Lit is one literal token: a string, a duration, a number (with an
+// optional '-'), true, false, null or nil. It is matched by hand
+// (Parseable): one token test instead of a disjunction of six.
+type Lit struct {
+	Minus *lexer.Token
+	Tok   lexer.Token
+}
+
+// Parse implements participle.Parseable.
+func (l *Lit) Parse(lex *lexer.PeekingLexer) error {
+	t := lex.Peek()
+	switch t.Type {
+	case String, Duration, Number:
+	case Ident:
+		switch t.Value {
+		case "true", "false", "null", "nil":
+		default:
+			return participle.NextMatch
+		}
+	case Op:
+		if t.Value != "-" {
+			return participle.NextMatch
+		}
+		cp := lex.MakeCheckpoint()
+		minus := *lex.Next()
+		if lex.Peek().Type != Number {
+			lex.LoadCheckpoint(cp)
+			return participle.NextMatch
+		}
+		l.Minus = &minus
+	default:
+		return participle.NextMatch
+	}
+	l.Tok = *lex.Next()
+	return nil
+}
+
+// Tokens returns the literal's tokens ('-' included).
+func (l *Lit) Tokens() []lexer.Token {
+	if l.Minus != nil {
+		return []lexer.Token{*l.Minus, l.Tok}
+	}
+	return []lexer.Token{l.Tok}
 }
 
 // LitList is `[LITERAL, ...]`.
@@ -189,17 +230,41 @@ type Option struct {
 // Arg is an argument or option value: a literal, a duration, a name path,
 // a list or map of full expressions, or `( EXPR )`.
 type Arg struct {
-	Tokens []lexer.Token
-	Str    *lexer.Token `parser:"  @String"`
-	Dur    *lexer.Token `parser:"| @Duration"`
-	Minus  *lexer.Token `parser:"| @\"-\"?"`
-	Num    *lexer.Token `parser:"  @Number"`
-	Bool   *lexer.Token `parser:"| @(\"true\" | \"false\")"`
-	Null   *lexer.Token `parser:"| @(\"null\" | \"nil\")"`
-	Path   *Path        `parser:"| @@"`
-	List   *List        `parser:"| @@"`
-	Map    *Map         `parser:"| @@"`
-	Paren  *Paren       `parser:"| @@"`
+	Lit   *Lit   `parser:"  @@"`
+	Path  *Path  `parser:"| @@"`
+	List  *List  `parser:"| @@"`
+	Map   *Map   `parser:"| @@"`
+	Paren *Paren `parser:"| @@"`
+}
+
+// First and Last return the first and last token of the argument.
+func (a *Arg) First() lexer.Token {
+	switch {
+	case a.Lit != nil:
+		return a.Lit.Tokens()[0]
+	case a.Path != nil:
+		return a.Path.Head
+	case a.List != nil:
+		return a.List.Open
+	case a.Map != nil:
+		return a.Map.Open
+	}
+	return a.Paren.Open
+}
+
+// Last returns the last token of the argument.
+func (a *Arg) Last() lexer.Token {
+	switch {
+	case a.Lit != nil:
+		return a.Lit.Tok
+	case a.Path != nil:
+		return a.Path.Tokens[len(a.Path.Tokens)-1]
+	case a.List != nil:
+		return a.List.Close
+	case a.Map != nil:
+		return a.Map.Close
+	}
+	return a.Paren.Close
 }
 
 // Path is a name path: NAME followed, with no space, by .NAME, [EXPR] or
@@ -213,11 +278,8 @@ type Path struct {
 // Suffix is one glued `.NAME`, `[...]` or `(...)` of a name path.
 type Suffix struct {
 	Name  *lexer.Token `parser:"  GDot @(Ident | OptKey | ActionKw)"`
-	Index []*Item      `parser:"| GLBrack @@* \"]\""`
-	Call  []*Item      `parser:"| GLParen @@* \")\""`
-	// Empty marks an empty index or call; it keeps the alternatives
-	// distinguishable when Index or Call holds nothing.
-	Empty bool `parser:"| @(GLBrack \"]\" | GLParen \")\")"`
+	Index *Inner       `parser:"| GLBrack @@ \"]\""`
+	Call  *Inner       `parser:"| GLParen @@ \")\""`
 }
 
 // List is `[EXPR, ...]` in argument position (a space before '[').
@@ -243,39 +305,69 @@ type MapEntry struct {
 
 // Paren is `( EXPR )` in argument position.
 type Paren struct {
-	Tokens []lexer.Token
-	Open   lexer.Token `parser:"@LParen"`
-	Items  []*Item     `parser:"@@*"`
-	Close  lexer.Token `parser:"@\")\""`
+	Open  lexer.Token `parser:"@LParen"`
+	Inner *Inner      `parser:"@@"`
+	Close lexer.Token `parser:"@\")\""`
 }
 
-// Expr is a full expression: balanced tokens up to a top-level ',' or the
-// end of the line (or of the enclosing bracket). Only its token span is
-// used: the source text is cut from the file.
+// Expr is a full expression: the tokens up to a ',' at its own bracket
+// depth 0, the end of the line or of the enclosing bracket, or a block's
+// '{'; brackets inside must balance. Only its token span is used: the
+// source text is cut from the file. It is scanned by hand (Parseable) —
+// expr-lang compiles it later — so the grammar stays small and fast.
 type Expr struct {
 	Tokens []lexer.Token
-	Items  []*TopItem `parser:"@@+"`
 }
 
-// TopItem is a token of a full expression at its own top level (no ',').
-type TopItem struct {
-	Group *Group `parser:"  @@"`
-	Atom  string `parser:"| @!(\"(\" | \")\" | \"[\" | \"]\" | \"{\" | \"}\" | \",\" | ActionKw)"`
+// Parse implements participle.Parseable.
+func (e *Expr) Parse(lex *lexer.PeekingLexer) error {
+	if t := lex.Peek(); t.Type == ActionKw {
+		return participle.NextMatch
+	}
+	e.Tokens = balanced(lex, true)
+	if len(e.Tokens) == 0 {
+		return participle.NextMatch
+	}
+	return nil
 }
 
-// Item is a token inside brackets, where ',' is allowed.
-type Item struct {
-	Group *Group `parser:"  @@"`
-	Atom  string `parser:"| @!(\"(\" | \")\" | \"[\" | \"]\" | \"{\" | \"}\")"`
+// Inner is the tokens inside a bracket pair, up to (not including) the
+// closing bracket; it may be empty. Scanned by hand like Expr.
+type Inner struct {
+	Tokens []lexer.Token
 }
 
-// Group is a balanced bracket group.
-type Group struct {
-	Paren []*Item `parser:"  \"(\" @@* \")\""`
-	Brack []*Item `parser:"| \"[\" @@* \"]\""`
-	Brace []*Item `parser:"| \"{\" @@* \"}\""`
-	// Empty keeps an empty group a match.
-	Empty bool `parser:"| @(\"(\" \")\" | \"[\" \"]\" | \"{\" \"}\")"`
+// Parse implements participle.Parseable.
+func (in *Inner) Parse(lex *lexer.PeekingLexer) error {
+	in.Tokens = balanced(lex, false)
+	return nil
+}
+
+// balanced consumes tokens while brackets balance, stopping before an
+// unmatched closer, EOF, a BlockOpen and (when top is set) a ',' at depth 0.
+// The line splitter has already checked that brackets match.
+func balanced(lex *lexer.PeekingLexer, top bool) []lexer.Token {
+	var out []lexer.Token
+	depth := 0
+	for {
+		t := lex.Peek()
+		switch t.Type {
+		case EOF, NL, BlockOpen:
+			return out
+		case LParen, GLParen, LBrack, GLBrack, LBrace:
+			depth++
+		case RParen, RBrack, RBrace:
+			if depth == 0 {
+				return out
+			}
+			depth--
+		case Comma:
+			if top && depth == 0 {
+				return out
+			}
+		}
+		out = append(out, *lex.Next())
+	}
 }
 
 // Parser parses one logical line (see lang/parse).
@@ -289,14 +381,107 @@ func build() *participle.Parser[Line] {
 	)
 }
 
-// ParseLine parses the tokens of one logical line; toks must end with an
-// EOF token.
-func ParseLine(toks []lexer.Token) (*Line, error) {
-	pl, err := lexer.Upgrade(&sliceLexer{toks: toks})
+func production[P any]() *participle.Parser[P] {
+	p, err := participle.ParserForProduction[P](Parser)
 	if err != nil {
-		return nil, err
+		panic(err)
 	}
-	return Parser.ParseFromLexer(pl)
+	return p
+}
+
+// Per-statement parsers: the line splitter knows from the first token which
+// production applies, which spares the Line disjunction.
+var (
+	flowParser     = production[FlowLine]()
+	paramParser    = production[ParamLine]()
+	defaultsParser = production[DefaultsLine]()
+	ifParser       = production[IfLine]()
+	forParser      = production[ForLine]()
+	whileParser    = production[WhileLine]()
+	tryParser      = production[TryLine]()
+	retryParser    = production[RetryLine]()
+	frameParser    = production[FrameLine]()
+	returnParser   = production[ReturnLine]()
+	failParser     = production[FailLine]()
+	assertParser   = production[AssertLine]()
+	logParser      = production[LogLine]()
+	closeParser    = production[CloseLine]()
+	simpleParser   = production[SimpleLine]()
+)
+
+// NewStream prepares the tokens of all logical lines for ParseLine: each
+// line ends with an NL token (the line splitter's terminator); the stream
+// ends with EOF.
+func NewStream(toks []lexer.Token) *lexer.PeekingLexer {
+	pl, _ := lexer.Upgrade(&sliceLexer{toks: toks}) // sliceLexer never fails
+	return pl
+}
+
+// ParseLine parses the logical line at the cursor of pl (a NewStream),
+// leaving the cursor at or before the line's NL terminator. It dispatches on
+// the first token to the production's parser (the result is the same as
+// Parser's on that line).
+func ParseLine(pl *lexer.PeekingLexer) (*Line, error) {
+	var err error
+	opt := participle.AllowTrailing(true)
+	start := pl.MakeCheckpoint()
+	ln, err := parseLine(pl, opt)
+	if err == nil && pl.Peek().Type != NL {
+		// Tokens left over: parse again without AllowTrailing, so that
+		// participle reports its deepest error (what was expected where).
+		pl.LoadCheckpoint(start)
+		if _, err = parseLine(pl, participle.AllowTrailing(false)); err == nil {
+			err = &participle.UnexpectedTokenError{Unexpected: *pl.Peek()}
+		}
+	}
+	return ln, err
+}
+
+func parseLine(pl *lexer.PeekingLexer, opt participle.ParseOption) (*Line, error) {
+	var err error
+	ln := &Line{}
+	first := *pl.Peek()
+	kw := ""
+	if first.Type == Ident {
+		kw = first.Value
+	} else if first.Type == RBrace {
+		kw = "}"
+	}
+	switch kw {
+	case "flow":
+		ln.Flow, err = flowParser.ParseFromLexer(pl, opt)
+	case "param":
+		ln.Param, err = paramParser.ParseFromLexer(pl, opt)
+	case "defaults":
+		ln.Defaults, err = defaultsParser.ParseFromLexer(pl, opt)
+	case "if":
+		ln.If, err = ifParser.ParseFromLexer(pl, opt)
+	case "for":
+		ln.For, err = forParser.ParseFromLexer(pl, opt)
+	case "while":
+		ln.While, err = whileParser.ParseFromLexer(pl, opt)
+	case "try":
+		ln.Try, err = tryParser.ParseFromLexer(pl, opt)
+	case "retry":
+		ln.Retry, err = retryParser.ParseFromLexer(pl, opt)
+	case "frame":
+		ln.Frame, err = frameParser.ParseFromLexer(pl, opt)
+	case "return":
+		ln.Return, err = returnParser.ParseFromLexer(pl, opt)
+	case "fail":
+		ln.Fail, err = failParser.ParseFromLexer(pl, opt)
+	case "assert":
+		ln.Assert, err = assertParser.ParseFromLexer(pl, opt)
+	case "log":
+		ln.Log, err = logParser.ParseFromLexer(pl, opt)
+	case "}":
+		ln.Close, err = closeParser.ParseFromLexer(pl, opt)
+	case "break", "continue":
+		ln, err = Parser.ParseFromLexer(pl, opt)
+	default:
+		ln.Simple, err = simpleParser.ParseFromLexer(pl, opt)
+	}
+	return ln, err
 }
 
 type sliceLexer struct {
@@ -306,7 +491,7 @@ type sliceLexer struct {
 
 func (l *sliceLexer) Next() (lexer.Token, error) {
 	if l.i >= len(l.toks) {
-		return l.toks[len(l.toks)-1], nil
+		return lexer.Token{Type: EOF}, nil
 	}
 	t := l.toks[l.i]
 	l.i++
