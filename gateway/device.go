@@ -28,6 +28,7 @@ type device struct {
 	names   []string              // available_tools of the last register
 	tools   map[string]deviceTool // from tools/list
 	ready   bool                  // initialized and listed
+	dirty   bool                  // re-registered while initializing: list again once ready
 	pending map[string]*call      // gateway request id → call in flight
 	gone    bool
 }
@@ -283,6 +284,9 @@ func (d *device) control(typ string, frame []byte) {
 	d.mu.Lock()
 	d.caps, d.names = reg.Capabilities, reg.AvailableTools
 	ready := d.ready
+	if !ready {
+		d.dirty = true
+	}
 	d.mu.Unlock()
 	d.g.log.Info("desktop re-registered", "device", d.id, "tools", len(reg.AvailableTools))
 	if ready {

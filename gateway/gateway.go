@@ -195,8 +195,15 @@ func (g *Gateway) serveWS(w http.ResponseWriter, r *http.Request) {
 		old.link.CloseWith(connect.CloseReplaced, "replaced by a newer link with the same device id")
 		old.drop()
 	}
-	log.Info("desktop connected", "tools", len(d.tools), "devices", n)
 	g.sync(d.id)
+	d.mu.Lock()
+	log.Info("desktop connected", "tools", len(d.tools), "devices", n)
+	dirty := d.dirty
+	d.dirty = false
+	d.mu.Unlock()
+	if dirty {
+		go d.refreshAndSync()
+	}
 
 	err = <-done
 	d.drop()
