@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/expr-lang/expr/builtin"
+	"github.com/expr-lang/expr/checker/nature"
 	"github.com/expr-lang/expr/types"
 	"github.com/expr-lang/expr/vm"
 
@@ -80,6 +81,14 @@ type scope struct {
 	vars   map[string]*varInfo
 	order  []string
 	parent *scope
+	undo   []undo
+}
+
+// undo restores the env field a declaration replaced, when its scope ends.
+type undo struct {
+	name string
+	prev nature.Nature
+	had  bool
 }
 
 type checker struct {
@@ -92,14 +101,15 @@ type checker struct {
 	loops  int
 	widen  map[ast.Node]bool // declaring nodes whose name has mixed types
 	forced map[ast.Node]bool // from the previous pass
-	envVer int
-	envAt  int
-	envMap types.Map
+	comp   *exprCompiler
 }
 
 func newChecker(f *ast.File, opts *Options, forced map[ast.Node]bool) *checker {
-	return &checker{f: f, opts: opts, progs: map[*ast.ExprSrc]*vm.Program{}, widen: map[ast.Node]bool{},
-		forced: forced, envAt: -1}
+	c := &checker{f: f, opts: opts, progs: map[*ast.ExprSrc]*vm.Program{}, widen: map[ast.Node]bool{},
+		forced: forced, comp: newCompiler()}
+	c.comp.set("page", typePage)
+	c.comp.set("dialogs", typeDialogs)
+	return c
 }
 
 func (c *checker) errorf(r ast.Range, format string, args ...any) *diag.Diagnostic {
@@ -110,8 +120,16 @@ func (c *checker) warnf(r ast.Range, format string, args ...any) *diag.Diagnosti
 	return c.diags.Warnf(r, format, args...)
 }
 
-func (c *checker) push() { c.scope = &scope{vars: map[string]*varInfo{}, parent: c.scope}; c.envVer++ }
-func (c *checker) pop()  { c.scope = c.scope.parent; c.envVer++ }
+func (c *checker) push() { c.scope = &scope{vars: map[string]*varInfo{}, parent: c.scope} }
+
+func (c *checker) pop() {
+	s := c.scope
+	for i := len(s.undo) - 1; i >= 0; i-- {
+		u := s.undo[i]
+		c.comp.restore(u.name, u.prev, u.had)
+	}
+	c.scope = s.parent
+}
 
 func (c *checker) lookup(name string) *varInfo {
 	for s := c.scope; s != nil; s = s.parent {
@@ -122,36 +140,15 @@ func (c *checker) lookup(name string) *varInfo {
 	return nil
 }
 
+// declare adds v to the current scope and to the compile-time env (every
+// visible name with its static type, plus page and dialogs).
 func (c *checker) declare(v *varInfo) {
 	if _, ok := c.scope.vars[v.name]; !ok {
 		c.scope.order = append(c.scope.order, v.name)
 	}
 	c.scope.vars[v.name] = v
-	c.envVer++
-}
-
-// env is the compile-time env of the current point: every visible name
-// with its static type, plus page and dialogs.
-func (c *checker) env() types.Map {
-	if c.envAt == c.envVer && c.envMap != nil {
-		return c.envMap
-	}
-	m := types.Map{"page": typePage, "dialogs": typeDialogs}
-	var chain []*scope
-	for s := c.scope; s != nil; s = s.parent {
-		chain = append(chain, s)
-	}
-	for i := len(chain) - 1; i >= 0; i-- {
-		for name, v := range chain[i].vars {
-			if v.typ == nil {
-				m[name] = typeAny
-			} else {
-				m[name] = v.typ
-			}
-		}
-	}
-	c.envMap, c.envAt = m, c.envVer
-	return m
+	prev, had := c.comp.set(v.name, v.typ)
+	c.scope.undo = append(c.scope.undo, undo{v.name, prev, had})
 }
 
 func (c *checker) visibleNames() []string {
@@ -586,7 +583,7 @@ func (c *checker) bind(name string, r ast.Range, t types.Type, decl ast.Node) {
 		if v.typ != nil && (t == nil || !sameType(v.typ, t)) {
 			c.widen[v.decl] = true
 			v.typ = nil
-			c.envVer++
+			c.comp.fields[name] = nature.Nature{}
 		}
 		return
 	}
@@ -691,7 +688,7 @@ func (c *checker) compile(e *ast.ExprSrc, asBool bool) types.Type {
 		c.errorf(e.Range, "empty expression")
 		return nil
 	}
-	prog, ee := compileExpr(e, c.env(), asBool)
+	prog, ee := c.comp.compile(e, asBool)
 	if ee != nil {
 		d := c.errorf(ee.rng, "%s", ee.msg)
 		if ee.name != "" {

@@ -2,13 +2,19 @@ package check
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/expr-lang/expr"
 	exprast "github.com/expr-lang/expr/ast"
+	exprchecker "github.com/expr-lang/expr/checker"
+	"github.com/expr-lang/expr/checker/nature"
+	"github.com/expr-lang/expr/compiler"
+	"github.com/expr-lang/expr/conf"
 	"github.com/expr-lang/expr/file"
+	"github.com/expr-lang/expr/optimizer"
 	"github.com/expr-lang/expr/types"
 	"github.com/expr-lang/expr/vm"
 
@@ -232,14 +238,70 @@ type exprError struct {
 	name string // for "unknown name X"
 }
 
-// compileExpr compiles e against env. asBool asks for a boolean result.
-func compileExpr(e *ast.ExprSrc, env types.Map, asBool bool) (*vm.Program, *exprError) {
-	src, origOf := rewriteInterp(e.Source)
-	opts := []expr.Option{expr.Env(env), strFunc}
-	if asBool {
-		opts = append(opts, expr.AsBool())
+// exprCompiler compiles expressions for one checker (one goroutine): it
+// keeps one expr config, so the builtins table is not copied per
+// expression, and an env nature whose fields it updates in place as names
+// come into and go out of scope.
+type exprCompiler struct {
+	cfg    *conf.Config
+	env    nature.Nature
+	fields map[string]nature.Nature
+	cache  map[string]nature.Nature // field nature by type string
+}
+
+func newCompiler() *exprCompiler {
+	cfg := conf.CreateNew()
+	strFunc(cfg)
+	cfg.Check()
+	env := nature.NatureOf(map[string]any{})
+	if env.TypeData == nil {
+		env.TypeData = new(nature.TypeData)
 	}
-	prog, err := expr.Compile(src, opts...)
+	env.Strict = true
+	env.Fields = map[string]nature.Nature{}
+	cfg.Env, cfg.Strict = env, true
+	return &exprCompiler{cfg: cfg, env: env, fields: env.Fields, cache: map[string]nature.Nature{}}
+}
+
+// natureOf is the nature of a static type (nil = any), cached per checker.
+func (c *exprCompiler) natureOf(t types.Type) nature.Nature {
+	if t == nil {
+		return nature.Nature{}
+	}
+	key := t.String()
+	if n, ok := c.cache[key]; ok {
+		return n
+	}
+	n := t.Nature()
+	c.cache[key] = n
+	return n
+}
+
+// set puts name in the env with type t and returns what it replaced.
+func (c *exprCompiler) set(name string, t types.Type) (prev nature.Nature, had bool) {
+	prev, had = c.fields[name]
+	c.fields[name] = c.natureOf(t)
+	return prev, had
+}
+
+// restore undoes a set.
+func (c *exprCompiler) restore(name string, prev nature.Nature, had bool) {
+	if had {
+		c.fields[name] = prev
+	} else {
+		delete(c.fields, name)
+	}
+}
+
+// compile compiles e against the current env. asBool asks for a boolean
+// result (checked statically when the type is known, at run time else).
+func (c *exprCompiler) compile(e *ast.ExprSrc, asBool bool) (*vm.Program, *exprError) {
+	src, origOf := rewriteInterp(e.Source)
+	c.cfg.Expect = reflect.Invalid
+	if asBool {
+		c.cfg.Expect = reflect.Bool
+	}
+	prog, err := c.run(src)
 	if err == nil {
 		return prog, nil
 	}
@@ -263,9 +325,35 @@ func compileExpr(e *ast.ExprSrc, env types.Map, asBool bool) (*vm.Program, *expr
 		start := Advance(e.Range.Start, e.Source, from)
 		end := Advance(start, suffixRunes(e.Source, from), to-from)
 		ee.rng = ast.Range{File: e.Range.File, Start: start, End: end}
+	} else if i := strings.IndexByte(ee.msg, '\n'); i >= 0 {
+		// expr's compiler turns its own panics into errors with a stack.
+		ee.msg = "internal error compiling expression: " + ee.msg[:i]
 	}
 	ee.msg = strings.TrimSpace(ee.msg)
 	return nil, ee
+}
+
+// run is expr.Compile with the checker's long-lived config.
+func (c *exprCompiler) run(src string) (prog *vm.Program, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error compiling expression: %v", r)
+		}
+	}()
+	tree, err := exprchecker.ParseCheck(src, c.cfg)
+	if err != nil {
+		return nil, err
+	}
+	if c.cfg.Optimize {
+		if err := optimizer.Optimize(&tree.Node, c.cfg); err != nil {
+			var fe *file.Error
+			if errors.As(err, &fe) {
+				return nil, fe.Bind(tree.Source)
+			}
+			return nil, err
+		}
+	}
+	return compiler.Compile(tree, c.cfg)
 }
 
 func suffixRunes(s string, n int) string {
