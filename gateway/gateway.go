@@ -70,6 +70,7 @@ type Gateway struct {
 
 	mu      sync.Mutex
 	devices map[string]*device
+	index   map[string][]*device // tool name → desktops offering it, sorted by id (rebuilt by sync)
 
 	syncMu sync.Mutex
 	listed map[string]string // agent-facing tool name → fingerprint of what is registered
@@ -287,19 +288,20 @@ type offer struct {
 	dt deviceTool
 }
 
-// offers lists the desktops offering name, sorted by device id.
+// offers lists the desktops offering name, sorted by device id (from the index sync keeps; a
+// desktop gone since is left out).
 func (g *Gateway) offers(name string) []offer {
 	g.mu.Lock()
-	defer g.mu.Unlock()
-	var out []offer
-	for _, d := range g.devices {
+	ds := g.index[name]
+	g.mu.Unlock()
+	out := make([]offer, 0, len(ds))
+	for _, d := range ds {
 		d.mu.Lock()
 		if dt, ok := d.tools[name]; ok && !d.gone {
 			out = append(out, offer{d, dt})
 		}
 		d.mu.Unlock()
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].d.id < out[j].d.id })
 	return out
 }
 
@@ -318,6 +320,10 @@ func (g *Gateway) sync(changed string) {
 		}
 		d.mu.Unlock()
 	}
+	for _, ds := range byName {
+		sort.Slice(ds, func(i, j int) bool { return ds[i].id < ds[j].id })
+	}
+	g.index = byName
 	g.mu.Unlock()
 	var gone []string
 	for n := range g.listed {
@@ -332,7 +338,6 @@ func (g *Gateway) sync(changed string) {
 		}
 	}
 	for n, ds := range byName {
-		sort.Slice(ds, func(i, j int) bool { return ds[i].id < ds[j].id })
 		t, err := agentTool(n, ds)
 		if err != nil {
 			g.log.Warn("cannot list a tool", "tool", n, "err", err)
