@@ -87,8 +87,8 @@ func exprSrcs(f *ast.File) []*ast.ExprSrc {
 	return out
 }
 
-func TestLoadYAMLExampleHasEveryProgram(t *testing.T) {
-	for _, name := range []string{"query_power_data.yaml", "order_logistics.yaml"} {
+func TestExamplesLoadCleanWithEveryProgram(t *testing.T) {
+	for _, name := range []string{"query_power_data.yaml", "order_logistics.yaml", "query_power_data.flow", "order_logistics.flow"} {
 		path := filepath.Join("testdata", "examples", name)
 		if _, err := os.Stat(path); err != nil {
 			t.Fatalf("missing example %s", path)

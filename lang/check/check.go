@@ -41,10 +41,20 @@ type Result struct {
 
 // File checks one flow. It never panics on any tree a front end produces;
 // nil statements or expressions are reported as errors.
-func File(f *ast.File, opts *Options) (*Result, diag.Diagnostics) {
+func File(f *ast.File, opts *Options) (res *Result, ds diag.Diagnostics) {
 	if opts == nil {
 		opts = &Options{}
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			var at ast.Range
+			if f != nil {
+				at = f.NameRange
+			}
+			ds = append(ds, &diag.Diagnostic{Severity: diag.Error, Summary: fmt.Sprintf("internal error in the checker: %v", r), Subject: at})
+			res = &Result{Programs: map[*ast.ExprSrc]*vm.Program{}}
+		}
+	}()
 	c := newChecker(f, opts, nil)
 	c.run()
 	if len(c.widen) > 0 {

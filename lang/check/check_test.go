@@ -264,3 +264,42 @@ func TestSuggest(t *testing.T) {
 		}
 	}
 }
+
+// TestHandBuiltTrees: trees no front end makes (nil parts, missing types,
+// odd literals) give diagnostics, never a panic.
+func TestHandBuiltTrees(t *testing.T) {
+	r := ast.Range{File: "h.flow", Start: ast.Pos{Line: 1, Col: 1}}
+	files := []*ast.File{
+		nil,
+		{},
+		{Name: "Bad Name", Params: []*ast.Param{{Name: "a"}, nil, {Name: "b", Type: &ast.Type{Name: "enum"}}, {Name: "c", Type: &ast.Type{Name: "strnig"}}}},
+		{Name: "x", Defaults: []*ast.Option{{Name: "wait"}, nil}, Body: []ast.Stmt{
+			nil,
+			&ast.ActionStmt{Range: r, Action: "click", Args: []ast.Expr{nil}},
+			&ast.ActionStmt{Range: r, Action: "fill", Args: []ast.Expr{&ast.ListLit{}, &ast.MapLit{Entries: []*ast.MapEntry{nil, {Key: &ast.ExprSrc{}, Value: &ast.NullLit{}}}}}},
+			&ast.ActionStmt{Range: r, Action: "click", Args: []ast.Expr{&ast.StringLit{}}, Options: []*ast.Option{nil, {Name: "wait"}}},
+			&ast.IfStmt{Range: r},
+			&ast.ForStmt{Range: r},
+			&ast.WhileStmt{Range: r},
+			&ast.TryStmt{Range: r},
+			&ast.RetryStmt{Range: r},
+			&ast.FrameStmt{Range: r},
+			&ast.FailStmt{Range: r},
+			&ast.AssertStmt{Range: r},
+			&ast.LogStmt{Range: r, Value: &ast.StringLit{Parts: []ast.StringPart{{Expr: &ast.ExprSrc{Source: "1 +"}}}}},
+			&ast.AssignStmt{Range: r, Name: "", Value: &ast.DurationLit{Raw: "1s"}},
+			&ast.ActionStmt{Range: r, Action: "call", Args: []ast.Expr{&ast.NumberLit{Raw: "1", Value: int64(1)}}},
+		}},
+	}
+	for i, f := range files {
+		_, ds := File(f, &Options{Folder: map[string]*ast.File{"y": nil}})
+		if !ds.HasErrors() {
+			t.Errorf("tree %d: no errors", i)
+		}
+		for _, d := range ds {
+			if strings.Contains(d.Summary, "internal error in the checker") {
+				t.Errorf("tree %d: %s", i, d.Summary)
+			}
+		}
+	}
+}
