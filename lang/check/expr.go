@@ -402,6 +402,7 @@ func identifiers(p *vm.Program) []string {
 
 type identVisitor struct{ names []string }
 
+// Visit records identifier nodes.
 func (v *identVisitor) Visit(n *exprast.Node) {
 	if id, ok := (*n).(*exprast.IdentifierNode); ok {
 		v.names = append(v.names, id.Value)
