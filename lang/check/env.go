@@ -78,11 +78,13 @@ type structType struct{ t reflect.Type }
 
 // Nature builds the struct nature with a fresh cache.
 func (s structType) Nature() nature.Nature { return new(nature.Cache).FromType(s.t) }
+
 // Equal is true for the same struct type or any.
 func (s structType) Equal(t types.Type) bool {
 	o, ok := t.(structType)
 	return t == types.Any || (ok && o.t == s.t)
 }
+
 // String is the Go type name.
 func (s structType) String() string { return s.t.String() }
 
