@@ -9,7 +9,8 @@
 //     (303) to /query, wrong ones answer 401 with the form and #error.
 //   - GET /query (session required, else 303 to /login) has a region
 //     <select id="region"> (codes such as 110000 with Chinese labels), a
-//     "Query" button that fetches rows from /api/data after a server delay
+//     "Query" button (disabled until the page's deferred script has set up
+//     its handler) that fetches rows from /api/data after a server delay
 //     and then renders table#data-table (thead, tbody rows of date, region,
 //     kWh, peak, valley, cost; a tfoot total row with a colspan), and a
 //     pager (#prev, #next, #page-info). While a query runs the table is

@@ -130,7 +130,7 @@ func TestLoginQueryLogout(t *testing.T) {
 		t.Fatalf("GET /query: %d", resp.StatusCode)
 	}
 	for _, want := range []string{`<select id="region"`, `value="110000">北京市 Beijing`, `value="330100">杭州市 Hangzhou`,
-		`id="query-btn"`, `id="next"`, `id="prev"`, `id="logout"`, `<b id="user">u1</b>`} {
+		`id="query-btn" type="submit" disabled`, `id="next"`, `id="prev"`, `id="logout"`, `<b id="user">u1</b>`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("query page lacks %s", want)
 		}

@@ -104,4 +104,8 @@
   });
   $("#prev").addEventListener("click", () => load(page - 1));
   $("#next").addEventListener("click", () => load(page + 1));
+  // The button starts disabled in the HTML and is enabled only now, with
+  // its handler in place: a click that comes too early cannot submit the
+  // form natively (a real race of pages with deferred scripts).
+  $("#query-btn").disabled = false;
 })();
