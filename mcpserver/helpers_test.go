@@ -3,14 +3,10 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -21,76 +17,26 @@ import (
 
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/drivers/rod"
+	"github.com/rpa-dev/rpa/mcpserver/internal/testsite"
 	"github.com/rpa-dev/rpa/profiles"
 )
 
 // ---- the test site ----
 
 const (
-	siteUser = "alice"
-	sitePass = "s3cret-Pa55word"
+	siteUser = testsite.User
+	sitePass = testsite.Pass
 )
 
-// site is the page set the test flows drive: a login form, a table page
-// whose Query button renders table#data for a region, and /hit which
-// records visits per profile.
-type site struct {
-	*httptest.Server
-	mu   sync.Mutex
-	hits map[string][]int
-}
+type site struct{ *testsite.Site }
 
 func newSite(t testing.TB) *site {
-	s := &site{hits: map[string][]int{}}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /login", func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, `<!doctype html><title>Login</title>
-<form method="post" action="/login">
-<input id="username" name="username"> <input id="password" name="password" type="password">
-<button id="submit" type="submit">Sign in</button></form>`)
-	})
-	mux.HandleFunc("POST /login", func(w http.ResponseWriter, r *http.Request) {
-		if r.FormValue("username") != siteUser || r.FormValue("password") != sitePass {
-			w.WriteHeader(http.StatusUnauthorized)
-			io.WriteString(w, `<!doctype html><title>Login</title><p id="error">wrong credentials</p>`)
-			return
-		}
-		http.SetCookie(w, &http.Cookie{Name: "sess", Value: "ok", Path: "/"})
-		http.Redirect(w, r, "/table", http.StatusSeeOther)
-	})
-	mux.HandleFunc("GET /table", func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, `<!doctype html><title>Data</title>
-<select id="region"><option value="north">North</option><option value="south">South</option></select>
-<button id="query" onclick="render()">Query</button>
-<div id="out"></div>
-<script>
-const data = {north: [["2026-01-01", "12.5"], ["2026-01-02", "13.0"], ["2026-01-03", "9.75"]],
-              south: [["2026-01-01", "20.0"], ["2026-01-02", "21.5"]]};
-function render() {
-  const region = document.getElementById("region").value;
-  let h = '<table id="data"><thead><tr><th>date</th><th>kWh</th></tr></thead><tbody>';
-  for (const [d, k] of data[region]) h += "<tr><td>" + d + "</td><td>" + k + "</td></tr>";
-  document.getElementById("out").innerHTML = h + "</tbody></table>";
-}
-</script>`)
-	})
-	mux.HandleFunc("GET /hit", func(w http.ResponseWriter, r *http.Request) {
-		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
-		s.mu.Lock()
-		s.hits[r.URL.Query().Get("p")] = append(s.hits[r.URL.Query().Get("p")], n)
-		s.mu.Unlock()
-		fmt.Fprintf(w, `<!doctype html><title>hit</title><div id="n">%d</div>`, n)
-	})
-	s.Server = httptest.NewServer(mux)
+	s := testsite.Start()
 	t.Cleanup(s.Close)
-	return s
+	return &site{s}
 }
 
-func (s *site) hitsOf(p string) []int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]int(nil), s.hits[p]...)
-}
+func (s *site) hitsOf(p string) []int { return s.Hits(p) }
 
 // ---- a pool of real headless Chromium ----
 

@@ -201,7 +201,6 @@ func FlowTool(f *ast.File) (*mcp.Tool, *Schema, error) {
 	}
 	return &mcp.Tool{
 		Name:         ToolName(f.Name),
-		Title:        f.Name,
 		Description:  desc,
 		InputSchema:  sch.JSON,
 		OutputSchema: OutputSchema,

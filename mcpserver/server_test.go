@@ -4,15 +4,21 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/drivers/rod"
 	"github.com/rpa-dev/rpa/interp"
 	"github.com/rpa-dev/rpa/profiles"
 )
@@ -299,4 +305,82 @@ func TestProgressMessage(t *testing.T) {
 
 func eventOf(m map[string]any) interp.Event {
 	return interp.Event{Kind: interp.EventStarted, Index: m["i"].(int), Total: m["t"].(int), Action: m["a"].(string), Target: m["g"].(string)}
+}
+
+// killBrowsers kills (SIGKILL) the Chromium processes whose command line
+// names dir, the user-data folder this test gave them, and returns how many.
+func killBrowsers(t *testing.T, dir string) int {
+	t.Helper()
+	entries, _ := os.ReadDir("/proc")
+	n := 0
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !strings.Contains(string(cmdline), "--user-data-dir="+dir) {
+			continue
+		}
+		if syscall.Kill(pid, syscall.SIGKILL) == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// TestCrashedBrowserReplaced kills the profile's browser during a call: that
+// call ends (a browser failure, not a hang) and the next call gets a new
+// browser.
+func TestCrashedBrowserReplaced(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("finds the browser through /proc")
+	}
+	st := newSite(t)
+	home := t.TempDir()
+	pool, err := profiles.New(profiles.Options{Driver: rod.New(), Idle: -1, Launch: func(id string) (drivers.LaunchOptions, error) {
+		d := filepath.Join(home, id)
+		return drivers.LaunchOptions{UserDataDir: d}, os.MkdirAll(d, 0o700)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	s, _ := newServer(t, Options{FlowsDir: copyFlows(t, "slow.flow", "hit.flow"), Pool: pool})
+	cs, ev := connect(t, s)
+	params := &mcp.CallToolParams{Name: "workflow_slow", Arguments: map[string]any{"base_url": st.URL}}
+	params.SetProgressToken("crash")
+	type answer struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), params)
+		done <- answer{res, err}
+	}()
+	waitUntil(t, func() bool { return len(ev.progressMessages()) >= 2 })
+	if n := killBrowsers(t, filepath.Join(home, "default")); n == 0 {
+		t.Fatal("no browser process found to kill")
+	}
+	select {
+	case a := <-done:
+		if a.err == nil && !a.res.IsError {
+			t.Fatalf("the call survived its browser's death: %v", textOf(t, a.res))
+		}
+		if a.err == nil {
+			if e, _ := structured(t, a.res)["error"].(map[string]any); e["kind"] != "browser" && e["kind"] != "navigation" && e["kind"] != "timeout" {
+				t.Errorf("error kind %v", e["kind"])
+			}
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the call hung after its browser died")
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "workflow_hit", Arguments: map[string]any{"base_url": st.URL, "p": "c", "n": 1}})
+	if err != nil || res.IsError {
+		t.Fatalf("next call after the crash: %v %v", err, res)
+	}
+	if pool.Running() != 1 {
+		t.Errorf("Running = %d", pool.Running())
+	}
 }
