@@ -3,8 +3,8 @@ package mcpserver
 import (
 	"bufio"
 	"context"
-	"io"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
