@@ -268,7 +268,7 @@ func (r *runner) once(c *stdlib.Call, impl stdlib.Impl, o actionOpts) (any, erro
 // errMessage makes a step error start with the action name.
 func errMessage(name string, err error) string {
 	msg := err.Error()
-	if errors.Is(err, context.DeadlineExceeded) && !strings.Contains(msg, "timed out") {
+	if msg == context.DeadlineExceeded.Error() {
 		msg = "timed out"
 	}
 	if strings.HasPrefix(msg, name+":") || strings.HasPrefix(msg, name+" ") {

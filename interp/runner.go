@@ -36,6 +36,7 @@ type runner struct {
 	page     drivers.Page
 	frames   []drivers.Frame // innermost last; empty = the page's top document
 	openers  map[drivers.Page]drivers.Page
+	closed   map[drivers.Page]bool
 	policy   *dialogPolicy
 	dialogs  []map[string]any
 	seen     map[drivers.Page]int // dialogs of each page already recorded
@@ -343,7 +344,21 @@ func (r *runner) SetPage(p drivers.Page, opener drivers.Page) {
 func (r *runner) Opener(p drivers.Page) drivers.Page {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.openers[p]
+	o := r.openers[p]
+	if r.closed[o] {
+		return nil
+	}
+	return o
+}
+
+func (r *runner) Closed(p drivers.Page) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed == nil {
+		r.closed = map[drivers.Page]bool{}
+	}
+	r.closed[p] = true
+	delete(r.openers, p)
 }
 
 func (r *runner) SetDialogPolicy(accept bool, text string) {

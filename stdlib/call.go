@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rpa-dev/rpa/drivers"
@@ -29,8 +30,10 @@ type Env interface {
 	// SetPage makes p the current tab (nil: none); opener is the tab that
 	// opened it when known (for `close`), else nil.
 	SetPage(p drivers.Page, opener drivers.Page)
-	// Opener returns the tab that opened p, when known.
+	// Opener returns the tab that opened p, when known and still open.
 	Opener(p drivers.Page) drivers.Page
+	// Closed records that p was closed (it is no one's opener any more).
+	Closed(p drivers.Page)
 	// SetDialogPolicy sets the dialog policy of the current and every later tab.
 	SetDialogPolicy(accept bool, text string)
 	// Host returns the host's hooks (ask, llm, exec).
@@ -170,12 +173,24 @@ func (c *Call) Locate(ctx context.Context, sels []string, want drivers.Checks) (
 	el, i, err := f.Locate(wctx, sels, want)
 	cancel()
 	if err != nil {
+		var de *drivers.Error
+		if !errors.As(err, &de) && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			err = &drivers.Error{Kind: drivers.KindTimeout, Msg: fmt.Sprintf("no element matching %s was ready within %s", quoteList(sels), c.Wait), Err: err}
+		}
 		return nil, err
 	}
 	if i >= 0 && i < len(sels) {
 		c.Selector, c.SelectorIndex = sels[i], i
 	}
 	return el, nil
+}
+
+func quoteList(sels []string) string {
+	q := make([]string, len(sels))
+	for i, s := range sels {
+		q[i] = strconv.Quote(s)
+	}
+	return strings.Join(q, ", ")
 }
 
 // argErr reports a bad argument value.

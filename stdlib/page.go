@@ -387,24 +387,17 @@ func closeTab(ctx context.Context, c *Call) (any, error) {
 	if err := cur.Close(); err != nil {
 		return nil, err
 	}
-	var next drivers.Page
-	if b := c.Env.Browser(); b != nil {
+	c.Env.Closed(cur)
+	next := opener
+	if b := c.Env.Browser(); next == nil && b != nil {
 		pages, err := b.Pages(ctx)
 		if err != nil {
 			return nil, err
 		}
-		for _, p := range pages {
-			if p == opener && opener != nil {
-				next = p
+		for i := len(pages) - 1; i >= 0; i-- {
+			if pages[i] != cur {
+				next = pages[i]
 				break
-			}
-		}
-		if next == nil {
-			for i := len(pages) - 1; i >= 0; i-- {
-				if pages[i] != cur {
-					next = pages[i]
-					break
-				}
 			}
 		}
 	}

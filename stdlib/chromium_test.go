@@ -1,0 +1,302 @@
+package stdlib_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpa-dev/rpa/interp"
+)
+
+func jsonOf(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "<" + err.Error() + ">"
+	}
+	return string(b)
+}
+
+func TestBasicActions(t *testing.T) {
+	res := expect(t, `open "{{ base }}/basic.html"
+fill "#name" "Ada"
+click "#go"
+r1 = text "#result"
+click "#twice" count: 2
+r2 = text "#result"
+click "#ctx" button: "right"
+r3 = text "#result"
+intro = text "#intro"
+v = value "#ro"
+h = attr "#next" "href"
+missing = attr "#next" "data-nothing"
+t = title
+u = url
+press "Control+A" on: "#name"
+press "x"
+k = text "#keys"
+scroll "#box" to: "bottom"
+wait "#scrolled" text: "bottom"
+click "#next"
+wait url: "basic2.html"
+back
+u2 = url
+forward
+reload
+return [r1, r2, r3, intro, v, h, missing, t, u == base + "/basic.html", k, u2 == u]`,
+		`["hello:Ada:true","double","context:2","Hello rpa world","fixed","basic2.html",null,"Basic page",true,"Control(ctrl) a(ctrl) x",true]`)
+	_ = res
+}
+
+func TestLateElement(t *testing.T) {
+	// The button is disabled for 800ms, results come 1.5s after the click.
+	res := expect(t, `open "{{ base }}/late.html"
+click "#go"
+click "text=Beta"
+wait "#result" text: "detail:"
+r = text "#result"
+return r`, `"detail:Beta:42"`)
+	if res.Results[1].Status != "ok" {
+		t.Fatal(steps(res))
+	}
+}
+
+func TestCoveredButton(t *testing.T) {
+	// #later is covered by a spinner for 1s: waited out, not clicked through.
+	expect(t, `open "{{ base }}/overlay.html"
+click "#accept"
+click "#later"
+click "#continue"
+r = text "#result"
+return r`, `"later,continued"`)
+	// #buy is covered forever by a transparent link: the error names the cover.
+	res := flowRun(t, `open "{{ base }}/overlay.html"
+click "#accept"
+wait "#spinner" state: "detached"
+click "#buy" wait: 500ms retries: 0`, nil, interp.Host{})
+	if res.Success || res.Error.Kind != "covered" || !strings.Contains(res.Error.Message, "card-link") {
+		t.Fatalf("%+v", res.Error)
+	}
+	// force: true clicks whatever is at the centre.
+	expect(t, `open "{{ base }}/overlay.html"
+click "#accept"
+wait "#spinner" state: "detached"
+click "#buy" force: true
+r = text "#overlay-hits"
+return r`, `"1"`)
+}
+
+func TestFrames(t *testing.T) {
+	expect(t, `open "{{ base }}/frames.html"
+frame "#shop-frame" {
+  frame "iframe[name=coupon]" {
+    fill "#coupon" "SAVE10"
+    click "#apply"
+  }
+}
+wait "#result" text: "applied"
+r = text "#result"
+return r`, `"applied:SAVE10"`)
+}
+
+func TestShadowRoots(t *testing.T) {
+	expect(t, `open "{{ base }}/shadow.html"
+click "pierce/.btn"
+a = text "#result"
+fill "pierce/.secret-input" "deep"
+click "pierce/.btn-closed"
+b = text "#result"
+return [a, b]`, `["open","closed:deep"]`)
+}
+
+func TestNewTab(t *testing.T) {
+	expect(t, `open "{{ base }}/newtab.html"
+click "aria/View B-2"
+tab "last"
+title = text "#detail-title"
+click "#add"
+close
+wait "#result" text: "basket"
+r = text "#result"
+click "#terms"
+tab "last"
+t = text "#terms-title"
+tab "view=terms"
+tab 0
+return [r, t]`, `["opened:B-2;basket:1","Terms of sale"]`)
+}
+
+func TestDialogsPage(t *testing.T) {
+	expect(t, `open "{{ base }}/dialogs.html"
+click "#delete"
+wait "#result" text: "delete:"
+r1 = text "#result"
+dialog "accept" text: "Q4 final"
+click "#rename"
+wait "#result" text: "renamed"
+d = dialogs()
+r2 = text "#result"
+return [r1, r2, len(d), d[0].type, d[1].type]`, `["delete:cancelled","delete:cancelled,renamed:Q4 final",4,"confirm","prompt"]`)
+}
+
+func TestHoverMenu(t *testing.T) {
+	expect(t, `open "{{ base }}/hover.html"
+hover "#m-file"
+hover "#m-export"
+click "text=CSV"
+r = text "#result"
+return r`, `"action:export-csv"`)
+}
+
+func TestReactControlled(t *testing.T) {
+	expect(t, `open "{{ base }}/react.html"
+fill "#fullname" "Grace Hopper"
+fill "#age" 37
+select "#plan" "Pro"
+click "#create"
+r = text "#result"
+return r`, `"submitted:{\"name\":\"Grace Hopper\",\"age\":37,\"plan\":\"pro\"}"`)
+}
+
+func TestContentEditable(t *testing.T) {
+	expect(t, `open "{{ base }}/editor.html"
+fill "#editor" "Hello 世界"
+click "#post"
+r = text "#result"
+return r`, `"posted:Hello 世界"`)
+}
+
+func TestHiddenFileInput(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "报告.csv")
+	os.WriteFile(a, []byte("abc"), 0o644)
+	os.WriteFile(b, []byte("12345"), 0o644)
+	res := flowRun(t, `param files: list
+open "{{ base }}/upload.html"
+upload "#file" files
+wait "#result" text: "uploaded"
+r = text "#result"
+return r`, map[string]any{"files": []any{a, b}}, interp.Host{})
+	if !res.Success || res.Outputs != "uploaded:a.txt/3,报告.csv/5" {
+		t.Fatalf("%+v %v", res.Error, res.Outputs)
+	}
+}
+
+func TestInfiniteScroll(t *testing.T) {
+	expect(t, `open "{{ base }}/scroll.html"
+n = 0
+while !page.exists("#end") {
+  scroll "bottom"
+  sleep 250ms
+  n = n + 1
+}
+items = text ".item" all: true
+r = text "#result"
+return [len(items), items[39], r, n >= 3]`, `[40,"Item 40","items:40",true]`)
+}
+
+func TestTables(t *testing.T) {
+	expect(t, `open "{{ base }}/tables.html"
+a = table "#usage"
+g = table "#plain" header: "grid"
+n = table "#plain" header: "none"
+wait "#late-table tbody tr"
+l = table "#late-table"
+return {"auto": a, "grid": g, "none": n, "late": l}`,
+		`{"auto":[{"Energy / Cost":"60.5","Energy / kWh":"120","Month":"2024-01","Note":"ok"},{"Energy / Cost":"n/a","Energy / kWh":"n/a","Month":"2024-02","Note":"in ner"}],`+
+			`"grid":{"headers":["Name","Name 2","城市"],"rows":[["Ada","Lovelace","北京"]]},`+
+			`"late":[{"Region":"110000","kWh":"42"},{"Region":"120000","kWh":"7"}],`+
+			`"none":[["Name","Name","城市"],["Ada","Lovelace","北京"]]}`)
+}
+
+func TestChineseText(t *testing.T) {
+	expect(t, `open "{{ base }}/cjk.html"
+fill "#q" "北京市朝阳区 café 🚀"
+click "text=查询"
+t = title
+r = text "#result"
+v = value "#q"
+return [r, t, v]`, `["q:北京市朝阳区 café 🚀:13","用电查询","北京市朝阳区 café 🚀"]`)
+}
+
+func TestDownloads(t *testing.T) {
+	dir := t.TempDir()
+	res := flowRun(t, `param dir: string
+open "{{ base }}/download.html"
+a = download "#served" to: dir
+b = download "#blob" to: dir
+c = download "#data" to: dir
+return [a, b, c]`, map[string]any{"dir": dir}, interp.Host{})
+	if !res.Success {
+		t.Fatalf("%+v %s", res.Error, steps(res))
+	}
+	got := res.Outputs.([]any)
+	for i, want := range []struct{ name, content string }{{"report.csv", "a,b\n1,2\n"}, {"export.json", `{"ok":true,"n":3}`}, {"hello.txt", "hello data"}} {
+		m := got[i].(map[string]any)
+		if m["name"] != want.name {
+			t.Errorf("download %d: %v", i, m)
+			continue
+		}
+		b, err := os.ReadFile(m["path"].(string))
+		if err != nil || string(b) != want.content || filepath.Dir(m["path"].(string)) != dir {
+			t.Errorf("download %d: %q %v %v", i, b, err, m)
+		}
+	}
+}
+
+func TestSecretsInBrowser(t *testing.T) {
+	res := flowRun(t, `param pw: secret
+open "{{ base }}/cjk.html"
+fill "#pw" pw
+fill "#note" pw
+a = value "#pw"
+b = value "#note"
+f = form
+h = html "#note"
+log "typed {{ b }}"
+click "text={{ pw }}" wait: 200ms retries: 0 optional: true
+return [a, b, f, h]`, map[string]any{"pw": "Tr0ub4dor&3"}, interp.Host{})
+	all := jsonOf(res)
+	if !res.Success || strings.Contains(all, "Tr0ub4dor") || strings.Contains(all, `Tr0ub4dor\u00263`) {
+		t.Fatalf("%s", all)
+	}
+	if !strings.Contains(all, `"pw":"***"`) {
+		t.Fatalf("form: %s", all)
+	}
+}
+
+func TestScreenshot(t *testing.T) {
+	dir := t.TempDir()
+	res := flowRun(t, `param dir: string
+open "{{ base }}/basic.html"
+a = screenshot path: "{{ dir }}/page.png"
+b = screenshot "#go" path: "{{ dir }}/button.png"
+c = screenshot full: true
+return [a, b, c]`, map[string]any{"dir": dir}, interp.Host{})
+	if !res.Success {
+		t.Fatalf("%+v", res.Error)
+	}
+	for _, p := range res.Outputs.([]any) {
+		b, err := os.ReadFile(p.(string))
+		if err != nil || len(b) < 8 || string(b[1:4]) != "PNG" {
+			t.Errorf("%v: %v", p, err)
+		}
+	}
+	os.Remove(res.Outputs.([]any)[2].(string))
+}
+
+func TestTimeoutsInBrowser(t *testing.T) {
+	t0 := time.Now()
+	res := flowRun(t, `open "{{ base }}/basic.html"
+click "#off" wait: 300ms retries: 1 every: 100ms`, nil, interp.Host{})
+	if res.Success || res.Error.Kind != "disabled" || time.Since(t0) > 5*time.Second {
+		t.Fatalf("%+v after %v", res.Error, time.Since(t0))
+	}
+	res = flowRun(t, `open "{{ base }}/basic.html"
+click "#secret" wait: 300ms retries: 0`, nil, interp.Host{})
+	if res.Success || res.Error.Kind != "not_visible" {
+		t.Fatalf("%+v", res.Error)
+	}
+}
