@@ -192,9 +192,18 @@ func TestProgressAndElicitation(t *testing.T) {
 	}
 	wg.Wait()
 
+	// Sampling goes to the calling agent the same way.
+	sampler := agent(t, x.mcpURL(), &mcp.ClientOptions{CreateMessageHandler: func(_ context.Context, r *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+		return &mcp.CreateMessageResult{Model: "m", Role: "assistant", Content: &mcp.TextContent{Text: "re: " + r.Params.Messages[0].Content.(*mcp.TextContent).Text}}, nil
+	}})
+	res, err := sampler.CallTool(ctx, &mcp.CallToolParams{Name: "think", Arguments: map[string]any{"msg": "2+2"}})
+	if err != nil || text(res) != "d1 model said re: 2+2" {
+		t.Errorf("sampling relay: %v %v", res, err)
+	}
+
 	// An agent without elicitation: the desktop is told -32601 and goes on (here: reports it).
 	plain := agent(t, x.mcpURL(), nil)
-	res, err := plain.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{"msg": "who?"}})
+	res, err = plain.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{"msg": "who?"}})
 	if err != nil {
 		t.Fatal(err)
 	}
