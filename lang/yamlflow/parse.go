@@ -409,6 +409,14 @@ func (p *parser) dslValue(n *yaml.Node, kind actions.Kind, argPos, elemsAreExprs
 // .flow parser's own splitter, so both front ends agree), lowering
 // "{{ E }}" to E.
 func (p *parser) interp(n *yaml.Node, v string, r ast.Range) ast.Expr {
+	if src, ok := wholeInterp(v); ok {
+		// The whole value is one {{ E }}: E may hold any quotes (a YAML
+		// value is not bounded by '"' as a .flow string is), so scan it
+		// with all of expr's string forms skipped.
+		start := check.Advance(p.valueStart(n), v, 2)
+		return &ast.ExprSrc{Range: ast.Range{File: p.file, Start: start,
+			End: check.Advance(start, src, utf8.RuneCountInString(src))}, Source: src}
+	}
 	e, d := parse.Template(p.file, v, p.valueStart(n), false)
 	if d != nil {
 		if n.Line > 0 && (d.Subject.Start.Line != n.Line || strings.Contains(v, "\n")) {
@@ -419,8 +427,81 @@ func (p *parser) interp(n *yaml.Node, v string, r ast.Range) ast.Expr {
 	}
 	if s, ok := e.(*ast.StringLit); ok {
 		s.Range = r
+		s.Parts = openBraceParts(s.Parts)
 	}
 	return e
+}
+
+// openBraceParts turns `{{ '{' }}` parts of a multi-part string into the
+// text "{" (merged with its neighbours). Write uses that spelling for a
+// "{" just before an interpolation, which a YAML value cannot otherwise
+// hold ("{{{ a }}" does not split); .flow writes it as "\x7b".
+func openBraceParts(parts []ast.StringPart) []ast.StringPart {
+	found := false
+	for _, pt := range parts {
+		if pt.Expr != nil && strings.TrimSpace(pt.Expr.Source) == "'{'" {
+			found = true
+		}
+	}
+	if !found {
+		return parts
+	}
+	var out []ast.StringPart
+	for _, pt := range parts {
+		if pt.Expr != nil && strings.TrimSpace(pt.Expr.Source) == "'{'" {
+			pt = ast.StringPart{Text: "{"}
+		}
+		if n := len(out); n > 0 && pt.Expr == nil && out[n-1].Expr == nil {
+			out[n-1].Text += pt.Text
+			continue
+		}
+		out = append(out, pt)
+	}
+	return out
+}
+
+// wholeInterp reports whether v is exactly one `{{ E }}` and returns E:
+// the `}}` closing the first `{{` (nested braces and '...', "...", `...`
+// strings skipped) is the end of v. `{{ '{{' }}` and an empty E are left
+// to parse.Template (literal text and an error).
+func wholeInterp(v string) (string, bool) {
+	if !strings.HasPrefix(v, "{{") || !strings.HasSuffix(v, "}}") || len(v) < 4 {
+		return "", false
+	}
+	depth := 0
+	for i := 2; i < len(v); i++ {
+		switch c := v[i]; c {
+		case '"', '\'', '`':
+			j := i + 1
+			for j < len(v) && v[j] != c {
+				if v[j] == '\\' && c != '`' {
+					j++
+				}
+				j++
+			}
+			if j >= len(v) {
+				return "", false
+			}
+			i = j
+		case '{':
+			depth++
+		case '}':
+			if depth > 0 {
+				depth--
+				continue
+			}
+			if i+1 < len(v) && v[i+1] == '}' && i+2 == len(v) {
+				src := v[2:i]
+				switch strings.TrimSpace(src) {
+				case "", "'{{'":
+					return "", false
+				}
+				return src, true
+			}
+			return "", false
+		}
+	}
+	return "", false
 }
 
 // flowNumberRE is a number token of the .flow lexer, with an optional

@@ -123,3 +123,17 @@ func TestParseErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestBraceBeforeInterpolation(t *testing.T) {
+	for _, flow := range []string{`log "\x7b{{ a }}"`, `x = "\x7b{{ a }}" + "b"`, `x = "\x7b{{ a }}"`, `fill "#a" (x + "it's {")`} {
+		f, ds := parse.Flow("t.flow", []byte("flow t\n"+flow+"\n"))
+		if len(ds) > 0 {
+			t.Fatalf("%s: %v", flow, ds)
+		}
+		y := Write(f)
+		g, ds := Parse("t.yaml", y)
+		if len(ds) > 0 || !ast.Equal(f, g) {
+			t.Errorf("%s: %v\n%s", flow, ds, y)
+		}
+	}
+}

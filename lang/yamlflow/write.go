@@ -110,12 +110,17 @@ func dsl(e ast.Expr) *yaml.Node {
 		return scalar("!!null", "null")
 	case *ast.StringLit:
 		var b strings.Builder
-		for _, p := range x.Parts {
+		for i, p := range x.Parts {
 			if p.Expr != nil {
 				b.WriteString("{{" + p.Expr.Source + "}}")
-			} else {
-				b.WriteString(escapeBraces(p.Text))
+				continue
 			}
+			t := escapeBraces(p.Text)
+			if i+1 < len(x.Parts) && x.Parts[i+1].Expr != nil && strings.HasSuffix(t, "{") {
+				// "{" right before "{{" would merge with it.
+				t = t[:len(t)-1] + "{{ '{' }}"
+			}
+			b.WriteString(t)
 		}
 		n := str(b.String())
 		if _, err := check.ParseDuration(n.Value); err == nil || yaml11Bool[strings.ToLower(n.Value)] {
@@ -176,13 +181,17 @@ func ExprText(e ast.Expr) string {
 	case *ast.StringLit:
 		var b strings.Builder
 		b.WriteByte('"')
-		for _, p := range x.Parts {
+		for i, p := range x.Parts {
 			if p.Expr != nil {
 				b.WriteString("{{" + p.Expr.Source + "}}")
-			} else {
-				q := strconv.Quote(p.Text)
-				b.WriteString(escapeBraces(q[1 : len(q)-1]))
+				continue
 			}
+			q := strconv.Quote(p.Text)
+			t := escapeBraces(q[1 : len(q)-1])
+			if i+1 < len(x.Parts) && x.Parts[i+1].Expr != nil && strings.HasSuffix(t, "{") {
+				t = t[:len(t)-1] + `\x7b` // as .flow writes it
+			}
+			b.WriteString(t)
 		}
 		b.WriteByte('"')
 		return b.String()
