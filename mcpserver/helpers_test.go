@@ -61,8 +61,38 @@ func newPool(t testing.TB) *profiles.Pool {
 		if n := p.Running(); n != 0 {
 			t.Errorf("%d browsers still running after Close", n)
 		}
+		// No Chromium process of this pool is left either.
+		deadline := time.Now().Add(5 * time.Second)
+		for browserProcs(home) > 0 {
+			if time.Now().After(deadline) {
+				t.Errorf("%d Chromium processes of %s left after Close", browserProcs(home), home)
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
 	})
 	return p
+}
+
+// browserProcs counts the live processes whose command line names a
+// user-data folder under dir (Linux; 0 elsewhere).
+func browserProcs(dir string) int {
+	entries, _ := os.ReadDir("/proc")
+	n := 0
+	for _, e := range entries {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !strings.Contains(string(cmdline), "--user-data-dir="+dir) {
+			continue
+		}
+		if st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && strings.Contains(string(st), ") Z ") {
+			continue // a zombie waiting for its parent: already dead
+		}
+		n++
+	}
+	return n
 }
 
 // ---- servers and clients ----

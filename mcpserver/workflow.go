@@ -111,13 +111,9 @@ func flowResult(res *interp.Result, secrets []string) (*mcp.CallToolResult, erro
 		return nil, rpcError(CodeBuiltinFailed, "cannot encode the result: "+err.Error(), nil)
 	}
 	text := maskString(string(raw), jsonEscaped(secrets))
-	var structured map[string]any
-	if err := json.Unmarshal([]byte(text), &structured); err != nil {
-		return nil, rpcError(CodeBuiltinFailed, "cannot encode the result: "+err.Error(), nil)
-	}
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
-		StructuredContent: structured,
+		StructuredContent: json.RawMessage(text),
 		IsError:           !res.Success,
 	}, nil
 }
