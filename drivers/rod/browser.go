@@ -165,17 +165,21 @@ func (b *browser) NewPage(ctx context.Context, url string) (drivers.Page, error)
 	if b.isClosed() {
 		return nil, drivers.Errorf(drivers.KindBrowser, "browser closed")
 	}
-	res, err := proto.TargetCreateTarget{URL: "about:blank"}.Call(b.rb.Context(ctx))
+	if url == "" {
+		url = "about:blank"
+	}
+	// The tab starts loading url while its renderer starts and we attach.
+	res, err := proto.TargetCreateTarget{URL: url}.Call(b.rb.Context(ctx))
 	if err != nil {
-		return nil, wrapErr(ctx, "new tab", err)
+		return nil, navErr(ctx, url, err)
 	}
 	p, err := b.pageFor(ctx, res.TargetID)
 	if err != nil {
 		_, _ = proto.TargetCloseTarget{TargetID: res.TargetID}.Call(b.rb)
 		return nil, err
 	}
-	if url != "" && url != "about:blank" {
-		if err := p.Navigate(ctx, url); err != nil {
+	if url != "about:blank" {
+		if err := p.waitFirstDocument(ctx, url); err != nil {
 			return p, err
 		}
 	}

@@ -57,7 +57,12 @@ func run(m *testing.M) int {
 // pagesHandler serves testdata/pages, plus /api/* helpers.
 func pagesHandler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/", http.FileServer(http.Dir("../../testdata/pages")))
+	files := http.FileServer(http.Dir("../../testdata/pages"))
+	mux.Handle("/", files)
+	mux.HandleFunc("/data.json", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(150 * time.Millisecond) // the reference flow's server delay
+		files.ServeHTTP(w, r)
+	})
 	mux.HandleFunc("/api/slow", func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(300 * time.Millisecond)
 		fmt.Fprint(w, "ok")

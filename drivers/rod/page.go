@@ -493,27 +493,38 @@ func (p *page) WaitPopup(ctx context.Context) (drivers.Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := np.waitFirstDocument(ctx); err != nil {
+	if err := np.waitFirstDocument(ctx, ""); err != nil {
 		return np, err
 	}
 	return np, nil
 }
 
-// waitFirstDocument waits until the tab left the initial about:blank (unless
-// about:blank is its target) and its document reached DOMContentLoaded.
-func (p *page) waitFirstDocument(ctx context.Context) error {
+// waitFirstDocument waits until the tab left the initial about:blank
+// (unless about:blank is where it goes) and its document reached
+// DOMContentLoaded. target is the URL it was opened with ("" = unknown: read
+// it from the target info).
+func (p *page) waitFirstDocument(ctx context.Context, target string) error {
 	start := time.Now()
 	for {
-		info, err := proto.TargetGetTargetInfo{TargetID: p.targetID}.Call(p.rp.Context(ctx))
-		if err != nil {
-			return wrapErr(ctx, "new tab", err)
+		if target == "" {
+			info, err := proto.TargetGetTargetInfo{TargetID: p.targetID}.Call(p.rp.Context(ctx))
+			if err != nil {
+				return wrapErr(ctx, "new tab", err)
+			}
+			if info.TargetInfo.URL != "about:blank" && info.TargetInfo.URL != "" {
+				target = info.TargetInfo.URL
+			}
 		}
 		v, err := p.evalValue(ctx, `() => [location.href, document.readyState]`)
 		if err == nil {
 			arr := v.Arr()
 			href, state := arr[0].Str(), arr[1].Str()
+			if strings.HasPrefix(href, "chrome-error://") {
+				return &drivers.Error{Kind: drivers.KindNavigation, Msg: fmt.Sprintf("open %s: the page could not be loaded", target)}
+			}
 			blank := href == "about:blank"
-			if state != "loading" && (!blank || (info.TargetInfo.URL == "about:blank" && time.Since(start) > 500*time.Millisecond)) {
+			wantBlank := target == "about:blank" || (target == "" && time.Since(start) > time.Second)
+			if state != "loading" && (!blank || wantBlank) {
 				return nil
 			}
 		} else if ctx.Err() != nil {
@@ -526,7 +537,7 @@ func (p *page) waitFirstDocument(ctx context.Context) error {
 		case <-ctx.Done():
 			return &drivers.Error{Kind: drivers.KindTimeout, Msg: "new tab did not load in time", Err: ctx.Err()}
 		case <-w:
-		case <-time.After(30 * time.Millisecond):
+		case <-time.After(20 * time.Millisecond):
 		}
 	}
 }
