@@ -567,7 +567,10 @@ func Template(file, text string, base ast.Pos, quoted bool) (ast.Expr, *diag.Dia
 	}
 	addText(v)
 	if nexpr == 1 && len(s.Parts) == 1 {
-		return s.Parts[0].Expr, nil
+		// Exactly `{{ E }}`: E itself, normalised like any full expression
+		// (`"{{ 0 }}"` is the number 0).
+		e := s.Parts[0].Expr
+		return Expression(e.Source, e.Range)
 	}
 	return s, nil
 }

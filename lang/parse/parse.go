@@ -108,6 +108,8 @@ type parser struct {
 	resyncs  int
 	toks     []lexer.Token
 	brackets []lexer.Token
+	parens   int // how many of brackets are ( or [ (where '#' is a closure name)
+	dummies  int // how many frames of stack are dummies
 }
 
 func (p *parser) errorf(r ast.Range, format string, args ...any) {
@@ -220,13 +222,7 @@ func (p *parser) next() lexer.Token {
 		p.pending = nil
 		return t
 	}
-	p.sc.InParen = false
-	for _, b := range p.brackets {
-		if b.Value != "{" {
-			p.sc.InParen = true
-			break
-		}
-	}
+	p.sc.InParen = p.parens > 0
 	return p.sc.Next()
 }
 
@@ -236,6 +232,16 @@ func (p *parser) peek() lexer.Token {
 		p.pending = &t
 	}
 	return *p.pending
+}
+
+// setBrackets truncates the open-bracket stack, keeping parens in step.
+func (p *parser) setBrackets(b []lexer.Token) {
+	for _, t := range p.brackets[len(b):] {
+		if t.Value != "{" {
+			p.parens--
+		}
+	}
+	p.brackets = b
 }
 
 func closerOf(open string) string {
@@ -253,7 +259,7 @@ func closerOf(open string) string {
 // produced an error (it is then only used to keep the block structure).
 func (p *parser) nextLine() (toks []lexer.Token, bad, eof bool) {
 	toks = p.toks[:0]
-	p.brackets = p.brackets[:0]
+	p.setBrackets(p.brackets[:0])
 	codeOnLine := false
 	deep := false // the bracket depth limit was hit on this line
 	lineErr := func(r ast.Range, format string, args ...any) {
@@ -280,7 +286,7 @@ func (p *parser) nextLine() (toks []lexer.Token, bad, eof bool) {
 					}
 				}
 				toks = append(toks[:0], keep...)
-				p.brackets = p.brackets[:0]
+				p.setBrackets(p.brackets[:0])
 				if nl >= 0 {
 					resume := open.Pos.Offset + nl + 1
 					p.dropCommentsFrom(resume)
@@ -324,6 +330,7 @@ func (p *parser) nextLine() (toks []lexer.Token, bad, eof bool) {
 			continue
 		case g.LParen, g.GLParen, g.LBrack, g.GLBrack:
 			p.brackets = append(p.brackets, t)
+			p.parens++
 		case g.LBrace:
 			if len(p.brackets) == 0 && isBlockLine(toks) {
 				nt := p.peek()
@@ -337,7 +344,7 @@ func (p *parser) nextLine() (toks []lexer.Token, bad, eof bool) {
 			n := len(p.brackets)
 			switch {
 			case n > 0 && closerOf(p.brackets[n-1].Value) == t.Value:
-				p.brackets = p.brackets[:n-1]
+				p.setBrackets(p.brackets[:n-1])
 			case n == 0 && t.Type == g.RBrace && len(toks) == 0:
 				// `}` starting a line closes a block.
 			case n == 0 && t.Type == g.RBrace:
@@ -350,7 +357,7 @@ func (p *parser) nextLine() (toks []lexer.Token, bad, eof bool) {
 				// Recover: close down to a matching opener if there is one.
 				for i := n - 1; i >= 0; i-- {
 					if closerOf(p.brackets[i].Value) == t.Value {
-						p.brackets = p.brackets[:i]
+						p.setBrackets(p.brackets[:i])
 						break
 					}
 				}
@@ -381,7 +388,7 @@ func (p *parser) nextLine() (toks []lexer.Token, bad, eof bool) {
 			lineErr(p.tokRange(t), "expression nested too deeply (more than %d brackets)", MaxBracketDepth)
 			if len(p.brackets) > 10*MaxBracketDepth {
 				// Stop tracking: the line is bad anyway.
-				p.brackets = p.brackets[:10*MaxBracketDepth]
+				p.setBrackets(p.brackets[:10*MaxBracketDepth])
 			}
 		}
 		codeOnLine = true
@@ -618,22 +625,21 @@ func (p *parser) push(fr *frame) {
 		fr = &frame{kind: kDummy}
 	}
 	p.stack = append(p.stack, fr)
+	if fr.kind == kDummy {
+		p.dummies++
+	}
 }
 
 func (p *parser) pop() *frame {
 	fr := p.stack[len(p.stack)-1]
 	p.stack = p.stack[:len(p.stack)-1]
+	if fr.kind == kDummy {
+		p.dummies--
+	}
 	return fr
 }
 
-func (p *parser) inDummy() bool {
-	for _, fr := range p.stack {
-		if fr.kind == kDummy {
-			return true
-		}
-	}
-	return false
-}
+func (p *parser) inDummy() bool { return p.dummies > 0 }
 
 // add appends a statement to the current block.
 func (p *parser) add(s ast.Stmt) {

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -139,12 +140,13 @@ func checkRanges(t *testing.T, src string, f *ast.File) {
 
 func rangeErrors(src string, f *ast.File) string {
 	var msg string
+	lines := lineStarts(src)
 	check := func(what string, r ast.Range) {
 		if msg != "" || r.Start.Line == 0 {
 			return
 		}
 		for _, p := range []ast.Pos{r.Start, r.End} {
-			if want := posAt(src, p.Offset); want != p {
+			if want := posAt(src, lines, p.Offset); want != p {
 				msg = what + ": position " + p.String() + " does not match its offset (want " + want.String() + ")"
 				return
 			}
@@ -173,17 +175,26 @@ func rangeErrors(src string, f *ast.File) string {
 
 func quoteS(s string) string { return "`" + s + "`" }
 
-// posAt is an independent offset → line:col conversion (BOM not counted).
-func posAt(src string, off int) ast.Pos {
-	line, start := 1, 0
-	if strings.HasPrefix(src, "\xef\xbb\xbf") && off >= 3 {
-		start = 3
+// lineStarts lists the offset of each line's first byte (a leading BOM is
+// not counted in columns).
+func lineStarts(src string) []int {
+	starts := []int{0}
+	if strings.HasPrefix(src, "\xef\xbb\xbf") {
+		starts[0] = 3
 	}
-	for i := start; i < off && i < len(src); i++ {
+	for i := 0; i < len(src); i++ {
 		if src[i] == '\n' {
-			line++
-			start = i + 1
+			starts = append(starts, i+1)
 		}
 	}
-	return ast.Pos{Line: line, Col: off - start + 1, Offset: off}
+	return starts
+}
+
+// posAt is an independent offset → line:col conversion.
+func posAt(src string, starts []int, off int) ast.Pos {
+	i := sort.SearchInts(starts, off+1) - 1
+	if i < 0 {
+		return ast.Pos{Line: 1, Col: 1, Offset: off} // inside a BOM: the file's start
+	}
+	return ast.Pos{Line: i + 1, Col: off - starts[i] + 1, Offset: off}
 }
