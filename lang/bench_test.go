@@ -114,3 +114,26 @@ func BenchmarkCheckOnly(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(nlines), "ns/line")
 }
+
+// TestLoadDirParallel loads a folder of generated flows (run it with
+// -race: LoadDir parses and checks on several goroutines).
+func TestLoadDirParallel(t *testing.T) {
+	dir := t.TempDir()
+	if err := writeFlowFolder(dir, 24, 40); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "caller.yaml"), []byte("flow: caller\nsteps:\n  - call: flow_001\n    with: {user: a, password: b}\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "broken.flow"), []byte("flow broken\nclik \"#a\"\n"), 0o644)
+	flows, ds := LoadDir(dir)
+	if len(flows) != 25 {
+		t.Errorf("%d flows loaded, want 25", len(flows))
+	}
+	if len(ds) != 1 || !strings.Contains(ds[0].OneLine(), `broken.flow:2:1: error: unknown action "clik"`) {
+		t.Errorf("diagnostics: %v", ds)
+	}
+	for name, f := range flows {
+		if f.File.Name != name || f.Path == "" {
+			t.Errorf("flow %q: name %q path %q", name, f.File.Name, f.Path)
+		}
+	}
+}

@@ -7,8 +7,11 @@ package lang
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/expr-lang/expr/vm"
 
@@ -124,25 +127,40 @@ func LoadDir(dir string) (map[string]*Flow, diag.Diagnostics) {
 	type loaded struct {
 		path string
 		file *ast.File
+		ds   diag.Diagnostics
 	}
-	var files []loaded
+	var files []*loaded
 	for _, e := range entries {
 		if e.IsDir() || !IsFlowFile(e.Name()) || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		p := filepath.Join(dir, e.Name())
-		src, err := os.ReadFile(p)
-		if err != nil {
-			ds.Errorf(ast.Range{File: p}, "cannot read flow: %v", unwrapPath(err))
-			continue
-		}
-		f, pds := Parse(p, src)
-		ds = append(ds, pds...)
-		if pds.HasErrors() || f == nil {
-			continue
-		}
-		files = append(files, loaded{p, f})
+		files = append(files, &loaded{path: filepath.Join(dir, e.Name())})
 	}
+	// Parse, then check, each phase spread over the CPUs: files are
+	// independent once the folder's names are known.
+	parallel(len(files), func(i int) {
+		l := files[i]
+		src, err := os.ReadFile(l.path)
+		if err != nil {
+			l.ds.Errorf(ast.Range{File: l.path}, "cannot read flow: %v", unwrapPath(err))
+			return
+		}
+		f, pds := Parse(l.path, src)
+		l.ds = pds
+		if !pds.HasErrors() {
+			l.file = f
+		}
+	})
+	for _, l := range files {
+		ds = append(ds, l.ds...)
+	}
+	parsed := files[:0:0]
+	for _, l := range files {
+		if l.file != nil {
+			parsed = append(parsed, l)
+		}
+	}
+	files = parsed
 	folder := map[string]*ast.File{}
 	paths := map[string][]string{}
 	for _, l := range files {
@@ -155,8 +173,13 @@ func LoadDir(dir string) (map[string]*Flow, diag.Diagnostics) {
 		paths[l.file.Name] = append(paths[l.file.Name], l.path)
 	}
 	out := map[string]*Flow{}
-	for _, l := range files {
-		fl, fds := checkFile(l.file, l.path, nil, folder)
+	checked := make([]*Flow, len(files))
+	cds := make([]diag.Diagnostics, len(files))
+	parallel(len(files), func(i int) {
+		checked[i], cds[i] = checkFile(files[i].file, files[i].path, nil, folder)
+	})
+	for i, l := range files {
+		fl, fds := checked[i], cds[i]
 		ds = append(ds, fds...)
 		if others := paths[l.file.Name]; len(others) > 1 {
 			var rest []string
@@ -175,6 +198,33 @@ func LoadDir(dir string) (map[string]*Flow, diag.Diagnostics) {
 	}
 	ds.Sort()
 	return out, ds
+}
+
+// parallel runs fn(0..n-1) on up to GOMAXPROCS goroutines.
+func parallel(n int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := 0; i < n; i++ {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // Names returns the sorted NAMEs of a LoadDir result.
