@@ -135,7 +135,7 @@ func Import(filename string, src []byte, opts Options) ([]*Flow, diag.Diagnostic
 		flows = importSide(s, root, opts, &diags)
 	case FormatJSONFlow:
 		b := newBuilder(s, &diags, opts.Strict)
-		j := &jsonFlow{builder: b}
+		j := &jsonFlow{builder: b, renames: map[string]string{}}
 		j.run(root)
 		title := root.getStr("name")
 		name := nameFor(title, filename)

@@ -56,6 +56,7 @@ func (v *identVisitor) Visit(n *exprast.Node) {
 // press(key), wait(selector | seconds | ms), screenshot(path, selector).
 type jsonFlow struct {
 	*builder
+	renames map[string]string // store or loop var as written → flow name
 }
 
 var tmplRe = regexp.MustCompile(`\{\{(.*?)\}\}`)
@@ -80,31 +81,50 @@ func (j *jsonFlow) steps(steps []*jnode, prefix string) {
 	}
 }
 
-// tmpl turns a value with {{ expr }} templates into a string literal that
-// interpolates them (a value that is exactly one template is the
-// expression itself).
+var namePathRe = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]+\])*)\s*$`)
+
+// path maps a template's name path (`user`, `o.id`, `rows[0]`) to flow
+// names: its root is the name a store or loop bound (renamed like them),
+// else a param of type typ (a path into it makes it a map). ok=false when
+// it is not a name path.
+func (j *jsonFlow) path(e, typ, desc string) (string, bool) {
+	m := namePathRe.FindStringSubmatch(e)
+	if m == nil {
+		return "", false
+	}
+	root, rest := m[1], m[2]
+	name, ok := j.renames[root]
+	if !ok {
+		name = varName(root)
+		t := typ
+		if rest != "" {
+			t = "map"
+		} else if t == "string" && looksPassword(root) {
+			t = "secret"
+		}
+		j.use(name, t, desc)
+	}
+	return name + rest, true
+}
+
+// tmpl turns a value with {{ name }} templates into a string literal that
+// interpolates them (a value that is exactly one template is the name
+// itself). A template that is not a name path stays text, with a warning.
 func (j *jsonFlow) tmpl(st *jnode, n string, v string, typ string) ast.Expr {
 	locs := tmplRe.FindAllStringSubmatchIndex(v, -1)
 	part := func(e string) *ast.ExprSrc {
-		e = strings.TrimSpace(e)
-		names, err := exprNames(e)
-		if err != nil {
-			j.warn(st, "step %s: template {{%s}} is not an expression (%v); kept as text", n, e, err)
+		p, ok := j.path(e, typ, "")
+		if !ok {
+			j.warn(st, "step %s: template {{%s}} is not a variable name; kept as text", n, e)
 			return nil
 		}
-		for _, nm := range names {
-			t := typ
-			if looksPassword(nm) {
-				t = "secret"
-			}
-			j.use(nm, t, "")
-		}
-		return src(e)
+		return src(p)
 	}
 	if len(locs) == 1 && locs[0][0] == 0 && locs[0][1] == len(v) {
 		if e := part(v[locs[0][2]:locs[0][3]]); e != nil {
 			return e
 		}
+		return lit(v)
 	}
 	out := &ast.StringLit{}
 	last := 0
@@ -128,6 +148,10 @@ func (j *jsonFlow) tmpl(st *jnode, n string, v string, typ string) ast.Expr {
 // storeName maps a `store` target to a name; a path (o.status) cannot be
 // assigned, so its dots become underscores, with a warning.
 func (j *jsonFlow) storeName(st *jnode, n, store string) string {
+	if name, ok := j.renames[store]; ok {
+		j.bind(name)
+		return name
+	}
 	name := varName(store)
 	if name != store {
 		why := "is not a plain name"
@@ -136,6 +160,11 @@ func (j *jsonFlow) storeName(st *jnode, n, store string) string {
 		}
 		j.warn(st, "step %s: store %q %s; bound to %q instead", n, store, why, name)
 	}
+	if j.byParam[name] != nil || j.refIdx[name] != nil && !j.isBound(name) {
+		// a param already has that name: keep the stored value apart
+		name = j.uniq(name)
+	}
+	j.renames[store] = name
 	j.bind(name)
 	return name
 }
@@ -233,18 +262,28 @@ func (j *jsonFlow) step(n string, st *jnode) {
 		if m := tmplRe.FindStringSubmatch(items); m != nil && m[0] == items {
 			items = strings.TrimSpace(m[1])
 		}
-		names, err := exprNames(items)
-		if err != nil {
-			j.errorf(st, "step %s (loop): items %q is not a name or expression", n, items)
+		iter, ok := j.path(items, "list", "Items the loop of step "+n+" goes through")
+		if !ok {
+			j.errorf(st, "step %s (loop): items %q is not a variable name", n, items)
 			return
 		}
-		for _, nm := range names {
-			j.use(nm, "list", "Items the loop of step "+n+" goes through")
+		raw := get("var")
+		v := varName(raw)
+		if j.used[v] {
+			v = j.uniq(v)
 		}
-		v := varName(get("var"))
 		j.loopVars[v] = true
 		j.used[v] = true
-		f := &ast.ForStmt{Var: v, Iter: src(items)}
+		prev, had := j.renames[raw]
+		j.renames[raw] = v
+		defer func() {
+			if had {
+				j.renames[raw] = prev
+			} else {
+				delete(j.renames, raw)
+			}
+		}()
+		f := &ast.ForStmt{Var: v, Iter: src(iter)}
 		j.emit(f)
 		j.push(&f.Body)
 		if body := st.get("body"); body != nil && body.kind == jArray {
