@@ -55,6 +55,9 @@ const (
 // the flows folder before reloading it.
 const DefaultDebounce = 75 * time.Millisecond
 
+// DefaultHeartbeat is how often a long action re-reports progress.
+const DefaultHeartbeat = 10 * time.Second
+
 // Options configures a Server.
 type Options struct {
 	// FlowsDir is the folder whose .flow, .yaml and .yml files are served
@@ -83,6 +86,11 @@ type Options struct {
 	// Logger receives one line per call (tool, profile, outcome, duration;
 	// never argument values) and flow load problems. Nil: discard.
 	Logger *slog.Logger
+	// Heartbeat is how often a running action re-reports progress to a
+	// caller that sent a progressToken (DefaultHeartbeat when 0), so
+	// clients that reset their request timeout on progress (the TypeScript
+	// SDK's resetTimeoutOnProgress) do not give up during a long wait.
+	Heartbeat time.Duration
 	// Name and Version are the implementation info sent in initialize
 	// ("rpa" and "dev" when empty).
 	Name, Version string
@@ -129,6 +137,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.Debounce <= 0 {
 		opts.Debounce = DefaultDebounce
+	}
+	if opts.Heartbeat <= 0 {
+		opts.Heartbeat = DefaultHeartbeat
 	}
 	if opts.Name == "" {
 		opts.Name = "rpa"

@@ -248,7 +248,7 @@ func TestBrowserCannotStart(t *testing.T) {
 // the call ends promptly and the profile serves the next call.
 func TestCancelStopsFlowAndFreesProfile(t *testing.T) {
 	st := newSite(t)
-	s, _ := newServer(t, Options{FlowsDir: copyFlows(t, "slow.flow"), Pool: newPool(t)})
+	s, _ := newServer(t, Options{FlowsDir: copyFlows(t, "slow.flow"), Pool: newPool(t), Heartbeat: 100 * time.Millisecond})
 	cs, ev := connect(t, s)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -258,8 +258,18 @@ func TestCancelStopsFlowAndFreesProfile(t *testing.T) {
 		_, err := cs.CallTool(ctx, params)
 		done <- err
 	}()
-	// Wait until the flow is in its second action (the long wait).
-	waitUntil(t, func() bool { return len(ev.progressMessages()) >= 2 })
+	// Wait until the flow is in its second action (the long wait), and
+	// that action sends heartbeats between progress 2 and 3.
+	waitUntil(t, func() bool {
+		ev.mu.Lock()
+		defer ev.mu.Unlock()
+		for _, p := range ev.progress {
+			if strings.Contains(p.Message, "wait #never (running ") && p.Progress > 2 && p.Progress < 3 {
+				return true
+			}
+		}
+		return false
+	})
 	start := time.Now()
 	cancel()
 	select {

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -13,25 +16,86 @@ import (
 	"github.com/rpa-dev/rpa/profiles"
 )
 
-// progressSender turns interp events into notifications/progress for a
-// caller that sent a progressToken: one per action started, "3/8 click
-// #submit" (or "3 click #submit" when the total is not known up front).
-func progressSender(ctx context.Context, req *mcp.CallToolRequest) func(interp.Event) {
+// progress turns interp events into notifications/progress for a caller
+// that sent a progressToken: one per action started, "3/8 click #submit"
+// (or "3 click #submit" when the total is not known up front), and while
+// an action runs, every Options.Heartbeat, the same message with the time
+// spent and a progress value between this action's and the next one's.
+type progress struct {
+	ctx   context.Context
+	req   *mcp.CallToolRequest
+	tok   any
+	every time.Duration
+	mu    sync.Mutex
+	cur   interp.Event // the action running, Index 0 when none
+	at    time.Time    // when it started
+	beat  int          // heartbeats sent for it
+	stop  chan struct{}
+	done  chan struct{}
+}
+
+// newProgress returns nil when the caller asked for no progress.
+func newProgress(ctx context.Context, req *mcp.CallToolRequest, every time.Duration) *progress {
 	tok := req.Params.GetProgressToken()
 	if tok == nil || req.Session == nil {
 		return nil
 	}
-	return func(ev interp.Event) {
-		if ev.Kind != interp.EventStarted {
-			return
-		}
-		p := &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(ev.Index), Message: progressMessage(ev)}
-		if ev.Total > 0 {
-			p.Total = float64(ev.Total)
-		}
-		// A client that went away must not stall the run.
-		_ = req.Session.NotifyProgress(ctx, p)
+	p := &progress{ctx: ctx, req: req, tok: tok, every: every, stop: make(chan struct{}), done: make(chan struct{})}
+	go p.heartbeat()
+	return p
+}
+
+func (p *progress) send(value, total float64, msg string) {
+	n := &mcp.ProgressNotificationParams{ProgressToken: p.tok, Progress: value, Message: msg}
+	if total > 0 {
+		n.Total = total
 	}
+	// A client that went away must not stall the run.
+	_ = p.req.Session.NotifyProgress(p.ctx, n)
+}
+
+// event is the interp.Options.Events hook.
+func (p *progress) event(ev interp.Event) {
+	switch ev.Kind {
+	case interp.EventStarted:
+		p.mu.Lock()
+		p.cur, p.at, p.beat = ev, time.Now(), 0
+		p.send(float64(ev.Index), float64(ev.Total), progressMessage(ev))
+		p.mu.Unlock()
+	case interp.EventFinished:
+		p.mu.Lock()
+		p.cur = interp.Event{}
+		p.mu.Unlock()
+	}
+}
+
+func (p *progress) heartbeat() {
+	defer close(p.done)
+	t := time.NewTicker(p.every)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-p.ctx.Done():
+			return
+		case <-t.C:
+			p.mu.Lock()
+			if p.cur.Index > 0 && time.Since(p.at) >= p.every/2 {
+				p.beat++
+				// index < value < index+1, increasing with every beat.
+				v := float64(p.cur.Index) + 1 - math.Pow(0.5, float64(p.beat))
+				p.send(v, float64(p.cur.Total), fmt.Sprintf("%s (running %s)", progressMessage(p.cur), time.Since(p.at).Round(time.Second)))
+			}
+			p.mu.Unlock()
+		}
+	}
+}
+
+// close stops the heartbeat.
+func (p *progress) close() {
+	close(p.stop)
+	<-p.done
 }
 
 func progressMessage(ev interp.Event) string {
@@ -82,12 +146,17 @@ func (s *Server) callWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *
 		return nil, err
 	}
 	defer l.Release()
+	var events func(interp.Event)
+	if pr := newProgress(ctx, req, s.opts.Heartbeat); pr != nil {
+		defer pr.close()
+		events = pr.event
+	}
 	res, page := interp.Run(ctx, e.flow, interp.Options{
 		Args:    typed,
 		Browser: l.Browser(),
 		Page:    l.Page(),
 		Flows:   s.reg.lookup,
-		Events:  progressSender(ctx, req),
+		Events:  events,
 		Host:    s.host(),
 	})
 	if page != nil {
