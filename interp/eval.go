@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/vm"
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/lang/ast"
@@ -157,12 +158,14 @@ func (r *runner) run(fr *frame, x *ast.ExprSrc, sc *Scope) (any, error) {
 		if ctxErr := r.ctx.Err(); ctxErr != nil {
 			return nil, r.cancelled(x, ctxErr)
 		}
-		msg := err.Error()
-		var fe interface{ Unwrap() error }
-		if errors.As(err, &fe) && fe.Unwrap() != nil {
-			msg = fe.Unwrap().Error()
+		msg := firstLine(err.Error())
+		var fe *file.Error
+		if errors.As(err, &fe) {
+			msg = fe.Message
+			if fe.Prev != nil {
+				msg = fe.Prev.Error()
+			}
 		}
-		msg = firstLine(msg)
 		return nil, errAt(x, stdlib.KindExpression, "", err, "%s: %s", strings.TrimSpace(x.Source), msg)
 	}
 	return v, nil

@@ -304,7 +304,7 @@ func (r *runner) frameStmt(fr *frame, s *ast.FrameStmt, sc *Scope) (ctl, error) 
 	}
 	parent, err := r.frame(r.ctx)
 	if err != nil {
-		return ctlNext, r.asRunError(err, fr.flow)
+		return ctlNext, errAt(s, kindOf(err), "frame", err, "frame %s: %v", quoteSels(sels), err)
 	}
 	fctx, cancel := context.WithTimeout(r.ctx, fr.defs.wait)
 	child, err := parent.Frame(fctx, sels)

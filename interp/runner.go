@@ -255,8 +255,9 @@ func (r *runner) settingsOf(f *ast.File) settings {
 	return s
 }
 
-// isStraight reports whether body has only actions, assignments, logs and
-// asserts, and no call: then the number of actions is known up front.
+// isStraight reports whether body has only actions, assignments, log,
+// assert, fail and return, and no call: then the number of actions is known
+// up front (a fail or return may end the run before the last one).
 func isStraight(body []ast.Stmt) bool {
 	for _, st := range body {
 		switch s := st.(type) {
@@ -264,7 +265,7 @@ func isStraight(body []ast.Stmt) bool {
 			if s.Action == "call" {
 				return false
 			}
-		case *ast.AssignStmt, *ast.LogStmt:
+		case *ast.AssignStmt, *ast.LogStmt, *ast.AssertStmt, *ast.FailStmt, *ast.ReturnStmt:
 		default:
 			return false
 		}
