@@ -364,3 +364,45 @@ func TestSelectorIndexRecorded(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+func TestYAMLFlowRuns(t *testing.T) {
+	src := `flow: y
+params:
+  - {name: who, type: string, default: "Ada"}
+steps:
+  - open: "http://x/{{ who }}"
+  - text: "#a"
+    as: t
+  - set: {n: len(t)}
+  - if: n == 1
+    then:
+      - log: "one {{ t }}"
+  - return: '{"t": t, "who": who}'
+`
+	f, ds := lang.Load("y.yaml", []byte(src))
+	if ds.HasErrors() {
+		t.Fatal(ds)
+	}
+	res := mustRun(t, f, Options{Browser: newBrowser(stdPage)})
+	if got := jsonOf(res.Outputs); got != `{"t":"A","who":"Ada"}` || res.Log[0] != "one A" || res.Results[0].Line != 5 {
+		t.Fatalf("%s %q %+v", got, res.Log, res.Results[0])
+	}
+}
+
+func TestCloseWithoutOpener(t *testing.T) {
+	b := newBrowser(stdPage)
+	b.AddPage("http://x/first")
+	src := `flow t
+open "http://x/second"
+tab 0
+u1 = url
+tab "second"
+close
+u2 = url
+return [u1, u2]
+`
+	res := mustRun(t, load(t, src), Options{Browser: b, Page: nil})
+	if got := jsonOf(res.Outputs); got != `["http://x/first","http://x/first"]` {
+		t.Fatalf("%s", got)
+	}
+}

@@ -349,7 +349,7 @@ func tab(ctx context.Context, c *Call) (any, error) {
 				u, err := pages[i].URL(wctx)
 				if err == nil && match(u) {
 					if pages[i] != cur {
-						c.Env.SetPage(pages[i], cur)
+						c.Env.SetPage(pages[i], nil)
 					}
 					return nil, nil
 				}
@@ -388,20 +388,20 @@ func closeTab(ctx context.Context, c *Call) (any, error) {
 		return nil, err
 	}
 	c.Env.Closed(cur)
-	next := opener
-	if b := c.Env.Browser(); next == nil && b != nil {
-		pages, err := b.Pages(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for i := len(pages) - 1; i >= 0; i-- {
-			if pages[i] != cur {
-				next = pages[i]
-				break
+	c.Env.SetPage(opener, nil)
+	if b := c.Env.Browser(); opener == nil && b != nil {
+		// Not an error when listing fails: the next action opens a tab.
+		pctx, cancel := context.WithTimeout(ctx, c.Wait)
+		defer cancel()
+		if pages, err := b.Pages(pctx); err == nil {
+			for i := len(pages) - 1; i >= 0; i-- {
+				if pages[i] != cur {
+					c.Env.SetPage(pages[i], nil)
+					break
+				}
 			}
 		}
 	}
-	c.Env.SetPage(next, nil)
 	return nil, nil
 }
 
