@@ -31,7 +31,8 @@ type browser struct {
 	pages  map[proto.TargetTargetID]*page
 	order  []proto.TargetTargetID // creation order of known page targets
 	popups map[proto.TargetTargetID][]popup
-	orphan []popup // popups whose opener is unknown (noopener)
+	orphan []popup                       // new tabs whose opener is unknown
+	own    map[proto.TargetTargetID]bool // tabs made by NewPage (never popups)
 	seq    int64
 	dls    map[string]*dlState
 	dlSeq  int64
@@ -101,6 +102,12 @@ func (b *browser) loop(events <-chan *rod.Message) {
 					p.markClosed()
 				}
 				delete(b.pages, e.TargetID)
+				delete(b.own, e.TargetID)
+				delete(b.popups, e.TargetID)
+				for opener, list := range b.popups {
+					b.popups[opener] = dropPopup(list, e.TargetID)
+				}
+				b.orphan = dropPopup(b.orphan, e.TargetID)
 				for i, id := range b.order {
 					if id == e.TargetID {
 						b.order = append(b.order[:i:i], b.order[i+1:]...)
@@ -173,6 +180,9 @@ func (b *browser) NewPage(ctx context.Context, url string) (drivers.Page, error)
 	if err != nil {
 		return nil, navErr(ctx, url, err)
 	}
+	b.mu.Lock()
+	b.own[res.TargetID] = true
+	b.mu.Unlock()
 	p, err := b.pageFor(ctx, res.TargetID)
 	if err != nil {
 		_, _ = proto.TargetCloseTarget{TargetID: res.TargetID}.Call(b.rb)
@@ -242,6 +252,16 @@ func (b *browser) Pages(ctx context.Context) ([]drivers.Page, error) {
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+func dropPopup(list []popup, id proto.TargetTargetID) []popup {
+	out := list[:0]
+	for _, p := range list {
+		if p.id != id {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func sortStable(ids []proto.TargetTargetID, less func(a, b proto.TargetTargetID) bool) {

@@ -254,6 +254,7 @@ func connect(ctx context.Context, ws string) (*browser, error) {
 		cancel: cancel,
 		pages:  map[proto.TargetTargetID]*page{},
 		popups: map[proto.TargetTargetID][]popup{},
+		own:    map[proto.TargetTargetID]bool{},
 		dls:    map[string]*dlState{},
 		wake:   make(chan struct{}),
 	}

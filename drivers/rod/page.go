@@ -473,7 +473,7 @@ func (p *page) WaitPopup(ctx context.Context) (drivers.Page, error) {
 			}
 		}
 		for _, c := range p.b.orphan {
-			if c.seq > mark && c.id != p.targetID {
+			if c.seq > mark && c.id != p.targetID && !p.b.own[c.id] {
 				found = c
 				return true
 			}
