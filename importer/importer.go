@@ -17,6 +17,16 @@
 //
 // Not kept on purpose (rpa's own semantics): Chrome Recorder click offsets
 // (rpa clicks an element's centre) and the titles of asserted navigations.
+//
+// Names: the first page's origin (Chrome) or the project URL (Selenium)
+// becomes a `base_url` param, so a flow replays against another host.
+// Other windows are reached with `tab "last"` right after the step that
+// opened them and found again by URL (a variable set with `url`), never by
+// index. Values never bound in the recording (`${var}`, `{{var}}`,
+// `{$var}`) become required params.
+//
+// FromRecording builds a flow from what `rpa record` (package recorder)
+// saw, with the same rules for passwords, names and tabs.
 package importer
 
 import (

@@ -23,6 +23,7 @@ const (
 	jObject
 )
 
+// String names the kind for messages ("object", "string" ...).
 func (k jkind) String() string {
 	return [...]string{"null", "bool", "number", "string", "array", "object"}[k]
 }
@@ -157,6 +158,7 @@ type jsonError struct {
 	msg string
 }
 
+// Error is the message, without the position (see Import).
 func (e *jsonError) Error() string { return e.msg }
 
 // parseJSON parses one JSON document (RFC 8259, with a leading UTF-8 BOM

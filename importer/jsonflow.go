@@ -29,6 +29,7 @@ type identVisitor struct {
 	names []string
 }
 
+// Visit collects free identifiers (expr ast.Visitor).
 func (v *identVisitor) Visit(n *exprast.Node) {
 	id, ok := (*n).(*exprast.IdentifierNode)
 	if !ok || v.seen[id.Value] {

@@ -30,8 +30,10 @@ func init() {
 // paramFlags collects repeated --param NAME=SELECTOR.
 type paramFlags []recorder.Param
 
+// String shows the params given so far (flag.Value).
 func (p *paramFlags) String() string { return fmt.Sprint(*p) }
 
+// Set adds one NAME=SELECTOR (flag.Value).
 func (p *paramFlags) Set(v string) error {
 	name, sel, ok := strings.Cut(v, "=")
 	name = strings.TrimSpace(name)
