@@ -41,8 +41,9 @@ type ExecPolicy struct {
 	Timeout   time.Duration
 	MaxOutput int
 
-	once  sync.Once
-	rules []*regexp.Regexp
+	once      sync.Once
+	rules     []*regexp.Regexp // for shell strings
+	argvRules []*regexp.Regexp // for argument lists (no shell: * matches anything)
 }
 
 // RefusedError is a command the policy refuses; Rule says which rule
@@ -56,10 +57,13 @@ func (e *RefusedError) Error() string {
 	return fmt.Sprintf("command refused by %s", e.Rule)
 }
 
-func globRE(glob string) *regexp.Regexp {
+func globRE(glob string, shell bool) *regexp.Regexp {
 	var b strings.Builder
 	b.WriteString(`^`)
 	cls := `[^` + regexp.QuoteMeta(shellMeta) + `]`
+	if !shell {
+		cls = `(?s:.)`
+	}
 	for _, r := range glob {
 		switch r {
 		case '*':
@@ -74,9 +78,20 @@ func globRE(glob string) *regexp.Regexp {
 	return regexp.MustCompile(b.String())
 }
 
-// Check returns nil when command may run, else a *RefusedError naming the
-// rule.
+// Check returns nil when the shell command may run, else a *RefusedError
+// naming the rule.
 func (p *ExecPolicy) Check(command string) error {
+	return p.check(command, true)
+}
+
+// CheckArgs is Check for an argument list run without a shell: the rules
+// see the arguments joined by spaces, and since no shell reads them `*`
+// and `?` match any character there.
+func (p *ExecPolicy) CheckArgs(args []string) error {
+	return p.check(strings.Join(args, " "), false)
+}
+
+func (p *ExecPolicy) check(command string, shell bool) error {
 	if p == nil || !p.Enabled {
 		return &RefusedError{Command: command, Rule: "the server: command execution is disabled (start `rpa serve` with --allow-exec)"}
 	}
@@ -85,11 +100,16 @@ func (p *ExecPolicy) Check(command string) error {
 	}
 	p.once.Do(func() {
 		for _, g := range p.Allow {
-			p.rules = append(p.rules, globRE(strings.TrimSpace(g)))
+			p.rules = append(p.rules, globRE(strings.TrimSpace(g), true))
+			p.argvRules = append(p.argvRules, globRE(strings.TrimSpace(g), false))
 		}
 	})
 	c := strings.TrimSpace(command)
-	for _, re := range p.rules {
+	rules := p.rules
+	if !shell {
+		rules = p.argvRules
+	}
+	for _, re := range rules {
 		if re.MatchString(c) {
 			return nil
 		}
@@ -145,6 +165,30 @@ func (p *ExecPolicy) Run(ctx context.Context, command string, timeout time.Durat
 	if strings.TrimSpace(command) == "" {
 		return nil, errors.New("empty command")
 	}
+	return p.run(ctx, timeout, func(ctx context.Context) *exec.Cmd {
+		if runtime.GOOS == "windows" {
+			return exec.CommandContext(ctx, "cmd", "/C", command)
+		}
+		return exec.CommandContext(ctx, "sh", "-c", command)
+	})
+}
+
+// RunArgs is Run for an argument list, executed directly (no shell) after
+// CheckArgs.
+func (p *ExecPolicy) RunArgs(ctx context.Context, args []string, timeout time.Duration) (*ExecOutput, error) {
+	if err := p.CheckArgs(args); err != nil {
+		return nil, err
+	}
+	if len(args) == 0 || args[0] == "" {
+		return nil, errors.New("empty command")
+	}
+	return p.run(ctx, timeout, func(ctx context.Context) *exec.Cmd {
+		return exec.CommandContext(ctx, args[0], args[1:]...)
+	})
+}
+
+// run applies the limits to the command made by mk.
+func (p *ExecPolicy) run(ctx context.Context, timeout time.Duration, mk func(context.Context) *exec.Cmd) (*ExecOutput, error) {
 	if timeout <= 0 {
 		timeout = p.Timeout
 	}
@@ -156,17 +200,10 @@ func (p *ExecPolicy) Run(ctx context.Context, command string, timeout time.Durat
 	if max <= 0 {
 		max = DefaultExecOutput
 	}
-	return runShell(ctx, command, timeout, max)
-}
-
-func runShell(ctx context.Context, command string, timeout time.Duration, max int) (*ExecOutput, error) {
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	var cmd *exec.Cmd
-	if runtime.GOOS == "windows" {
-		cmd = exec.CommandContext(tctx, "cmd", "/C", command)
-	} else {
-		cmd = exec.CommandContext(tctx, "sh", "-c", command)
+	cmd := mk(tctx)
+	if runtime.GOOS != "windows" {
 		setProcessGroup(cmd)
 	}
 	stdout, stderr := &capBuffer{max: max}, &capBuffer{max: max}

@@ -209,18 +209,17 @@ func (s *Server) host() interp.Host {
 }
 
 // flowExec runs an `exec` action of a served flow under the same policy
-// as desktop_exec; the allow-list sees the command as one string (list
-// arguments shell-quoted and joined).
+// as desktop_exec: a string command through the shell (Check), an argument
+// list directly (CheckArgs, the rules seeing the arguments joined by
+// spaces).
 func (s *Server) flowExec(ctx context.Context, c interp.ExecCommand) (*interp.ExecResult, error) {
-	command := c.Shell
+	var out *ExecOutput
+	var err error
 	if len(c.Args) > 0 {
-		q := make([]string, len(c.Args))
-		for i, a := range c.Args {
-			q[i] = shellQuote(a)
-		}
-		command = strings.Join(q, " ")
+		out, err = s.exec.RunArgs(ctx, c.Args, c.Timeout)
+	} else {
+		out, err = s.exec.Run(ctx, c.Shell, c.Timeout)
 	}
-	out, err := s.exec.Run(ctx, command, c.Timeout)
 	if err != nil {
 		var re *RefusedError
 		if errors.As(err, &re) {
@@ -229,14 +228,4 @@ func (s *Server) flowExec(ctx context.Context, c interp.ExecCommand) (*interp.Ex
 		return nil, err
 	}
 	return &interp.ExecResult{Stdout: out.Stdout, Stderr: out.Stderr, Code: out.Code, Truncated: out.Truncated}, nil
-}
-
-// shellQuote quotes s for sh when it holds anything but safe characters.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
