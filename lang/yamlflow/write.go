@@ -96,7 +96,13 @@ func add(m *yaml.Node, key string, v *yaml.Node) {
 }
 
 func str(s string) *yaml.Node {
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
+	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
+	if strings.ContainsAny(s, "\n\r\t") || strings.TrimSpace(s) != s {
+		// yaml.v3 loses a leading blank line in literal blocks; double
+		// quotes keep every character.
+		n.Style = yaml.DoubleQuotedStyle
+	}
+	return n
 }
 
 func scalar(tag, v string) *yaml.Node {
