@@ -56,6 +56,9 @@ type Options struct {
 	Link mcpws.Options
 	// InitTimeout bounds a desktop's register + initialize + tools/list (default 10s).
 	InitTimeout time.Duration
+	// AgentIdle closes an agent session at /mcp after this long without a request (default 30
+	// min; negative: never).
+	AgentIdle time.Duration
 	// Logger; nil = slog.Default().
 	Logger *slog.Logger
 }
@@ -83,6 +86,9 @@ func New(opts Options) *Gateway {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
+	}
+	if opts.AgentIdle == 0 {
+		opts.AgentIdle = 30 * time.Minute
 	}
 	var e [6]byte
 	_, _ = rand.Read(e[:])
@@ -116,7 +122,8 @@ func (g *Gateway) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/ws", g.serveWS)
 	mcpH := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.srv }, &mcp.StreamableHTTPOptions{
-		Logger: g.log,
+		Logger:         g.log,
+		SessionTimeout: max(g.opts.AgentIdle, 0),
 		// With a bearer token required, DNS rebinding cannot reach the tools, and a TLS proxy
 		// in front sends its public Host header.
 		DisableLocalhostProtection: g.opts.Token != "",
@@ -186,17 +193,23 @@ func (g *Gateway) serveWS(w http.ResponseWriter, r *http.Request) {
 		d.drop()
 		return
 	}
+	// Registry changes and the tool list change together (under syncMu), so /devices never
+	// shows a desktop whose tools agents cannot see yet, or the reverse.
+	g.syncMu.Lock()
 	g.mu.Lock()
 	old := g.devices[d.id]
 	g.devices[d.id] = d
 	n := len(g.devices)
 	g.mu.Unlock()
 	if old != nil {
-		log.Info("a new link replaces the device's old one")
-		old.link.CloseWith(connect.CloseReplaced, "replaced by a newer link with the same device id")
 		old.drop()
 	}
-	g.sync(d.id)
+	g.syncLocked(d.id)
+	g.syncMu.Unlock()
+	if old != nil {
+		log.Info("a new link replaces the device's old one")
+		old.link.CloseWith(connect.CloseReplaced, "replaced by a newer link with the same device id")
+	}
 	d.mu.Lock()
 	log.Info("desktop connected", "tools", len(d.tools), "devices", n)
 	dirty := d.dirty
@@ -208,14 +221,16 @@ func (g *Gateway) serveWS(w http.ResponseWriter, r *http.Request) {
 
 	err = <-done
 	d.drop()
+	g.syncMu.Lock()
 	g.mu.Lock()
 	if g.devices[d.id] == d {
 		delete(g.devices, d.id)
 	}
 	n = len(g.devices)
 	g.mu.Unlock()
+	g.syncLocked(d.id)
+	g.syncMu.Unlock()
 	log.Info("desktop disconnected", "err", err, "up_for", time.Since(d.since).Round(time.Millisecond).String(), "devices", n)
-	g.sync(d.id)
 }
 
 // Close closes every desktop link (their agents' calls fail at once).
@@ -247,6 +262,8 @@ type DeviceInfo struct {
 
 // Devices lists the connected, initialized desktops sorted by id.
 func (g *Gateway) Devices() []DeviceInfo {
+	g.syncMu.Lock()
+	defer g.syncMu.Unlock()
 	g.mu.Lock()
 	all := make([]*device, 0, len(g.devices))
 	for _, d := range g.devices {
@@ -311,6 +328,11 @@ func (g *Gateway) offers(name string) []offer {
 func (g *Gateway) sync(changed string) {
 	g.syncMu.Lock()
 	defer g.syncMu.Unlock()
+	g.syncLocked(changed)
+}
+
+// syncLocked is sync with syncMu held.
+func (g *Gateway) syncLocked(changed string) {
 	g.mu.Lock()
 	byName := map[string][]*device{}
 	for _, d := range g.devices {

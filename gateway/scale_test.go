@@ -15,6 +15,9 @@ import (
 	"github.com/rpa-dev/rpa/connect"
 )
 
+// sharedTools are the tools every deskServer offers.
+var sharedTools = []string{"ask", "echo", "slow", "think"}
+
 // fleet starts n in-process desktops on x: each offers echo, slow, ask and only_ID.
 func fleet(t testing.TB, x *gw, n int) []*desk {
 	t.Helper()
@@ -22,7 +25,7 @@ func fleet(t testing.TB, x *gw, n int) []*desk {
 	for i := range ds {
 		id := fmt.Sprintf("pc%03d", i)
 		srv := deskServer(id, nil, "only_"+id)
-		names := []string{"ask", "echo", "only_" + id, "slow"}
+		names := append([]string{"only_" + id}, sharedTools...)
 		ds[i] = startDesk(t, x.wsURL(), id, srv, func(o *connect.Options) { o.ToolNames = func() []string { return names } })
 	}
 	x.waitDevices(t, n)
@@ -39,12 +42,22 @@ func TestScale200(t *testing.T) {
 	fleet(t, x, n)
 	cs := agent(t, x.mcpURL(), nil)
 	ctx := context.Background()
-	lt, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(lt.Tools) != n+3 {
-		t.Errorf("listed %d tools, want %d", len(lt.Tools), n+3)
+	// Every desktop's own tool plus the shared ones (the last desktops' tools are listed a moment
+	// after they show in the registry).
+	want := n + len(sharedTools)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		lt, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(lt.Tools) == want {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("listed %d tools, want %d", len(lt.Tools), want)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	var wg sync.WaitGroup
 	work := make(chan int)
