@@ -149,10 +149,45 @@ func check(t *testing.T, r *report) {
 	}
 }
 
+// browserProcs counts live processes whose command line names a
+// user-data folder under home (Linux /proc; 0 elsewhere).
+func browserProcs(home string) int {
+	entries, _ := os.ReadDir("/proc")
+	n := 0
+	for _, e := range entries {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !strings.Contains(string(cmdline), "--user-data-dir="+home) {
+			continue
+		}
+		if st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && strings.Contains(string(st), ") Z ") {
+			continue
+		}
+		n++
+	}
+	return n
+}
+
+// noBrowserLeft fails when a browser of the fixture outlives `rpa serve`.
+func noBrowserLeft(t *testing.T, f *fixture) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for browserProcs(f.home) > 0 {
+		if time.Now().After(deadline) {
+			t.Errorf("%d browser processes left after rpa serve ended", browserProcs(f.home))
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 func TestTypeScriptClientStdio(t *testing.T) {
 	f := setup(t)
 	r := runClient(t, f.env("MODE=stdio"))
 	check(t, r)
+	noBrowserLeft(t, f) // the client closed stdin: rpa serve shut down
 }
 
 func TestTypeScriptClientHTTP(t *testing.T) {
@@ -196,4 +231,5 @@ func TestTypeScriptClientHTTP(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Error("rpa serve did not stop within 10s of SIGINT")
 	}
+	noBrowserLeft(t, f)
 }
