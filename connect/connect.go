@@ -88,6 +88,7 @@ const (
 	StateDown                 // the link ended; waiting before the next dial
 )
 
+// String names the state as logged: "dialing", "up", "down".
 func (s State) String() string {
 	switch s {
 	case StateDialing:

@@ -3,6 +3,7 @@ package connect_test
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -93,12 +94,53 @@ func TestAnswerKeptWhileDown(t *testing.T) {
 	}
 }
 
+// TestResendWhileRunning: a request resent on a new link while it still runs is not run again;
+// its one answer follows on the new link.
+func TestResendWhileRunning(t *testing.T) {
+	be := newBackend(t, "tok", mcpws.Options{})
+	r := &runs{}
+	run(t, connect.Options{URL: be.url(), Token: "tok", Server: testServer(r)})
+	l := be.next(t)
+	if _, err := handshake(l, "i1"); err != nil {
+		t.Fatal(err)
+	}
+	_ = send(l, "c1", "tools/call", callParams("k1", 400))
+	time.Sleep(50 * time.Millisecond)
+	l.Abort()
+	l2 := be.next(t)
+	if _, err := handshake(l2, "i2"); err != nil {
+		t.Fatal(err)
+	}
+	_ = send(l2, "c1", "tools/call", callParams("k1", 400))
+	_ = send(l2, "p1", "ping", nil)
+	var got []string
+	for len(got) < 2 {
+		f, err := read(l2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprint(f.ID))
+	}
+	// The ping is answered first; c1 once, when its one run ends. Nothing more follows.
+	if strings.Join(got, ",") != "p1,c1" {
+		t.Errorf("answers %v, want p1,c1", got)
+	}
+	_ = send(l2, "p2", "ping", nil)
+	if f, err := read(l2); err != nil || f.ID != "p2" {
+		t.Errorf("after c1: %+v %v, want only the p2 answer", f, err)
+	}
+	if n := r.get("k1"); n != 1 {
+		t.Errorf("k1 ran %d times", n)
+	}
+}
+
 // TestRandomCuts cuts the link at random points during 50 calls; the backend re-dials' sessions
 // resend every unanswered request. Every call is answered exactly once and run exactly once.
 func TestRandomCuts(t *testing.T) {
 	be := newBackend(t, "tok", mcpws.Options{})
 	r := &runs{}
-	run(t, connect.Options{URL: be.url(), Token: "tok", Server: testServer(r)})
+	logs := &syncBuf{}
+	run(t, connect.Options{URL: be.url(), Token: "tok", Server: testServer(r), Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	const n = 50
 	rng := rand.New(rand.NewPCG(1, 2))
 	answers := map[string]int{}
@@ -108,7 +150,14 @@ func TestRandomCuts(t *testing.T) {
 	for len(answers) < n && time.Now().Before(deadline) {
 		l := be.next(t)
 		links++
-		cut := time.AfterFunc(time.Duration(rng.IntN(250))*time.Millisecond, func() { l.Close() })
+		abrupt := rng.IntN(2) == 0
+		cut := time.AfterFunc(time.Duration(rng.IntN(150))*time.Millisecond, func() {
+			if abrupt {
+				l.Abort() // TCP cut, no close frame
+			} else {
+				l.Close()
+			}
+		})
 		if _, err := handshake(l, fmt.Sprintf("init-%d", links)); err != nil {
 			continue
 		}
@@ -130,7 +179,7 @@ func TestRandomCuts(t *testing.T) {
 				}
 			}
 		}()
-		newOnes := 10 + rng.IntN(10)
+		newOnes := 3 + rng.IntN(6)
 		for i := 0; i < newOnes && sent < n; i++ {
 			id := fmt.Sprintf("c%d", sent)
 			if send(l, id, "tools/call", callParams(id, 20+rng.IntN(60))) != nil {
@@ -168,7 +217,10 @@ func TestRandomCuts(t *testing.T) {
 			t.Errorf("%s ran %d times", id, got)
 		}
 	}
-	t.Logf("%d calls over %d links", n, links)
+	running := strings.Count(logs.String(), "already running")
+	kept := strings.Count(logs.String(), "re-sending the kept answer")
+	t.Logf("%d calls over %d links; resent while running: %d, resent after answered: %d", n, links, running, kept)
+
 }
 
 func TestGarbageFrame(t *testing.T) {

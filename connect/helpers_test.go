@@ -199,3 +199,21 @@ func run(t *testing.T, opts connect.Options) (*connect.Client, chan connect.Stat
 	})
 	return c, states, done
 }
+
+// syncBuf is a concurrency-safe log sink.
+type syncBuf struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

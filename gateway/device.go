@@ -50,6 +50,7 @@ type call struct {
 // errGone is the error of calls whose desktop link dropped.
 type errGone struct{ id string }
 
+// Error names the desktop that dropped.
 func (e errGone) Error() string { return fmt.Sprintf("desktop %q disconnected during the call", e.id) }
 
 // request sends method/params down the link with a fresh gateway id and waits for the answer,

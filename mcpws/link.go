@@ -174,6 +174,15 @@ func (l *Link) CloseWith(code int, reason string) {
 	})
 }
 
+// Abort drops the connection without a close frame, as a network cut would (the peer sees an
+// abnormal closure, or nothing until its dead-peer timeout). Idempotent with Close.
+func (l *Link) Abort() {
+	l.closeOnce.Do(func() {
+		close(l.done)
+		_ = l.ws.NetConn().Close()
+	})
+}
+
 // Done is closed when the link is closed (by either side, or a failed read or write).
 func (l *Link) Done() <-chan struct{} { return l.done }
 
