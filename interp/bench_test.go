@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/rpa-dev/rpa/drivers/fake"
-	"github.com/rpa-dev/rpa/lang/ast"
+	"strings"
 )
 
 // BenchmarkInterpOverhead measures the interpreter's own cost per action
@@ -17,17 +17,13 @@ func BenchmarkInterpOverhead(b *testing.B) {
 	page := br.AddPage("http://x")
 	page.Add("#a", &fake.Element{Txt: "A"})
 	page.Add("#u", &fake.Element{})
-	var body []ast.Stmt
 	const n = 25
+	var sb strings.Builder
+	sb.WriteString("flow bench\nparam pw: secret\n")
 	for i := 0; i < n; i++ {
-		body = append(body,
-			act("", "click", "#a"),
-			act("", "fill", "#u", src("pw")),
-			act("t", "text", "#a"),
-			act("", "fill", "#u", "user {{ t }}"),
-		)
+		sb.WriteString("click \"#a\"\nfill \"#u\" pw\nt = text \"#a\"\nfill \"#u\" \"user {{ t }}\"\n")
 	}
-	f := flow([]string{"pw:secret"}, nil, body...)
+	f := load(b, sb.String())
 	events := 0
 	opts := Options{Browser: br, Page: page, Args: map[string]any{"pw": "hunter2"}, Events: func(Event) { events++ }}
 	b.ReportAllocs()

@@ -436,10 +436,14 @@ func (r *runner) CallFlow(ctx context.Context, name string, args map[string]any)
 	r.depth++
 	defer func() { r.depth-- }()
 	fr := &frame{flow: fl, defs: r.settingsOf(fl.file)}
+	r.mu.Lock()
 	saved := r.frames
 	r.frames = nil
+	r.mu.Unlock()
 	_, err = r.block(fr, fl.file.Body, NewScope(typed, true).Child())
+	r.mu.Lock()
 	r.frames = saved
+	r.mu.Unlock()
 	if err != nil {
 		var re *RunError
 		if errors.As(err, &re) {
