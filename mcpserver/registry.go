@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -191,6 +192,9 @@ func oneLine(ds diag.Diagnostics) string {
 // the flow's description, the inputSchema of its params and the
 // WorkflowExecutionResult outputSchema.
 func FlowTool(f *ast.File) (*mcp.Tool, *Schema, error) {
+	if n := len(ToolName(f.Name)); n > 128 {
+		return nil, nil, fmt.Errorf("flow name %q is too long for an MCP tool name (%d characters with the workflow_ prefix, at most 128)", f.Name, n)
+	}
 	sch, err := InputSchema(f)
 	if err != nil {
 		return nil, nil, err

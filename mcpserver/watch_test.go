@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -148,5 +149,28 @@ func TestSaveToListChanged(t *testing.T) {
 	t.Logf("file saved → list_changed received: worst of 5 = %v", worst)
 	if worst > 300*time.Millisecond {
 		t.Errorf("save → list_changed took %v, goal < 300ms", worst)
+	}
+}
+
+// BenchmarkSaveToListChanged is the time from a flow file written to the
+// client receiving notifications/tools/list_changed (goal < 300 ms; the
+// watcher's debounce is DefaultDebounce, 75 ms, of it).
+func BenchmarkSaveToListChanged(b *testing.B) {
+	dir := b.TempDir()
+	s, _ := newServer(b, Options{FlowsDir: dir})
+	_, ev := connect(b, s)
+	path := filepath.Join(dir, "watched.flow")
+	i := 0
+	for b.Loop() {
+		i++
+		src := strings.Replace(watchFlow, "A flow added", fmt.Sprintf("Version %d", i), 1)
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		select {
+		case <-ev.changed:
+		case <-time.After(5 * time.Second):
+			b.Fatal("no list_changed")
+		}
 	}
 }
