@@ -230,3 +230,24 @@ func TestDesktopDropsMidCall(t *testing.T) {
 		t.Errorf("got %v, want -32004 desktop disconnected", m)
 	}
 }
+
+// TestAgentCancelReachesDesktop: an agent giving up on a call cancels the run on the desktop.
+func TestAgentCancelReachesDesktop(t *testing.T) {
+	r := &runs{}
+	x := startGateway(t, "", Options{})
+	startDesk(t, x.wsURL(), "d1", deskServer("d1", r), nil)
+	x.waitDevices(t, 1)
+	cs := agent(t, x.mcpURL(), nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"key": "c", "ms": 10000}}); err == nil {
+		t.Fatal("the call outlived its context")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for r.get("c/cancelled") == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the desktop's run was not cancelled")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

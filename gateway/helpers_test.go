@@ -69,6 +69,9 @@ func deskServer(id string, r *runs, extra ...string) *mcp.Server {
 		for i := 1; i <= steps; i++ {
 			select {
 			case <-ctx.Done():
+				if r != nil {
+					r.add(in.Key + "/cancelled")
+				}
 				return nil, nil, ctx.Err()
 			case <-time.After(time.Duration(in.Ms) * time.Millisecond / time.Duration(steps)):
 			}
