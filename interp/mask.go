@@ -1,7 +1,10 @@
 package interp
 
 import (
+	"bytes"
 	"encoding/json"
+	"html"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -21,8 +24,9 @@ type Mask struct {
 // Masked is what a secret is shown as.
 const Masked = "***"
 
-// Add registers s as a secret ("" is ignored). Its JSON-escaped spelling
-// is registered too, so secrets inside JSON text are caught.
+// Add registers s as a secret ("" is ignored). Its JSON-, URL- and
+// HTML-escaped spellings are registered too, so a secret inside JSON text,
+// a URL or markup (a page's error text, html output) is caught as well.
 func (m *Mask) Add(s string) {
 	if s == "" || s == Masked {
 		return
@@ -38,11 +42,19 @@ func (m *Mask) Add(s string) {
 		m.secrets = append(m.secrets, x)
 	}
 	add(s)
-	if b, err := json.Marshal(s); err == nil {
-		if esc := string(b[1 : len(b)-1]); esc != s {
-			add(esc)
-		}
+	if b, err := json.Marshal(s); err == nil { // & < > as \u0026 ...
+		add(string(b[1 : len(b)-1]))
 	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(s) == nil {
+		b := bytes.TrimSpace(buf.Bytes())
+		add(string(b[1 : len(b)-1]))
+	}
+	add(url.QueryEscape(s))
+	add(url.PathEscape(s))
+	add(html.EscapeString(s))
 	sort.SliceStable(m.secrets, func(i, j int) bool { return len(m.secrets[i]) > len(m.secrets[j]) })
 	pairs := make([]string, 0, 2*len(m.secrets))
 	for _, x := range m.secrets {
