@@ -346,7 +346,8 @@ func (p *parser) paren(pr *g.Paren) ast.Expr {
 	inner := pr.Inner.Tokens
 	if len(inner) == 0 {
 		p.errorf(p.spanRange(pr.Open, pr.Close), "empty ( )")
-		return &ast.ExprSrc{Range: p.spanRange(pr.Open, pr.Close)}
+		return &ast.ExprSrc{Range: ast.Range{File: p.file, Start: tokEnd(pr.Open), End: tokPos(pr.Close)},
+			Source: p.src[pr.Open.Pos.Offset+1 : pr.Close.Pos.Offset]}
 	}
 	if lit := p.single(inner); lit != nil {
 		return lit

@@ -63,6 +63,15 @@ func Flow(filename string, src []byte) (f *ast.File, ds diag.Diagnostics) {
 			}
 		}
 		p.diags.Sort()
+		// A re-scan after an unclosed bracket can report a line twice.
+		out := p.diags[:0]
+		for i, d := range p.diags {
+			if i > 0 && d.Summary == p.diags[i-1].Summary && d.Subject == p.diags[i-1].Subject {
+				continue
+			}
+			out = append(out, d)
+		}
+		p.diags = out
 		f, ds = p.f, p.diags
 	}()
 	p.run()
@@ -277,7 +286,9 @@ func (p *parser) nextLine() (toks []lexer.Token, bad, eof bool) {
 				// line after it: the rest of the file was swallowed.
 				open := p.brackets[0]
 				p.resyncs++
-				lineErr(p.tokRange(open), "%s is never closed (no matching %s)", open.Value, closerOf(open.Value))
+				// The root cause of whatever else this line reported.
+				p.errorf(p.tokRange(open), "%s is never closed (no matching %s)", open.Value, closerOf(open.Value))
+				bad = true
 				nl := strings.IndexByte(p.src[open.Pos.Offset:], '\n')
 				var keep []lexer.Token
 				for _, x := range toks {
@@ -354,13 +365,16 @@ func (p *parser) nextLine() (toks []lexer.Token, bad, eof bool) {
 			default:
 				lineErr(p.tokRange(t), "unexpected %s: %s at %d:%d is still open", t.Value,
 					p.brackets[n-1].Value, p.brackets[n-1].Pos.Line, p.brackets[n-1].Pos.Column)
-				// Recover: close down to a matching opener if there is one.
-				for i := n - 1; i >= 0; i-- {
-					if closerOf(p.brackets[i].Value) == t.Value {
-						p.setBrackets(p.brackets[:i])
-						break
-					}
+				// Recover: close down to a matching opener if there is one,
+				// else take it as a typo for the innermost closer.
+				i := n - 1
+				for i >= 0 && closerOf(p.brackets[i].Value) != t.Value {
+					i--
 				}
+				if i < 0 {
+					i = n - 1
+				}
+				p.setBrackets(p.brackets[:i])
 			}
 		case g.Invalid:
 			lineErr(p.tokRange(t), "%s", invalidMessage(t.Value))
@@ -525,7 +539,9 @@ func (p *parser) line(pl *lexer.PeekingLexer, toks []lexer.Token, bad bool) {
 		// ending in `{` opens (a block whose statements are dropped).
 		last := toks[len(toks)-2]
 		if toks[0].Type == g.RBrace && len(p.stack) > 0 {
-			p.pop()
+			for _, r := range p.pop().ends {
+				r.End = tokEnd(toks[0])
+			}
 		}
 		if last.Type == g.BlockOpen || (last.Type == g.LBrace && isBlockLine(toks)) {
 			p.push(&frame{kind: kDummy, open: p.tokRange(last)})
@@ -579,6 +595,9 @@ func (p *parser) parseError(err error, toks []lexer.Token) {
 			t := ute.Unexpected
 			if t.EOF() || t.Type == g.NL {
 				msg = "unexpected end of line"
+			} else if t.Type == g.BlockOpen {
+				r = p.tokRange(t)
+				msg = "unexpected {: an expression is missing before it"
 			} else {
 				r = p.tokRange(t)
 				msg = fmt.Sprintf("unexpected %s", describe(t))
