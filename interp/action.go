@@ -216,7 +216,7 @@ func (r *runner) attempts(c *stdlib.Call, impl stdlib.Impl, o actionOpts) (any, 
 		if r.ctx.Err() != nil {
 			return nil, r.ctx.Err()
 		}
-		if try >= o.retries || actx.Err() != nil || kindOf(err) == stdlib.KindExpression {
+		if try >= o.retries || actx.Err() != nil || stdlib.IsFinal(err) {
 			break
 		}
 		if sleepCtx(actx, o.every) != nil {

@@ -347,8 +347,9 @@ return [d.name, d.size, d.path, s]
 	if _, err := os.Stat(filepath.Join(dir, "shot.png")); err != nil {
 		t.Fatal(err)
 	}
-	res = run(t, load(t, "flow t\nupload \"#file\" \"/no/such/file\" retries: 0\n"), Options{Browser: b})
-	if res.Success || !strings.Contains(res.Error.Message, "no such file") {
+	t0 := time.Now()
+	res = run(t, load(t, "flow t\nupload \"#file\" \"/no/such/file\"\n"), Options{Browser: b})
+	if res.Success || !strings.Contains(res.Error.Message, "no such file") || time.Since(t0) > 500*time.Millisecond {
 		t.Fatalf("%+v", res.Error)
 	}
 }

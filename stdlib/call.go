@@ -108,6 +108,16 @@ type Error struct {
 	Kind string
 	Msg  string
 	Err  error
+	// Final asks the replay engine not to retry (a missing upload file,
+	// a bad argument): another try cannot help.
+	Final bool
+}
+
+// IsFinal reports whether err must not be retried: an *Error marked Final
+// or of kind "expression".
+func IsFinal(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && (e.Final || e.Kind == KindExpression)
 }
 
 func (e *Error) Error() string { return e.Msg }

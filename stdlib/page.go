@@ -252,7 +252,7 @@ func upload(ctx context.Context, c *Call) (any, error) {
 			return nil, err
 		}
 		if _, err := os.Stat(abs); err != nil {
-			return nil, Errorf(string(drivers.KindNotFound), "upload: no such file %q", p)
+			return nil, &Error{Kind: string(drivers.KindNotFound), Msg: fmt.Sprintf("upload: no such file %q", p), Final: true}
 		}
 		paths[i] = abs
 	}
