@@ -16,7 +16,7 @@ import (
 // browser is one Chromium (launched or attached).
 type browser struct {
 	rb     *rod.Browser
-	cancel context.CancelFunc
+	cancel func() // ends the connection
 
 	// launched process (nil when attached)
 	cmd         *exec.Cmd

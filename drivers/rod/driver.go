@@ -236,19 +236,22 @@ func attach(ctx context.Context, remote string) (drivers.Browser, error) {
 	return b, nil
 }
 
-func connect(ctx context.Context, ws string) (*browser, error) {
-	bctx, cancel := context.WithCancel(context.Background())
-	client, err := cdp.StartWithURL(bctx, ws, nil)
-	if err != nil {
-		cancel()
-		return nil, &drivers.Error{Kind: drivers.KindBrowser, Msg: fmt.Sprintf("connect %s: %v", ws, err), Err: err}
+func connect(ctx context.Context, wsURL string) (*browser, error) {
+	ws := &cdp.WebSocket{}
+	if err := ws.Connect(ctx, wsURL, nil); err != nil {
+		return nil, &drivers.Error{Kind: drivers.KindBrowser, Msg: fmt.Sprintf("connect %s: %v", wsURL, err), Err: err}
+	}
+	client := cdp.New().Start(ws)
+	bctx, stop := context.WithCancel(context.Background())
+	cancel := func() {
+		stop()
+		_ = ws.Close()
 	}
 	rb := rod.New().Context(bctx).Client(client).NoDefaultDevice()
 	if err := rb.Connect(); err != nil {
 		cancel()
 		return nil, &drivers.Error{Kind: drivers.KindBrowser, Msg: "connect: " + err.Error(), Err: err}
 	}
-	_ = ctx
 	b := &browser{
 		rb:     rb,
 		cancel: cancel,
