@@ -157,6 +157,14 @@ func (r *registry) reload() bool {
 	for _, t := range add {
 		r.s.log.Info("serving flow", "tool", t.def.Name, "file", t.flow.path)
 	}
+	// A `call` to a flow that is not served fails at run time: say so now.
+	for _, e := range want {
+		for _, target := range callTargets(e.flow.File) {
+			if _, ok := byName[target]; !ok {
+				r.s.log.Warn("flow calls a flow that is not served", "flow", e.name, "calls", target, "file", e.path)
+			}
+		}
+	}
 	for _, tn := range remove {
 		r.s.log.Info("flow removed", "tool", tn)
 	}
@@ -179,6 +187,22 @@ func newFlowEntry(path string, f *lang.Flow) *flowEntry {
 		}
 	}
 	return e
+}
+
+// callTargets lists the flow names f's `call` actions name.
+func callTargets(f *ast.File) []string {
+	var out []string
+	ast.Walk(f, func(n ast.Node) bool {
+		if a, ok := n.(*ast.ActionStmt); ok && a.Action == "call" && len(a.Args) > 0 {
+			if sl, ok := a.Args[0].(*ast.StringLit); ok {
+				if name, ok := sl.Value(); ok && !contains(out, name) {
+					out = append(out, name)
+				}
+			}
+		}
+		return true
+	})
+	return out
 }
 
 func oneLine(ds diag.Diagnostics) string {

@@ -23,7 +23,7 @@ import (
 	"github.com/rpa-dev/rpa/profiles"
 )
 
-var allFlows = []string{"demo_query.flow", "fails.flow", "slow.flow", "hit.flow", "fill_only.flow"}
+var allFlows = []string{"demo_query.flow", "fails.flow", "slow.flow", "hit.flow", "fill_only.flow", "calls_hit.flow"}
 
 func demoArgs(base string) map[string]any {
 	return map[string]any{"base_url": base, "username": siteUser, "password": sitePass, "region": "north"}
@@ -51,7 +51,7 @@ func TestWorkflowInMemory(t *testing.T) {
 			demo = tl
 		}
 	}
-	want := []string{"browser_read", "hitl_prompt", "workflow_demo_query", "workflow_fails", "workflow_fill_only", "workflow_hit", "workflow_slow"}
+	want := []string{"browser_read", "hitl_prompt", "workflow_calls_hit", "workflow_demo_query", "workflow_fails", "workflow_fill_only", "workflow_hit", "workflow_slow"}
 	slices.Sort(names)
 	if !slices.Equal(names, want) {
 		t.Fatalf("tools = %v, want %v", names, want)
@@ -143,6 +143,15 @@ func TestWorkflowInMemory(t *testing.T) {
 	}
 	if rs, _ := m["results"].([]any); len(rs) != 2 {
 		t.Errorf("partial results: %v", m["results"])
+	}
+
+	// `call` resolves among the served flows.
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_calls_hit", Arguments: map[string]any{"base_url": st.URL}})
+	if err != nil || res.IsError {
+		t.Fatalf("calls_hit: %v %v", err, res)
+	}
+	if m := structured(t, res); m["outputs"] != "12" || !slices.Equal(st.hitsOf("called"), []int{1, 2}) {
+		t.Errorf("calls_hit: outputs %v, hits %v", m["outputs"], st.hitsOf("called"))
 	}
 
 	// A secret filled into the page never comes back through browser_read.

@@ -174,3 +174,15 @@ func BenchmarkSaveToListChanged(b *testing.B) {
 		}
 	}
 }
+
+func TestCallToUnservedFlowWarned(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "caller.flow"), []byte("flow caller\n\nr = call missing_one\nreturn r\n"), 0o644)
+	s, logs := newServer(t, Options{FlowsDir: dir, NoWatch: true})
+	if !slices.Contains(s.ToolNames(), "workflow_caller") {
+		t.Fatalf("caller not served: %v\n%s", s.ToolNames(), logs)
+	}
+	if !strings.Contains(logs.String(), "calls=missing_one") {
+		t.Errorf("no warning:\n%s", logs)
+	}
+}
