@@ -349,3 +349,20 @@ wait idle: true
 r = text "#result"
 return r`, `"loaded:ok"`)
 }
+
+// TestFallbackSelectors: a recorded list whose first selector went stale
+// (random ids) still acts, and the step records which one matched.
+func TestFallbackSelectors(t *testing.T) {
+	res := expect(t, `open "{{ base }}/basic.html"
+fill ["#name-8f3a", "aria/Your name", "#name"] "Lin"
+click ["#btn-x91", "text=Greet"]
+r = text "#result"
+return r`, `"hello:Lin:true"`)
+	fill, click := res.Results[1], res.Results[2]
+	if fill.SelectorIndex == nil || *fill.SelectorIndex != 1 || fill.Selector != "aria/Your name" {
+		t.Errorf("fill: %+v", fill)
+	}
+	if click.SelectorIndex == nil || *click.SelectorIndex != 1 || click.Selector != "text=Greet" {
+		t.Errorf("click: %+v", click)
+	}
+}
