@@ -10,13 +10,13 @@ import (
 	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/vm"
 	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/ast"
-	"github.com/rpa-dev/rpa/lang/check"
 	"github.com/rpa-dev/rpa/stdlib"
 )
 
-// stringify is how a value shows inside "{{ }}" (lang's Stringify).
-func stringify(v any) string { return check.Stringify(v) }
+// stringify is how a value shows inside "{{ }}" (lang.Stringify).
+func stringify(v any) string { return lang.Stringify(v) }
 
 // eval evaluates an argument, option value or full expression in sc.
 func (r *runner) eval(fr *frame, e ast.Expr, sc *Scope) (any, error) {

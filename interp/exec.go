@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/ast"
 	"github.com/rpa-dev/rpa/stdlib"
 )
@@ -128,8 +129,7 @@ func (r *runner) stmt(fr *frame, st ast.Stmt, sc *Scope) (ctl, error) {
 		}
 		csc := sc.Child()
 		if s.CatchVar != "" {
-			csc.Declare(s.CatchVar, map[string]any{"message": r.mask.String(re.Message), "action": re.Action,
-				"line": re.Line, "code": re.Code, "kind": re.Kind})
+			csc.Declare(s.CatchVar, lang.CatchValue(r.mask.String(re.Message), re.Action, re.Line, re.Code, re.Kind))
 		}
 		return r.block(fr, s.Catch, csc)
 	case *ast.RetryStmt:
@@ -244,7 +244,7 @@ func (r *runner) forStmt(fr *frame, s *ast.ForStmt, sc *Scope) (ctl, error) {
 		}
 		body := sc.Child()
 		body.Declare(s.Var, v)
-		body.Declare("loop", map[string]any{"index": i, "first": i == 0, "last": i == len(items)-1})
+		body.Declare("loop", lang.LoopValue(i, len(items)))
 		c, err := r.block(fr, s.Body, body)
 		if err != nil || c == ctlReturn {
 			return c, err

@@ -9,8 +9,8 @@ import (
 
 	"github.com/expr-lang/expr/vm"
 	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/ast"
-	"github.com/rpa-dev/rpa/lang/check"
 	"github.com/rpa-dev/rpa/stdlib"
 )
 
@@ -43,7 +43,7 @@ type runner struct {
 	total    int
 	depth    int
 	vm       vm.VM
-	pageFns  check.PageFuncs
+	pageFns  lang.PageFuncs
 	dialogFn func() []map[string]any
 	compiled map[*ast.ExprSrc]*vm.Program
 }
@@ -97,7 +97,7 @@ func newRunner(ctx context.Context, o runOptions) *runner {
 	r := &runner{ctx: ctx, opts: o, mask: &Mask{}, start: time.Now(), page: o.Page,
 		res: &Result{Results: []*StepResult{}}, openers: map[drivers.Page]drivers.Page{},
 		seen: map[drivers.Page]int{}}
-	r.pageFns = check.PageFuncs{
+	r.pageFns = lang.PageFuncs{
 		Exists: func(sel string) (bool, error) {
 			f, err := r.frame(r.ctx)
 			if err != nil {
