@@ -127,6 +127,8 @@ func (s *Server) acquire(ctx context.Context, profile string) (*profiles.Lease, 
 		return nil, rpcError(CodeBrowser, le.Error(), map[string]any{"profileId": profile})
 	case errors.Is(err, profiles.ErrClosed):
 		return nil, rpcError(CodeBrowser, "the browser pool is closed", nil)
+	case ctx.Err() != nil:
+		return nil, rpcError(CodeBuiltinFailed, fmt.Sprintf("cancelled while waiting for profile %q", profile), nil)
 	}
 	return nil, err
 }

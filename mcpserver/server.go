@@ -182,7 +182,7 @@ func New(opts Options) (*Server, error) {
 	s.addBuiltins()
 	s.reg = newRegistry(s)
 	if opts.FlowsDir != "" {
-		s.reg.reload()
+		// Watch first, so a file saved during the first load is not missed.
 		if !opts.NoWatch {
 			w, err := newWatcher(s, opts.FlowsDir, opts.Debounce)
 			if err != nil {
@@ -191,6 +191,7 @@ func New(opts Options) (*Server, error) {
 			}
 			s.watcher = w
 		}
+		s.reg.reload()
 	}
 	return s, nil
 }
