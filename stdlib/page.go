@@ -305,7 +305,7 @@ func tab(ctx context.Context, c *Call) (any, error) {
 		if c.Env.Browser() == nil {
 			return nil, Errorf(string(drivers.KindBrowser), "tab: no browser")
 		}
-		pages, err := c.Env.Browser().Pages(ctx)
+		pages, err := c.Env.Browser().Pages(wctx)
 		if err != nil {
 			return nil, err
 		}
