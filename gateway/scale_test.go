@@ -154,3 +154,42 @@ func BenchmarkForward(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkForwardPaired alternates a direct call and a call through the gateway (200 desktops
+// connected) in one loop, so both see the same machine load, and reports the gateway's overhead
+// as the difference of the two latency percentiles.
+func BenchmarkForwardPaired(b *testing.B) {
+	x := startGateway(b, "", Options{})
+	const n = 200
+	ds := fleet(b, x, n)
+	ctx := context.Background()
+	direct := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return ds[0].srv }, nil))
+	b.Cleanup(direct.Close)
+	dc := agent(b, direct.URL, nil)
+	gc := agent(b, x.mcpURL(), nil)
+	var dl, gl []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s := time.Now()
+		if _, err := dc.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"msg": "x"}}); err != nil {
+			b.Fatal(err)
+		}
+		dl = append(dl, time.Since(s))
+		s = time.Now()
+		if _, err := gc.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"msg": "x", "deviceId": fmt.Sprintf("pc%03d", i%n)}}); err != nil {
+			b.Fatal(err)
+		}
+		gl = append(gl, time.Since(s))
+	}
+	b.StopTimer()
+	pct := func(l []time.Duration, p int) float64 {
+		sort.Slice(l, func(i, j int) bool { return l[i] < l[j] })
+		return float64(l[len(l)*p/100].Microseconds())
+	}
+	b.ReportMetric(pct(dl, 50), "direct-p50-µs")
+	b.ReportMetric(pct(gl, 50), "gw-p50-µs")
+	b.ReportMetric(pct(dl, 99), "direct-p99-µs")
+	b.ReportMetric(pct(gl, 99), "gw-p99-µs")
+	b.ReportMetric(pct(gl, 50)-pct(dl, 50), "overhead-p50-µs")
+	b.ReportMetric(pct(gl, 99)-pct(dl, 99), "overhead-p99-µs")
+}
