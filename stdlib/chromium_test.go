@@ -366,3 +366,18 @@ return r`, `"hello:Lin:true"`)
 		t.Errorf("click: %+v", click)
 	}
 }
+
+// TestFrameNavigates: actions inside a frame block keep working after the
+// iframe navigates to another document.
+func TestFrameNavigates(t *testing.T) {
+	expect(t, `open "{{ base }}/frame-nav.html"
+a = ""
+b = ""
+frame "#f" {
+  a = text "#title"
+  click "#next"
+  wait "h1" text: "Second"
+  b = text "h1"
+}
+return [a, b]`, `["Basic page","Second page"]`)
+}
