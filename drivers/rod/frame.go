@@ -49,7 +49,7 @@ func (f *frame) call(ctx context.Context, this *proto.RuntimeRemoteObject, byVal
 		JSArgs:       append([]any{engine, op}, args...),
 	}
 	for attempt := 0; ; attempt++ {
-		res, err := f.rp.Context(ctx).Evaluate(opts)
+		res, err := evaluate(f.rp.Context(ctx), opts)
 		if err != nil && this == nil && attempt < 20 && ctx.Err() == nil && transientEvalErr(err) {
 			// the document was replaced under us: run again in the new one
 			select {
@@ -60,6 +60,18 @@ func (f *frame) call(ctx context.Context, this *proto.RuntimeRemoteObject, byVal
 		}
 		return res, err
 	}
+}
+
+// evaluate is rod's Page.Evaluate with its panics (rod dereferences an
+// iframe's content document that vanished when the iframe was removed)
+// turned into errors.
+func evaluate(rp *rod.Page, opts *rod.EvalOptions) (res *proto.RuntimeRemoteObject, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("the document is gone (its iframe was removed?): %v", r)
+		}
+	}()
+	return rp.Evaluate(opts)
 }
 
 // transientEvalErr reports errors caused by a navigation in the middle of a
@@ -99,7 +111,7 @@ func needsRoots(sels []string) bool {
 // (DOM.describeNode with pierce) and returns them as JS objects, so the
 // engine can search inside them.
 func (f *frame) closedRoots(ctx context.Context) ([]any, error) {
-	doc, err := f.rp.Context(ctx).Evaluate(rod.Eval(`() => document`).ByObject())
+	doc, err := evaluate(f.rp.Context(ctx), rod.Eval(`() => document`).ByObject())
 	if err != nil {
 		return nil, err
 	}
@@ -472,60 +484,73 @@ func (f *frame) Frame(ctx context.Context, sels []string) (drivers.Frame, error)
 	}
 	want := src.Arr()[0].Str()
 	srcdoc := src.Arr()[1].Bool()
-	node, err := proto.DOMDescribeNode{ObjectID: e.obj.ObjectID, Depth: gson.Int(1)}.Call(f.rp.Context(ctx))
-	if err != nil {
-		return nil, wrapErr(ctx, "frame", err)
-	}
-	child := f.childPage(e, node.Node.FrameID)
-	cf := &frame{rp: child, pg: f.pg}
+	var cf *frame
+	last := "the iframe has no document yet"
 	// Wait for the child document: not the initial about:blank (unless the
 	// iframe has no src), and past "loading".
 	for {
-		v, err := cf.value(ctx, nil, "frameState")
-		if err == nil {
-			arr := v.Arr()
-			href, state := arr[0].Str(), arr[1].Str()
-			initial := href == "about:blank" && want != "" && want != "about:blank" && !srcdoc
-			if !initial && state != "loading" {
-				return cf, nil
+		node, err := proto.DOMDescribeNode{ObjectID: e.obj.ObjectID, Depth: gson.Int(1)}.Call(f.rp.Context(ctx))
+		if err != nil {
+			if ctx.Err() != nil {
+				break
 			}
-		} else if ctx.Err() == nil && !transientEvalErr(err) && !strings.Contains(err.Error(), "ContentDocument") {
-			// the frame may not have a document yet; retry unless it is a hard error
-			var oe *rod.ObjectNotFoundError
-			if !errors.As(err, &oe) {
-				return nil, wrapErr(ctx, "frame", err)
+			return nil, wrapErr(ctx, "frame", err)
+		}
+		if node.Node.ContentDocument == nil {
+			// not attached yet, or a cross-process frame this driver cannot enter
+			last = "the iframe's document is not reachable (not loaded yet, or in another process)"
+		} else {
+			if cf == nil {
+				child, err := f.childPage(e)
+				if err != nil {
+					return nil, wrapErr(ctx, "frame", err)
+				}
+				cf = &frame{rp: child, pg: f.pg}
+			}
+			v, err := cf.value(ctx, nil, "frameState")
+			if err == nil {
+				arr := v.Arr()
+				href, state := arr[0].Str(), arr[1].Str()
+				initial := href == "about:blank" && want != "" && want != "about:blank" && !srcdoc
+				if !initial && state != "loading" {
+					return cf, nil
+				}
+				last = fmt.Sprintf("its document is still %s (%s)", state, href)
+			} else if ctx.Err() == nil && !transientEvalErr(err) {
+				var oe *rod.ObjectNotFoundError
+				if !errors.As(err, &oe) {
+					return nil, wrapErr(ctx, "frame", err)
+				}
 			}
 		}
 		select {
 		case <-ctx.Done():
-			return nil, &drivers.Error{Kind: drivers.KindTimeout, Msg: fmt.Sprintf("frame %s did not load", quoteList(sels)), Err: ctx.Err()}
 		case <-time.After(25 * time.Millisecond):
 		}
-		child = f.childPage(e, node.Node.FrameID)
-		cf.rp = child
-	}
-}
-
-// childPage builds rod's page for an iframe element (fresh JS context).
-func (f *frame) childPage(e *element, id proto.PageFrameID) *rod.Page {
-	rel, err := f.rodElement(e)
-	if err == nil {
-		if cp, err := rel.Frame(); err == nil {
-			return cp
+		if ctx.Err() != nil {
+			break
 		}
 	}
-	_ = id
-	return f.rp
+	return nil, &drivers.Error{Kind: drivers.KindTimeout, Msg: fmt.Sprintf("frame %s did not load: %s", quoteList(sels), last), Err: ctx.Err()}
 }
 
-// rodElement wraps an element for rod APIs that need *rod.Element.
-func (f *frame) rodElement(e *element) (*rod.Element, error) {
-	return f.rp.ElementFromObject(e.obj)
+// childPage builds rod's page for the document of iframe element e.
+func (f *frame) childPage(e *element) (cp *rod.Page, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			cp, err = nil, fmt.Errorf("the iframe's document is gone: %v", r)
+		}
+	}()
+	rel, err := f.rp.ElementFromObject(e.obj)
+	if err != nil {
+		return nil, err
+	}
+	return rel.Frame()
 }
 
 // Eval evaluates the function source js with args in the document.
 func (f *frame) Eval(ctx context.Context, js string, args ...any) (any, error) {
-	res, err := f.rp.Context(ctx).Evaluate(rod.Eval(js, args...).ByPromise())
+	res, err := evaluate(f.rp.Context(ctx), rod.Eval(js, args...).ByPromise())
 	if err != nil {
 		return nil, wrapErr(ctx, "eval", err)
 	}

@@ -97,6 +97,29 @@ func TestNestedFrames(t *testing.T) {
 	}
 }
 
+func TestFrameRemoved(t *testing.T) {
+	p := open(t, "frames.html")
+	ctx := tctx(t, 10*time.Second)
+	ad, err := p.Frame(ctx, []string{"#advert"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Frame(tctx(t, 300*time.Millisecond), []string{"#result"}); err == nil || !strings.Contains(err.Error(), "not an iframe") {
+		t.Errorf("Frame on a div: %v", err)
+	}
+	if _, err := p.Eval(ctx, `() => { document.getElementById('advert').remove(); return 1 }`); err != nil {
+		t.Fatal(err)
+	}
+	short := tctx(t, 500*time.Millisecond)
+	start := time.Now()
+	if _, _, err := ad.Locate(short, []string{"#ad"}, drivers.ForRead); err == nil {
+		t.Error("Locate in a removed frame succeeded")
+	}
+	if d := time.Since(start); d > 1500*time.Millisecond {
+		t.Errorf("Locate in a removed frame took %v", d)
+	}
+}
+
 func TestShadowRoots(t *testing.T) {
 	p := open(t, "shadow.html")
 	ctx := tctx(t, 10*time.Second)
