@@ -7,6 +7,20 @@
 // the runtime only through Env, which interp provides; interp's replay engine
 // (retries, waits, timeouts, optional/skip, results, masking) wraps every
 // call. An Impl runs one attempt of an action.
+//
+// Choices the spec leaves open, made here:
+//   - screenshot without path: writes a new file in the OS temp folder
+//     (rpa-screenshot-*.png) and returns its path;
+//   - download without to: saves into $TMPDIR/rpa-downloads;
+//   - upload paths are resolved against the working folder and must exist
+//     (a missing file fails at once, without retries);
+//   - table with no header rows takes its first body row as the header;
+//     a column without header text is keyed "col N"; header "none" returns
+//     the header and body rows (tfoot left out, as everywhere);
+//   - tab "URL pattern" picks the newest matching tab; tab N counts tabs
+//     oldest first (Browser.Pages);
+//   - ask without a Host.Ask fails with kind hitl_declined, exec without a
+//     Host.Exec with exec_refused, llm without a Host.LLM with browser.
 package stdlib
 
 import (
