@@ -8,6 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -364,4 +367,51 @@ func TestVariants(t *testing.T) {
 	for _, v := range variants(e) {
 		t.Run(v.name, func(t *testing.T) { v.run(t, 0) })
 	}
+}
+
+// TestSpeedTable measures the variants interleaved (one run of each per
+// round, so a load spike on a shared machine hits all of them alike) and
+// logs median and minimum ms/flow with the ratio to the floor's median.
+// It runs only when RPA_BENCH_ROUNDS is set:
+//
+//	RPA_BENCH_ROUNDS=15 go test ./bench -run TestSpeedTable -v
+func TestSpeedTable(t *testing.T) {
+	rounds, _ := strconv.Atoi(os.Getenv("RPA_BENCH_ROUNDS"))
+	if rounds <= 0 {
+		t.Skip("set RPA_BENCH_ROUNDS=N to measure")
+	}
+	e := setup(t)
+	defer e.close()
+	vs := variants(e)
+	times := make([][]float64, len(vs))
+	for _, v := range vs {
+		v.run(t, -1) // warm the caches, untimed
+	}
+	for r := 0; r < rounds; r++ {
+		for i, v := range vs {
+			start := time.Now()
+			v.run(t, r)
+			times[i] = append(times[i], float64(time.Since(start).Microseconds())/1000)
+		}
+	}
+	med := func(xs []float64) float64 {
+		s := append([]float64(nil), xs...)
+		sort.Float64s(s)
+		return s[len(s)/2]
+	}
+	floor := map[string]float64{}
+	for i, v := range vs {
+		if strings.HasSuffix(v.name, "/floor") {
+			floor[strings.TrimSuffix(v.name, "/floor")] = med(times[i])
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%-20s %10s %10s %8s\n", "variant", "median ms", "min ms", "÷ floor")
+	for i, v := range vs {
+		s := append([]float64(nil), times[i]...)
+		sort.Float64s(s)
+		group := v.name[:strings.Index(v.name, "/")]
+		fmt.Fprintf(&b, "%-20s %10.0f %10.0f %8.2f\n", v.name, med(s), s[0], med(s)/floor[group])
+	}
+	t.Logf("%d rounds:%s", rounds, b.String())
 }
