@@ -12,6 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/launcher"
+
+	"github.com/rpa-dev/rpa/drivers"
+	rodd "github.com/rpa-dev/rpa/drivers/rod"
 	"github.com/rpa-dev/rpa/internal/demoapp"
 )
 
@@ -421,5 +426,67 @@ func TestDemo(t *testing.T) {
 	}
 	if r := rpaRun(t, "demo", "--flow", "nope"); r.code != 2 || !strings.Contains(r.stderr, "query_power_data") {
 		t.Errorf("unknown flow: exit %d, stderr %s", r.code, r.stderr)
+	}
+}
+
+// --browser ws://... attaches to a running Chromium instead of launching,
+// and leaves it running with the tab it used closed.
+func TestRunRemoteBrowser(t *testing.T) {
+	base := demoURL(t)
+	bin, err := rodd.FindBrowser("")
+	if err != nil {
+		t.Skip(err)
+	}
+	args, err := rodd.Args(drivers.LaunchOptions{UserDataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	parser := launcher.NewURLParser()
+	cmd.Stderr = parser
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	}()
+	var ws string
+	select {
+	case u := <-parser.URL:
+		if ws, err = launcher.ResolveURL(u); err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("chromium did not start")
+	}
+	for i := 0; i < 2; i++ { // twice: the browser survives the first run
+		r := rpaRun(t, "run", refFlow, "--browser", ws, "--arg", "username=admin", "--arg", "password="+testPassword,
+			"--arg", "base_url="+base, "--arg", "region=510100", "--json")
+		if r.code != 0 {
+			t.Fatalf("run %d: exit %d\nstderr:\n%s", i, r.code, r.stderr)
+		}
+		if res := decode(t, r); res.Outputs["count"] != 30.0 {
+			t.Errorf("run %d: count %v, want 30", i, res.Outputs["count"])
+		}
+		if ents, _ := os.ReadDir(filepath.Join(r.home, "tmp")); len(ents) != 0 {
+			t.Errorf("a profile was made for a remote browser: %v", ents)
+		}
+	}
+	// Only the initial tab is left.
+	br := rod.New().ControlURL(ws)
+	if err := br.Connect(); err != nil {
+		t.Fatal(err)
+	}
+	defer br.Close()
+	pages, err := br.Pages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pages {
+		if info, err := p.Info(); err == nil && strings.Contains(info.URL, base) {
+			t.Errorf("tab %s left open", info.URL)
+		}
 	}
 }
