@@ -3,9 +3,18 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"io"
+	"math/big"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -60,10 +69,14 @@ type proc struct {
 }
 
 func startProc(t *testing.T, home string, args ...string) *proc {
+	return startProcEnv(t, home, nil, args...)
+}
+
+func startProcEnv(t *testing.T, home string, env []string, args ...string) *proc {
 	t.Helper()
 	p := &proc{lines: make(chan string, 256), done: make(chan struct{})}
 	p.cmd = exec.Command(linkBin(t), args...)
-	p.cmd.Env = append(os.Environ(), "RPA_HOME="+home)
+	p.cmd.Env = append(append(os.Environ(), "RPA_HOME="+home), env...)
 	errPipe, err := p.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -113,12 +126,12 @@ func (p *proc) waitExit(t *testing.T, d time.Duration) int {
 	}
 }
 
-var listenRE = regexp.MustCompile(`listening on http://([0-9.:]+)/`)
+var listenRE = regexp.MustCompile(`listening on https?://([0-9.:]+)/`)
 
 // startGatewayProc starts `rpa gateway` and returns it with its address.
-func startGatewayProc(t *testing.T, home, listen string) (*proc, string) {
+func startGatewayProc(t *testing.T, home, listen string, extra ...string) (*proc, string) {
 	t.Helper()
-	p := startProc(t, home, "gateway", "--listen", listen, "--token", linkToken)
+	p := startProc(t, home, append([]string{"gateway", "--listen", listen, "--token", linkToken}, extra...)...)
 	timeout := time.After(20 * time.Second)
 	for {
 		select {
@@ -140,10 +153,14 @@ type devicesOut struct {
 }
 
 func getDevices(addr string) (devicesOut, error) {
+	return getDevicesWith(http.DefaultClient, "http://"+addr)
+}
+
+func getDevicesWith(hc *http.Client, base string) (devicesOut, error) {
 	var out devicesOut
-	req, _ := http.NewRequest("GET", "http://"+addr+"/devices", nil)
+	req, _ := http.NewRequest("GET", base+"/devices", nil)
 	req.Header.Set("Authorization", "Bearer "+linkToken)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		return out, err
 	}
@@ -276,4 +293,69 @@ func captureStderr(t *testing.T, w *strings.Builder, fn func() int) int {
 	pw.Close()
 	<-done
 	return code
+}
+
+// TestConnectOverTLS: `rpa gateway --tls-cert/--tls-key` and `rpa connect wss://...` (the desktop
+// trusts the test certificate through SSL_CERT_FILE).
+func TestConnectOverTLS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short: builds the binary")
+	}
+	home := t.TempDir()
+	certPEM, keyPEM := selfSigned(t)
+	certFile, keyFile := filepath.Join(home, "cert.pem"), filepath.Join(home, "key.pem")
+	if err := os.WriteFile(certFile, certPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, keyPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	flows := filepath.Join(home, "flows")
+	_ = os.MkdirAll(flows, 0o755)
+	_ = os.WriteFile(filepath.Join(flows, "hello.flow"), []byte(helloFlow), 0o644)
+	_, addr := startGatewayProc(t, home, "127.0.0.1:0", "--tls-cert", certFile, "--tls-key", keyFile)
+	startProcEnv(t, home, []string{"SSL_CERT_FILE=" + certFile}, "connect", "wss://"+addr+"/ws", "--device-id", "tls1", "--token", linkToken, "--flows", flows)
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(certPEM)
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		d, err := getDevicesWith(hc, "https://"+addr)
+		if err == nil && len(d.Devices) == 1 && d.Devices[0].DeviceID == "tls1" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("desktop never registered over wss: %+v %v", d, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// selfSigned makes a certificate for 127.0.0.1 (PEM cert and key).
+func selfSigned(t *testing.T) ([]byte, []byte) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "rpa-test"},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(time.Hour),
+		IPAddresses:           []net.IP{net.ParseIP("127.0.0.1")},
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb})
 }
