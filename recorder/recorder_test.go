@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -58,12 +59,16 @@ func newSite(t *testing.T) *site {
 	return s
 }
 
+// take returns the events reported since the last call, sorted: the
+// pages report with fetch, and two reports close together may arrive in
+// either order.
 func (s *site) take() []string {
 	time.Sleep(300 * time.Millisecond) // the pages' last reports
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := s.events
 	s.events = nil
+	sort.Strings(out)
 	return out
 }
 
