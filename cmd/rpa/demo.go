@@ -151,8 +151,10 @@ func loadEmbeddedFlows() (map[string]*lang.Flow, diag.Diagnostics) {
 	return out, all
 }
 
-// tableColumns are the demo table's columns in display order.
-var tableColumns = []string{"date", "region", "kWh", "peak", "valley", "cost"}
+// tableColumns are the demo table's columns in display order; the region
+// (the same on every row, in CJK characters that tabwriter cannot
+// measure) goes in the count line instead.
+var tableColumns = []string{"date", "kWh", "peak", "valley", "cost"}
 
 // printRows prints outputs.rows (a list of maps keyed by the table's
 // header) as an aligned table with a count line; false when outputs holds
@@ -177,6 +179,19 @@ func printRows(w io.Writer, outputs any) bool {
 		fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
 	}
 	_ = tw.Flush()
-	fmt.Fprintf(w, "%d rows\n", len(rows))
+	regions := map[string]bool{}
+	var names []string
+	for _, r := range rows {
+		row, _ := r.(map[string]any)
+		if s, ok := row["region"].(string); ok && !regions[s] {
+			regions[s] = true
+			names = append(names, s)
+		}
+	}
+	fmt.Fprintf(w, "%d rows", len(rows))
+	if len(names) > 0 {
+		fmt.Fprintf(w, " · region %s", strings.Join(names, ", "))
+	}
+	fmt.Fprintln(w)
 	return true
 }
