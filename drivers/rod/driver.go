@@ -106,7 +106,6 @@ func Args(opts drivers.LaunchOptions) ([]string, error) {
 	l := launcher.New()
 	l.Delete(flags.Leakless)
 	l.Delete(flags.Bin)
-	l.Delete("no-startup-window")
 	l.Set(flags.UserDataDir, abs)
 	l.Set(flags.RemoteDebuggingPort, "0")
 	if opts.Show {

@@ -44,12 +44,22 @@ func TestLaunchCloseLeavesNoProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if pages, err := b.Pages(ctx); err != nil || len(pages) != 0 {
+		t.Errorf("a fresh browser has %d tabs (%v), want none", len(pages), err)
+	}
 	p, err := b.NewPage(ctx, url("basic.html"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := text(t, p, "#title"); got != "Basic page" {
 		t.Fatalf("title %q", got)
+	}
+	p2, err := b.NewPage(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pages, err := b.Pages(ctx); err != nil || len(pages) != 2 || pages[0] != p || pages[1] != p2 {
+		t.Errorf("pages = %v, %v; want the two tabs oldest first", pages, err)
 	}
 	v, err := p.Eval(ctx, `() => [innerWidth, innerHeight]`)
 	if err != nil {

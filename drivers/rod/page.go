@@ -137,6 +137,13 @@ func (p *page) loop(events <-chan *rod.Message) {
 				if e.Name == "init" {
 					// a new document started loading
 					p.loaderID = e.LoaderID
+					if len(p.lifecycle) > 16 { // forget old documents
+						for l := range p.lifecycle {
+							if l != e.LoaderID {
+								delete(p.lifecycle, l)
+							}
+						}
+					}
 				}
 				p.notify()
 				p.mu.Unlock()

@@ -541,7 +541,9 @@ func TestDownloads(t *testing.T) {
 func TestFormRead(t *testing.T) {
 	p := open(t, "form.html")
 	ctx := tctx(t, 10*time.Second)
+	fill(t, p, "#f-email", "old@y.z")
 	fill(t, p, "#f-email", "x@y.z")
+	fill(t, p, "#f-num", "1234")
 	fill(t, p, "#f-num", "42")
 	fill(t, p, "#f-date", "2024-02-29")
 	fill(t, p, "#f-color", "#ff0000")
