@@ -168,7 +168,80 @@ func (r *runner) run(fr *frame, x *ast.ExprSrc, sc *Scope) (any, error) {
 		}
 		return nil, errAt(x, stdlib.KindExpression, "", err, "%s: %s", strings.TrimSpace(x.Source), msg)
 	}
+	// A string computed from a secret that does not show it verbatim
+	// (upper(password), a hash ...) is a secret itself.
+	if str, ok := v.(string); ok && str != "" && !r.mask.Empty() && !r.hasSecret(str) && r.derivesSecret(x, sc) {
+		r.mask.Add(str)
+	}
 	return v, nil
+}
+
+// derivesSecret reports whether x reads a name whose value holds a secret:
+// its string result is then a secret too (taint through expressions; a
+// value computed from a secret and returned as a number or inside a list is
+// not followed).
+func (r *runner) derivesSecret(x *ast.ExprSrc, sc *Scope) bool {
+	names, ok := r.idents[x]
+	if !ok {
+		names = identifiers(x.Source)
+		if r.idents == nil {
+			r.idents = map[*ast.ExprSrc][]string{}
+		}
+		r.idents[x] = names
+	}
+	for _, n := range names {
+		if v, ok := sc.Lookup(n); ok {
+			if s, isStr := v.(string); isStr && r.hasSecret(s) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasSecret reports whether s holds a registered secret.
+func (r *runner) hasSecret(s string) bool {
+	return s != "" && !r.mask.Empty() && r.mask.String(s) != s
+}
+
+// identifiers lists the names an expression source reads: identifiers
+// outside string literals and not after a '.' (field names).
+func identifiers(src string) []string {
+	var out []string
+	for i := 0; i < len(src); {
+		c := src[i]
+		switch {
+		case c == '"' || c == '\'' || c == '`':
+			j := i + 1
+			for j < len(src) && src[j] != c {
+				if src[j] == '\\' && c != '`' {
+					j++
+				}
+				j++
+			}
+			i = j + 1
+		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			j := i
+			for j < len(src) && (src[j] == '_' || src[j] >= 'a' && src[j] <= 'z' || src[j] >= 'A' && src[j] <= 'Z' || src[j] >= '0' && src[j] <= '9') {
+				j++
+			}
+			k := i - 1
+			for k >= 0 && (src[k] == ' ' || src[k] == '\t') {
+				k--
+			}
+			if k < 0 || src[k] != '.' || (k > 0 && src[k-1] == '.') {
+				out = append(out, src[i:j])
+			}
+			i = j
+		case c >= '0' && c <= '9':
+			for i < len(src) && (src[i] == '.' || src[i] == '_' || src[i] >= '0' && src[i] <= '9' || src[i] >= 'a' && src[i] <= 'z' || src[i] >= 'A' && src[i] <= 'Z') {
+				i++
+			}
+		default:
+			i++
+		}
+	}
+	return out
 }
 
 func firstLine(s string) string {

@@ -63,6 +63,21 @@ func (m *Mask) Add(s string) {
 	m.rep = strings.NewReplacer(pairs...)
 }
 
+// IsSecret reports whether s is a registered secret (exactly).
+func (m *Mask) IsSecret(s string) bool {
+	if m == nil || s == "" {
+		return false
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	for _, x := range m.secrets {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
 // Empty reports whether no secret is registered.
 func (m *Mask) Empty() bool {
 	if m == nil {

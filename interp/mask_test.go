@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -32,5 +33,50 @@ func TestMaskForms(t *testing.T) {
 	}
 	if jsonOf(v) != `{"keep":"zz","list":["ab",1,{"ab":"x"}]}` {
 		t.Fatal("input modified:", jsonOf(v))
+	}
+}
+
+func TestIdentifiers(t *testing.T) {
+	tests := map[string]string{
+		`upper(password)`:              "upper password",
+		`"pw=" + pw + 'x y'`:           "pw",
+		`row.password + user`:          "row user",
+		`m["k"].v ?? 1.5e3`:            "m",
+		"`raw ` + a .. b":              "a b",
+		`f(x) > 0 and not y.z.w`:       "f x and not y",
+		`"esc \" quote" + q`:           "q",
+		`len(split(secret, "-")) == 2`: "len split secret",
+	}
+	for in, want := range tests {
+		if got := strings.Join(identifiers(in), " "); got != want {
+			t.Errorf("%s: %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestDerivedSecrets(t *testing.T) {
+	b := newBrowser(stdPage)
+	src := `flow t
+param pw: secret
+param user: string = "alice"
+u = upper(pw)
+body = "user=" + user + "&pw=" + pw
+log "upper: {{ upper(pw) }}"
+log u
+log body
+log "user {{ user }}"
+p = "{{ pw }}-x"
+x = lower(p)
+return [u, body, x, user, len(pw)]
+`
+	res := mustRun(t, load(t, src), Options{Browser: b, Args: map[string]any{"pw": "Hunter2"}})
+	all := jsonOf(res)
+	for _, leak := range []string{"HUNTER2", "Hunter2", "hunter2"} {
+		if strings.Contains(all, leak) {
+			t.Fatalf("%s leaked: %s", leak, all)
+		}
+	}
+	if jsonOf(res.Outputs) != `["***","user=alice\u0026pw=***","***","alice",7]` || res.Log[3] != "user alice" {
+		t.Fatalf("%s %q", jsonOf(res.Outputs), res.Log)
 	}
 }

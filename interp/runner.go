@@ -46,6 +46,7 @@ type runner struct {
 	pageFns  lang.PageFuncs
 	dialogFn func() []map[string]any
 	compiled map[*ast.ExprSrc]*vm.Program
+	idents   map[*ast.ExprSrc][]string
 }
 
 // runOptions are Options without the lang dependency.

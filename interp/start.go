@@ -46,7 +46,7 @@ func start(ctx context.Context, fl flowInfo, o runOptions) (*Result, drivers.Pag
 	res := r.res
 	// Copy so an abandoned goroutine can never race with the caller.
 	cp := *res
-	cp.Results = append([]*StepResult(nil), res.Results...)
+	cp.Results = append(make([]*StepResult, 0, len(res.Results)), res.Results...)
 	cp.Log = append([]string(nil), res.Log...)
 	return &cp, r.page
 }
