@@ -232,6 +232,9 @@ func (sd *side) url(u string) ast.Expr {
 	case base != "" && strings.HasPrefix(u, base) && (len(u) == len(base) || strings.ContainsAny(u[len(base):len(base)+1], "/?#")):
 		rel = u[len(base):]
 	default:
+		if base == "" && strings.HasPrefix(u, "/") {
+			sd.warn(sd.cmd, "command %d (open): relative URL %q and the project has no url; the flow opens it as written", sd.n, u)
+		}
 		return sd.tmpl(u)
 	}
 	sd.ensureBase()
