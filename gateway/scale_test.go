@@ -193,3 +193,32 @@ func BenchmarkForwardPaired(b *testing.B) {
 	b.ReportMetric(pct(gl, 50)-pct(dl, 50), "overhead-p50-µs")
 	b.ReportMetric(pct(gl, 99)-pct(dl, 99), "overhead-p99-µs")
 }
+
+// TestReconnectStorm200: 200 desktops with the default backoff, the gateway down 3 s and back:
+// all re-register within the goal (2 s after it is back, plus their initialization).
+func TestReconnectStorm200(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	x := startGateway(t, "", Options{})
+	const n = 200
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("pc%03d", i)
+		names := append([]string{"only_" + id}, sharedTools...)
+		startDesk(t, x.wsURL(), id, deskServer(id, nil, "only_"+id), func(o *connect.Options) {
+			o.Backoff = connect.Backoff{}
+			o.ToolNames = func() []string { return names }
+		})
+	}
+	x.waitDevices(t, n)
+	x.kill()
+	time.Sleep(3 * time.Second)
+	back := time.Now()
+	y := startGateway(t, x.addr, Options{})
+	y.waitDevices(t, n)
+	took := time.Since(back)
+	t.Logf("%d desktops re-registered %v after the gateway was back", n, took.Round(time.Millisecond))
+	if took > 5*time.Second {
+		t.Errorf("re-registration of %d desktops took %v", n, took)
+	}
+}
