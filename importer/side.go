@@ -453,7 +453,15 @@ func (sd *side) command(cmd, target, value string) {
 	case cmd == "setSpeed" || cmd == "debugger":
 		sd.comment(fmt.Sprintf("%s %s: replay pacing, not part of the flow", cmd, target))
 	case cmd == "type":
-		withSel(func(sels []string) { sd.emit(act("fill", selExpr(sels), sd.fieldValue(cmd, sels, target, value))) })
+		withSel(func(sels []string) {
+			if loc := keyRefRe.FindStringIndex(value); loc != nil {
+				// keys inside a typed value: fill the text, then send the rest
+				sd.emit(act("fill", selExpr(sels), sd.fieldValue(cmd, sels, target, value[:loc[0]])))
+				sd.sendKeys(sels, target, value[loc[0]:])
+				return
+			}
+			sd.emit(act("fill", selExpr(sels), sd.fieldValue(cmd, sels, target, value)))
+		})
 	case cmd == "sendKeys":
 		withSel(func(sels []string) { sd.sendKeys(sels, target, value) })
 	case cmd == "select":

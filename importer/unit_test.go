@@ -257,3 +257,17 @@ func TestDur(t *testing.T) {
 	}
 	_ = ast.Pos{}
 }
+
+func TestSideKeys(t *testing.T) {
+	src := `{"version": "2.0", "url": "http://h", "tests": [{"name": "k", "commands": [
+		{"command": "type", "target": "id=q", "value": "kWh${KEY_ENTER}"},
+		{"command": "sendKeys", "target": "name=q", "value": "${KEY_TAB}x${KEY_NOPE}"}]}]}`
+	text, ds := importOne(t, "k.side", src, Options{})
+	want := "fill \"#q\" \"kWh\"\npress \"Enter\" on: \"#q\"\npress \"Tab\" on: \"[name=\\\"q\\\"]\"\ntype \"[name=\\\"q\\\"]\" \"x\"\n"
+	if !strings.Contains(text, want) {
+		t.Errorf("got\n%s\nwant\n%s", text, want)
+	}
+	if len(ds) != 1 || !strings.Contains(ds[0], "KEY_NOPE") {
+		t.Errorf("want one diagnostic about ${KEY_NOPE}, got %v", ds)
+	}
+}
