@@ -237,6 +237,14 @@ func TestReadsAndScroll(t *testing.T) {
 	if _, err := p.Count(ctx, "a[[["); err == nil || !strings.Contains(err.Error(), "bad CSS selector") {
 		t.Errorf("bad selector: %v", err)
 	}
+	for _, bad := range []string{"", "text=", "aria/", "pierce/", "xpath="} {
+		if _, _, err := p.Locate(ctx, []string{bad}, drivers.ForRead); err == nil || !strings.Contains(err.Error(), "empty selector") {
+			t.Errorf("Locate(%q): %v", bad, err)
+		}
+	}
+	if _, err := p.Count(ctx, "xpath=//*[@"); err == nil {
+		t.Error("bad xpath accepted")
+	}
 	body, err := p.Text(ctx)
 	if err != nil || !strings.Contains(body, "Hello rpa world") || strings.Contains(body, "Secret text") {
 		t.Errorf("page text = %q, %v", body, err)

@@ -226,6 +226,11 @@
 
   // ---- selectors ----
   function parse(sel) {
+    const p = parseRaw(sel);
+    if (!p.q) throw new Error('empty selector ' + JSON.stringify(String(sel)));
+    return p;
+  }
+  function parseRaw(sel) {
     const s = String(sel).trim();
     let m;
     if (s.startsWith('xpath=')) return { kind: 'xpath', q: s.slice(6) };
