@@ -276,16 +276,26 @@ func (c *Client) register() mcpws.Register {
 func (c *Client) runLink(ctx context.Context, link *mcpws.Link) string {
 	s := newSession(c)
 	c.mu.Lock()
-	c.link, c.cur = link, s
 	c.sessions[s] = struct{}{}
 	c.mu.Unlock()
 	if _, err := c.opts.Server.Connect(ctx, s, nil); err != nil {
 		c.detach(link, s)
 		return "server session: " + err.Error()
 	}
-	if err := link.WriteJSON(c.register()); err != nil {
+	// register is the link's first frame: the link becomes current (so anything else may be
+	// written to it) only after it.
+	first := c.register()
+	if err := link.WriteJSON(first); err != nil {
 		c.detach(link, s)
 		return "register: " + err.Error()
+	}
+	c.mu.Lock()
+	c.link, c.cur = link, s
+	c.mu.Unlock()
+	// A tool change between building that register and now would be missed: send again if
+	// the list moved meanwhile.
+	if again := c.register(); strings.Join(again.AvailableTools, "\x00") != strings.Join(first.AvailableTools, "\x00") {
+		_ = link.WriteJSON(again)
 	}
 	c.setState(StateUp, "remote", link.RemoteAddr())
 	stop := context.AfterFunc(ctx, func() { link.Close() })
