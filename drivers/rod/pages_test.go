@@ -582,3 +582,15 @@ func TestFormRead(t *testing.T) {
 	click(t, p, "#f-submit")
 	waitResult(t, p, `{"text":"preset","pass":"len7","email":"x@y.z","num":"42","date":"2024-02-29","color":"#ff0000","range":"5","notes":"two\nlines","country":"fr","tags":["a","c"],"agree":"on","topics":["news","sport","tech"],"size":"l","token":"t0k"}`)
 }
+
+func TestMaskedInputs(t *testing.T) {
+	p := open(t, "masked.html")
+	fill(t, p, "#phone", "1234567890")
+	fill(t, p, "aria/Card number", "4111-1111-1111-1111")
+	fill(t, p, "#card", "5500000000000004")
+	click(t, p, "#save")
+	waitResult(t, p, "saved:(123) 456-7890|5500 0000 0000 0004")
+	fill(t, p, "#card", "")
+	click(t, p, "#save")
+	waitResult(t, p, "saved:(123) 456-7890|")
+}
