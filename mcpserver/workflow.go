@@ -159,9 +159,9 @@ func (s *Server) callWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *
 		Events:  events,
 		Host:    s.host(),
 	})
-	if page != nil {
-		l.SetPage(page)
-	}
+	// nil (the flow closed its last tab): the next reader falls back to
+	// the newest open tab.
+	l.SetPage(page)
 	if res == nil {
 		return nil, rpcError(CodeBuiltinFailed, "the interpreter returned no result", nil)
 	}
