@@ -12,6 +12,12 @@
 
   const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
   const textLike = (el) => el && ((el.tagName === 'INPUT' && !/^(checkbox|radio|file|submit|button|reset|image|range|color|hidden)$/i.test(el.type)) || el.tagName === 'TEXTAREA');
+  // editableRoot is the contenteditable element holding el, or null.
+  function editableRoot(el) {
+    if (!el || !el.isContentEditable) return null;
+    while (el.parentElement && el.parentElement.isContentEditable) el = el.parentElement;
+    return el;
+  }
 
   function generatedID(id) {
     return /\d{3,}|^\d|:|^(ember|react|mui|rc-|radix|headlessui|yui|ext-)|[a-f0-9]{8,}|__|[A-Za-z]+_[A-Za-z0-9]{6,}$/i.test(id);
@@ -165,7 +171,7 @@
     const v = el.isContentEditable ? el.innerText : el.value;
     if (sent.get(el) === v) return;
     sent.set(el, v);
-    const secret = el.type === 'password' || /pass(word|wd|code)|pwd/i.test((el.name || '') + ' ' + (el.id || ''));
+    const secret = (el.tagName === 'INPUT' && el.type === 'password') || /pass(word|wd|code)|pwd/i.test((el.name || '') + ' ' + (el.id || ''));
     send({ kind: 'fill', value: secret ? '' : v, secret: secret }, el);
   }
   function flushAll() { for (const el of Array.from(pending.keys())) flushField(el); }
@@ -173,7 +179,13 @@
   window.__rpaSel = selectors; // Go asks a parent document for its iframe's selectors (cross-origin frames)
 
   document.addEventListener('input', (e) => {
-    if (e.isTrusted && textLike(e.target)) pending.set(e.target, true);
+    if (!e.isTrusted) return;
+    if (textLike(e.target)) pending.set(e.target, true);
+    else if (editableRoot(e.target)) pending.set(editableRoot(e.target), true);
+  }, true);
+  document.addEventListener('focusout', (e) => {
+    const root = editableRoot(e.target);
+    if (e.isTrusted && root) flushField(root);
   }, true);
   document.addEventListener('change', (e) => {
     if (!e.isTrusted) return;
@@ -191,6 +203,9 @@
   }, true);
   document.addEventListener('keydown', (e) => {
     if (!e.isTrusted || !/^(Enter|Tab|Escape)$/.test(e.key)) return;
+    const root = editableRoot(e.target);
+    if (root && e.key === 'Enter') return; // a new line of the text
+    if (root) flushField(root);
     if (textLike(e.target)) { pending.set(e.target, true); flushField(e.target); }
     send({ kind: 'press', key: e.key });
   }, true);
@@ -198,7 +213,7 @@
     if (e.isTrusted) flushAll();
   }, true);
   document.addEventListener('click', (e) => {
-    if (!e.isTrusted) return;
+    if (!e.isTrusted || editableRoot(e.target)) return; // focusing or placing the caret in an editor
     let el = e.target.closest('a,button,input,select,textarea,label,summary,[role=button],[role=link],[role=tab],[role=menuitem],[role=option],[onclick]') || e.target;
     if (textLike(el) || el.tagName === 'SELECT' || el.tagName === 'OPTION') return; // focusing a field
     if (el.tagName === 'INPUT' && /^(checkbox|radio|file)$/i.test(el.type)) return; // reported on change

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -120,6 +121,7 @@ func TestRecordAndReplay(t *testing.T) {
 	fr.MustElement("#note").MustInput("hello")
 	fr.MustElement("#save").MustClick()
 	fr.MustElementR("#saved", "hello")
+	p.MustElement("#memo").MustInput("a memo")
 	upload, _ := filepath.Abs(filepath.Join("testdata", "upload.txt"))
 	p.MustElement("#doc").MustSetFiles(upload) // what the file chooser does
 	p.MustElement("#open").MustClick()
@@ -140,6 +142,11 @@ func TestRecordAndReplay(t *testing.T) {
 	pop.MustClose()
 	p.MustElement("#inc").MustClick()
 	recorded := st.take()
+	for _, w := range []string{"login=alice/eu/ok/1", "search=kWh", "note=hello", "memo=a memo", "upload=upload.txt:13", "ack=1", "count=3"} {
+		if !slices.Contains(recorded, w) {
+			t.Errorf("the session did not do %q (pages saw %v)", w, recorded)
+		}
+	}
 
 	file, ds := sess.Stop()
 	if ds.HasErrors() {
