@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -63,7 +64,7 @@ func postRPC(t *testing.T, url, token, session string, msg map[string]any) (int,
 
 func TestHTTPTokenAndCodes(t *testing.T) {
 	st := newSite(t)
-	s, _ := newServer(t, Options{FlowsDir: copyFlows(t, "hit.flow"), Pool: newPool(t)})
+	s, _ := newServer(t, Options{FlowsDir: copyFlows(t, "hit.flow", "slow.flow"), Pool: newPool(t)})
 	hs := httptest.NewServer(s.HTTPHandler("tok-123"))
 	t.Cleanup(hs.Close) // after the client sessions (cleanups run last-in first-out)
 	init := map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
@@ -102,8 +103,32 @@ func TestHTTPTokenAndCodes(t *testing.T) {
 	os.WriteFile(filepath.Join(s.opts.FlowsDir, "watched.flow"), []byte(watchFlow), 0o644)
 	waitChanged(t, ev)
 	lt, err := cs.ListTools(context.Background(), nil)
-	if err != nil || len(lt.Tools) != 4 {
+	if err != nil || len(lt.Tools) != 5 {
 		t.Fatalf("tools over HTTP after add: %v %d", err, len(lt.Tools))
+	}
+
+	// Progress and cancellation over HTTP: the slow flow stops and its
+	// profile serves the next call.
+	ctx, cancel := context.WithCancel(context.Background())
+	params := &mcp.CallToolParams{Name: "workflow_slow", Arguments: map[string]any{"base_url": st.URL}}
+	params.SetProgressToken("h")
+	done := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, params)
+		done <- err
+	}()
+	waitUntil(t, func() bool { return len(ev.progressMessages()) >= 2 })
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("cancelled HTTP call did not return")
+	}
+	rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer rcancel()
+	res, err = cs.CallTool(rctx, &mcp.CallToolParams{Name: "browser_read", Arguments: map[string]any{"action": "url"}})
+	if err != nil || !strings.HasSuffix(textOf(t, res), "/table") {
+		t.Fatalf("profile after a cancelled HTTP call: %v %v", err, res)
 	}
 }
 
