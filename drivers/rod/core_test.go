@@ -177,6 +177,25 @@ func TestNavigation(t *testing.T) {
 	}
 }
 
+func TestScriptRedirect(t *testing.T) {
+	p := open(t, "basic.html")
+	ctx := tctx(t, 10*time.Second)
+	if err := p.Navigate(ctx, url("redirect.html?x=1")); err != nil {
+		t.Fatal(err)
+	}
+	if u, _ := p.URL(ctx); !strings.HasSuffix(u, "/basic2.html?x=1") {
+		t.Errorf("url after redirect = %s", u)
+	}
+	q, err := testBrowser.NewPage(ctx, url("redirect.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	if got := text(t, q, "#title"); got != "Second page" {
+		t.Errorf("new tab after redirect: %q", got)
+	}
+}
+
 func TestWaitIdle(t *testing.T) {
 	p := open(t, "basic.html")
 	ctx := tctx(t, 10*time.Second)

@@ -29,6 +29,8 @@ type page struct {
 	closed    bool
 	loaderID  proto.NetworkLoaderID // current main-frame document
 	lifecycle map[proto.NetworkLoaderID]map[string]bool
+	loaderSeq map[proto.NetworkLoaderID]int64 // order in which documents were first seen
+	seqNext   int64
 	navSeq    int64 // main-frame navigations seen (incl. same-document)
 	lastNav   navRecord
 	dialogs   []drivers.Dialog
@@ -54,6 +56,7 @@ func newPage(b *browser, rp *rod.Page) *page {
 		targetID:  rp.TargetID,
 		wake:      make(chan struct{}),
 		lifecycle: map[proto.NetworkLoaderID]map[string]bool{},
+		loaderSeq: map[proto.NetworkLoaderID]int64{},
 		inflight:  map[proto.NetworkRequestID]bool{},
 		lastNet:   time.Now(),
 	}
@@ -132,6 +135,8 @@ func (p *page) loop(events <-chan *rod.Message) {
 				if m == nil {
 					m = map[string]bool{}
 					p.lifecycle[e.LoaderID] = m
+					p.seqNext++
+					p.loaderSeq[e.LoaderID] = p.seqNext
 				}
 				m[string(e.Name)] = true
 				if e.Name == "init" {
@@ -141,6 +146,7 @@ func (p *page) loop(events <-chan *rod.Message) {
 						for l := range p.lifecycle {
 							if l != e.LoaderID {
 								delete(p.lifecycle, l)
+								delete(p.loaderSeq, l)
 							}
 						}
 					}
@@ -253,6 +259,24 @@ func (p *page) hasLifecycle(l proto.NetworkLoaderID, name string) bool {
 	return m != nil && (m[name] || (name == "DOMContentLoaded" && m["load"]))
 }
 
+// loadedSince reports whether document l, or a document that replaced it
+// (a script redirect before l finished), reached DOMContentLoaded.
+func (p *page) loadedSince(l proto.NetworkLoaderID) bool {
+	if p.hasLifecycle(l, "DOMContentLoaded") {
+		return true
+	}
+	seq, ok := p.loaderSeq[l]
+	if !ok {
+		return false
+	}
+	for other, s := range p.loaderSeq {
+		if s > seq && p.hasLifecycle(other, "DOMContentLoaded") {
+			return true
+		}
+	}
+	return false
+}
+
 // Navigate opens url and waits for the new document's DOMContentLoaded.
 func (p *page) Navigate(ctx context.Context, url string) error {
 	res, err := proto.PageNavigate{URL: url}.Call(p.rp.Context(ctx))
@@ -265,7 +289,7 @@ func (p *page) Navigate(ctx context.Context, url string) error {
 	if res.LoaderID == "" { // same-document navigation
 		return nil
 	}
-	err = p.waitFor(ctx, func() bool { return p.hasLifecycle(res.LoaderID, "DOMContentLoaded") })
+	err = p.waitFor(ctx, func() bool { return p.loadedSince(res.LoaderID) })
 	if err != nil {
 		return navErr(ctx, url, err)
 	}
@@ -307,7 +331,7 @@ func (p *page) historyNav(ctx context.Context, what string, do func() error) err
 	if nav.sameDoc || nav.restored {
 		return nil
 	}
-	if err := p.waitFor(ctx, func() bool { return p.hasLifecycle(nav.loaderID, "DOMContentLoaded") }); err != nil {
+	if err := p.waitFor(ctx, func() bool { return p.loadedSince(nav.loaderID) }); err != nil {
 		return navErr(ctx, what, err)
 	}
 	return nil
