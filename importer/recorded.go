@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/rpa-dev/rpa/lang/ast"
 	"github.com/rpa-dev/rpa/lang/diag"
@@ -27,7 +28,8 @@ type RecordedStep struct {
 	// Kind is one of: nav (a top-level navigation the person asked for:
 	// address bar, start URL), pagenav (one the page asked for: a link, a
 	// form, a script), click, dblclick, fill, select, check, uncheck,
-	// press, upload, close (a tab closed).
+	// press, upload, close (a tab closed), newtab (a tab the person opened,
+	// not the page).
 	Kind string
 	// Time orders steps across tabs (ms since the epoch).
 	Time int64
@@ -79,7 +81,7 @@ func FromRecording(r *Recording) (*ast.File, diag.Diagnostics) {
 	b := newBuilder(newSource(r.Name+".flow", nil), &ds, false)
 	steps := append([]RecordedStep(nil), r.Steps...)
 	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Time < steps[j].Time })
-	rb := &recBuilder{builder: b, rec: r, seen: map[string]bool{"": true}, firstNav: map[string]bool{}}
+	rb := &recBuilder{builder: b, rec: r, seen: map[string]bool{"": true}, firstNav: map[string]bool{}, alias: map[string]string{}, opener: map[string]string{}, tabURL: map[string]string{}}
 	if u, err := url.Parse(r.StartURL); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
 		rb.origin = u.Scheme + "://" + u.Host
 		b.param("base_url", "string", lit(rb.origin), "Address of the site (origin of the recorded pages)")
@@ -127,13 +129,24 @@ type recBuilder struct {
 	frames  [][]string // selectors of the open frame blocks
 	// firstNav marks tabs whose first navigation was seen
 	firstNav map[string]bool
+	// alias maps a tab the person opened (not the page) to the tab the
+	// flow stays in
+	alias map[string]string
+	// opener is the tab that was current when a tab was first switched to
+	opener map[string]string
+	// tabURL is each tab's last known URL (to find it again)
+	tabURL map[string]string
 }
 
 func (rb *recBuilder) tabOf(s *RecordedStep) string {
-	if s.Target == rb.rec.MainTab {
+	t := s.Target
+	if a, ok := rb.alias[t]; ok {
+		t = a
+	}
+	if t == rb.rec.MainTab {
 		return ""
 	}
-	return s.Target
+	return t
 }
 
 func (rb *recBuilder) urlExpr(u string) *ast.StringLit {
@@ -178,9 +191,11 @@ func (rb *recBuilder) switchTo(s *RecordedStep) {
 		case !rb.seen[tab]:
 			rb.comment("the tab the previous step opened")
 			rb.emit(act("tab", lit("last")))
+			rb.opener[tab] = rb.target
 		default:
-			rb.comment("back to the tab at " + s.URL)
-			rb.emit(act("tab", rb.urlExpr(s.URL)))
+			u := rb.tabURL[tab]
+			rb.comment("back to the tab at " + u)
+			rb.emit(act("tab", rb.urlExpr(u)))
 		}
 		rb.seen[tab] = true
 		rb.target = tab
@@ -230,6 +245,9 @@ func (rb *recBuilder) valueOf(s *RecordedStep) ast.Expr {
 
 func (rb *recBuilder) step(s *RecordedStep) {
 	tab := rb.tabOf(s)
+	if s.URL != "" && s.Kind != "newtab" && s.Kind != "close" {
+		defer func() { rb.tabURL[tab] = s.URL }()
+	}
 	switch s.Kind {
 	case "nav", "pagenav":
 		if strings.HasPrefix(s.URL, "about:") || strings.HasPrefix(s.URL, "chrome") || strings.HasPrefix(s.URL, "devtools:") {
@@ -261,6 +279,16 @@ func (rb *recBuilder) step(s *RecordedStep) {
 		rb.comment("go to " + s.URL)
 		rb.emit(act("open", rb.urlExpr(s.URL)))
 		return
+	case "newtab":
+		// a tab the person opened (Ctrl+T): a flow cannot open a tab, so
+		// what happens there happens in the current tab
+		cur := rb.target
+		if cur == "" {
+			cur = rb.rec.MainTab
+		}
+		rb.alias[s.Target] = cur
+		rb.diags.Warnf(ast.Range{File: rb.src.name}, "a tab opened by hand (at %s) has no equivalent; its steps run in the current tab", time.UnixMilli(s.Time).UTC().Format("15:04:05"))
+		return
 	case "close":
 		if !rb.seen[tab] {
 			return // a tab the flow never used
@@ -269,7 +297,7 @@ func (rb *recBuilder) step(s *RecordedStep) {
 		rb.closeFrames()
 		rb.comment("close this tab")
 		rb.emit(act("close"))
-		rb.target = "\x00closed" // the next step says where it is
+		rb.target = rb.opener[tab] // where the runtime goes after close
 		return
 	}
 	rb.switchTo(s)

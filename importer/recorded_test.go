@@ -48,3 +48,48 @@ func TestFromRecording(t *testing.T) {
 		t.Errorf("lang.Load: %v\n%s", lds, text)
 	}
 }
+
+func TestFromRecordingTabs(t *testing.T) {
+	r := &Recording{Name: "tabs", StartURL: "http://h/a", MainTab: "M", Steps: []RecordedStep{
+		{Kind: "nav", Time: 1, Target: "M", URL: "http://h/a"},
+		{Kind: "click", Time: 2, Target: "M", Selectors: []string{"#pop"}, Desc: "link"},
+		{Kind: "pagenav", Time: 3, Target: "P", URL: "http://h/popup"},
+		{Kind: "click", Time: 4, Target: "P", URL: "http://h/popup", Selectors: []string{"#ok"}, Desc: "button"},
+		{Kind: "click", Time: 5, Target: "M", Selectors: []string{"#again"}, Desc: "button"},
+		{Kind: "click", Time: 6, Target: "P", Selectors: []string{"#ok2"}, Desc: "button"},
+		{Kind: "close", Time: 7, Target: "P"},
+		{Kind: "newtab", Time: 8, Target: "N"},
+		{Kind: "nav", Time: 9, Target: "N", URL: "http://h/typed"},
+		{Kind: "click", Time: 10, Target: "N", Selectors: []string{"#n"}, Desc: "button"},
+		{Kind: "close", Time: 11, Target: "Q"}, // a tab the flow never used
+	}}
+	f, ds := FromRecording(r)
+	text := string(format.Flow(f))
+	want := `main_tab = url
+# the tab the previous step opened
+tab "last"
+# click button
+click "#ok"
+# back to the first tab
+tab main_tab
+# click button
+click "#again"
+main_tab = url
+# back to the tab at http://h/popup
+tab "{{base_url}}/popup"
+`
+	if !strings.Contains(text, want) {
+		t.Errorf("got\n%s\nwant it to hold\n%s", text, want)
+	}
+	for _, w := range []string{"close\n", "close\n# go to http://h/typed\nopen \"{{base_url}}/typed\"\n# click button\nclick \"#n\"\n"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("flow lacks %q:\n%s", w, text)
+		}
+	}
+	if len(ds) != 1 || !strings.Contains(ds[0].Summary, "a tab opened by hand") {
+		t.Errorf("want one warning about the tab opened by hand, got %v", ds)
+	}
+	if _, lds := lang.Load("tabs.flow", []byte(text)); lds.HasErrors() {
+		t.Errorf("lang.Load: %v", lds)
+	}
+}

@@ -204,6 +204,9 @@ func (s *Session) watch(ctx context.Context) error {
 	go s.browser.EachEvent(
 		func(e *proto.TargetTargetCreated) {
 			if e.TargetInfo.Type == proto.TargetTargetInfoTypePage && s.mainID != "" {
+				if e.TargetInfo.OpenerID == "" {
+					s.add(importer.RecordedStep{Kind: "newtab", Time: time.Now().UnixMilli(), Target: string(e.TargetInfo.TargetID)})
+				}
 				go s.attach(e.TargetInfo.TargetID, false)
 			}
 		},
