@@ -3,13 +3,16 @@ package yamlflow
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rpa-dev/rpa/lang/ast"
+	"github.com/rpa-dev/rpa/lang/check"
 	"github.com/rpa-dev/rpa/lang/parse"
 )
 
-// FuzzParseYAML: Parse never panics, and whatever parses without errors
+// FuzzParseYAML: Parse and check.File never panic (nor report internal
+// errors), and whatever parses without errors
 // writes and re-parses (without errors) to an ast.Equal tree, and Write is
 // stable on the re-parsed tree.
 // Seeds: the YAML testdata, the YAML form of every .flow testdata file,
@@ -30,8 +33,21 @@ func FuzzParseYAML(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		a, ds := Parse("f.yaml", src)
+		for _, d := range ds {
+			if strings.Contains(d.Summary, "internal error") {
+				t.Fatalf("%s\ninput:\n%s", d.OneLine(), src)
+			}
+		}
 		if ds.HasErrors() || a == nil {
 			return
+		}
+		// The checker must not panic on anything the front end accepts.
+		if _, cds := check.File(a, &check.Options{Folder: map[string]*ast.File{a.Name: a}}); len(cds) > 0 {
+			for _, d := range cds {
+				if strings.Contains(d.Summary, "internal error") {
+					t.Fatalf("%s\ninput:\n%s", d.OneLine(), src)
+				}
+			}
 		}
 		out := Write(a)
 		b, ds2 := Parse("g.yaml", out)

@@ -328,7 +328,7 @@ func actionStep(s *ast.ActionStmt) *yaml.Node {
 		return m
 	case len(s.Args) == 0:
 		add(m, s.Action, scalar("!!null", ""))
-	case len(s.Args) == 1 && !isCompound(s.Args[0]):
+	case len(s.Args) == 1 && !isCompound(s.Args[0]) && !isNull(s.Args[0]):
 		add(m, s.Action, argNode(s, 0))
 	default:
 		l := seq(true)
@@ -346,6 +346,13 @@ func actionStep(s *ast.ActionStmt) *yaml.Node {
 		}
 	}
 	return m
+}
+
+// isNull: a lone null argument must be written as [null]; `ACTION: null`
+// means no arguments.
+func isNull(e ast.Expr) bool {
+	_, ok := e.(*ast.NullLit)
+	return ok
 }
 
 func isCompound(e ast.Expr) bool {
