@@ -73,11 +73,14 @@ func Parse(filename string, src []byte) (f *ast.File, ds diag.Diagnostics) {
 }
 
 // duplicateKeys reports a key given twice in one YAML map (yaml.v3 only
-// does so when decoding into Go values) and any alias.
+// does so when decoding into Go values), non-scalar keys and invalid UTF-8.
 func (p *parser) duplicateKeys(n *yaml.Node, depth int) {
 	if depth > 200 {
 		p.errorf(n, "YAML nested too deeply")
 		return
+	}
+	if n.Kind == yaml.ScalarNode && !utf8.ValidString(n.Value) {
+		p.errorf(n, "invalid UTF-8 in a value")
 	}
 	if n.Kind == yaml.MappingNode {
 		seen := map[string]*yaml.Node{}

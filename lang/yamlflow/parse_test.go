@@ -48,6 +48,7 @@ func TestYAMLMeansFlow(t *testing.T) {
 		{"exec list", "- exec: [[ls, -la]]", "exec [\"ls\", \"-la\"]"},
 		{"map literal arg", "- llm: hi\n  input: {a: [1, two]}", "llm \"hi\" input: {\"a\": [1, \"two\"]}"},
 		{"unicode", "- fill: ['#a', 数据]", "fill \"#a\" \"数据\""},
+		{"option named as", "- click: {args: ['#a'], as: 1}\n  as: r", "r = click \"#a\" as: 1"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -313,7 +313,32 @@ func actionStep(s *ast.ActionStmt) *yaml.Node {
 		return str(s.Action)
 	}
 	m := mapping(false)
+	asOption := false
+	for _, o := range s.Options {
+		if o != nil && o.Name == "as" {
+			asOption = true // at step level it would read back as the target
+		}
+	}
 	switch {
+	case asOption:
+		opts := mapping(true)
+		if len(s.Args) > 0 {
+			l := seq(true)
+			for i := range s.Args {
+				l.Content = append(l.Content, argNode(s, i))
+			}
+			add(opts, "args", l)
+		}
+		for _, o := range s.Options {
+			if o != nil {
+				add(opts, o.Name, optNode(o))
+			}
+		}
+		add(m, s.Action, opts)
+		if s.Target != "" {
+			add(m, "as", str(s.Target))
+		}
+		return m
 	case len(s.Args) == 0 && len(s.Options) > 0:
 		opts := mapping(true)
 		for _, o := range s.Options {
