@@ -61,6 +61,7 @@ func pagesHandler() http.Handler {
 	mux.Handle("/", files)
 	mux.HandleFunc("/data.json", func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(150 * time.Millisecond) // the reference flow's server delay
+		w.Header().Set("Cache-Control", "no-store")
 		files.ServeHTTP(w, r)
 	})
 	mux.HandleFunc("/api/slow", func(w http.ResponseWriter, r *http.Request) {
