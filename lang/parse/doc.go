@@ -11,6 +11,11 @@
 // nesting limits (MaxBlockDepth, MaxBracketDepth) are errors, never stack
 // overflows. Full expressions keep their exact source text (ast.ExprSrc).
 //
+// Positions: Line and Col are 1-based, Col counts bytes; Offset is the
+// byte offset in src. A leading UTF-8 BOM is skipped and not counted in the
+// columns of line 1 (offsets do count it). CRLF line ends and tabs are
+// accepted.
+//
 // Errors are collected, one or more per bad line, with exact positions; the
 // parser resynchronises at the next line.
 package parse

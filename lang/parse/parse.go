@@ -378,6 +378,14 @@ func (p *parser) nextLine() (toks []lexer.Token, bad, eof bool) {
 			}
 		case g.Invalid:
 			lineErr(p.tokRange(t), "%s", invalidMessage(t.Value))
+		case g.String, g.SQString:
+			// Checked here too: a string inside a full expression is
+			// never lowered by the parser.
+			if !stringClosed(t.Value) {
+				lineErr(p.tokRange(t), "string not terminated")
+			} else if !utf8.ValidString(t.Value) {
+				lineErr(p.tokRange(t), "invalid UTF-8 in string")
+			}
 		case g.Closure:
 			// Inside ( and [ '#' is expr's closure name; written like a
 			// comment (an operand right before or after it) it is an error.
@@ -608,6 +616,14 @@ func (p *parser) parseError(err error, toks []lexer.Token) {
 		}
 	} else {
 		r = p.spanRange(toks[0], toks[0])
+	}
+	if toks[0].Type == g.Ident && (toks[0].Value == "else" || toks[0].Value == "catch") {
+		r = p.tokRange(toks[0])
+		form := "} else {"
+		if toks[0].Value == "catch" {
+			form = "} catch NAME {"
+		}
+		msg = fmt.Sprintf("%s must follow } on the same line: `%s`", toks[0].Value, form)
 	}
 	if toks[0].Value == "param" && toks[0].Type == g.Ident {
 		// After `=` only a literal may stand.
