@@ -407,3 +407,11 @@ return [u1, u2]
 		t.Fatalf("%s", got)
 	}
 }
+
+func TestPageFuncsWithoutTab(t *testing.T) {
+	b := newBrowser(stdPage)
+	res := mustRun(t, load(t, "flow t\nreturn [page.exists(\"#a\"), page.count(\"#a\"), page.url(), page.title()]\n"), Options{Browser: b})
+	if got := jsonOf(res.Outputs); got != `[false,0,"",""]` || len(b.Log()) != 0 {
+		t.Fatalf("%s %q", got, b.Log())
+	}
+}

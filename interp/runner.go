@@ -98,32 +98,34 @@ func newRunner(ctx context.Context, o runOptions) *runner {
 	r := &runner{ctx: ctx, opts: o, mask: &Mask{}, start: time.Now(), page: o.Page,
 		res: &Result{Results: []*StepResult{}}, openers: map[drivers.Page]drivers.Page{},
 		seen: map[drivers.Page]int{}}
+	// page.* look without waiting and without side effects: with no tab
+	// open yet, nothing exists and the URL and title are "".
 	r.pageFns = lang.PageFuncs{
 		Exists: func(sel string) (bool, error) {
-			f, err := r.frame(r.ctx)
-			if err != nil {
-				return false, err
+			f := r.lookFrame()
+			if f == nil {
+				return false, nil
 			}
 			return f.Exists(r.ctx, sel)
 		},
 		Count: func(sel string) (int, error) {
-			f, err := r.frame(r.ctx)
-			if err != nil {
-				return 0, err
+			f := r.lookFrame()
+			if f == nil {
+				return 0, nil
 			}
 			return f.Count(r.ctx, sel)
 		},
 		URL: func() (string, error) {
-			p, err := r.ensurePage(r.ctx)
-			if err != nil {
-				return "", err
+			p := r.CurrentPage()
+			if p == nil {
+				return "", nil
 			}
 			return p.URL(r.ctx)
 		},
 		Title: func() (string, error) {
-			p, err := r.ensurePage(r.ctx)
-			if err != nil {
-				return "", err
+			p := r.CurrentPage()
+			if p == nil {
+				return "", nil
 			}
 			return p.Title(r.ctx)
 		},
@@ -322,6 +324,19 @@ func (r *runner) frame(ctx context.Context) (drivers.Frame, error) {
 	}
 	r.mu.Unlock()
 	return r.ensurePage(ctx)
+}
+
+// lookFrame is the current document, nil when no tab is open.
+func (r *runner) lookFrame() drivers.Frame {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n := len(r.frames); n > 0 && r.frames[n-1] != nil {
+		return r.frames[n-1]
+	}
+	if r.page == nil {
+		return nil
+	}
+	return r.page
 }
 
 func (r *runner) SetPage(p drivers.Page, opener drivers.Page) {
