@@ -415,3 +415,21 @@ func TestPageFuncsWithoutTab(t *testing.T) {
 		t.Fatalf("%s %q", got, b.Log())
 	}
 }
+
+func TestDialogsPerRun(t *testing.T) {
+	b := fake.New()
+	p := b.AddPage("http://x")
+	p.Add("#alert", &fake.Element{OnClick: func(p *fake.Page) error { p.Dialog("alert", "hi"); return nil }})
+	f := load(t, "flow t\ndialog \"accept\"\nclick \"#alert\"\nreturn len(dialogs())\n")
+	for i := 0; i < 2; i++ {
+		res := mustRun(t, f, Options{Browser: b, Page: p})
+		if res.Outputs != 1 || len(res.Log) != 1 {
+			t.Fatalf("run %d: %v %q", i, res.Outputs, res.Log)
+		}
+	}
+	// The next run on the page starts with the default policy (dismiss).
+	mustRun(t, load(t, "flow t\nreturn 1\n"), Options{Browser: b, Page: p})
+	if ok, _ := p.Dialog("confirm", "?"); ok {
+		t.Fatal("policy leaked into the next run")
+	}
+}

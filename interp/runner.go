@@ -130,6 +130,11 @@ func newRunner(ctx context.Context, o runOptions) *runner {
 			return p.Title(r.ctx)
 		},
 	}
+	if o.Page != nil {
+		// A run starts with the default policy and sees only its own dialogs.
+		o.Page.SetDialogPolicy(false, "")
+		r.seen[o.Page] = len(o.Page.Dialogs())
+	}
 	r.dialogFn = func() []map[string]any {
 		r.syncDialogs()
 		out := make([]map[string]any, len(r.dialogs))
