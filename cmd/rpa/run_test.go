@@ -227,6 +227,23 @@ func TestRunFlowFails(t *testing.T) {
 		t.Errorf("error %+v", *res.Error)
 	}
 	noSecret(t, r)
+
+	// The same failure in text form: the summary and the positioned error.
+	r = rpaRun(t, "run", refFlow, "--arg", "username=admin", "--arg", "password="+testPassword,
+		"--arg", "base_url="+base, "--arg", "region=000000")
+	if r.code != 1 {
+		t.Fatalf("text: exit %d, want 1\nstderr:\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{"FAILED  query_power_data: 8 actions (8 ok)",
+		"flows/query_power_data.flow:21: fail: no data for region 000000"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if r.stdout != "" {
+		t.Errorf("a failed flow without outputs printed %q", r.stdout)
+	}
+	noSecret(t, r)
 }
 
 func TestRunTextOutputMasksSecrets(t *testing.T) {
