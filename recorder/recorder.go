@@ -84,6 +84,7 @@ type Session struct {
 	mu        sync.Mutex
 	steps     []importer.RecordedStep
 	pages     map[proto.TargetTargetID]*rod.Page
+	attached  map[proto.TargetTargetID]bool
 	requested map[proto.PageFrameID]bool // frames that asked for a navigation
 	ctxFrame  map[proto.RuntimeExecutionContextID]proto.PageFrameID
 	parent    map[proto.PageFrameID]proto.PageFrameID
@@ -103,7 +104,7 @@ func Start(ctx context.Context, opts Options) (*Session, error) {
 	}
 	cfg, _ := json.Marshal(map[string]any{"params": paramsJSON(opts.Params)})
 	s := &Session{opts: opts, done: make(chan struct{}), exited: make(chan struct{}),
-		pages: map[proto.TargetTargetID]*rod.Page{}, requested: map[proto.PageFrameID]bool{},
+		pages: map[proto.TargetTargetID]*rod.Page{}, attached: map[proto.TargetTargetID]bool{}, requested: map[proto.PageFrameID]bool{},
 		ctxFrame: map[proto.RuntimeExecutionContextID]proto.PageFrameID{}, parent: map[proto.PageFrameID]proto.PageFrameID{},
 		script: strings.Replace(recordJS, "__RPA_CONFIG__", string(cfg), 1)}
 	dir := opts.UserDataDir
@@ -198,12 +199,29 @@ func (s *Session) finish() { s.doneOne.Do(func() { close(s.done) }) }
 
 // watch follows every tab and opens the start URL in the first.
 func (s *Session) watch(ctx context.Context) error {
-	if err := (proto.TargetSetDiscoverTargets{Discover: true}).Call(s.browser); err != nil {
+	// the first tab is known before any event is handled
+	targets, err := proto.TargetGetTargets{}.Call(s.browser)
+	if err != nil {
 		return err
 	}
+	var main proto.TargetTargetID
+	for _, t := range targets.TargetInfos {
+		if t.Type == proto.TargetTargetInfoTypePage {
+			main = t.TargetID
+			break
+		}
+	}
+	if main == "" {
+		t, err := proto.TargetCreateTarget{URL: "about:blank"}.Call(s.browser)
+		if err != nil {
+			return err
+		}
+		main = t.TargetID
+	}
+	s.mainID = string(main)
 	go s.browser.EachEvent(
 		func(e *proto.TargetTargetCreated) {
-			if e.TargetInfo.Type == proto.TargetTargetInfoTypePage && s.mainID != "" {
+			if e.TargetInfo.Type == proto.TargetTargetInfoTypePage && string(e.TargetInfo.TargetID) != s.mainID {
 				if e.TargetInfo.OpenerID == "" {
 					s.add(importer.RecordedStep{Kind: "newtab", Time: time.Now().UnixMilli(), Target: string(e.TargetInfo.TargetID)})
 				}
@@ -224,25 +242,9 @@ func (s *Session) watch(ctx context.Context) error {
 			}
 		},
 	)()
-	targets, err := proto.TargetGetTargets{}.Call(s.browser)
-	if err != nil {
+	if err := (proto.TargetSetDiscoverTargets{Discover: true}).Call(s.browser); err != nil {
 		return err
 	}
-	var main proto.TargetTargetID
-	for _, t := range targets.TargetInfos {
-		if t.Type == proto.TargetTargetInfoTypePage {
-			main = t.TargetID
-			break
-		}
-	}
-	if main == "" {
-		t, err := proto.TargetCreateTarget{URL: "about:blank"}.Call(s.browser)
-		if err != nil {
-			return err
-		}
-		main = t.TargetID
-	}
-	s.mainID = string(main)
 	p, err := s.attach(main, true)
 	if err != nil {
 		return err
@@ -274,6 +276,16 @@ type payload struct {
 // new document, the script in the current one (a popup may have loaded
 // already), and its events.
 func (s *Session) attach(id proto.TargetTargetID, main bool) (*rod.Page, error) {
+	s.mu.Lock()
+	if s.attached[id] {
+		// Target.setDiscoverTargets reports the tabs that exist already:
+		// the first tab may come here twice
+		p := s.pages[id]
+		s.mu.Unlock()
+		return p, nil
+	}
+	s.attached[id] = true
+	s.mu.Unlock()
 	p, err := s.browser.PageFromTarget(id)
 	if err != nil {
 		return nil, err

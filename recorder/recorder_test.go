@@ -273,6 +273,10 @@ func TestCrossOriginFrame(t *testing.T) {
 		t.Fatalf("replay failed: %+v\n%s", *res.Error, text)
 	}
 	if got := st.take(); strings.Join(got, " ") != strings.Join(recorded, " ") || len(got) == 0 {
-		t.Errorf("the pages saw\n  recording: %v\n  replay:    %v", recorded, got)
+		var steps []string
+		for _, r := range res.Results {
+			steps = append(steps, fmt.Sprintf("%s:%d:%s:%s", r.Action, r.Line, r.Status, r.Error))
+		}
+		t.Errorf("the pages saw\n  recording: %v\n  replay:    %v\nsteps: %v\n%s", recorded, got, steps, text)
 	}
 }
