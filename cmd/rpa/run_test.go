@@ -507,3 +507,18 @@ func TestRunRemoteBrowser(t *testing.T) {
 		}
 	}
 }
+
+// A browser that cannot start is exit 1 with the driver's reason; nothing
+// is left under RPA_HOME.
+func TestRunNoBrowser(t *testing.T) {
+	r := rpaRun(t, "run", "--browser-bin", "/nonexistent/chromium", refFlow, "--arg", "username=admin",
+		"--arg", "password="+testPassword)
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1\nstderr:\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "the browser could not be started") || !strings.Contains(r.stderr, "/nonexistent/chromium") {
+		t.Errorf("stderr:\n%s", r.stderr)
+	}
+	noSecret(t, r)
+	tmpProfilesGone(t, r.home)
+}
