@@ -287,6 +287,83 @@ func runFloor(tb testing.TB, e *env, br *rod.Browser) {
 	e.check(tb, rows)
 }
 
+// ---- step by step: one DevTools round trip per step, event-driven ----
+
+// stepJS wraps a step: wait (MutationObserver) for sel, then act on it.
+func stepJS(act string) string {
+	return `(sel, arg) => new Promise((resolve, reject) => {
+  const act = ` + act + `;
+  const el = document.querySelector(sel);
+  if (el) return resolve(act(el, arg));
+  const mo = new MutationObserver(() => {
+    const el = document.querySelector(sel);
+    if (el) { mo.disconnect(); resolve(act(el, arg)); }
+  });
+  mo.observe(document, { childList: true, subtree: true, attributes: true });
+  setTimeout(() => { mo.disconnect(); reject(new Error("timeout " + sel)); }, 10000);
+})`
+}
+
+var (
+	fillStep = stepJS(`(el, v) => { el.focus(); el.value = v;
+    el.dispatchEvent(new Event("input", { bubbles: true }));
+    el.dispatchEvent(new Event("change", { bubbles: true })); }`)
+	clickStep = stepJS(`(el) => { el.click(); }`)
+	tableStep = stepJS(`(t) => {
+    const keys = [...t.querySelectorAll("thead th")].map((th) => th.innerText.trim());
+    return [...t.querySelectorAll("tbody tr")].map((tr) => {
+      const o = {};
+      [...tr.cells].forEach((td, i) => { o[keys[i]] = td.innerText.trim(); });
+      return o;
+    }); }`)
+)
+
+func runSteps(tb testing.TB, e *env, br *rod.Browser) {
+	tb.Helper()
+	br = br.Timeout(60 * time.Second)
+	page, err := br.Page(proto.TargetCreateTarget{URL: "about:blank"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer page.MustClose()
+	if err := (proto.PageSetLifecycleEventsEnabled{Enabled: true}).Call(page); err != nil {
+		tb.Fatal(err)
+	}
+	dcl := func(match func(proto.NetworkLoaderID) bool) func() {
+		return page.EachEvent(func(ev *proto.PageLifecycleEvent) bool {
+			return ev.Name == proto.PageLifecycleEventNameDOMContentLoaded && match(ev.LoaderID)
+		})
+	}
+	step := func(js, sel string, arg any) *proto.RuntimeRemoteObject {
+		res, err := page.Evaluate(rod.Eval(js, sel, arg).ByPromise())
+		if err != nil {
+			tb.Fatalf("%s: %v", sel, err)
+		}
+		return res
+	}
+	var login proto.NetworkLoaderID
+	loaded := dcl(func(id proto.NetworkLoaderID) bool { return id == login })
+	nav, err := (proto.PageNavigate{URL: e.base + "/login"}).Call(page)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	login = nav.LoaderID
+	loaded()
+	step(fillStep, "#username", demoapp.DemoUsername)
+	step(fillStep, "#password", demoapp.DemoPassword)
+	loaded = dcl(func(id proto.NetworkLoaderID) bool { return id != login })
+	step(clickStep, "#submit", nil)
+	loaded()
+	step(fillStep, "#region", region) // a select takes .value and change like an input
+	step(clickStep, "#query-btn:not([disabled])", nil)
+	res := step(tableStep, "#data-table", nil)
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(res.Value.JSON("", "")), &rows); err != nil {
+		tb.Fatal(err)
+	}
+	e.check(tb, rows)
+}
+
 // ---- cold: a browser launch per flow ----
 
 func coldInterp(tb testing.TB, e *env, i int) {
@@ -324,9 +401,11 @@ func variants(e *env) []struct {
 	}{
 		{"warm/rpa", func(tb testing.TB, _ int) { runInterp(tb, e, e.rpaBr) }},
 		{"warm/rod-defaults", func(tb testing.TB, _ int) { runRod(tb, e, e.rodBr) }},
+		{"warm/steps", func(tb testing.TB, _ int) { runSteps(tb, e, e.rodBr) }},
 		{"warm/floor", func(tb testing.TB, _ int) { runFloor(tb, e, e.rodBr) }},
 		{"cold/rpa", func(tb testing.TB, i int) { coldInterp(tb, e, i) }},
 		{"cold/rod-defaults", func(tb testing.TB, i int) { coldRod(tb, e, i, runRod) }},
+		{"cold/steps", func(tb testing.TB, i int) { coldRod(tb, e, i, runSteps) }},
 		{"cold/floor", func(tb testing.TB, i int) { coldRod(tb, e, i, runFloor) }},
 	}
 }
