@@ -340,6 +340,7 @@
   function query(root, sel) {
     const p = typeof sel === 'string' ? parse(sel) : sel;
     switch (p.kind) {
+      case 'bad': throw p.err;
       case 'xpath': return queryXPath(root, p.q);
       case 'text': return queryText(root, p);
       case 'aria': return queryAria(root, p);
@@ -385,8 +386,17 @@
   // One attempt: returns {el, index} or {reason, msg}.
   async function attempt(root, parsed, sels, want) {
     let firstReason = null;
+    let bad = null, nbad = 0;
     for (let i = 0; i < parsed.length; i++) {
-      const els = query(root, parsed[i]);
+      let els;
+      try {
+        els = query(root, parsed[i]);
+      } catch (e) {
+        // a bad selector in a fallback list is skipped; all bad is an error
+        if (!bad) bad = e;
+        if (++nbad === parsed.length) throw bad;
+        continue;
+      }
       if (!els.length) continue;
       let n = 0;
       for (const el of els) {
@@ -424,10 +434,21 @@
   // locate waits up to sliceMs for a match that passes want. It resolves to
   // the element (one selector), [index, element] (several), or a string
   // "reason\tmessage".
+  // parseList parses a fallback list; bad entries are kept as throwing
+  // stubs (see attempt), unless all are bad.
+  function parseList(sels) {
+    let first = null;
+    const out = sels.map((s) => {
+      try { return parse(s); } catch (e) { if (!first) first = e; return { kind: 'bad', err: e }; }
+    });
+    if (out.every((p) => p.kind === 'bad')) throw first;
+    return out;
+  }
+
   async function locate(sels, want, sliceMs, ...roots) {
     learnRoots(roots);
     const root = document;
-    const parsed = sels.map(parse);
+    const parsed = parseList(sels);
     const end = Date.now() + sliceMs;
     for (;;) {
       const r = await attempt(root, parsed, sels, want);
@@ -458,7 +479,8 @@
   // resolves to the index, or -1.
   async function waitState(sels, st, sliceMs, ...roots) {
     learnRoots(roots);
-    const parsed = sels.map(parse);
+    const parsed = parseList(sels);
+    const q = (p) => { try { return query(document, p); } catch (e) { if (parsed.length === 1) throw e; return []; } };
     const end = Date.now() + sliceMs;
     for (;;) {
       let idx = -1;
@@ -467,7 +489,7 @@
         // satisfies it, or when nothing matches at all.
         let any = false;
         for (let i = 0; i < parsed.length && idx < 0; i++) {
-          const els = query(document, parsed[i]);
+          const els = q(parsed[i]);
           if (!els.length) continue;
           any = true;
           if (st === 'hidden' && !visible(els[0])) idx = i;
@@ -476,7 +498,7 @@
         if (!any) idx = 0;
       } else {
         for (let i = 0; i < parsed.length && idx < 0; i++) {
-          const els = query(document, parsed[i]);
+          const els = q(parsed[i]);
           if (!els.length) continue;
           if (st === 'attached') idx = i;
           else if (els.some(visible)) idx = i;
