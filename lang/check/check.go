@@ -175,6 +175,14 @@ func (c *checker) visibleNames() []string {
 	return append(out, "page", "dialogs")
 }
 
+var builtinNames = func() []string {
+	var out []string
+	for _, b := range builtin.Builtins {
+		out = append(out, b.Name)
+	}
+	return out
+}()
+
 func (c *checker) run() {
 	f := c.f
 	if f == nil {
@@ -704,6 +712,8 @@ func (c *checker) compile(e *ast.ExprSrc, asBool bool) types.Type {
 		if ee.name != "" {
 			if s := Suggest(ee.name, c.visibleNames()); s != "" {
 				d.Detail = fmt.Sprintf("did you mean %q?", s)
+			} else if s := suggestWithin(ee.name, builtinNames, 1); s != "" && ee.call {
+				d.Detail = fmt.Sprintf("did you mean %q?", s)
 			}
 		}
 		c.markUsedText(e.Source)
@@ -741,7 +751,12 @@ var identRE = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
 // when that distance is below 3 (and below the length of name), else "".
 // Ties go to the first candidate in sorted order.
 func Suggest(name string, candidates []string) string {
-	best, bestD := "", 3
+	return suggestWithin(name, candidates, 2)
+}
+
+// suggestWithin is Suggest with a maximum distance.
+func suggestWithin(name string, candidates []string, maxD int) string {
+	best, bestD := "", maxD+1
 	sorted := append([]string(nil), candidates...)
 	sort.Strings(sorted)
 	for _, cand := range sorted {

@@ -136,6 +136,8 @@ func TestMessages(t *testing.T) {
 			[]string{`t.flow:4:5: error: unknown name "usr"`}},
 		{"unknown name suggestion", "user = \"a\"\nlog usr + \"x\"",
 			[]string{`t.flow:5:5: error: unknown name "usr"; did you mean "user"?`}},
+		{"misspelt builtin", `log lenn(p)`,
+			[]string{`t.flow:4:5: error: unknown name "lenn"; did you mean "len"?`}},
 		{"unknown name in arg path", `fill "#a" row.kWh`,
 			[]string{`t.flow:4:11: error: unknown name "row"`}},
 		{"unknown name in interpolation", `open "http://x/{{ ur }}/y"`,

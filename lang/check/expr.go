@@ -236,6 +236,7 @@ type exprError struct {
 	msg  string
 	rng  ast.Range
 	name string // for "unknown name X"
+	call bool   // the unknown name is called: name(...)
 }
 
 // exprCompiler compiles expressions for one checker (one goroutine): it
@@ -318,6 +319,8 @@ func (c *exprCompiler) compile(e *ast.ExprSrc, asBool bool) (*vm.Program, *exprE
 			ee.name = strings.TrimPrefix(fe.Message, "unknown name ")
 			ee.msg = "unknown name \"" + ee.name + "\""
 			to = from + utf8.RuneCountInString(ee.name)
+			rest := strings.TrimLeft(suffixRunes(e.Source, to), " \t")
+			ee.call = strings.HasPrefix(rest, "(")
 		}
 		if to <= from {
 			to = from + 1
