@@ -210,9 +210,8 @@ func interpClose(rs []rune, i, to int, q rune) int {
 // Advance returns the position reached by moving n runes forward from p
 // through src (which starts at p). Lines advance on '\n'; Col counts bytes.
 func Advance(p ast.Pos, src string, n int) ast.Pos {
-	for i, r := range src {
+	for _, r := range src {
 		if n == 0 {
-			_ = i
 			break
 		}
 		n--
