@@ -49,6 +49,7 @@ func TestLocateFailureKinds(t *testing.T) {
 		{"#off", drivers.ForPointer, drivers.KindDisabled, "button#off is disabled"},
 		{"#ro", drivers.ForInput, drivers.KindDisabled, "input#ro is read-only"},
 		{"#go", drivers.ForInput, drivers.KindDisabled, "button#go is not editable"},
+		{"#offscreen", drivers.ForPointer, drivers.KindNotVisible, "button#offscreen is outside the viewport"},
 	}
 	for _, c := range cases {
 		t.Run(c.sel, func(t *testing.T) {

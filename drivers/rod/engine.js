@@ -95,7 +95,7 @@
     }
     const x = r.left + r.width / 2, y = r.top + r.height / 2;
     const hit = hitAt(doc, x, y);
-    if (!hit) return { ok: false, cover: 'nothing (outside the viewport)' };
+    if (!hit) return { ok: false, outside: true };
     if (containsComposed(el, hit)) return { ok: true };
     // A label forwards clicks to its control; a hit on the label of el is fine.
     if (el.labels && Array.from(el.labels).some((l) => containsComposed(l, hit))) return { ok: true };
@@ -411,7 +411,13 @@
         }
         if (want & C.receives) {
           const h = receives(el);
-          if (!h.ok) { if (!firstReason) firstReason = ['covered', describe(el) + ' is covered by ' + h.cover]; continue; }
+          if (!h.ok) {
+            if (!firstReason) {
+              firstReason = h.outside ? ['not_visible', describe(el) + ' is outside the viewport and cannot be scrolled into it'] :
+                ['covered', describe(el) + ' is covered by ' + h.cover];
+            }
+            continue;
+          }
         }
         return { el, index: i };
       }
