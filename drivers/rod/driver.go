@@ -9,6 +9,19 @@
 // DOMContentLoaded lifecycle event (never for network idle), and the
 // selector engine (engine.js) is installed once per JS context through rod's
 // helper cache. Pointer and keyboard input are real CDP Input events.
+//
+// Selectors (engine.js): CSS (also `css=`), `xpath=` / `xpath/` / a leading
+// `//`, `text=` / `text/` (case-insensitive substring of the rendered text,
+// innermost visible match; `text="..."` exact), `aria/Name[role="r"]`
+// (computed accessible name, exact), `pierce/CSS` (open and closed shadow
+// roots; closed ones are found with DOM.describeNode(pierce) and handed to
+// the engine). In a fallback list a bad selector is skipped.
+//
+// Known limits: frames in another renderer process (site isolation forced
+// on, e.g. by a remote browser) cannot be entered (Frame times out saying
+// so); launched browsers use rod's default flags, which keep cross-origin
+// iframes in process. A page scroll is ScrollContent on the html element.
+// Element handles die with their document.
 package rod
 
 import (
