@@ -56,12 +56,14 @@ func TestOverlayCovered(t *testing.T) {
 }
 
 func TestNestedFrames(t *testing.T) {
-	for _, cross := range []bool{false, true} {
-		name := "same-origin"
+	for _, mode := range []string{"same-origin", "cross-origin", "cross-site"} {
+		name := mode
 		page := "frames.html"
-		if cross {
-			name = "cross-origin"
+		switch mode {
+		case "cross-origin": // another port: same site
 			page = "frames.html?xorigin=" + srv2.URL + "/"
+		case "cross-site": // another host: a different site
+			page = "frames.html?xorigin=" + strings.Replace(srv2.URL, "127.0.0.1", "localhost", 1) + "/"
 		}
 		t.Run(name, func(t *testing.T) {
 			p := open(t, page)
