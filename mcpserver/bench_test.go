@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -60,6 +61,7 @@ fill "#user" user
 		}
 		send(`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`)
 		var size int
+		cpu := startCPU()
 		for b.Loop() {
 			send(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`)
 			line, err := rd.ReadBytes('\n')
@@ -68,6 +70,7 @@ fill "#user" user
 			}
 			size = len(line)
 		}
+		cpu.report(b)
 		b.ReportMetric(float64(size), "bytes/answer")
 	})
 	b.Run("raw", func(b *testing.B) {
@@ -138,6 +141,8 @@ func BenchmarkCallOverhead(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer l.Release()
+		cpu := startCPU()
+		defer cpu.report(b)
 		for b.Loop() {
 			res, _ := interp.Run(ctx, flow, interp.Options{Browser: l.Browser(), Page: l.Page()})
 			if !res.Success {
@@ -147,6 +152,8 @@ func BenchmarkCallOverhead(b *testing.B) {
 	})
 	b.Run("mcp", func(b *testing.B) {
 		cs, _ := connect(b, s)
+		cpu := startCPU()
+		defer cpu.report(b)
 		for b.Loop() {
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_read_title", Arguments: map[string]any{}})
 			if err != nil || res.IsError {
@@ -154,4 +161,25 @@ func BenchmarkCallOverhead(b *testing.B) {
 			}
 		}
 	})
+}
+
+// cpuClock measures this process's CPU time (user+system, all threads),
+// a figure less distorted than wall time when the machine is
+// oversubscribed. The browser's own CPU is not included.
+type cpuClock struct{ start time.Duration }
+
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func startCPU() *cpuClock { return &cpuClock{processCPU()} }
+
+func (c *cpuClock) report(b *testing.B) {
+	if b.N > 0 {
+		b.ReportMetric(float64(processCPU()-c.start)/float64(b.N)/1e6, "cpu-ms/op")
+	}
 }
