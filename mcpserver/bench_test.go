@@ -150,6 +150,18 @@ func BenchmarkCallOverhead(b *testing.B) {
 			}
 		}
 	})
+	b.Run("mcp-raw", func(b *testing.B) {
+		// The same call as raw JSON-RPC frames: no go-sdk client decoding.
+		raw := connectRaw(b, s)
+		cpu := startCPU()
+		defer cpu.report(b)
+		for b.Loop() {
+			r := raw.call("tools/call", map[string]any{"name": "workflow_read_title", "arguments": map[string]any{}})
+			if r.Error != nil {
+				b.Fatal(r.Error)
+			}
+		}
+	})
 	b.Run("mcp", func(b *testing.B) {
 		cs, _ := connect(b, s)
 		cpu := startCPU()

@@ -163,10 +163,17 @@ func (s *Server) browserRead(ctx context.Context, req *mcp.CallToolRequest, args
 	defer l.Release()
 	pg, err := currentPage(ctx, l)
 	if err != nil {
+		l.MarkBroken()
 		return nil, rpcError(CodeBrowser, "browser_read: "+err.Error(), nil)
 	}
 	if pg == nil {
 		return nil, rpcError(CodeBuiltinFailed, fmt.Sprintf("browser_read: profile %q has no page open yet (run a flow first)", profile), nil)
+	}
+	readErr := func(err error) error {
+		if drivers.KindOf(err) == drivers.KindBrowser {
+			l.MarkBroken()
+		}
+		return s.readError(err)
 	}
 	action, sel := str(args, "action"), str(args, "selector")
 	rctx, cancel := context.WithTimeout(ctx, readTimeout)
@@ -177,7 +184,7 @@ func (s *Server) browserRead(ctx context.Context, req *mcp.CallToolRequest, args
 			sel = "table"
 		}
 		if el, _, err = pg.Locate(rctx, []string{sel}, drivers.ForRead); err != nil {
-			return nil, s.readError(err)
+			return nil, readErr(err)
 		}
 	}
 	mask := s.masker(profile)
@@ -216,12 +223,12 @@ func (s *Server) browserRead(ctx context.Context, req *mcp.CallToolRequest, args
 			png, err = pg.Screenshot(rctx, false)
 		}
 		if err != nil {
-			return nil, s.readError(err)
+			return nil, readErr(err)
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: png, MIMEType: "image/png"}}}, nil
 	}
 	if err != nil {
-		return nil, s.readError(err)
+		return nil, readErr(err)
 	}
 	value = mask(value)
 	if text, ok := value.(string); ok {

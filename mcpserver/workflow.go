@@ -162,6 +162,9 @@ func (s *Server) callWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *
 	// nil (the flow closed its last tab): the next reader falls back to
 	// the newest open tab.
 	l.SetPage(page)
+	if res != nil && res.Error != nil && res.Error.Kind == "browser" {
+		l.MarkBroken() // the next call checks it and replaces it if dead
+	}
 	if res == nil {
 		return nil, rpcError(CodeBuiltinFailed, "the interpreter returned no result", nil)
 	}

@@ -108,7 +108,18 @@ type entry struct {
 	idle    *time.Timer
 	gen     int // bumped on every acquire; stale idle timers compare it
 	arrived int // Acquire calls that reached the queue, in total
+	// released is when the last holder let go; suspect is set by
+	// MarkBroken. Acquire probes Alive only when the browser is suspect
+	// or was released more than ProbeAfter ago.
+	released time.Time
+	suspect  bool
 }
+
+// ProbeAfter is how long a browser may rest before Acquire checks that it
+// is still alive (a DevTools round trip). Back-to-back calls skip the
+// probe; a call that sees a dead browser fails and marks it (MarkBroken),
+// so the next call replaces it.
+const ProbeAfter = time.Second
 
 type waiter struct {
 	ch      chan struct{} // closed when the profile is handed to this waiter
@@ -167,21 +178,28 @@ func (l *Lease) SetPage(pg drivers.Page) {
 	}
 }
 
+// MarkBroken tells the pool the browser failed during this lease (a
+// browser-kind error), so the next Acquire checks it and replaces it if it
+// is dead.
+func (l *Lease) MarkBroken() {
+	l.p.mu.Lock()
+	l.e.suspect = true
+	l.p.mu.Unlock()
+}
+
 // Release gives the profile to the next waiter in arrival order, or starts
-// the idle timer. A browser found dead is closed now, so the next Acquire
-// starts a new one. Release is idempotent.
+// the idle timer. It does not probe the browser (Alive may cost a DevTools
+// round trip): the next Acquire does, and replaces a dead one. Release is
+// idempotent.
 func (l *Lease) Release() {
 	if l.released {
 		return
 	}
 	l.released = true
 	p, e := l.p, l.e
-	if l.b != nil && !l.b.Alive() {
-		p.opts.Logger.Warn("browser died", "profile", e.id)
-		p.closeBrowser(e, l.b)
-	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	e.released = time.Now()
 	p.handOffLocked(e)
 }
 
@@ -284,8 +302,10 @@ func (p *Pool) Acquire(ctx context.Context, id string) (*Lease, error) {
 	}
 	p.mu.Lock()
 	b := e.browser
+	probe := e.suspect || time.Since(e.released) > ProbeAfter
+	e.suspect = false
 	p.mu.Unlock()
-	if b != nil && !b.Alive() {
+	if b != nil && probe && !b.Alive() {
 		p.opts.Logger.Warn("browser died; starting a new one", "profile", id)
 		p.closeBrowser(e, b)
 		b = nil

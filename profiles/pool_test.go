@@ -161,6 +161,7 @@ func TestCrashedBrowserReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	b1 := l.Browser().(*fakeBrowser)
+	l.MarkBroken()
 	l.Release()
 	b1.alive.Store(false) // crashes while idle
 	l, err = p.Acquire(ctx, "a")
@@ -173,20 +174,50 @@ func TestCrashedBrowserReplaced(t *testing.T) {
 	if b1.closed.Load() == 0 {
 		t.Fatal("dead browser not closed")
 	}
-	// Crash during a call: Release notices and the next call gets a new one.
+	// Crash during a call: the next call closes it and gets a new one.
 	b2 := l.Browser().(*fakeBrowser)
 	b2.alive.Store(false)
+	l.MarkBroken()
 	l.Release()
-	if b2.closed.Load() == 0 || p.Running() != 0 {
-		t.Fatalf("crashed browser kept: closed=%d running=%d", b2.closed.Load(), p.Running())
-	}
 	l, err = p.Acquire(ctx, "a")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Release()
+	if b2.closed.Load() == 0 || l.Browser() == b2 || p.Running() != 1 {
+		t.Fatalf("crashed browser kept: closed=%d running=%d", b2.closed.Load(), p.Running())
+	}
 	if d.count() != 3 {
 		t.Fatalf("launched %d, want 3", d.count())
+	}
+}
+
+// TestProbeAfterRest: a browser that died while resting longer than
+// ProbeAfter is replaced without anyone marking it.
+func TestProbeAfterRest(t *testing.T) {
+	d := &fakeDriver{}
+	p := newPool(t, d, -1)
+	l, err := p.Acquire(context.Background(), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := l.Browser().(*fakeBrowser)
+	l.Release()
+	b.alive.Store(false)
+	// Back to back: no probe, the dead browser is handed out (its call
+	// fails and marks it).
+	l, _ = p.Acquire(context.Background(), "a")
+	if l.Browser() != b {
+		t.Fatal("probed a browser released just now")
+	}
+	l.Release()
+	p.mu.Lock()
+	p.entries["a"].released = time.Now().Add(-2 * ProbeAfter)
+	p.mu.Unlock()
+	l, _ = p.Acquire(context.Background(), "a")
+	defer l.Release()
+	if l.Browser() == b {
+		t.Fatal("a dead browser was not replaced after resting")
 	}
 }
 
