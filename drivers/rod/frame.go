@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -299,6 +300,10 @@ func wrapErr(ctx context.Context, what string, err error) error {
 	}
 	if ctx.Err() != nil {
 		return &drivers.Error{Kind: drivers.KindTimeout, Msg: what + ": timed out", Err: ctx.Err()}
+	}
+	if s := err.Error(); strings.Contains(s, "use of closed network connection") || errors.Is(err, io.EOF) ||
+		strings.Contains(s, "broken pipe") || strings.Contains(s, "connection reset") {
+		return &drivers.Error{Kind: drivers.KindBrowser, Msg: what + ": the browser is gone (connection lost)", Err: err}
 	}
 	return &drivers.Error{Kind: drivers.KindBrowser, Msg: what + ": " + err.Error(), Err: err}
 }

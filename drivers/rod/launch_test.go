@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -215,4 +216,46 @@ func TestRemoteAttachReal(t *testing.T) {
 		t.Errorf("pages after re-attach: %d, %v", len(pages), err)
 	}
 	_ = b2.Close()
+}
+
+func TestBrowserCrash(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "crash")
+	ctx := tctx(t, 30*time.Second)
+	b, err := rodd.New().Launch(ctx, drivers.LaunchOptions{UserDataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := b.NewPage(ctx, url("basic.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := b.(interface{ PID() int }).PID()
+	if pid == 0 {
+		t.Fatal("no pid")
+	}
+	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for b.Alive() {
+		if time.Now().After(deadline) {
+			t.Fatal("still alive after the process was killed")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	short := tctx(t, 3*time.Second)
+	start := time.Now()
+	if _, _, err := p.Locate(short, []string{"#go"}, drivers.ForRead); kindOf(err) != drivers.KindBrowser || !strings.Contains(err.Error(), "browser is gone") {
+		t.Errorf("Locate on a dead browser: %v", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("Locate on a dead browser took %v", d)
+	}
+	done := make(chan error, 1)
+	go func() { done <- b.Close() }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close hangs on a dead browser")
+	}
 }
