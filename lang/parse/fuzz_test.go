@@ -9,6 +9,7 @@ import (
 	"github.com/rpa-dev/rpa/lang/ast"
 	"github.com/rpa-dev/rpa/lang/format"
 	"github.com/rpa-dev/rpa/lang/parse"
+	"github.com/rpa-dev/rpa/lang/parse/internal/grammar"
 )
 
 // FuzzParseFlow: Flow never panics or reports an internal error, keeps its
@@ -46,6 +47,14 @@ func FuzzParseFlow(f *testing.F) {
 		}
 		if msg := rangeErrors(string(src), file); msg != "" {
 			t.Fatalf("%s", msg)
+		}
+		// The hand-written fast path for simple action lines must agree
+		// with the participle grammar exactly.
+		grammar.FastPath = false
+		slow, slowDs := parse.Flow("fuzz.flow", src)
+		grammar.FastPath = true
+		if ast.Dump(slow) != ast.Dump(file) || render(slowDs) != render(ds) {
+			t.Fatalf("fast path differs from the grammar on %q:\n--- fast\n%s%s--- grammar\n%s%s", src, ast.Dump(file), render(ds), ast.Dump(slow), render(slowDs))
 		}
 		if ds.HasErrors() {
 			return

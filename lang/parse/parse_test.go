@@ -98,6 +98,12 @@ func TestParseGolden(t *testing.T) {
 				t.Errorf("unexpected diagnostics:\n%s", render(ds))
 			}
 			checkRanges(t, string(src), f)
+			grammar.FastPath = false
+			slow, slowDs := parse.Flow(name, src)
+			grammar.FastPath = true
+			if ast.Dump(slow) != ast.Dump(f) || render(slowDs) != render(ds) {
+				t.Errorf("the fast path and the grammar disagree:\n--- fast\n%s--- grammar\n%s", ast.Dump(f), ast.Dump(slow))
+			}
 			golden(t, strings.TrimSuffix(path, ".flow")+".ast.golden", got)
 			if len(ds) == 0 {
 				roundTrip(t, f)

@@ -479,6 +479,9 @@ func parseLine(pl *lexer.PeekingLexer, opt participle.ParseOption) (*Line, error
 	case "break", "continue":
 		ln, err = Parser.ParseFromLexer(pl, opt)
 	default:
+		if fast := fastSimple(pl); fast != nil {
+			return fast, nil
+		}
 		ln.Simple, err = simpleParser.ParseFromLexer(pl, opt)
 	}
 	return ln, err
