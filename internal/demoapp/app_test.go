@@ -7,6 +7,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -271,5 +272,19 @@ func TestStaticAndServe(t *testing.T) {
 	}
 	if err := s.Close(); err != nil {
 		t.Errorf("Close: %v", err)
+	}
+}
+
+// The README documents the demo account; keep it in step with the code.
+func TestREADMECredentials(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Skip("no README:", err)
+	}
+	for _, want := range []string{"user **`" + DemoUsername + "`**", "password **`" + DemoPassword + "`**",
+		"--arg username=" + DemoUsername + " --arg password=" + DemoPassword} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("README.md lacks %q", want)
+		}
 	}
 }
