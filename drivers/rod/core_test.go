@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"image/png"
 	"strings"
 	"testing"
 	"time"
@@ -315,5 +316,36 @@ func TestWaitState(t *testing.T) {
 	}
 	if _, err := p.WaitState(ctx, []string{"#late"}, "sideways"); err == nil {
 		t.Error("bad state accepted")
+	}
+}
+
+// TestElementScreenshotScrolled checks the element shot shows the element
+// when the page is scrolled: a solid red box far down the page.
+func TestElementScreenshotScrolled(t *testing.T) {
+	p := open(t, "basic.html")
+	ctx := tctx(t, 10*time.Second)
+	if _, err := p.Eval(ctx, `() => {
+		const d = document.createElement('div');
+		d.id = 'red';
+		d.style.cssText = 'margin-top: 2000px; width: 40px; height: 30px; background: rgb(255,0,0)';
+		document.body.appendChild(d);
+		return 1 }`); err != nil {
+		t.Fatal(err)
+	}
+	shot, err := locate(t, p, drivers.ForRead, "#red").Screenshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(shot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := img.Bounds()
+	if b.Dx() != 40 || b.Dy() != 30 {
+		t.Errorf("size %v", b)
+	}
+	r, g, bl, _ := img.At(b.Min.X+b.Dx()/2, b.Min.Y+b.Dy()/2).RGBA()
+	if r>>8 != 255 || g>>8 != 0 || bl>>8 != 0 {
+		t.Errorf("centre pixel = %d,%d,%d, want red", r>>8, g>>8, bl>>8)
 	}
 }

@@ -345,10 +345,16 @@ func (e *element) Screenshot(ctx context.Context) ([]byte, error) {
 	if maxX-minX < 1 || maxY-minY < 1 {
 		return nil, drivers.Errorf(drivers.KindNotVisible, "screenshot: %s has an empty box", e.Describe(ctx))
 	}
+	// quads are relative to the viewport, the clip to the document
+	top := e.f.pg.rp.Context(ctx)
+	var dx, dy float64
+	if m, err := (proto.PageGetLayoutMetrics{}).Call(top); err == nil && m.CSSVisualViewport != nil {
+		dx, dy = m.CSSVisualViewport.PageX, m.CSSVisualViewport.PageY
+	}
 	res, err := proto.PageCaptureScreenshot{
 		Format: proto.PageCaptureScreenshotFormatPng,
-		Clip:   &proto.PageViewport{X: minX, Y: minY, Width: maxX - minX, Height: maxY - minY, Scale: 1},
-	}.Call(e.f.pg.rp.Context(ctx))
+		Clip:   &proto.PageViewport{X: minX + dx, Y: minY + dy, Width: maxX - minX, Height: maxY - minY, Scale: 1},
+	}.Call(top)
 	if err != nil {
 		return nil, e.err(ctx, "screenshot", err)
 	}
