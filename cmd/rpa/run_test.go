@@ -522,3 +522,42 @@ func TestRunNoBrowser(t *testing.T) {
 	noSecret(t, r)
 	tmpProfilesGone(t, r.home)
 }
+
+// The other example flows run as well: `call` resolved in the flow's
+// folder, the YAML form, and the pager loop.
+func TestRunExampleFlows(t *testing.T) {
+	base := demoURL(t)
+	common := []string{"--arg", "username=admin", "--arg", "password=" + testPassword, "--arg", "base_url=" + base, "--json"}
+	tests := []struct {
+		file  string
+		extra []string
+		check func(out map[string]any) bool
+	}{
+		{"compare_regions.flow", []string{"--arg", "region_b=510100"}, func(out map[string]any) bool {
+			a, _ := out["a"].(map[string]any)
+			b, _ := out["b"].(map[string]any)
+			return a["days"] == 50.0 && b["days"] == 30.0 && out["higher"] == "110000"
+		}},
+		{"region_total.yaml", nil, func(out map[string]any) bool {
+			recs := demoapp.Records("330100")[:50]
+			return out["rows"] == 50.0 && out["totalKWh"] == demoapp.Totals(recs).KWh &&
+				strings.HasPrefix(out["caption"].(string), "杭州市 Hangzhou")
+		}},
+		{"all_pages.flow", []string{"--arg", "region=440300"}, func(out map[string]any) bool {
+			return out["count"] == 40.0 && out["pages"] == 1.0
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			args := append([]string{"run", "../../flows/" + tc.file}, common...)
+			r := rpaRun(t, append(args, tc.extra...)...)
+			if r.code != 0 {
+				t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+			}
+			if out := decode(t, r).Outputs; !tc.check(out) {
+				t.Errorf("outputs %v", out)
+			}
+			noSecret(t, r)
+		})
+	}
+}
