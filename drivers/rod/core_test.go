@@ -332,6 +332,20 @@ func TestElementScreenshotScrolled(t *testing.T) {
 		return 1 }`); err != nil {
 		t.Fatal(err)
 	}
+	full, err := p.Screenshot(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fimg, err := png.Decode(bytes.NewReader(full))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fb := fimg.Bounds(); fb.Dx() < 1200 || fb.Dy() < 2030 {
+		t.Errorf("full page shot is %v", fb)
+	}
+	if v, _ := p.Eval(ctx, `() => [innerWidth, innerHeight]`); v.([]any)[1] != 720.0 {
+		t.Errorf("viewport after a full shot: %v", v)
+	}
 	shot, err := locate(t, p, drivers.ForRead, "#red").Screenshot(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -127,6 +127,28 @@ func (e *element) Click(ctx context.Context, button string, count int) error {
 	return nil
 }
 
+// ForceClick is `click force: true`, with no actionability checks: the
+// real mouse click of Click when the element receives the hit at its
+// centre, else the pointer and mouse events of the click dispatched on the
+// element itself (untrusted events), so a covering layer never gets the
+// click. stdlib finds it by interface assertion.
+func (e *element) ForceClick(ctx context.Context, button string, count int) error {
+	if _, err := mouseButton(button); err != nil {
+		return drivers.Errorf(drivers.KindBrowser, "click: %v", err)
+	}
+	if count < 1 {
+		count = 1
+	}
+	v, err := e.value(ctx, "forceClick", button, count)
+	if err != nil {
+		return e.err(ctx, "click", err)
+	}
+	if v.Bool() {
+		return e.Click(ctx, button, count)
+	}
+	return nil
+}
+
 // Hover moves the mouse to the centre.
 func (e *element) Hover(ctx context.Context) error {
 	pt, err := e.centre(ctx)

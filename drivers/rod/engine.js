@@ -803,6 +803,37 @@
   function docText() { const b = document.body || document.documentElement; return b ? collapseKeepNbsp(b.innerText) : ''; }
   function desc() { return describe(this); }
 
+  // forceClick is `click force: true`: when this element receives the hit
+  // at its centre it returns true and the caller clicks with the real mouse;
+  // otherwise (a cover, an invisible element) it dispatches the pointer and
+  // mouse events of count clicks of button on the element itself, so the
+  // cover never gets the click, and returns false.
+  function forceClick(button, count) {
+    const el = this;
+    if (visible(el) && receives(el).ok) return true;
+    const win = el.ownerDocument.defaultView;
+    const r = el.getBoundingClientRect();
+    const x = r.left + r.width / 2, y = r.top + r.height / 2;
+    const b = { left: 0, middle: 1, right: 2 }[button] ?? 0;
+    const bs = [1, 4, 2][b];
+    const base = { bubbles: true, cancelable: true, composed: true, view: win, clientX: x, clientY: y, button: b };
+    const P = win.PointerEvent || win.MouseEvent;
+    const ptr = { pointerId: 1, pointerType: 'mouse', isPrimary: true };
+    el.dispatchEvent(new P('pointerover', { ...base, ...ptr }));
+    el.dispatchEvent(new win.MouseEvent('mouseover', base));
+    for (let i = 1; i <= count; i++) {
+      el.dispatchEvent(new P('pointerdown', { ...base, ...ptr, buttons: bs }));
+      el.dispatchEvent(new win.MouseEvent('mousedown', { ...base, buttons: bs, detail: i }));
+      if (i === 1 && typeof el.focus === 'function') el.focus({ preventScroll: true });
+      el.dispatchEvent(new P('pointerup', { ...base, ...ptr, buttons: 0 }));
+      el.dispatchEvent(new win.MouseEvent('mouseup', { ...base, buttons: 0, detail: i }));
+      const kind = b === 0 ? 'click' : b === 2 ? 'contextmenu' : 'auxclick';
+      el.dispatchEvent(new win.MouseEvent(kind, { ...base, buttons: 0, detail: i }));
+      if (b === 0 && i === 2) el.dispatchEvent(new win.MouseEvent('dblclick', { ...base, buttons: 0, detail: 2 }));
+    }
+    return false;
+  }
+
   // frameState reports an iframe's content document state, evaluated inside
   // that document: [href, readyState].
   function frameState() { return [location.href, document.readyState]; }
@@ -821,7 +852,7 @@
   const api = {
     locate, all, count, waitState, waitText, text, value, html, docHTML, attr, isPassword, checked, prepFill,
     afterFill, clearValue, setValue, focus, isFocused, selectOption, scrollIntoView, scrollContent, scrollPage,
-    table, form, docForm, docText, desc, frameState, iframeSrc, domReady,
+    table, form, docForm, docText, desc, frameState, iframeSrc, domReady, forceClick,
   };
   return function (op, ...args) {
     const f = api[op];

@@ -458,12 +458,26 @@ func (p *page) WaitIdle(ctx context.Context, quiet time.Duration) error {
 }
 
 // Screenshot returns a PNG of the viewport or the full page.
+// A full-page shot captures beyond the viewport without resizing it (so
+// 100vh layouts and the page's own resize handlers are left alone).
 func (p *page) Screenshot(ctx context.Context, full bool) ([]byte, error) {
-	b, err := p.rp.Context(ctx).Screenshot(full, &proto.PageCaptureScreenshot{Format: proto.PageCaptureScreenshotFormatPng})
+	rp := p.rp.Context(ctx)
+	req := proto.PageCaptureScreenshot{Format: proto.PageCaptureScreenshotFormatPng}
+	if full {
+		m, err := proto.PageGetLayoutMetrics{}.Call(rp)
+		if err != nil {
+			return nil, wrapErr(ctx, "screenshot", err)
+		}
+		if m.CSSContentSize != nil && m.CSSContentSize.Width >= 1 && m.CSSContentSize.Height >= 1 {
+			req.Clip = &proto.PageViewport{Width: m.CSSContentSize.Width, Height: m.CSSContentSize.Height, Scale: 1}
+			req.CaptureBeyondViewport = true
+		}
+	}
+	res, err := req.Call(rp)
 	if err != nil {
 		return nil, wrapErr(ctx, "screenshot", err)
 	}
-	return b, nil
+	return res.Data, nil
 }
 
 // SetDialogPolicy sets how the next dialogs are answered.
