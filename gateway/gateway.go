@@ -76,7 +76,7 @@ type Gateway struct {
 	index   map[string][]*device // tool name → desktops offering it, sorted by id (rebuilt by sync)
 
 	syncMu sync.Mutex
-	listed map[string]string // agent-facing tool name → fingerprint of what is registered
+	listed map[string]bool // agent-facing tool names registered with srv
 }
 
 // New returns a Gateway.
@@ -97,7 +97,7 @@ func New(opts Options) *Gateway {
 		log:     opts.Logger,
 		epoch:   hex.EncodeToString(e[:]),
 		devices: map[string]*device{},
-		listed:  map[string]string{},
+		listed:  map[string]bool{},
 	}
 	g.srv = mcp.NewServer(&mcp.Implementation{Name: "rpa-gateway", Version: Version}, &mcp.ServerOptions{
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
@@ -334,6 +334,7 @@ func (g *Gateway) sync(changed string) {
 // syncLocked is sync with syncMu held.
 func (g *Gateway) syncLocked(changed string) {
 	g.mu.Lock()
+	old := g.index
 	byName := map[string][]*device{}
 	for _, d := range g.devices {
 		d.mu.Lock()
@@ -359,22 +360,27 @@ func (g *Gateway) syncLocked(changed string) {
 			delete(g.listed, n)
 		}
 	}
+	// Only the tools the changed desktop offers, or offered before, can differ; they are
+	// (re-)added, which also tells agents the list changed.
+	offeredBy := func(ds []*device) bool {
+		for _, d := range ds {
+			if d.id == changed {
+				return true
+			}
+		}
+		return false
+	}
 	for n, ds := range byName {
+		if g.listed[n] && !offeredBy(ds) && !offeredBy(old[n]) {
+			continue
+		}
 		t, err := agentTool(n, ds)
 		if err != nil {
 			g.log.Warn("cannot list a tool", "tool", n, "err", err)
 			continue
 		}
-		fp, _ := json.Marshal(t)
-		touched := false
-		for _, d := range ds {
-			touched = touched || d.id == changed
-		}
-		if g.listed[n] == string(fp) && !touched {
-			continue
-		}
 		g.srv.AddTool(t, g.forward(n))
-		g.listed[n] = string(fp)
+		g.listed[n] = true
 	}
 }
 

@@ -109,7 +109,7 @@ func TestReconnectAfterOutage(t *testing.T) {
 	y.waitDevices(t, 1)
 	took := time.Since(back)
 	t.Logf("outage %v: re-registered %v after the gateway was back", outage, took.Round(time.Millisecond))
-	if took > 2*time.Second {
+	if took > 2*time.Second && !raceEnabled {
 		t.Errorf("re-registered %v after the gateway was back, want within 2s", took)
 	}
 }
@@ -218,7 +218,7 @@ func TestReconnectStorm200(t *testing.T) {
 	y.waitDevices(t, n)
 	took := time.Since(back)
 	t.Logf("%d desktops re-registered %v after the gateway was back", n, took.Round(time.Millisecond))
-	if took > 5*time.Second {
+	if took > 5*time.Second && !raceEnabled {
 		t.Errorf("re-registration of %d desktops took %v", n, took)
 	}
 }

@@ -1,0 +1,6 @@
+//go:build race
+
+package gateway
+
+// raceEnabled: timing goals are not asserted under the race detector.
+const raceEnabled = true
