@@ -359,6 +359,11 @@ func (p *parser) dslValue(n *yaml.Node, kind actions.Kind, argPos, elemsAreExprs
 		if elemsAreExprs && (e.Kind == yaml.SequenceNode || e.Kind == yaml.MappingNode) {
 			start := p.rangeAt(e.Line, e.Column, 0).Start
 			text := ExprText(v)
+			if back, ok := wholeInterp("{{ " + text + " }}"); !ok || back != " "+text+" " {
+				// An interpolation holding '"' inside a nested value has
+				// no expression spelling.
+				p.errorf(e, "this nested value cannot be read as an expression; write it as \"{{ EXPR }}\"")
+			}
 			return &ast.ExprSrc{Range: ast.Range{File: p.file, Start: start, End: start}, Source: text}
 		}
 		return v
