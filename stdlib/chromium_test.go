@@ -79,13 +79,15 @@ click "#buy" wait: 500ms retries: 0`, nil, interp.Host{})
 	if res.Success || res.Error.Kind != "covered" || !strings.Contains(res.Error.Message, "card-link") {
 		t.Fatalf("%+v", res.Error)
 	}
-	// force: true clicks whatever is at the centre.
+	// force: true clicks the element itself, never its cover (shared case
+	// 06: a forced Buy under a transparent link layer buys).
 	expect(t, `open "{{ base }}/overlay.html"
 click "#accept"
 wait "#spinner" state: "detached"
 click "#buy" force: true
-r = text "#overlay-hits"
-return r`, `"1"`)
+r = text "#result"
+h = text "#overlay-hits"
+return [r, h]`, `["bought","0"]`)
 }
 
 func TestFrames(t *testing.T) {

@@ -94,7 +94,19 @@ func click(ctx context.Context, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if fc, ok := el.(forceClicker); ok && force {
+		return nil, fc.ForceClick(ctx, button, count)
+	}
 	return nil, el.Click(ctx, button, count)
+}
+
+// forceClicker is implemented by elements that can deliver a click to the
+// element itself even when something covers its centre (drivers/rod: the
+// real mouse when the element receives the hit, else events dispatched on
+// it). `click force: true` uses it; without it a forced click is the plain
+// mouse click at the centre.
+type forceClicker interface {
+	ForceClick(ctx context.Context, button string, count int) error
 }
 
 func hover(ctx context.Context, c *Call) (any, error) {

@@ -151,7 +151,7 @@ var Table = []*Action{
 	{Name: "click", Params: []Param{sel}, Options: []Option{
 		{Name: "button", Kind: KindString, Enum: []string{"left", "right", "middle"}, Doc: "mouse button"},
 		{Name: "count", Kind: KindInt, Doc: "click count (2 = double click)"},
-		{Name: "force", Kind: KindBool, Doc: "skip the checks and click at the centre anyway"},
+		{Name: "force", Kind: KindBool, Doc: "skip the checks; the click goes to the element itself (events dispatched on it when something covers its centre)"},
 	}, Doc: "Real mouse press and release at the centre of the element's visible box, after the checks (attached, visible, stable, enabled, receives the hit)."},
 	{Name: "hover", Params: []Param{sel}, Doc: "Move the mouse over the element."},
 	{Name: "fill", Aliases: []string{"input"}, Params: []Param{sel, {Name: "value", Kind: KindAny, Doc: "the new value"}}, Doc: "Replace the whole value as a person would (focus, select all, insert text, input and change events)."},
