@@ -397,6 +397,9 @@ func (r *runner) Host() stdlib.Host { return r.opts.Host }
 
 func (r *runner) AddSecret(s string) { r.mask.Add(s) }
 
+// Mask returns v with secrets shown as *** (stdlib.Env).
+func (r *runner) Mask(v any) any { return r.mask.Value(v) }
+
 func (r *runner) Logf(format string, args ...any) { r.logLine(fmt.Sprintf(format, args...)) }
 
 func (r *runner) logLine(s string) {

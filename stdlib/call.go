@@ -42,6 +42,9 @@ type Env interface {
 	CallFlow(ctx context.Context, name string, args map[string]any) (any, error)
 	// AddSecret registers s as a secret: it is shown as *** from now on.
 	AddSecret(s string)
+	// Mask returns v with every secret value inside its strings replaced
+	// by *** (what a model may see: `llm` prompt and input).
+	Mask(v any) any
 	// Logf adds a line to the run log (masked).
 	Logf(format string, args ...any)
 }

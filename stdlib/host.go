@@ -96,6 +96,11 @@ func llm(ctx context.Context, c *Call) (any, error) {
 		return nil, err
 	}
 	input, _ := c.Opt("input")
+	// Secrets never reach a model.
+	prompt, _ = c.Env.Mask(prompt).(string)
+	if input != nil {
+		input = c.Env.Mask(input)
+	}
 	return h.LLM(ctx, prompt, input)
 }
 
