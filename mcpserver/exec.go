@@ -53,6 +53,8 @@ type RefusedError struct {
 	Rule    string
 }
 
+// Error says which rule refused the command (never the command itself,
+// which may hold secrets).
 func (e *RefusedError) Error() string {
 	return fmt.Sprintf("command refused by %s", e.Rule)
 }
@@ -138,6 +140,8 @@ type capBuffer struct {
 	dropped bool
 }
 
+// Write keeps what fits under max and never fails, so the command is
+// not killed by a full pipe.
 func (c *capBuffer) Write(p []byte) (int, error) {
 	room := c.max - c.buf.Len()
 	if room <= 0 {

@@ -218,6 +218,7 @@ type ArgError struct {
 	Msg   string
 }
 
+// Error is `invalid argument "FIELD": MSG`.
 func (e *ArgError) Error() string {
 	if e.Field == "" {
 		return "invalid arguments: " + e.Msg

@@ -40,6 +40,7 @@ type LaunchError struct {
 	Err     error
 }
 
+// Error names the profile and the driver's reason.
 func (e *LaunchError) Error() string {
 	return fmt.Sprintf("browser for profile %q could not be started: %v", e.Profile, e.Err)
 }
@@ -50,6 +51,7 @@ func (e *LaunchError) Unwrap() error { return e.Err }
 // IDError reports a profile id that is not a safe folder name.
 type IDError struct{ ID string }
 
+// Error names the id and the allowed form.
 func (e *IDError) Error() string {
 	return fmt.Sprintf("invalid profile id %q: use 1-64 letters, digits, '_', '-' or '.' (not only dots)", e.ID)
 }
