@@ -168,20 +168,27 @@ func BenchmarkForwardPaired(b *testing.B) {
 	dc := agent(b, direct.URL, nil)
 	gc := agent(b, x.mcpURL(), nil)
 	var dl, gl []time.Duration
+	var dcpu, gcpu time.Duration // process CPU time (user+system) spent in each kind of call
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+		c0 := cpuTime()
 		s := time.Now()
 		if _, err := dc.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"msg": "x"}}); err != nil {
 			b.Fatal(err)
 		}
 		dl = append(dl, time.Since(s))
+		c1 := cpuTime()
 		s = time.Now()
 		if _, err := gc.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"msg": "x", "deviceId": fmt.Sprintf("pc%03d", i%n)}}); err != nil {
 			b.Fatal(err)
 		}
 		gl = append(gl, time.Since(s))
+		c2 := cpuTime()
+		dcpu += c1 - c0
+		gcpu += c2 - c1
 	}
 	b.StopTimer()
+	b.ReportMetric(float64((gcpu-dcpu).Microseconds())/float64(b.N), "overhead-cpu-µs/call")
 	pct := func(l []time.Duration, p int) float64 {
 		sort.Slice(l, func(i, j int) bool { return l[i] < l[j] })
 		return float64(l[len(l)*p/100].Microseconds())
