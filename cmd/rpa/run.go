@@ -216,6 +216,10 @@ func execute(ctx context.Context, f *lang.Flow, typed map[string]any, rf *runFla
 			fmt.Fprintf(stderr, "rpa %s: cancelled while starting the browser\n", rf.cmd)
 			return nil, exitCancelled
 		}
+		if runCtx.Err() != nil {
+			fmt.Fprintf(stderr, "rpa %s: the run was stopped by --timeout %s while the browser was starting\n", rf.cmd, rf.timeout)
+			return nil, exitFailed
+		}
 		fmt.Fprintf(stderr, "rpa %s: the browser could not be started: %v\n", rf.cmd, err)
 		return nil, exitFailed
 	}

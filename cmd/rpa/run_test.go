@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -352,21 +355,31 @@ func TestRunArgsFile(t *testing.T) {
 
 // Ctrl-C cancels the run: exit 130, the partial result is printed.
 func TestRunCancelled(t *testing.T) {
-	base := demoURL(t)
-	cmd, home, out, errb := rpaCmd(t, "run", "testdata/run/slow.flow", "--arg", "base_url="+base, "--json")
+	// A page that reports its DOMContentLoaded to the server, so the test
+	// knows `open` is done and the flow is in its long sleep.
+	loaded := make(chan struct{})
+	var once sync.Once
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/loaded" {
+			once.Do(func() { close(loaded) })
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<!doctype html><title>slow</title><p>hello</p>
+<script>document.addEventListener("DOMContentLoaded", () => fetch("/loaded"));</script>`)
+	}))
+	defer srv.Close()
+	cmd, home, out, errb := rpaCmd(t, "run", "testdata/run/slow.flow", "--arg", "base_url="+srv.URL, "--json")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Wait until the browser exists and the flow is sleeping: the profile
-	// folder is there and some time has passed; then interrupt.
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if ents, _ := os.ReadDir(filepath.Join(home, "tmp")); len(ents) > 0 {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
+	select {
+	case <-loaded:
+	case <-time.After(60 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("the flow never opened its page")
 	}
-	time.Sleep(2 * time.Second)
+	time.Sleep(time.Second) // open returns right after DOMContentLoaded
 	start := time.Now()
 	_ = cmd.Process.Signal(syscall.SIGINT)
 	r := waitRun(t, cmd, home, out, errb)
@@ -380,19 +393,23 @@ func TestRunCancelled(t *testing.T) {
 	if res.Success || res.Error == nil || res.Error.Kind != "cancelled" {
 		t.Fatalf("result %+v", res)
 	}
-	if len(res.Results) < 1 || res.Results[0].Action != "open" || res.Results[0].Status != "ok" {
-		t.Errorf("partial results %+v", res.Results)
+	if len(res.Results) != 2 || res.Results[0].Action != "open" || res.Results[0].Status != "ok" || res.Results[1].Action != "sleep" {
+		t.Errorf("partial results %+v, want open ok then the cancelled sleep", res.Results)
 	}
 	tmpProfilesGone(t, home)
 }
 
 func TestRunTimeout(t *testing.T) {
 	base := demoURL(t)
-	r := rpaRun(t, "run", "testdata/run/slow.flow", "--arg", "base_url="+base, "--timeout", "3s")
+	start := time.Now()
+	r := rpaRun(t, "run", "testdata/run/slow.flow", "--arg", "base_url="+base, "--timeout", "8s")
 	if r.code != 1 {
 		t.Fatalf("exit %d, want 1\nstderr:\n%s", r.code, r.stderr)
 	}
-	if !strings.Contains(r.stderr, "stopped by --timeout 3s") {
+	if el := time.Since(start); el > 25*time.Second {
+		t.Errorf("--timeout 8s ended the run after %v", el)
+	}
+	if !strings.Contains(r.stderr, "stopped by --timeout 8s") {
 		t.Errorf("stderr:\n%s", r.stderr)
 	}
 }
