@@ -248,7 +248,11 @@ func (e *element) Checked(ctx context.Context) (bool, error) {
 	return v.Bool(), nil
 }
 
-// SetFiles sets a file input's files through DOM.setFileInputFiles.
+// SetFiles sets a file input's files through DOM.setFileInputFiles. Any
+// other element is taken for the control that opens a file chooser (a
+// dropzone whose click calls input.click()): it is clicked with the
+// chooser intercepted (Page.setInterceptFileChooserDialog), and the chooser
+// is answered with the files.
 func (e *element) SetFiles(ctx context.Context, paths []string) error {
 	abs := make([]string, len(paths))
 	for i, p := range paths {
@@ -258,7 +262,51 @@ func (e *element) SetFiles(ctx context.Context, paths []string) error {
 		}
 		abs[i] = a
 	}
-	err := proto.DOMSetFileInputFiles{Files: abs, ObjectID: e.obj.ObjectID}.Call(e.f.rp.Context(ctx))
+	res, err := evaluate(e.f.rp.Context(ctx), rod.Eval(`function () { return this.localName === 'input' && this.type === 'file' }`).This(e.obj))
+	if err != nil {
+		return e.err(ctx, "upload to", err)
+	}
+	if !res.Value.Bool() {
+		return e.chooseFiles(ctx, abs)
+	}
+	err = proto.DOMSetFileInputFiles{Files: abs, ObjectID: e.obj.ObjectID}.Call(e.f.rp.Context(ctx))
+	return e.err(ctx, "upload to", err)
+}
+
+// chooserWait bounds the wait for the file chooser a click opens.
+const chooserWait = 2 * time.Second
+
+// chooseFiles clicks e with file choosers intercepted and answers the
+// chooser the click opens with abs.
+func (e *element) chooseFiles(ctx context.Context, abs []string) error {
+	rp := e.f.rp.Context(ctx)
+	if err := (proto.PageSetInterceptFileChooserDialog{Enabled: true}).Call(rp); err != nil {
+		return e.err(ctx, "upload to", err)
+	}
+	defer func() {
+		off, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = proto.PageSetInterceptFileChooserDialog{Enabled: false}.Call(e.f.rp.Context(off))
+	}()
+	// The chooser opens during the click's handlers; a click that opens
+	// none gives up after chooserWait (a retry clicks again).
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var ev proto.PageFileChooserOpened
+	wait := e.f.rp.Context(wctx).WaitEvent(&ev)
+	if err := e.Click(ctx, "left", 1); err != nil {
+		return err
+	}
+	t := time.AfterFunc(chooserWait, stop)
+	defer t.Stop()
+	wait()
+	if ev.BackendNodeID == 0 {
+		if ctx.Err() != nil {
+			return wrapErr(ctx, "upload to "+e.Describe(context.Background()), ctx.Err())
+		}
+		return drivers.Errorf(drivers.KindBrowser, "upload: %s is not a file input, and clicking it opened no file chooser within %s", e.Describe(context.Background()), chooserWait)
+	}
+	err := proto.DOMSetFileInputFiles{Files: abs, BackendNodeID: ev.BackendNodeID}.Call(rp)
 	return e.err(ctx, "upload to", err)
 }
 
