@@ -11,6 +11,12 @@
 // nesting limits (MaxBlockDepth, MaxBracketDepth) are errors, never stack
 // overflows. Full expressions keep their exact source text (ast.ExprSrc).
 //
+// The most common line shape — an action whose arguments and option values
+// are literal tokens, name paths or lists of single tokens — is recognised by
+// a small hand-written fast path that builds the very structs the grammar
+// would (grammar.FastPath; every test and fuzz input is parsed both ways and
+// must agree); everything else goes through participle.
+//
 // Positions: Line and Col are 1-based, Col counts bytes; Offset is the
 // byte offset in src. A leading UTF-8 BOM is skipped and not counted in the
 // columns of line 1 (offsets do count it). CRLF line ends and tabs are

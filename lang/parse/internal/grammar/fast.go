@@ -2,8 +2,9 @@ package grammar
 
 import "github.com/alecthomas/participle/v2/lexer"
 
-// FastPath enables fastSimple. Tests turn it off to check that both paths
-// give identical Lines (FuzzParseFlow compares every input both ways).
+// FastPath enables fastSimple. Only tests change it (not concurrently with
+// parsing), to check that both paths give identical Lines: TestParseGolden
+// and FuzzParseFlow parse every input both ways.
 var FastPath = true
 
 // fastSimple recognises, without participle, the most common line shape:
