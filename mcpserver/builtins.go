@@ -57,7 +57,8 @@ var hitlOutputSchema = json.RawMessage(compactJSON(`{
   "type": "object",
   "properties": {
     "status": {"type": "string", "enum": ["answered", "declined", "cancelled", "timeout"]},
-    "answer": {"type": "string"}
+    "answer": {"type": "string"},
+    "reason": {"type": "string", "description": "why no one could be asked (with status timeout)"}
   },
   "required": ["status"]
 }`))
@@ -298,34 +299,6 @@ func contains(ss []string, s string) bool {
 		}
 	}
 	return false
-}
-
-func (s *Server) hitlPrompt(ctx context.Context, req *mcp.CallToolRequest, args map[string]any) (*mcp.CallToolResult, error) {
-	q := Question{Title: str(args, "title"), Message: str(args, "message"), Input: str(args, "inputType"), Timeout: 120 * time.Second}
-	if q.Input == "" {
-		q.Input = "text"
-	}
-	if n, ok := args["timeout"].(float64); ok {
-		q.Timeout = time.Duration(n * float64(time.Second))
-	}
-	actx, cancel := context.WithTimeout(ctx, q.Timeout)
-	defer cancel()
-	ans, err := s.ask(actx, q)
-	switch {
-	case ctx.Err() != nil:
-		ans = Answer{Status: AnswerCancelled}
-	case err != nil && errors.Is(err, context.DeadlineExceeded), err == nil && actx.Err() != nil && ans.Status == "":
-		ans = Answer{Status: AnswerTimeout}
-	case err != nil:
-		return nil, rpcError(CodeBuiltinFailed, "hitl_prompt: "+err.Error(), nil)
-	}
-	out := map[string]any{"status": ans.Status}
-	if ans.Status == AnswerAnswered {
-		out["answer"] = ans.Text
-	}
-	raw, _ := json.Marshal(out)
-	s.log.Info("hitl_prompt", "status", ans.Status, "input", q.Input) // never the answer
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}, StructuredContent: out}, nil
 }
 
 func (s *Server) desktopExec(ctx context.Context, req *mcp.CallToolRequest, args map[string]any) (*mcp.CallToolResult, error) {

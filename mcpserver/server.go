@@ -32,6 +32,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/rpa-dev/rpa/hitl"
 	"github.com/rpa-dev/rpa/profiles"
 )
 
@@ -83,6 +84,16 @@ type Options struct {
 	// Nil: TerminalAsk on the controlling terminal (/dev/tty) when there is
 	// one, else every question times out at once.
 	Ask AskFunc
+	// HITL orders the person channels (client elicitation, desktop dialog,
+	// terminal; rpa's --hitl) and gives the desktop and terminal ones (see
+	// package hitl). Nil: the client, then Ask when set, else the native
+	// dialog and the controlling terminal.
+	HITL *hitl.Config
+	// NoURLElicitation keeps password questions away from the client: no
+	// URL-mode elicitation (the WebSocket link, whose backend is not on
+	// this machine). Else a one-time page on loopback is offered to
+	// clients that declared URL mode.
+	NoURLElicitation bool
 	// Logger receives one line per call (tool, profile, outcome, duration;
 	// never argument values) and flow load problems. Nil: discard.
 	Logger *slog.Logger
@@ -127,6 +138,9 @@ type Server struct {
 
 	secretsMu sync.Mutex
 	secrets   map[string][]string // profile → secret values its flows filled
+
+	hitl   hitlState  // person channels (hitl_host.go)
+	paused pauseTable // multi-round-trip calls waiting for input (mrtr.go)
 }
 
 // New builds the server, loads FlowsDir (a flow that does not load is
@@ -259,6 +273,7 @@ func (s *Server) Close() error {
 	}
 	s.cancel()
 	s.calls.Wait()
+	s.closeHITL()
 	return err
 }
 

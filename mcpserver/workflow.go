@@ -114,6 +114,23 @@ func progressMessage(ev interp.Event) string {
 // callWorkflow runs one flow tool call: profile, typed arguments, the run
 // on the profile's warm browser, the result.
 func (s *Server) callWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *flowEntry, args map[string]any) (*mcp.CallToolResult, error) {
+	if multiRoundTrip(req) {
+		// The run goes on across calls while it waits for the client's
+		// answers (mrtr.go).
+		if req.Params.RequestState != "" {
+			return s.resumePaused(ctx, req)
+		}
+		return s.startPaused(ctx, func(rctx context.Context, p *pauser) (*mcp.CallToolResult, error) {
+			return s.runWorkflow(rctx, req, e, args, p)
+		})
+	}
+	return s.runWorkflow(ctx, req, e, args, nil)
+}
+
+// runWorkflow is callWorkflow's run; pause is non-nil for a
+// multi-round-trip client (then no progress: its token belongs to the
+// first call).
+func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *flowEntry, args map[string]any, pause *pauser) (*mcp.CallToolResult, error) {
 	profile, _ := args[ProfileArg].(string)
 	delete(args, ProfileArg)
 	if profile == "" {
@@ -147,7 +164,11 @@ func (s *Server) callWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *
 	}
 	defer l.Release()
 	var events func(interp.Event)
-	if pr := newProgress(ctx, req, s.opts.Heartbeat); pr != nil {
+	pctx := ctx
+	if pause != nil {
+		pctx = pause.first // progress goes to the first call only
+	}
+	if pr := newProgress(pctx, req, s.opts.Heartbeat); pr != nil {
 		defer pr.close()
 		events = pr.event
 	}
@@ -157,7 +178,7 @@ func (s *Server) callWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *
 		Page:    l.Page(),
 		Flows:   s.reg.lookup,
 		Events:  events,
-		Host:    s.host(),
+		Host:    s.hostFor(req, profile, pause),
 	})
 	// nil (the flow closed its last tab): the next reader falls back to
 	// the newest open tab.
@@ -200,15 +221,6 @@ func jsonEscaped(secrets []string) []string {
 		}
 	}
 	return out
-}
-
-// host is the interp.Host of served flows: the person channel, and exec
-// under the server's policy. Sampling (llm) comes with its own issue.
-func (s *Server) host() interp.Host {
-	return interp.Host{
-		Ask:  s.ask,
-		Exec: s.flowExec,
-	}
 }
 
 // flowExec runs an `exec` action of a served flow under the same policy
