@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/rpa-dev/rpa/lang"
+	"github.com/rpa-dev/rpa/lang/format"
+	"github.com/rpa-dev/rpa/lang/parse"
 )
 
 // Every example flow loads and checks clean (no errors, no warnings), as a
@@ -42,6 +44,25 @@ func TestEmbedded(t *testing.T) {
 		f, ds := lang.Load(n, src)
 		if f == nil || ds.HasErrors() {
 			t.Errorf("%s: %v", n, ds)
+		}
+	}
+}
+
+// The .flow examples are in canonical form (`rpa fmt` leaves them as they
+// are), so they can serve as style references.
+func TestFlowsCanonical(t *testing.T) {
+	names, err := fs.Glob(FS, "*.flow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		src, _ := fs.ReadFile(FS, n)
+		f, ds := parse.Flow(n, src)
+		if ds.HasErrors() {
+			t.Fatalf("%s: %v", n, ds)
+		}
+		if got := format.Flow(f); string(got) != string(src) {
+			t.Errorf("%s is not in canonical form; run rpa fmt -w on it. Canonical:\n%s", n, got)
 		}
 	}
 }
