@@ -95,7 +95,7 @@ func parseRunFlags(args []string, stderr io.Writer) (rf *runFlags, done bool, co
 	fs := newFlags("run", stderr)
 	fs.Var(&rf.args, "arg", "a flow argument NAME=VALUE, converted to the param's type (repeatable)")
 	fs.StringVar(&rf.argsFile, "args", "", "a JSON file holding an object of flow arguments (--arg wins on a clash)")
-	fs.StringVar(&rf.profile, "profile", "", "browser profile ID (folder $RPA_HOME/profiles/ID); default: the flow's `defaults profile:`, else a temporary profile")
+	fs.StringVar(&rf.profile, "profile", "", "browser profile ID (folder $RPA_HOME/profiles/ID); default: the flow's \"defaults profile:\", else a temporary profile")
 	fs.BoolVar(&rf.show, "show", false, "show the browser window instead of running headless")
 	fs.BoolVar(&rf.json, "json", false, "print only the result JSON (WorkflowExecutionResult) on stdout")
 	fs.DurationVar(&rf.timeout, "timeout", 0, "bound for the whole run, e.g. 2m (0: none)")
