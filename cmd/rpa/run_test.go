@@ -436,6 +436,16 @@ func TestRunNamedProfileKept(t *testing.T) {
 		t.Errorf("named profile folder: %v", err)
 	}
 	tmpProfilesGone(t, r.home)
+
+	// Without --profile, the flow's `defaults profile:` is used.
+	r = rpaRun(t, "run", "testdata/run/profiled.flow", "--arg", "base_url="+base)
+	if r.code != 0 {
+		t.Fatalf("profiled.flow: exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(r.home, "profiles", "flowprof", "Default")); err != nil {
+		t.Errorf("the flow's profile was not used: %v", err)
+	}
+	tmpProfilesGone(t, r.home)
 }
 
 func TestDemo(t *testing.T) {
