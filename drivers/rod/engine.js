@@ -371,11 +371,13 @@
     return null;
   }
 
-  const frame = () => new Promise((res) => {
+  // frame resolves at the next animation frame, or after ms when frames do
+  // not come (a background tab).
+  const frame = (ms = 50) => new Promise((res) => {
     let done = false;
     const fin = () => { if (!done) { done = true; res(); } };
     requestAnimationFrame(fin);
-    setTimeout(fin, 50);
+    setTimeout(fin, ms);
   });
 
   function rectKey(el) {
@@ -682,11 +684,18 @@
     return true;
   }
 
-  function scrollContent(to) {
+  // scrollContent scrolls like a person would: after the page rendered its
+  // last change (so IntersectionObservers saw a sentinel leave) and waiting
+  // for the frame that delivers the scroll.
+  async function scrollContent(to) {
     const el = this;
     const target = (el === el.ownerDocument.documentElement || el === el.ownerDocument.body) ?
       (el.ownerDocument.scrollingElement || el) : el;
+    // two frames: the second starts after the first frame's rendering
+    // (where intersection states are computed) finished
+    await frame(250); await frame(250);
     target.scrollTop = to === 'top' ? 0 : target.scrollHeight;
+    await frame(250); await frame(250);
     return target.scrollTop;
   }
 

@@ -27,7 +27,6 @@ type page struct {
 	mu        sync.Mutex
 	wake      chan struct{}
 	closed    bool
-	loaderID  proto.NetworkLoaderID // current main-frame document
 	lifecycle map[proto.NetworkLoaderID]map[string]bool
 	loaderSeq map[proto.NetworkLoaderID]int64 // order in which documents were first seen
 	seqNext   int64
@@ -92,15 +91,6 @@ func (p *page) init(ctx context.Context) error {
 		cancel()
 		return wrapErr(ctx, "set up tab", first)
 	}
-	// Learn the current document (for pages that were already loaded).
-	tree, err := proto.PageGetFrameTree{}.Call(rp)
-	if err == nil && tree.FrameTree != nil && tree.FrameTree.Frame != nil {
-		p.mu.Lock()
-		if p.loaderID == "" {
-			p.loaderID = tree.FrameTree.Frame.LoaderID
-		}
-		p.mu.Unlock()
-	}
 	return nil
 }
 
@@ -141,7 +131,6 @@ func (p *page) loop(events <-chan *rod.Message) {
 				m[string(e.Name)] = true
 				if e.Name == "init" {
 					// a new document started loading
-					p.loaderID = e.LoaderID
 					if len(p.lifecycle) > 16 { // forget old documents
 						for l := range p.lifecycle {
 							if l != e.LoaderID {
@@ -159,7 +148,6 @@ func (p *page) loop(events <-chan *rod.Message) {
 			if msg.Load(&e) && e.Frame != nil && e.Frame.ParentID == "" {
 				p.mu.Lock()
 				p.navSeq++
-				p.loaderID = e.Frame.LoaderID
 				p.lastNav = navRecord{seq: p.navSeq, loaderID: e.Frame.LoaderID,
 					restored: e.Type == proto.PageNavigationTypeBackForwardCacheRestore}
 				p.notify()
