@@ -25,13 +25,14 @@ import (
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/ast"
 	"github.com/rpa-dev/rpa/lang/diag"
+	"github.com/rpa-dev/rpa/mcpserver"
 	"github.com/rpa-dev/rpa/stdlib"
 )
 
 func init() {
 	register(command{
 		name:    "run",
-		usage:   "rpa run FILE [--arg NAME=VALUE]... [--args FILE.json] [--profile ID] [--show] [--json] [--timeout D] [--browser ws://...] [--browser-bin PATH]",
+		usage:   "rpa run FILE [--arg NAME=VALUE]... [--args FILE.json] [--profile ID] [--show] [--json] [--timeout D] [--browser ws://...] [--browser-bin PATH] [--allow-exec [--exec-allow GLOB]...]",
 		summary: "run a flow once in Chromium and print its result (exit 0 ok, 1 flow failed, 2 bad input, 130 cancelled)",
 		run: func(args []string) int {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -87,7 +88,16 @@ type runFlags struct {
 	timeout  time.Duration
 	remote   string
 	bin      string
+	// exec is the policy of the `exec` action (--allow-exec, --exec-allow).
+	exec      mcpserver.ExecPolicy
+	execAllow kvList
 }
+
+// kvList collects a repeated string flag.
+type kvList []string
+
+func (l *kvList) String() string     { return strings.Join(*l, ",") }
+func (l *kvList) Set(s string) error { *l = append(*l, s); return nil }
 
 // parseRunFlags parses args, allowing flags before and after FILE.
 func parseRunFlags(args []string, stderr io.Writer) (rf *runFlags, done bool, code int) {
@@ -101,6 +111,8 @@ func parseRunFlags(args []string, stderr io.Writer) (rf *runFlags, done bool, co
 	fs.DurationVar(&rf.timeout, "timeout", 0, "bound for the whole run, e.g. 2m (0: none)")
 	fs.StringVar(&rf.remote, "browser", "", "attach to a running browser's DevTools endpoint ws://HOST:PORT/... instead of launching one")
 	fs.StringVar(&rf.bin, "browser-bin", "", "Chromium binary (default: $ROD_BROWSER, else chromium on PATH)")
+	fs.BoolVar(&rf.exec.Enabled, "allow-exec", false, "let the flow's exec actions run commands (refused otherwise)")
+	fs.Var(&rf.execAllow, "exec-allow", "with --allow-exec, allow only commands matching this glob (repeatable)")
 	var pos []string
 	for {
 		if done, code := parseFlags(fs, args); done {
@@ -122,6 +134,11 @@ func parseRunFlags(args []string, stderr io.Writer) (rf *runFlags, done bool, co
 		return nil, true, exitUsage
 	}
 	rf.file = pos[0]
+	if len(rf.execAllow) > 0 && !rf.exec.Enabled {
+		fmt.Fprintln(stderr, "rpa run: --exec-allow needs --allow-exec")
+		return nil, true, exitUsage
+	}
+	rf.exec.Allow = rf.execAllow
 	if rf.timeout < 0 {
 		fmt.Fprintln(stderr, "rpa run: --timeout must not be negative")
 		return nil, true, exitUsage
@@ -232,7 +249,7 @@ func execute(ctx context.Context, f *lang.Flow, typed map[string]any, rf *runFla
 		Browser: br,
 		Flows:   flows,
 		Events:  prog.event,
-		Host:    interp.Host{Ask: terminalAsk(rio.stdin, stderr)},
+		Host:    interp.Host{Ask: terminalAsk(rio.stdin, stderr), Exec: rf.runExec},
 	})
 	if page != nil && rf.remote != "" {
 		// Leave a remote browser as we found it: close the tab we used.
@@ -250,6 +267,27 @@ func execute(ctx context.Context, f *lang.Flow, typed map[string]any, rf *runFla
 		}
 		return res, exitFailed
 	}
+}
+
+// runExec runs an `exec` action under rf's policy (the one `rpa serve`
+// applies): refused with kind exec_refused unless --allow-exec, then
+// limited to the --exec-allow globs when any.
+func (rf *runFlags) runExec(ctx context.Context, c interp.ExecCommand) (*interp.ExecResult, error) {
+	var out *mcpserver.ExecOutput
+	var err error
+	if len(c.Args) > 0 {
+		out, err = rf.exec.RunArgs(ctx, c.Args, c.Timeout)
+	} else {
+		out, err = rf.exec.Run(ctx, c.Shell, c.Timeout)
+	}
+	if err != nil {
+		var re *mcpserver.RefusedError
+		if errors.As(err, &re) {
+			return nil, &interp.Error{Kind: "exec_refused", Msg: "exec: " + re.Error() + " (rpa run --allow-exec enables it)"}
+		}
+		return nil, err
+	}
+	return &interp.ExecResult{Stdout: out.Stdout, Stderr: out.Stderr, Code: out.Code, Truncated: out.Truncated}, nil
 }
 
 // flowArgs builds the typed arguments from --args (JSON) and --arg

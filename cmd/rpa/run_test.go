@@ -588,3 +588,27 @@ func TestRunExampleFlows(t *testing.T) {
 		})
 	}
 }
+
+// exec is refused unless --allow-exec, and --exec-allow narrows it.
+func TestRunExecPolicy(t *testing.T) {
+	const flow = "testdata/run/exec.flow"
+	r := rpaRun(t, "run", flow, "--json")
+	if res := decode(t, r); r.code != 1 || res.Error == nil || res.Error.Kind != "exec_refused" {
+		t.Errorf("without --allow-exec: exit %d, error %+v", r.code, res.Error)
+	}
+	r = rpaRun(t, "run", flow, "--allow-exec", "--json")
+	if res := decode(t, r); r.code != 0 || res.Outputs["out"] != "hello from exec" || res.Outputs["code"] != 0.0 {
+		t.Errorf("with --allow-exec: exit %d, outputs %v, stderr %s", r.code, res.Outputs, r.stderr)
+	}
+	r = rpaRun(t, "run", flow, "--allow-exec", "--exec-allow", "ls *", "--json")
+	if res := decode(t, r); r.code != 1 || res.Error == nil || res.Error.Kind != "exec_refused" {
+		t.Errorf("outside the allow-list: exit %d, error %+v", r.code, res.Error)
+	}
+	r = rpaRun(t, "run", flow, "--allow-exec", "--exec-allow", "echo *", "--json")
+	if r.code != 0 {
+		t.Errorf("inside the allow-list: exit %d, stderr %s", r.code, r.stderr)
+	}
+	if r := rpaRun(t, "run", flow, "--exec-allow", "echo *"); r.code != 2 || !strings.Contains(r.stderr, "needs --allow-exec") {
+		t.Errorf("--exec-allow alone: exit %d, stderr %s", r.code, r.stderr)
+	}
+}
