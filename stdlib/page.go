@@ -277,16 +277,21 @@ func upload(ctx context.Context, c *Call) (any, error) {
 
 func scroll(ctx context.Context, c *Call) (any, error) {
 	if s, ok := c.Args[0].(string); ok && (s == "bottom" || s == "top") {
+		// The document's own content, scrolled like a person would (after
+		// the page rendered its last change, and waiting for the frame that
+		// delivers the scroll): an infinite feed's IntersectionObserver must
+		// see its sentinel leave before it can see it enter again (shared
+		// case 13). A bare window.scrollTo right after a batch arrived
+		// could land in the same frame, and the feed would stop.
 		f, err := c.Env.Frame(ctx)
 		if err != nil {
 			return nil, err
 		}
-		js := `() => window.scrollTo(0, 0)`
-		if s == "bottom" {
-			js = `() => window.scrollTo(0, Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0))`
+		root, _, err := f.Locate(ctx, []string{":root"}, drivers.Attached)
+		if err != nil {
+			return nil, err
 		}
-		_, err = f.Eval(ctx, js)
-		return nil, err
+		return nil, root.ScrollContent(ctx, s)
 	}
 	sels, err := c.Sels(0)
 	if err != nil {
