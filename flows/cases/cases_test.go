@@ -1,0 +1,269 @@
+package cases
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpa-dev/rpa/drivers"
+	rodd "github.com/rpa-dev/rpa/drivers/rod"
+	"github.com/rpa-dev/rpa/interp"
+	"github.com/rpa-dev/rpa/lang"
+)
+
+// One browser and one server of testdata/ for the package.
+var (
+	browser drivers.Browser
+	baseURL string
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	srv := httptest.NewServer(http.FileServer(http.Dir("testdata")))
+	defer srv.Close()
+	baseURL = srv.URL
+	dir, err := os.MkdirTemp("", "rpa-cases-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	b, err := rodd.New().Launch(ctx, drivers.LaunchOptions{UserDataDir: filepath.Join(dir, "profile")})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "launch:", err)
+		return 1
+	}
+	browser = b
+	code := m.Run()
+	if err := b.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, "close:", err)
+	}
+	return code
+}
+
+// csv writes the file case 09 uploads: exactly "a,b\n1,2\n" (8 bytes).
+func csv(t *testing.T) string {
+	p := filepath.Join(t.TempDir(), "report.csv")
+	if err := os.WriteFile(p, []byte("a,b\n1,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func posts(n int) []any {
+	out := make([]any, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("Post #%d", i+1)
+	}
+	return out
+}
+
+// A case: the flow, its arguments, the outputs it must return (exactly,
+// per key, from the case's "Expected result"), substrings some outputs
+// must contain, and a check of the per-action results.
+type tcase struct {
+	flow     string
+	args     func(t *testing.T) map[string]any
+	want     map[string]any
+	contains map[string]string
+	steps    func(t *testing.T, res *interp.Result)
+}
+
+var cases = []tcase{
+	{flow: "case01_iframe_nested", want: map[string]any{
+		"msg": "Coupon SAVE-2024 applied", "result": "applied:SAVE-2024", "decoy": ""}},
+	{flow: "case03_late_element", want: map[string]any{
+		"detail": "Beta \u2014 42 units", "result": "detail:Beta:42"}},
+	{flow: "case05_dynamic_ids", want: map[string]any{"result": "saved:a@b.co"},
+		steps: func(t *testing.T, res *interp.Result) {
+			// the recorded id selectors (index 0) never match: the result
+			// names the alternative that did
+			for _, s := range res.Results {
+				if s.Action != "fill" && s.Action != "click" {
+					continue
+				}
+				if s.SelectorIndex == nil || *s.SelectorIndex != 1 {
+					t.Errorf("line %d %s: selectorIndex %v, want 1 (%q)", s.Line, s.Action, s.SelectorIndex, s.Selector)
+				}
+			}
+		}},
+	{flow: "case06_overlay_intercept",
+		want: map[string]any{"result": "continued,bought", "overlayHits": "0", "backdropHits": "0"},
+		contains: map[string]string{
+			"earlyError": "covered by div#consent",
+			"buyError":   "covered by div.card-link",
+		}},
+	{flow: "case08_contenteditable", want: map[string]any{
+		"result": "posted:Hello world", "count": "11", "editor": "Hello world",
+		"retyped": "Bye", "retypedCount": "3"}},
+	{flow: "case09_hidden_file_input",
+		args: func(t *testing.T) map[string]any { return map[string]any{"file": csv(t)} },
+		want: map[string]any{"result": "uploaded:report.csv:8:2", "item": "report.csv \u2014 8 bytes, 2 lines"}},
+	{flow: "case09_dropzone",
+		args: func(t *testing.T) map[string]any { return map[string]any{"file": csv(t)} },
+		want: map[string]any{"result": "uploaded:report.csv:8:2", "item": "report.csv \u2014 8 bytes, 2 lines"}},
+	{flow: "case10_new_tab", want: map[string]any{
+		"title": "Widget A-7", "price": "\u20ac19.90", "added": "added:A-7",
+		"basketCount": "1", "result": "opened:A-7;basket:1", "terms": "Terms of sale"}},
+	{flow: "case11_js_dialogs", want: map[string]any{
+		"result": "renamed:Q3-report,delete:cancelled", "name": "Q3-report",
+		"dialogs": []any{
+			map[string]any{"type": "prompt", "message": `New name for "Q3 draft"?`},
+			map[string]any{"type": "confirm", "message": `Rename 3 linked files to "Q3-report"?`},
+			map[string]any{"type": "alert", "message": "Renamed to Q3-report"},
+			map[string]any{"type": "confirm", "message": `Delete "Q3-report" permanently?`},
+		}}},
+	{flow: "case12_hover_menu", want: map[string]any{"result": "action:export-csv", "exportMenuGone": true}},
+	{flow: "case13_infinite_scroll", want: map[string]any{
+		"titles": posts(35), "count": "35", "end": "\u2014 end of feed \u2014",
+		"result": "complete:35", "lastLikes": "105 likes"}},
+	{flow: "case16_react_controlled", want: map[string]any{
+		"result": `submitted:{"name":"Grace Hopper","age":85,"plan":"pro"}`,
+		"state":  `{"name":"Grace Hopper","age":"85","plan":"pro"}`}},
+	{flow: "case19_non_ascii_input", want: map[string]any{
+		"value":  "ąčiū 你好，世界\u3000👍",
+		"result": "sent:ąčiū 你好，世界\u3000👍",
+		"len":    "12", "units": "13",
+		"cps": "U+0105 U+010D U+0069 U+016B U+0020 U+4F60 U+597D U+FF0C U+4E16 U+754C U+3000 U+1F44D"}},
+}
+
+// TestCases runs every case flow against its page in headless Chromium and
+// compares the outputs with the case's expected end state.
+func TestCases(t *testing.T) {
+	flows, ds := lang.LoadDir(".")
+	if ds.HasErrors() {
+		t.Fatalf("load: %v", ds)
+	}
+	seen := map[string]bool{}
+	for _, tc := range cases {
+		seen[tc.flow] = true
+		t.Run(tc.flow, func(t *testing.T) {
+			f, ok := flows[tc.flow]
+			if !ok {
+				t.Fatalf("no flow %s", tc.flow)
+			}
+			raw := map[string]any{"base_url": baseURL}
+			if tc.args != nil {
+				for k, v := range tc.args(t) {
+					raw[k] = v
+				}
+			}
+			args, err := interp.CheckArgs(f, raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			res, page := interp.Run(ctx, f, interp.Options{
+				Args:    args,
+				Browser: browser,
+				Flows:   func(name string) (*lang.Flow, bool) { g, ok := flows[name]; return g, ok },
+			})
+			closeTabs(t, page)
+			if !res.Success {
+				t.Fatalf("flow failed: %+v\n%s", res.Error, steps(res))
+			}
+			got := outputs(t, res)
+			for k, want := range tc.want {
+				if !reflect.DeepEqual(got[k], want) {
+					t.Errorf("%s = %s, want %s", k, js(got[k]), js(want))
+				}
+			}
+			for k, sub := range tc.contains {
+				if s, _ := got[k].(string); !strings.Contains(s, sub) {
+					t.Errorf("%s = %q, want it to contain %q", k, s, sub)
+				}
+			}
+			if tc.steps != nil {
+				tc.steps(t, res)
+			}
+		})
+	}
+	for name := range flows {
+		if !seen[name] {
+			t.Errorf("flow %s has no test case", name)
+		}
+	}
+}
+
+// closeTabs closes every tab the run left open, so cases start clean.
+func closeTabs(t *testing.T, last drivers.Page) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if last != nil {
+		_ = last.Close()
+	}
+	pages, err := browser.Pages(ctx)
+	if err != nil {
+		t.Logf("pages: %v", err)
+		return
+	}
+	for _, p := range pages {
+		_ = p.Close()
+	}
+}
+
+// outputs is the flow's return value as decoded JSON (what `rpa run
+// --json` and MCP clients see).
+func outputs(t *testing.T, res *interp.Result) map[string]any {
+	b, err := json.Marshal(res.Outputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("outputs %s: %v", b, err)
+	}
+	return m
+}
+
+func js(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+func steps(res *interp.Result) string {
+	var b strings.Builder
+	for _, s := range res.Results {
+		fmt.Fprintf(&b, "  %d line %d %s %s %dms %s\n", s.Index, s.Line, s.Action, s.Status, s.DurationMs, s.Error)
+	}
+	return b.String()
+}
+
+// The embedded flows are the files on disk.
+func TestEmbedded(t *testing.T) {
+	names, err := fs.Glob(FS, "*.flow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) != len(cases) {
+		t.Errorf("embedded %d flows, the test has %d cases", len(names), len(cases))
+	}
+	for _, n := range names {
+		src, err := fs.ReadFile(FS, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		disk, err := os.ReadFile(n)
+		if err != nil || string(disk) != string(src) {
+			t.Errorf("%s: embedded copy differs from the file (%v)", n, err)
+		}
+	}
+}
