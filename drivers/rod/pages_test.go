@@ -238,6 +238,22 @@ func TestDialogDefaultDismiss(t *testing.T) {
 	waitResult(t, p, "rename:cancelled,renamed:Q3 draft")
 }
 
+func TestDialogInNewTabBeforeAttach(t *testing.T) {
+	p := open(t, "dialogs.html")
+	ctx := tctx(t, 10*time.Second)
+	p.MarkPopups()
+	click(t, p, "#popup")
+	tab, err := p.WaitPopup(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tab.Close()
+	waitResult(t, tab, "early")
+	if got := tab.Dialogs(); len(got) != 1 || got[0].Message != "Early alert" {
+		t.Errorf("dialogs = %v", got)
+	}
+}
+
 func TestHoverMenu(t *testing.T) {
 	p := open(t, "hover.html")
 	ctx := tctx(t, 10*time.Second)
