@@ -135,6 +135,10 @@ func (r *runner) action(fr *frame, s *ast.ActionStmt, sc *Scope) (any, error) {
 	}
 	r.mu.Lock()
 	if !r.abandon {
+		// A `call` numbers the called flow's actions while it runs: its
+		// own entry comes after them, so its index is taken now.
+		step.Index = len(r.res.Results) + 1
+		index = step.Index
 		r.res.Results = append(r.res.Results, step)
 	}
 	r.mu.Unlock()
