@@ -18,6 +18,7 @@ import (
 	rodd "github.com/rpa-dev/rpa/drivers/rod"
 	"github.com/rpa-dev/rpa/interp"
 	"github.com/rpa-dev/rpa/lang"
+	"github.com/rpa-dev/rpa/lang/format"
 )
 
 // One browser and one server of testdata/ for the package.
@@ -247,7 +248,7 @@ func steps(res *interp.Result) string {
 	return b.String()
 }
 
-// The embedded flows are the files on disk.
+// The embedded flows are the files on disk, in canonical form.
 func TestEmbedded(t *testing.T) {
 	names, err := fs.Glob(FS, "*.flow")
 	if err != nil {
@@ -264,6 +265,14 @@ func TestEmbedded(t *testing.T) {
 		disk, err := os.ReadFile(n)
 		if err != nil || string(disk) != string(src) {
 			t.Errorf("%s: embedded copy differs from the file (%v)", n, err)
+		}
+		f, ds := lang.Load(n, src)
+		if ds.HasErrors() {
+			t.Errorf("%s: %v", n, ds)
+			continue
+		}
+		if got := format.Flow(f.File); string(got) != string(src) {
+			t.Errorf("%s is not in canonical form (rpa fmt -w %s):\n%s", n, n, got)
 		}
 	}
 }
