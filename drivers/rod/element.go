@@ -195,7 +195,8 @@ func (e *element) Fill(ctx context.Context, value string) error {
 // Type sends value key by key (characters without a US key through
 // Input.insertText), delay apart, without clearing.
 func (e *element) Type(ctx context.Context, value string, delay time.Duration) error {
-	if _, err := e.value(ctx, "focus"); err != nil {
+	// An element not focused yet gets the caret at its end, so keys append.
+	if _, err := e.value(ctx, "focusEnd"); err != nil {
 		return e.err(ctx, "type", err)
 	}
 	rp := e.f.pg.rp.Context(ctx)

@@ -644,6 +644,27 @@
 
   function isFocused() { return this.getRootNode().activeElement === this; }
 
+  // focusEnd focuses this element for typing, as a person clicking into it
+  // would: an element that was not focused gets the caret at the end of its
+  // value or text; a focused one keeps its caret and selection (so a select
+  // all before typing still replaces).
+  function focusEnd() {
+    const el = this;
+    if (el.getRootNode().activeElement === el) return true;
+    el.focus();
+    if (typeof el.setSelectionRange === 'function' && typeof el.value === 'string') {
+      try { el.setSelectionRange(el.value.length, el.value.length); } catch (e) { /* email, number: no selection API */ }
+    } else if (el.isContentEditable) {
+      const sel = el.ownerDocument.getSelection();
+      const r = el.ownerDocument.createRange();
+      r.selectNodeContents(el);
+      r.collapse(false);
+      sel.removeAllRanges();
+      sel.addRange(r);
+    }
+    return true;
+  }
+
   function selectOption(v, by) {
     const el = this;
     if (el.localName !== 'select') throw new Error(describe(el) + ' is not a select');
@@ -860,7 +881,7 @@
 
   const api = {
     locate, all, count, waitState, waitText, text, value, html, docHTML, attr, isPassword, checked, prepFill,
-    afterFill, clearValue, setValue, focus, isFocused, selectOption, scrollIntoView, scrollContent, scrollPage,
+    afterFill, clearValue, setValue, focus, focusEnd, isFocused, selectOption, scrollIntoView, scrollContent, scrollPage,
     table, form, docForm, docText, desc, frameState, iframeSrc, domReady, forceClick,
   };
   return function (op, ...args) {
