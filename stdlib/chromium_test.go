@@ -334,7 +334,6 @@ func knownDriverIssue(t *testing.T, issue string) {
 // TestTypeAppends: type sends keys without clearing, so they append to the
 // current value.
 func TestTypeAppends(t *testing.T) {
-	knownDriverIssue(t, "Element.Type focuses with the caret at the start, so keys go before the value")
 	expect(t, `open "{{ base }}/form.html"
 type "#typed" "abc" delay: 10ms
 v = value "#typed"
