@@ -60,7 +60,7 @@ func isTerminal(f *os.File) bool {
 // Ask asks q on the terminal; unavailable when In is not a terminal.
 func (t *Terminal) Ask(ctx context.Context, q Question) (Answer, error) {
 	if t == nil || !isTerminal(t.In) {
-		return Answer{}, Unavailable("not running on a terminal")
+		return Answer{}, Unavailable("no terminal to ask on (not running on a terminal)")
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()

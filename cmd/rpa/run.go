@@ -91,6 +91,7 @@ type runFlags struct {
 	// exec is the policy of the `exec` action (--allow-exec, --exec-allow).
 	exec      mcpserver.ExecPolicy
 	execAllow kvList
+	hitl      string // --hitl order ("" = default; run_hitl.go)
 }
 
 // kvList collects a repeated string flag.
@@ -113,6 +114,7 @@ func parseRunFlags(args []string, stderr io.Writer) (rf *runFlags, done bool, co
 	fs.StringVar(&rf.bin, "browser-bin", "", "Chromium binary (default: $ROD_BROWSER, else chromium on PATH)")
 	fs.BoolVar(&rf.exec.Enabled, "allow-exec", false, "let the flow's exec actions run commands (refused otherwise)")
 	fs.Var(&rf.execAllow, "exec-allow", "with --allow-exec, allow only commands matching this glob (repeatable)")
+	fs.StringVar(&rf.hitl, "hitl", "", hitlUsage)
 	var pos []string
 	for {
 		if done, code := parseFlags(fs, args); done {
@@ -244,12 +246,17 @@ func execute(ctx context.Context, f *lang.Flow, typed map[string]any, rf *runFla
 	// run in reverse order).
 	defer br.Close()
 
+	host, err := rf.runHost(rio)
+	if err != nil {
+		fmt.Fprintf(stderr, "rpa %s: %v\n", rf.cmd, err)
+		return nil, exitUsage
+	}
 	res, page := interp.Run(runCtx, f, interp.Options{
 		Args:    typed,
 		Browser: br,
 		Flows:   flows,
 		Events:  prog.event,
-		Host:    interp.Host{Ask: terminalAsk(rio.stdin, stderr), Exec: rf.runExec},
+		Host:    host,
 	})
 	if page != nil && rf.remote != "" {
 		// Leave a remote browser as we found it: close the tab we used.
