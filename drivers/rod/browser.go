@@ -33,10 +33,15 @@ type browser struct {
 	popups map[proto.TargetTargetID][]popup
 	orphan []popup                       // new tabs whose opener is unknown
 	own    map[proto.TargetTargetID]bool // tabs made by NewPage (never popups)
-	seq    int64
-	dls    map[string]*dlState
-	dlSeq  int64
-	wake   chan struct{} // closed and replaced on every recorded event
+	// sessions maps attached tabs' sessions to their pages; early holds
+	// dialogs of sessions still being attached (answered with the default
+	// policy, dismiss), adopted by the page once attached.
+	sessions map[proto.TargetSessionID]*page
+	early    map[proto.TargetSessionID][]drivers.Dialog
+	seq      int64
+	dls      map[string]*dlState
+	dlSeq    int64
+	wake     chan struct{} // closed and replaced on every recorded event
 }
 
 type popup struct {
@@ -100,6 +105,8 @@ func (b *browser) loop(events <-chan *rod.Message) {
 				b.mu.Lock()
 				if p := b.pages[e.TargetID]; p != nil {
 					p.markClosed()
+					delete(b.sessions, p.rp.SessionID)
+					delete(b.early, p.rp.SessionID)
 				}
 				delete(b.pages, e.TargetID)
 				delete(b.own, e.TargetID)
@@ -116,6 +123,21 @@ func (b *browser) loop(events <-chan *rod.Message) {
 				}
 				b.notify()
 				b.mu.Unlock()
+			}
+		case "Page.javascriptDialogOpening":
+			var e proto.PageJavascriptDialogOpening
+			if msg.Load(&e) && msg.SessionID != "" {
+				b.mu.Lock()
+				p := b.sessions[msg.SessionID]
+				if p == nil {
+					b.early[msg.SessionID] = append(b.early[msg.SessionID], drivers.Dialog{Type: string(e.Type), Message: e.Message})
+				}
+				b.mu.Unlock()
+				if p != nil {
+					p.dialog(&e)
+				} else {
+					answerDialog(session{b.rb, msg.SessionID}, &e, false, "")
+				}
 			}
 		case "Browser.downloadWillBegin":
 			var e proto.BrowserDownloadWillBegin
@@ -183,35 +205,68 @@ func (b *browser) NewPage(ctx context.Context, url string) (drivers.Page, error)
 	b.mu.Lock()
 	b.own[res.TargetID] = true
 	b.mu.Unlock()
-	p, err := b.pageFor(ctx, res.TargetID)
+	p, err := b.attachPage(ctx, res.TargetID)
 	if err != nil {
 		_, _ = proto.TargetCloseTarget{TargetID: res.TargetID}.Call(b.rb)
 		return nil, err
 	}
+	var werr error
 	if url != "about:blank" {
-		if err := p.waitFirstDocument(ctx, url); err != nil {
-			return p, err
-		}
+		werr = p.waitFirstDocument(ctx, url)
+	}
+	if err := p.ready(); err != nil {
+		_ = p.Close()
+		return nil, err
+	}
+	if werr != nil {
+		return p, werr
 	}
 	return p, nil
 }
 
-// pageFor returns the wrapper of a page target, attaching to it on first use.
+// pageFor returns the wrapper of a page target, attaching to it on first
+// use, once its set-up calls are done.
 func (b *browser) pageFor(ctx context.Context, id proto.TargetTargetID) (*page, error) {
+	p, err := b.attachPage(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.ready(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// attachPage is pageFor without waiting for the set-up calls (p.ready).
+func (b *browser) attachPage(ctx context.Context, id proto.TargetTargetID) (*page, error) {
 	b.mu.Lock()
 	if p := b.pages[id]; p != nil {
 		b.mu.Unlock()
 		return p, nil
 	}
 	b.mu.Unlock()
-	rp, err := b.rb.PageFromTarget(id)
-	if err != nil {
-		return nil, wrapErr(ctx, "attach tab", err)
+	// rod's PageFromTarget does not take a context (and Page.enable waits
+	// while a dialog is open: the event loop answers those).
+	type res struct {
+		rp  *rod.Page
+		err error
 	}
-	p := newPage(b, rp)
-	if err := p.init(ctx); err != nil {
-		return nil, err
+	ch := make(chan res, 1)
+	go func() {
+		rp, err := b.rb.PageFromTarget(id)
+		ch <- res{rp, err}
+	}()
+	var r res
+	select {
+	case r = <-ch:
+	case <-ctx.Done():
+		return nil, wrapErr(ctx, "attach tab", ctx.Err())
 	}
+	if r.err != nil {
+		return nil, wrapErr(ctx, "attach tab", r.err)
+	}
+	p := newPage(b, r.rp)
+	p.init(ctx)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if q := b.pages[id]; q != nil { // attached concurrently
@@ -219,6 +274,14 @@ func (b *browser) pageFor(ctx context.Context, id proto.TargetTargetID) (*page, 
 		return q, nil
 	}
 	b.pages[id] = p
+	sid := r.rp.SessionID
+	b.sessions[sid] = p
+	if early := b.early[sid]; len(early) > 0 {
+		p.mu.Lock()
+		p.dialogs = append(early, p.dialogs...)
+		p.mu.Unlock()
+		delete(b.early, sid)
+	}
 	return p, nil
 }
 

@@ -270,8 +270,11 @@ func connect(ctx context.Context, wsURL string) (*browser, error) {
 		pages:  map[proto.TargetTargetID]*page{},
 		popups: map[proto.TargetTargetID][]popup{},
 		own:    map[proto.TargetTargetID]bool{},
-		dls:    map[string]*dlState{},
-		wake:   make(chan struct{}),
+
+		sessions: map[proto.TargetSessionID]*page{},
+		early:    map[proto.TargetSessionID][]drivers.Dialog{},
+		dls:      map[string]*dlState{},
+		wake:     make(chan struct{}),
 	}
 	return b, nil
 }

@@ -39,6 +39,7 @@ type page struct {
 	lastNet   time.Time
 	popMark   int64
 	stopLoop  context.CancelFunc
+	ready     func() error // waits for the set-up calls of init
 }
 
 type navRecord struct {
@@ -63,8 +64,9 @@ func newPage(b *browser, rp *rod.Page) *page {
 	return p
 }
 
-// init starts the event loop and enables the domains the driver needs.
-func (p *page) init(ctx context.Context) error {
+// init starts the event loop and, concurrently, enables the domains the
+// driver needs; ready waits for the latter.
+func (p *page) init(ctx context.Context) {
 	lctx, cancel := context.WithCancel(context.Background())
 	p.stopLoop = cancel
 	events := p.rp.Context(lctx).Event()
@@ -81,17 +83,22 @@ func (p *page) init(ctx context.Context) error {
 	for _, c := range calls {
 		go func() { errs <- c() }()
 	}
+	var once sync.Once
 	var first error
-	for range calls {
-		if err := <-errs; err != nil && first == nil {
-			first = err
-		}
+	p.ready = func() error {
+		once.Do(func() {
+			for range calls {
+				if err := <-errs; err != nil && first == nil {
+					first = err
+				}
+			}
+			if first != nil {
+				cancel()
+				first = wrapErr(ctx, "set up tab", first)
+			}
+		})
+		return first
 	}
-	if first != nil {
-		cancel()
-		return wrapErr(ctx, "set up tab", first)
-	}
-	return nil
 }
 
 func (p *page) notify() {
@@ -162,28 +169,6 @@ func (p *page) loop(events <-chan *rod.Message) {
 				p.notify()
 				p.mu.Unlock()
 			}
-		case "Page.javascriptDialogOpening":
-			var e proto.PageJavascriptDialogOpening
-			if msg.Load(&e) {
-				p.mu.Lock()
-				p.dialogs = append(p.dialogs, drivers.Dialog{Type: string(e.Type), Message: e.Message})
-				accept, text := p.accept, p.text
-				p.notify()
-				p.mu.Unlock()
-				if e.Type != proto.PageDialogTypePrompt {
-					text = ""
-				} else if text == "" {
-					text = e.DefaultPrompt
-				}
-				if e.Type == proto.PageDialogTypeBeforeunload {
-					accept = true // leaving is what the flow asked for
-				}
-				go func() {
-					ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-					defer cancel()
-					_ = proto.PageHandleJavaScriptDialog{Accept: accept, PromptText: text}.Call(p.rp.Context(ctx))
-				}()
-			}
 		case "Network.requestWillBeSent":
 			var e proto.NetworkRequestWillBeSent
 			if msg.Load(&e) {
@@ -218,6 +203,60 @@ func (p *page) loop(events <-chan *rod.Message) {
 			}
 		}
 	}
+}
+
+// dialog records a dialog of this tab and answers it by the policy
+// (called from the browser's event loop, which sees dialogs of tabs still
+// being attached too).
+func (p *page) dialog(e *proto.PageJavascriptDialogOpening) {
+	p.mu.Lock()
+	p.dialogs = append(p.dialogs, drivers.Dialog{Type: string(e.Type), Message: e.Message})
+	accept, text := p.accept, p.text
+	p.notify()
+	p.mu.Unlock()
+	answerDialog(session{p.b.rb, p.rp.SessionID}, e, accept, text)
+}
+
+// sessionCtx is a session with a context for its calls.
+type sessionCtx struct {
+	session
+	ctx context.Context
+}
+
+// GetContext implements proto.Contextable.
+func (s sessionCtx) GetContext() context.Context { return s.ctx }
+
+// session is a proto client for one CDP session (usable before rod's page
+// exists).
+type session struct {
+	b   *rod.Browser
+	sid proto.TargetSessionID
+}
+
+// Call sends a command on the session.
+func (s session) Call(ctx context.Context, _, method string, params any) ([]byte, error) {
+	return s.b.Call(ctx, string(s.sid), method, params)
+}
+
+// GetSessionID implements proto.Sessionable.
+func (s session) GetSessionID() proto.TargetSessionID { return s.sid }
+
+// answerDialog answers e (in the background: the call returns once the
+// page runs again).
+func answerDialog(s session, e *proto.PageJavascriptDialogOpening, accept bool, text string) {
+	if e.Type != proto.PageDialogTypePrompt {
+		text = ""
+	} else if text == "" {
+		text = e.DefaultPrompt
+	}
+	if e.Type == proto.PageDialogTypeBeforeunload {
+		accept = true // leaving is what the flow asked for
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = proto.PageHandleJavaScriptDialog{Accept: accept, PromptText: text}.Call(sessionCtx{s, ctx})
+	}()
 }
 
 // waitFor calls cond under p.mu until it is true or ctx ends.
@@ -421,12 +460,19 @@ func (p *page) WaitURL(ctx context.Context, pattern string) error {
 	return &drivers.Error{Kind: drivers.KindTimeout, Msg: fmt.Sprintf("url did not match %q (last %s)", pattern, last), Err: ctx.Err()}
 }
 
-// WaitIdle waits until no request has been in flight for quiet.
+// WaitIdle waits until no request has been in flight for quiet, counted
+// from the call at the earliest (so a request whose event is still on its
+// way is seen).
 func (p *page) WaitIdle(ctx context.Context, quiet time.Duration) error {
+	start := time.Now()
 	for {
 		p.mu.Lock()
 		n := len(p.inflight)
-		since := time.Since(p.lastNet)
+		last := p.lastNet
+		if last.Before(start) {
+			last = start
+		}
+		since := time.Since(last)
 		w := p.wake
 		p.mu.Unlock()
 		if n == 0 && since >= quiet {
