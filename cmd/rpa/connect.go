@@ -58,6 +58,7 @@ func runConnect(args []string) int {
 	ping := fs.Duration("ping", mcpws.DefaultPingInterval, "ping interval; the backend is declared dead after two silent intervals")
 	maxFrame := fs.Int64("max-frame", mcpws.DefaultMaxFrame, "largest frame accepted from the backend, in bytes")
 	verbose := fs.Bool("v", false, "log debug lines")
+	hitlOrder := fs.String("hitl", "", hitlUsage)
 	pos, err := connectArgs(fs, args)
 	if err != nil {
 		return exitUsage
@@ -119,12 +120,20 @@ func runConnect(args []string) int {
 		return exitUsage
 	}
 	defer pool.Close()
+	hcfg, err := serverHITL(*hitlOrder)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "rpa connect: %v\n", err)
+		return 2
+	}
+	hcfg.Log = log
 	srv, err := mcpserver.New(mcpserver.Options{
-		FlowsDir:  dir,
-		Pool:      pool,
-		AllowExec: *allowExec,
-		ExecAllow: execAllow,
-		Logger:    log,
+		FlowsDir:         dir,
+		Pool:             pool,
+		AllowExec:        *allowExec,
+		ExecAllow:        execAllow,
+		Logger:           log,
+		HITL:             hcfg,
+		NoURLElicitation: true, // the backend is not on this machine: passwords go to the desktop channels
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "rpa connect: %v\n", err)

@@ -44,3 +44,14 @@ func (rf *runFlags) runHost(rio runIO) (interp.Host, error) {
 	}
 	return interp.Host{Ask: cfg.Chain(nil).Ask, LLM: llm.Host(nil, env), Exec: rf.runExec}, nil
 }
+
+// serverHITL is the human-in-the-loop set-up of `rpa serve` and `rpa
+// connect`: --hitl's order with the desktop dialog and the controlling
+// terminal (/dev/tty, never stdin, which may carry the protocol).
+func serverHITL(order string) (*hitl.Config, error) {
+	var term hitl.Channel
+	if t, err := hitl.OpenTerminal(); err == nil {
+		term = t
+	}
+	return hitlConfig(order, term)
+}

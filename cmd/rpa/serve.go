@@ -55,6 +55,7 @@ func runServe(args []string) int {
 	show := fs.Bool("show", false, "show browser windows instead of running headless")
 	remote := fs.String("browser", "", "attach to a running DevTools endpoint (ws://HOST:PORT/...) instead of launching")
 	verbose := fs.Bool("v", false, "log debug lines")
+	hitlOrder := fs.String("hitl", "", hitlUsage)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -112,12 +113,19 @@ func runServe(args []string) int {
 		return 2
 	}
 	defer pool.Close()
+	hcfg, err := serverHITL(*hitlOrder)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "rpa serve: %v\n", err)
+		return 2
+	}
+	hcfg.Log = log
 	srv, err := mcpserver.New(mcpserver.Options{
 		FlowsDir:  dir,
 		Pool:      pool,
 		AllowExec: *allowExec,
 		ExecAllow: execAllow,
 		Logger:    log,
+		HITL:      hcfg,
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "rpa serve: %v\n", err)
