@@ -1,0 +1,146 @@
+package hitl
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rpa-dev/rpa/stdlib"
+)
+
+// openPTY opens a pseudo-terminal pair; the slave non-blocking like
+// OpenTerminal's /dev/tty.
+func openPTY(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pty: %v", err)
+	}
+	var unlock int32
+	if _, _, e := unix.Syscall(unix.SYS_IOCTL, m.Fd(), unix.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); e != 0 {
+		m.Close()
+		t.Skipf("unlockpt: %v", e)
+	}
+	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		m.Close()
+		t.Skipf("ptsname: %v", err)
+	}
+	s, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY|unix.O_NONBLOCK, 0)
+	if err != nil {
+		m.Close()
+		t.Skipf("open pts: %v", err)
+	}
+	t.Cleanup(func() { s.Close(); m.Close() })
+	return m, s
+}
+
+// screen is what the terminal shows (the master's output).
+type screen struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (s *screen) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.buf.String() }
+
+func (s *screen) waitFor(t *testing.T, text string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for strings.Count(s.String(), text) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%q not shown %d times; screen:\n%s", text, n, s.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestTerminalPTY asks on a pseudo-terminal: a text answer echoes, a
+// password answer does not, an empty line declines, an unanswered
+// question ends at its timeout and the terminal still works after it.
+func TestTerminalPTY(t *testing.T) {
+	m, s := openPTY(t)
+	scr := &screen{}
+	go func() {
+		b := make([]byte, 4096)
+		for {
+			n, err := m.Read(b)
+			scr.mu.Lock()
+			scr.buf.Write(b[:n])
+			scr.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	term := &Terminal{In: s, Out: s}
+	ask := func(q Question, d time.Duration) (Answer, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), d)
+		defer cancel()
+		return term.Ask(ctx, q)
+	}
+	type res struct {
+		a   Answer
+		err error
+	}
+	run := func(q Question, d time.Duration) chan res {
+		ch := make(chan res, 1)
+		go func() { a, err := ask(q, d); ch <- res{a, err} }()
+		return ch
+	}
+
+	ch := run(Question{Title: "Captcha", Message: "letters in the picture", Input: "text"}, 5*time.Second)
+	scr.waitFor(t, "> answer,", 1)
+	m.WriteString("X7K2P\n")
+	if r := <-ch; r.err != nil || r.a.Status != stdlib.AnswerAnswered || r.a.Text != "X7K2P" {
+		t.Fatalf("text: %+v %v", r.a, r.err)
+	}
+	scr.waitFor(t, "X7K2P", 1) // echoed
+
+	ch = run(Question{Title: "PIN", Input: "password"}, 5*time.Second)
+	scr.waitFor(t, "answer (hidden)", 1)
+	m.WriteString("hunter22\n")
+	if r := <-ch; r.err != nil || r.a.Text != "hunter22" {
+		t.Fatalf("password: %+v %v", r.a, r.err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if strings.Contains(scr.String(), "hunter22") {
+		t.Errorf("the password was echoed:\n%s", scr.String())
+	}
+
+	ch = run(Question{Title: "Empty", Input: "text"}, 5*time.Second)
+	scr.waitFor(t, "? Empty", 1)
+	m.WriteString("\n")
+	if r := <-ch; r.a.Status != stdlib.AnswerDeclined {
+		t.Fatalf("empty line: %+v %v", r.a, r.err)
+	}
+
+	start := time.Now()
+	if _, err := ask(Question{Title: "Late", Input: "text"}, 200*time.Millisecond); err == nil {
+		t.Fatal("no error at the timeout")
+	}
+	if el := time.Since(start); el > 2*time.Second {
+		t.Errorf("timeout took %s", el)
+	}
+	ch = run(Question{Title: "After", Input: "number"}, 5*time.Second)
+	scr.waitFor(t, "answer (a number)", 1)
+	m.WriteString("12\n")
+	if r := <-ch; r.err != nil || r.a.Text != "12" {
+		t.Fatalf("after a timeout: %+v %v", r.a, r.err)
+	}
+
+	// Not a terminal: unavailable.
+	r, w, _ := os.Pipe()
+	defer r.Close()
+	defer w.Close()
+	if _, err := (&Terminal{In: r, Out: w}).Ask(context.Background(), Question{Title: "q"}); err == nil || !strings.Contains(err.Error(), "no terminal") {
+		t.Errorf("pipe: %v", err)
+	}
+}
