@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,7 +25,6 @@ import (
 	"github.com/rpa-dev/rpa/lang/ast"
 	"github.com/rpa-dev/rpa/lang/diag"
 	"github.com/rpa-dev/rpa/mcpserver"
-	"github.com/rpa-dev/rpa/stdlib"
 )
 
 func init() {
@@ -208,6 +206,13 @@ func runRun(ctx context.Context, args []string, rio runIO) int {
 func execute(ctx context.Context, f *lang.Flow, typed map[string]any, rf *runFlags, rio runIO,
 	flows func(string) (*lang.Flow, bool)) (*interp.Result, int) {
 	stderr := rio.stderr
+	// The host (--hitl, RPA_LLM_*) is set up first: a bad value is bad
+	// input, reported before any browser starts.
+	host, err := rf.runHost(rio)
+	if err != nil {
+		fmt.Fprintf(stderr, "rpa %s: %v\n", rf.cmd, err)
+		return nil, exitUsage
+	}
 	var profileDir string
 	if rf.remote == "" {
 		dir, cleanup, err := runProfile(f, rf.profile)
@@ -246,11 +251,6 @@ func execute(ctx context.Context, f *lang.Flow, typed map[string]any, rf *runFla
 	// run in reverse order).
 	defer br.Close()
 
-	host, err := rf.runHost(rio)
-	if err != nil {
-		fmt.Fprintf(stderr, "rpa %s: %v\n", rf.cmd, err)
-		return nil, exitUsage
-	}
 	res, page := interp.Run(runCtx, f, interp.Options{
 		Args:    typed,
 		Browser: br,
@@ -536,71 +536,6 @@ func summaryLine(f *lang.Flow, res *interp.Result) string {
 	sort.Strings(counts[1:])
 	return fmt.Sprintf("%s  %s: %d actions (%s) in %d ms", state, f.File.Name, res.TotalActions,
 		strings.Join(counts, ", "), res.DurationMs)
-}
-
-// terminalAsk answers `ask` on the terminal: the question on out, the
-// answer read from in (hidden for input: "password"). Without a terminal
-// on in it fails with an error saying so. One question at a time; an
-// empty line is an empty answer, end of input declines. The ctx passed
-// by the ask action carries the question's timeout.
-func terminalAsk(in *os.File, out io.Writer) func(context.Context, interp.Question) (interp.Answer, error) {
-	var mu sync.Mutex
-	var rd *bufio.Reader
-	return func(ctx context.Context, q interp.Question) (interp.Answer, error) {
-		if in == nil || !term.IsTerminal(int(in.Fd())) {
-			return interp.Answer{}, errors.New("no terminal to ask on (stdin is not a TTY): run the flow from a terminal, or serve it over MCP so the caller answers")
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if rd == nil {
-			rd = bufio.NewReader(in)
-		}
-		fd := int(in.Fd())
-		fmt.Fprintf(out, "\n? %s\n", q.Title)
-		if q.Message != "" {
-			fmt.Fprintf(out, "  %s\n", q.Message)
-		}
-		hint := ""
-		switch q.Input {
-		case "password":
-			hint = " (hidden)"
-		case "number":
-			hint = " (a number)"
-		}
-		fmt.Fprintf(out, "> answer%s, Enter to send, Ctrl-D to decline: ", hint)
-		type reply struct {
-			text string
-			err  error
-		}
-		ch := make(chan reply, 1)
-		state, _ := term.GetState(fd)
-		go func() {
-			if q.Input == "password" {
-				b, err := term.ReadPassword(fd)
-				ch <- reply{string(b), err}
-				return
-			}
-			s, err := rd.ReadString('\n')
-			if err == io.EOF && s != "" {
-				err = nil
-			}
-			ch <- reply{strings.TrimRight(s, "\r\n"), err}
-		}()
-		select {
-		case r := <-ch:
-			fmt.Fprintln(out)
-			if r.err != nil {
-				return interp.Answer{Status: stdlib.AnswerDeclined}, nil
-			}
-			return interp.Answer{Status: stdlib.AnswerAnswered, Text: r.text}, nil
-		case <-ctx.Done():
-			if state != nil {
-				_ = term.Restore(fd, state)
-			}
-			fmt.Fprintln(out)
-			return interp.Answer{}, ctx.Err()
-		}
-	}
 }
 
 var _ flag.Value = (*kvFlag)(nil)

@@ -299,6 +299,8 @@ func TestRunBadInput(t *testing.T) {
 		{"missing file", []string{"testdata/run/nope.flow"}, []string{"no such file"}},
 		{"bad profile", []string{refFlow, "--arg", "username=a", "--arg", "password=b", "--profile", "../x"}, []string{`profile "../x"`}},
 		{"bad flag", []string{refFlow, "--frobnicate"}, []string{"flag provided but not defined"}},
+		{"bad --hitl", []string{refFlow, "--arg", "username=a", "--arg", "password=b", "--hitl", "pigeon"},
+			[]string{`--hitl: unknown channel "pigeon"`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
