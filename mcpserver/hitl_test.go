@@ -322,3 +322,58 @@ func TestPasswordURLElicitation(t *testing.T) {
 		t.Error("the password reached the log")
 	}
 }
+
+// TestSamplingFlow: the `llm` action asks the calling client's model
+// through sampling in both eras; the prompt carries the input as JSON
+// with secrets masked; the reply is what the flow returns. A client
+// without the capability gets a clear error.
+func TestSamplingFlow(t *testing.T) {
+	base := verifySite(t)
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("..", "llm", "testdata", "summarise.flow"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "summarise.flow"), src, 0o644)
+	s, _ := newServer(t, Options{FlowsDir: dir, NoWatch: true, Pool: newPool(t)})
+	args := map[string]any{"base_url": base, "password": "hunter2-secret"}
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			var prompts []string
+			cs := connectVersion(t, s, version, &mcp.ClientOptions{
+				CreateMessageHandler: func(ctx context.Context, r *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+					prompts = append(prompts, r.Params.Messages[0].Content.(*mcp.TextContent).Text)
+					return &mcp.CreateMessageResult{Role: "assistant", Model: "stub", Content: &mcp.TextContent{Text: "A page asking for a captcha."}}, nil
+				}})
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "workflow_summarise", Arguments: args})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.IsError {
+				t.Fatalf("flow failed: %s", textOf(t, res))
+			}
+			got, _ := json.Marshal(structured(t, res)["outputs"])
+			if string(got) != `{"summary":"A page asking for a captcha."}` {
+				t.Errorf("outputs %s", got)
+			}
+			if len(prompts) != 1 {
+				t.Fatalf("prompts %q", prompts)
+			}
+			p := prompts[0]
+			if strings.Contains(p, "hunter2") || !strings.Contains(p, `"password": "***"`) || !strings.Contains(p, "(key ***)") ||
+				!strings.Contains(p, `"title": "Type the characters you see"`) {
+				t.Errorf("prompt:\n%s", p)
+			}
+		})
+	}
+	t.Run("no capability", func(t *testing.T) {
+		cs := connectVersion(t, s, "2025-11-25", &mcp.ClientOptions{})
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "workflow_summarise", Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.IsError || !strings.Contains(textOf(t, res), "did not declare sampling") {
+			t.Errorf("result: %s", textOf(t, res))
+		}
+	})
+}
