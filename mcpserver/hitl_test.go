@@ -377,3 +377,34 @@ func TestSamplingFlow(t *testing.T) {
 		}
 	})
 }
+
+// TestAskTimeoutCatchable: an elicitation nobody answers fails `ask`
+// with kind hitl_timeout at its timeout, and try/catch handles it.
+func TestAskTimeoutCatchable(t *testing.T) {
+	base := verifySite(t)
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("..", "hitl", "testdata", "ask_timeout.flow"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "ask_timeout.flow"), src, 0o644)
+	s, _ := newServer(t, Options{FlowsDir: dir, NoWatch: true, Pool: newPool(t), HITL: &hitl.Config{Order: []string{"client"}}})
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			a := &answerer{mode: "silent"}
+			cs := connectVersion(t, s, version, &mcp.ClientOptions{ElicitationHandler: a.handle})
+			start := time.Now()
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "workflow_ask_timeout", Arguments: map[string]any{"base_url": base}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, _ := structured(t, res)["outputs"].(map[string]any)
+			if out["kind"] != "hitl_timeout" || !strings.Contains(out["message"].(string), "no answer within 1s") {
+				t.Errorf("outputs %v", out)
+			}
+			if el := time.Since(start); el > 10*time.Second {
+				t.Errorf("took %s", el)
+			}
+		})
+	}
+}
