@@ -187,7 +187,7 @@ func TestRunReferenceFlow(t *testing.T) {
 	r := rpaRun(t, "run", refFlow, "--arg", "username=admin", "--arg", "password="+testPassword,
 		"--arg", "base_url="+base, "--json")
 	if r.code != 0 {
-		t.Fatalf("exit %d, want 0\nstderr:\n%s", r.code, r.stderr)
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 	if r.stderr != "" {
 		t.Errorf("--json wrote to stderr:\n%s", r.stderr)
