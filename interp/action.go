@@ -47,7 +47,7 @@ func (r *runner) action(fr *frame, s *ast.ActionStmt, sc *Scope) (any, error) {
 		case name == "call" && i == 0:
 			v, err = literal(a) // a bare flow name
 		case spec.Params[i].Kind == actions.KindCommand:
-			v, err = r.evalQ(fr, a, sc, shellQuote)
+			v, err = r.evalQ(fr, a, sc, commandQuote)
 		default:
 			v, err = r.eval(fr, a, sc)
 		}

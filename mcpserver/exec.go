@@ -169,12 +169,7 @@ func (p *ExecPolicy) Run(ctx context.Context, command string, timeout time.Durat
 	if strings.TrimSpace(command) == "" {
 		return nil, errors.New("empty command")
 	}
-	return p.run(ctx, timeout, func(ctx context.Context) *exec.Cmd {
-		if runtime.GOOS == "windows" {
-			return exec.CommandContext(ctx, "cmd", "/C", command)
-		}
-		return exec.CommandContext(ctx, "sh", "-c", command)
-	})
+	return p.run(ctx, timeout, func(ctx context.Context) *exec.Cmd { return shellCommand(ctx, command) })
 }
 
 // RunArgs is Run for an argument list, executed directly (no shell) after

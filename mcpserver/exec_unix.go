@@ -3,6 +3,7 @@
 package mcpserver
 
 import (
+	"context"
 	"os/exec"
 	"syscall"
 )
@@ -17,4 +18,9 @@ func setProcessGroup(cmd *exec.Cmd) {
 		}
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
+}
+
+// shellCommand runs command with `sh -c`.
+func shellCommand(ctx context.Context, command string) *exec.Cmd {
+	return exec.CommandContext(ctx, "sh", "-c", command)
 }
