@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -43,7 +42,7 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 func defaultFlowsDir() string { return filepath.Join(drivers.Home(), "flows") }
 
 func runServe(args []string) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs := newFlags("serve", os.Stderr)
 	flows := fs.String("flows", "", "folder of flows to serve (default $RPA_HOME/flows)")
 	stdio := fs.Bool("stdio", false, "serve over stdin/stdout (the default)")
 	httpAddr := fs.String("http", "", "serve Streamable HTTP on ADDR (\"8765\" or \":8765\" bind 127.0.0.1)")
@@ -56,8 +55,12 @@ func runServe(args []string) int {
 	remote := fs.String("browser", "", "attach to a running DevTools endpoint (ws://HOST:PORT/...) instead of launching")
 	verbose := fs.Bool("v", false, "log debug lines")
 	hitlOrder := fs.String("hitl", "", hitlUsage)
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if err := missingHTTPAddr(args); err != nil {
+		fmt.Fprintf(os.Stderr, "rpa serve: %v\nusage: %s\n", err, commands["serve"].usage)
+		return exitUsage
+	}
+	if done, code := parseFlags(fs, args); done {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "rpa serve: unexpected argument %q\n", fs.Arg(0))
@@ -168,6 +171,24 @@ func runServe(args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// missingHTTPAddr reports `--http` given last or followed by another flag
+// (the flag package would take "--token" as the address, or print its
+// default usage dump).
+func missingHTTPAddr(args []string) error {
+	for i, a := range args {
+		if a == "--" {
+			return nil
+		}
+		if a != "--http" && a != "-http" {
+			continue
+		}
+		if i+1 == len(args) || strings.HasPrefix(args[i+1], "-") {
+			return errors.New(`--http needs an address: --http 8765, --http 127.0.0.1:8765 or --http 0.0.0.0:8765 (or use --stdio)`)
+		}
+	}
+	return nil
 }
 
 func isEOF(err error) bool {
