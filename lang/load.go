@@ -72,8 +72,8 @@ func Parse(filename string, src []byte) (*ast.File, diag.Diagnostics) {
 
 // Load parses and checks one flow by its file name's extension. The flow
 // is returned (non-nil) only when the diagnostics hold no error; warnings
-// come with a usable flow. A single file's `call` targets are not resolved
-// (use LoadDir for that).
+// come with a usable flow. A source's `call` targets are not resolved
+// (LoadFile and LoadDir resolve them in the file's folder).
 func Load(filename string, src []byte) (*Flow, diag.Diagnostics) {
 	f, ds := Parse(filename, src)
 	if ds.HasErrors() || f == nil {
@@ -93,7 +93,11 @@ func checkFile(f *ast.File, path string, ds diag.Diagnostics, folder map[string]
 	return &Flow{File: f, Path: path, progs: res.Programs}, ds
 }
 
-// LoadFile reads and loads the flow at path.
+// LoadFile reads and loads the flow at path. When the flow has a `call`,
+// its targets are resolved among the flows of the file's folder (as
+// LoadDir does): an unknown flow, bad `with:` keys or a call cycle are
+// errors of this file. Other files' own problems are not reported (a
+// sibling that does not parse is simply not a known flow).
 func LoadFile(path string) (*Flow, diag.Diagnostics) {
 	src, err := os.ReadFile(path)
 	if err != nil {
@@ -101,7 +105,79 @@ func LoadFile(path string) (*Flow, diag.Diagnostics) {
 		ds.Errorf(ast.Range{File: path}, "cannot read flow: %v", unwrapPath(err))
 		return nil, ds
 	}
-	return Load(path, src)
+	f, ds := Parse(path, src)
+	if ds.HasErrors() || f == nil {
+		ds.Sort()
+		return nil, ds
+	}
+	var folder map[string]*ast.File
+	if hasCall(f) {
+		folder = siblings(path, f)
+	}
+	return checkFile(f, path, ds, folder)
+}
+
+// hasCall reports whether f has a `call` statement.
+func hasCall(f *ast.File) bool {
+	found := false
+	ast.Walk(f, func(n ast.Node) bool {
+		if s, ok := n.(*ast.ActionStmt); ok && s.Action == "call" {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// siblings parses the other flow files of path's folder (not checked) and
+// returns them by NAME with f under its own name. Files that cannot be read
+// or parsed are left out; of two files with one NAME the first (by file
+// name) is kept.
+func siblings(path string, f *ast.File) map[string]*ast.File {
+	dir := filepath.Dir(path)
+	folder := map[string]*ast.File{}
+	entries, err := os.ReadDir(dir)
+	if err == nil {
+		var paths []string
+		for _, e := range entries {
+			p := filepath.Join(dir, e.Name())
+			if e.IsDir() || !IsFlowFile(e.Name()) || strings.HasPrefix(e.Name(), ".") || sameFile(p, path) {
+				continue
+			}
+			paths = append(paths, p)
+		}
+		parsed := make([]*ast.File, len(paths))
+		parallel(len(paths), func(i int) {
+			src, err := os.ReadFile(paths[i])
+			if err != nil {
+				return
+			}
+			if sf, ds := Parse(paths[i], src); !ds.HasErrors() {
+				parsed[i] = sf
+			}
+		})
+		for _, sf := range parsed {
+			if sf == nil || sf.Name == "" {
+				continue
+			}
+			if _, dup := folder[sf.Name]; !dup {
+				folder[sf.Name] = sf
+			}
+		}
+	}
+	if f.Name != "" {
+		folder[f.Name] = f
+	}
+	return folder
+}
+
+func sameFile(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
 func unwrapPath(err error) error {

@@ -200,3 +200,62 @@ func TestStringify(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadFileResolvesCallsInFolder: one file loaded alone still has its
+// `call` targets, `with:` keys and call cycles checked against the flows of
+// its folder; a sibling's own errors are not reported.
+func TestLoadFileResolvesCallsInFolder(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"caller.flow":  "flow caller\nx = call missing_flow with: {\"a\": 1}\n",
+		"good.flow":    "flow good\nx = call callee with: {\"region\": \"N\"}\n",
+		"badkey.flow":  "flow badkey\nx = call callee with: {\"regoin\": \"N\"}\n",
+		"callee.yaml":  "flow: callee\nparams:\n  - {name: region, type: string}\nsteps:\n  - log: '{{ region }}'\n",
+		"a.flow":       "flow a\nx = call b\n",
+		"b.flow":       "flow b\nx = call a\n",
+		"self.flow":    "flow self\nif true {\n  x = call self\n}\n",
+		"broken.flow":  "flow broken\nclick (\n",
+		"usesbad.flow": "flow usesbad\nx = call broken\n",
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []struct {
+		file string
+		want []string // substrings of the one-line diagnostics; nil: clean
+	}{
+		{"caller.flow", []string{`caller.flow:2:10: error: unknown flow "missing_flow"`}},
+		{"good.flow", nil},
+		{"badkey.flow", []string{`flow "callee" has no param "regoin"`, `missing required param "region"`}},
+		{"a.flow", []string{"call b makes a call cycle: a → b → a"}},
+		{"self.flow", []string{"call self makes a call cycle: self → self"}},
+		{"usesbad.flow", []string{`unknown flow "broken"`}},
+	}
+	for _, tc := range cases {
+		f, ds := LoadFile(filepath.Join(dir, tc.file))
+		var lines []string
+		for _, d := range ds {
+			lines = append(lines, d.OneLine())
+		}
+		all := strings.Join(lines, "\n")
+		if tc.want == nil {
+			if f == nil || len(ds) > 0 {
+				t.Errorf("%s: want clean, got\n%s", tc.file, all)
+			}
+			continue
+		}
+		if f != nil {
+			t.Errorf("%s: want no flow (errors), got one", tc.file)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(all, w) {
+				t.Errorf("%s: diagnostics lack %q:\n%s", tc.file, w, all)
+			}
+		}
+		if strings.Contains(all, "broken.flow") {
+			t.Errorf("%s: a sibling's errors are reported:\n%s", tc.file, all)
+		}
+	}
+}

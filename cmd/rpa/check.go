@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/diag"
@@ -18,11 +19,12 @@ func init() {
 	})
 }
 
-// runCheck checks each FILE (alone: its `call` targets are not resolved)
-// and each DIR (as a folder: calls, with: keys and duplicate names are
-// checked). Diagnostics go to stderr, errors first then warnings; a summary
-// line goes to stdout. Exit 0 when there is no error (warnings do not
-// fail), 1 on check errors, 2 on usage or an unreadable path.
+// runCheck checks each FILE and each DIR (as a folder: calls, with: keys
+// and duplicate names are checked). A FILE's `call` targets are resolved among the flows of its
+// folder (lang.LoadFile). Diagnostics go to stderr, errors first then
+// warnings; a summary line goes to stdout. Exit 0 when there is no error
+// (warnings do not fail), 1 on check errors, 2 on usage, an unreadable
+// path or a DIR with no flow file.
 func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("check", stderr)
 	oneline := fs.Bool("oneline", false, "one line per diagnostic (file:line:col: severity: summary; detail)")
@@ -42,6 +44,10 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		if st.IsDir() {
+			if !hasFlowFiles(p) {
+				fmt.Fprintf(stderr, "rpa check: no flow files in %s (want .flow, .yaml or .yml directly in it)\n", p)
+				return exitUsage
+			}
 			fl, ds := lang.LoadDir(p)
 			flows += len(fl)
 			all = append(all, ds...)
@@ -89,4 +95,20 @@ func plural(n int, word string) string {
 
 func count(n int, word string) string {
 	return fmt.Sprintf("%d %s", n, plural(n, word))
+}
+
+// hasFlowFiles reports whether dir holds a flow file directly (as
+// lang.LoadDir reads it); an unreadable dir counts as having one, so
+// LoadDir reports the error.
+func hasFlowFiles(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return true
+	}
+	for _, e := range entries {
+		if !e.IsDir() && lang.IsFlowFile(e.Name()) && !strings.HasPrefix(e.Name(), ".") {
+			return true
+		}
+	}
+	return false
 }

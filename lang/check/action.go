@@ -311,6 +311,10 @@ func (c *checker) call(s *ast.ActionStmt) {
 		}
 		return
 	}
+	if cyc := c.callCycle(name); cyc != nil {
+		c.errorf(lit.Range, "call %s makes a call cycle: %s", name, strings.Join(cyc, " → ")).Detail =
+			"a flow must not call itself, directly or through other flows: use a loop (while, for) instead"
+	}
 	var with *ast.Option
 	for _, o := range s.Options {
 		if o != nil && o.Name == "with" {
@@ -364,4 +368,55 @@ func (c *checker) call(s *ast.ActionStmt) {
 		}
 		c.errorf(r, "call %s is missing required param %s", name, quoteList(missing))
 	}
+}
+
+// callCycle returns the chain of flow names from the checked flow through
+// target back to the checked flow when target (in the folder) leads back to
+// it by `call`s, else nil.
+func (c *checker) callCycle(target string) []string {
+	self := c.f.Name
+	if self == "" {
+		return nil
+	}
+	seen := map[string]bool{}
+	var path []string
+	var visit func(name string) bool
+	visit = func(name string) bool {
+		path = append(path, name)
+		if name == self {
+			return true
+		}
+		if !seen[name] {
+			seen[name] = true
+			if f := c.opts.Folder[name]; f != nil {
+				for _, callee := range callees(f) {
+					if visit(callee) {
+						return true
+					}
+				}
+			}
+		}
+		path = path[:len(path)-1]
+		return false
+	}
+	if visit(target) {
+		return append([]string{self}, path...)
+	}
+	return nil
+}
+
+// callees lists the bare flow names f calls, in source order.
+func callees(f *ast.File) []string {
+	var out []string
+	ast.Walk(f, func(n ast.Node) bool {
+		if s, ok := n.(*ast.ActionStmt); ok && s.Action == "call" && len(s.Args) > 0 {
+			if lit, ok := s.Args[0].(*ast.StringLit); ok {
+				if v, plain := lit.Value(); plain {
+					out = append(out, v)
+				}
+			}
+		}
+		return true
+	})
+	return out
 }

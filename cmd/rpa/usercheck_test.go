@@ -1,0 +1,62 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeFlows writes name → source files into a new temp folder.
+func writeFlows(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestSingleFileCallsResolved: `rpa check FILE` and `rpa run FILE` resolve
+// `call` targets in the file's folder; run stops with exit 2 before any
+// browser starts (the --browser-bin given does not exist, so a launch would
+// say "could not be started" and exit 1).
+func TestSingleFileCallsResolved(t *testing.T) {
+	dir := writeFlows(t, map[string]string{
+		"caller.flow": "flow caller\nx = call missing_flow with: {\"a\": 1}\n",
+		"a.flow":      "flow a\nx = call b\n",
+		"b.flow":      "flow b\nx = call a\n",
+	})
+	var out, errb bytes.Buffer
+	if code := runCheck([]string{filepath.Join(dir, "caller.flow")}, &out, &errb); code != exitFailed ||
+		!strings.Contains(errb.String(), `unknown flow "missing_flow"`) {
+		t.Errorf("check caller.flow: exit %d, stderr %q", code, errb.String())
+	}
+	for _, c := range []struct{ file, want string }{
+		{"caller.flow", `unknown flow "missing_flow"`},
+		{"a.flow", "call cycle: a → b → a"},
+	} {
+		out.Reset()
+		errb.Reset()
+		code := runRun(context.Background(), []string{filepath.Join(dir, c.file), "--browser-bin", filepath.Join(dir, "no-chromium")},
+			runIO{stdout: &out, stderr: &errb})
+		if code != exitUsage || !strings.Contains(errb.String(), c.want) || strings.Contains(errb.String(), "browser") {
+			t.Errorf("run %s: exit %d (want %d), stderr %q", c.file, code, exitUsage, errb.String())
+		}
+	}
+}
+
+// TestCheckEmptyFolder: a folder with no flow file is bad input (exit 2),
+// not "0 clean flows".
+func TestCheckEmptyFolder(t *testing.T) {
+	dir := writeFlows(t, map[string]string{"notes.txt": "x"})
+	var out, errb bytes.Buffer
+	code := runCheck([]string{dir}, &out, &errb)
+	if code != exitUsage || !strings.Contains(errb.String(), "no flow files in "+dir) || out.Len() != 0 {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+}
