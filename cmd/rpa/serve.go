@@ -14,8 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/drivers/rod"
 	"github.com/rpa-dev/rpa/mcpserver"
@@ -140,7 +138,7 @@ func runServe(args []string) int {
 	defer stop()
 	if *httpAddr == "" {
 		log.Info("serving MCP over stdio", "flows", dir, "tools", len(srv.ToolNames()))
-		err = srv.MCP().Run(ctx, &mcp.StdioTransport{})
+		err = srv.MCP().Run(ctx, &mcpserver.StdioTransport{Logger: log})
 		if err != nil && !errors.Is(err, context.Canceled) && !isEOF(err) {
 			log.Error("stdio session ended", "error", err.Error())
 		}
