@@ -12,6 +12,7 @@ import (
 	"github.com/rpa-dev/rpa/lang/diag"
 	"github.com/rpa-dev/rpa/lang/format"
 	"github.com/rpa-dev/rpa/lang/yamlflow"
+	"gopkg.in/yaml.v3"
 )
 
 func init() {
@@ -27,7 +28,9 @@ func init() {
 // canonical text in the target form (--to, default the file's own form) to
 // stdout, or with -w writes it: in place when the form is unchanged, else
 // next to the file with the other extension (the original is kept).
-// Formatting is idempotent. Exit 0 ok, 1 when a file does not parse, 2 on
+// Formatting is idempotent. Comments survive .flow → .flow only; a note on
+// stderr counts the comments that are not kept (.flow → YAML, and any YAML
+// input). Exit 0 ok, 1 when a file does not parse, 2 on
 // usage or an unreadable file.
 func runFmt(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("fmt", stderr)
@@ -72,6 +75,15 @@ func runFmt(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		var out []byte
+		if isYAML {
+			if n := yamlComments(src); n > 0 {
+				what := "comments are"
+				if n == 1 {
+					what = "comment is"
+				}
+				fmt.Fprintf(stderr, "rpa fmt: %s: %d %s not kept (fmt does not carry YAML comments)\n", path, n, what)
+			}
+		}
 		if target == "yaml" {
 			if len(f.Comments) > 0 {
 				fmt.Fprintf(stderr, "rpa fmt: %s: %d comments are not kept in YAML\n", path, len(f.Comments))
@@ -128,4 +140,29 @@ func writeFileKeepMode(dest, src string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), dest)
+}
+
+// yamlComments counts the comment lines of a YAML source (0 when it does
+// not parse as YAML).
+func yamlComments(src []byte) int {
+	var doc yaml.Node
+	if yaml.Unmarshal(src, &doc) != nil {
+		return 0
+	}
+	n := 0
+	var walk func(*yaml.Node)
+	walk = func(nd *yaml.Node) {
+		for _, c := range []string{nd.HeadComment, nd.LineComment, nd.FootComment} {
+			for _, line := range strings.Split(c, "\n") {
+				if strings.HasPrefix(strings.TrimSpace(line), "#") {
+					n++
+				}
+			}
+		}
+		for _, ch := range nd.Content {
+			walk(ch)
+		}
+	}
+	walk(&doc)
+	return n
 }

@@ -60,3 +60,26 @@ func TestCheckEmptyFolder(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
 	}
 }
+
+// TestFmtYAMLCommentsNoted: fmt cannot keep YAML comments; it says how
+// many are dropped (-w in place, to stdout, and YAML → .flow) and says
+// nothing for a YAML file without comments.
+func TestFmtYAMLCommentsNoted(t *testing.T) {
+	src := "# header\nflow: c   # trailing\nsteps:\n  # before click\n  - click: \"#a\"\n"
+	dir := writeFlows(t, map[string]string{"c.yaml": src, "plain.yaml": "flow: p\nsteps:\n  - click: \"#a\"\n"})
+	for _, args := range [][]string{
+		{"-w", filepath.Join(dir, "c.yaml")},
+		{filepath.Join(dir, "c.yaml")},
+		{"--to", "flow", filepath.Join(dir, "c.yaml")},
+	} {
+		os.WriteFile(filepath.Join(dir, "c.yaml"), []byte(src), 0o644)
+		var out, errb bytes.Buffer
+		if code := runFmt(args, &out, &errb); code != exitOK || !strings.Contains(errb.String(), "c.yaml: 3 comments are not kept") {
+			t.Errorf("fmt %v: exit %d, stderr %q", args, code, errb.String())
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := runFmt([]string{filepath.Join(dir, "plain.yaml")}, &out, &errb); code != exitOK || errb.Len() != 0 {
+		t.Errorf("fmt plain.yaml: exit %d, stderr %q", code, errb.String())
+	}
+}
