@@ -23,7 +23,6 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/go-rod/rod"
@@ -148,7 +147,7 @@ func (s *Session) launch(ctx context.Context, dir string) error {
 		return err
 	}
 	cmd := exec.Command(bin, append(args, "about:blank")...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setProcessGroup(cmd)
 	parser := launcher.NewURLParser()
 	cmd.Stdout = io.Discard
 	cmd.Stderr = parser
@@ -158,7 +157,7 @@ func (s *Session) launch(ctx context.Context, dir string) error {
 	s.cmd = cmd
 	go func() { _ = cmd.Wait(); close(s.exited); s.finish() }()
 	s.kill = func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killProcessGroup(cmd)
 		_ = cmd.Process.Kill()
 	}
 	var u string

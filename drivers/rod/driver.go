@@ -35,7 +35,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/go-rod/rod"
@@ -171,7 +170,7 @@ func (d *Driver) Launch(ctx context.Context, opts drivers.LaunchOptions) (driver
 		return nil, &drivers.Error{Kind: drivers.KindBrowser, Msg: "launch: " + err.Error(), Err: err}
 	}
 	cmd := exec.Command(bin, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setProcessGroup(cmd)
 	parser := launcher.NewURLParser()
 	var tail tailBuf
 	cmd.Stdout = io.Discard
@@ -182,7 +181,7 @@ func (d *Driver) Launch(ctx context.Context, opts drivers.LaunchOptions) (driver
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
 	kill := func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killProcessGroup(cmd)
 		_ = cmd.Process.Kill()
 	}
 	var u string
