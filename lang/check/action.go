@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/expr-lang/expr/types"
 
@@ -138,6 +139,93 @@ func (c *checker) options(s *ast.ActionStmt, a *actions.Action) {
 		}
 		c.value(o.Value, spec.Kind, spec.Enum, s.Action+" "+o.Name+":")
 	}
+	if a.Class == actions.ClassPage {
+		c.waitBeyondTimeout(s.Options, false)
+	}
+}
+
+// Built-in replay defaults (interp.DefaultWait, interp.DefaultTimeout),
+// for the wait-beyond-timeout warning.
+const (
+	defaultWait    = 10 * time.Second
+	defaultTimeout = 30 * time.Second
+)
+
+// literalDuration is the value of option name among opts when it is a
+// duration literal.
+func literalDuration(opts []*ast.Option, name string) (time.Duration, *ast.Option) {
+	for _, o := range opts {
+		if o != nil && o.Name == name {
+			if d, ok := o.Value.(*ast.DurationLit); ok {
+				return d.Value, o
+			}
+			return 0, nil
+		}
+	}
+	return 0, nil
+}
+
+// waitBeyondTimeout warns when the wait in effect (opts, else the flow's
+// defaults, else 10s) is longer than the timeout in effect (likewise, else
+// 30s) and one of them is set in opts: the action's timeout bounds all its
+// tries, so the wait is cut short at the timeout. For an action (not
+// defaults), a warning is given only when the action sets wait or timeout
+// (defaults alone are warned about once, at the defaults).
+func (c *checker) waitBeyondTimeout(opts []*ast.Option, isDefaults bool) {
+	wait, wo := literalDuration(opts, "wait")
+	timeout, to := literalDuration(opts, "timeout")
+	if wo == nil && to == nil {
+		return
+	}
+	if !isDefaults {
+		if wo == nil {
+			wait, wo = literalDuration(c.f.Defaults, "wait")
+			if wo == nil {
+				wait = defaultWait
+			}
+		}
+		if to == nil {
+			timeout, to = literalDuration(c.f.Defaults, "timeout")
+			if to == nil {
+				timeout = defaultTimeout
+			}
+		}
+	} else {
+		if wo == nil {
+			wait = defaultWait
+		}
+		if to == nil {
+			timeout = defaultTimeout
+		}
+	}
+	if wait <= timeout {
+		return
+	}
+	r := ast.Range{}
+	switch {
+	case wo != nil && containsOpt(opts, wo):
+		r = wo.Value.Rng()
+	case to != nil:
+		r = to.Value.Rng()
+	}
+	what := "wait"
+	switch {
+	case isDefaults && wo == nil:
+		what = "the built-in wait"
+	case isDefaults:
+		what = "defaults wait"
+	}
+	c.warnf(r, "%s %s is longer than the timeout %s", what, wait, timeout).Detail =
+		fmt.Sprintf("timeout: bounds an action with all its tries, so the element wait is cut short at %s; raise timeout: or lower wait:", timeout)
+}
+
+func containsOpt(opts []*ast.Option, o *ast.Option) bool {
+	for _, x := range opts {
+		if x == o {
+			return true
+		}
+	}
+	return false
 }
 
 func optionNames(a *actions.Action) []string {

@@ -450,6 +450,7 @@ func (c *checker) checkDefaults() {
 		}
 		c.checkKind(o.Value, spec.Kind, spec.Enum, "defaults "+o.Name)
 	}
+	c.waitBeyondTimeout(c.f.Defaults, true)
 }
 
 // ---- statements ----
