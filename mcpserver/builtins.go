@@ -80,7 +80,8 @@ var execOutputSchema = json.RawMessage(compactJSON(`{
 func (s *Server) addBuiltins() {
 	ts := []*tool{
 		{def: &mcp.Tool{Name: ToolBrowserRead, InputSchema: browserReadSchema.JSON,
-			Description: "Read the current page of a browser profile (the page the last flow on that profile left): " +
+			Description: "Read the current page of a browser profile (the page the last flow on that profile left; " +
+				"an error when no browser is running for it): " +
 				"its text, a table as {headers, rows}, a form's fields, HTML, URL, or a screenshot. Password and secret values read as ***.",
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
 			schema: browserReadSchema, fn: s.browserRead},
@@ -109,15 +110,31 @@ func str(args map[string]any, k string) string {
 	return v
 }
 
-// acquire takes the profile for a call, mapping pool errors to the
-// contract's codes.
+// acquire takes the profile for a call, starting its browser when needed,
+// and maps pool errors to the contract's codes.
 func (s *Server) acquire(ctx context.Context, profile string) (*profiles.Lease, error) {
+	return s.acquireLease(ctx, profile, true)
+}
+
+// acquireLease is acquire; with launch false it never starts a browser (nor
+// creates the profile's folder) and answers -32001 when none is running.
+func (s *Server) acquireLease(ctx context.Context, profile string, launch bool) (*profiles.Lease, error) {
 	if s.opts.Pool == nil {
 		return nil, rpcError(CodeBrowser, "no browser is available on this server", nil)
 	}
-	l, err := s.opts.Pool.Acquire(ctx, profile)
+	var l *profiles.Lease
+	var err error
+	if launch {
+		l, err = s.opts.Pool.Acquire(ctx, profile)
+	} else {
+		l, err = s.opts.Pool.AcquireRunning(ctx, profile)
+	}
 	if err == nil {
 		return l, nil
+	}
+	if errors.Is(err, profiles.ErrNotRunning) {
+		return nil, rpcError(CodeBuiltinFailed, fmt.Sprintf("no browser is running for profile %q (run a flow on it first)", profile),
+			map[string]any{"profileId": profile})
 	}
 	var ie *profiles.IDError
 	var le *profiles.LaunchError
@@ -157,7 +174,8 @@ func (s *Server) browserRead(ctx context.Context, req *mcp.CallToolRequest, args
 	if profile == "" {
 		profile = profiles.DefaultProfile
 	}
-	l, err := s.acquire(ctx, profile)
+	// Reading never starts a browser: with none running there is no page.
+	l, err := s.acquireLease(ctx, profile, false)
 	if err != nil {
 		return nil, err
 	}

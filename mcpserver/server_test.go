@@ -213,7 +213,7 @@ func TestErrorCodesOnTheWire(t *testing.T) {
 		{"bad profile", map[string]any{"name": "workflow_hit", "arguments": map[string]any{"base_url": st.URL, "p": "a", "n": 1, "profileId": "../etc"}}, CodeInvalidParams, `"profileId"`},
 		{"not an object", map[string]any{"name": "workflow_hit", "arguments": []int{1}}, CodeInvalidParams, "JSON object"},
 		{"builtin bad args", map[string]any{"name": "browser_read", "arguments": map[string]any{"action": "sing"}}, CodeInvalidParams, `"action"`},
-		{"builtin failed", map[string]any{"name": "browser_read", "arguments": map[string]any{"action": "table", "profileId": "fresh"}}, CodeBuiltinFailed, "browser_read: "},
+		{"builtin failed", map[string]any{"name": "browser_read", "arguments": map[string]any{"action": "table", "profileId": "fresh"}}, CodeBuiltinFailed, `no browser is running for profile "fresh"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, msg := wireCode(t, raw.call("tools/call", tc.params))
@@ -245,11 +245,43 @@ func TestBrowserCannotStart(t *testing.T) {
 	raw := connectRaw(t, s)
 	for _, p := range []map[string]any{
 		{"name": "workflow_hit", "arguments": map[string]any{"base_url": "http://127.0.0.1:1", "p": "a", "n": 1}},
-		{"name": "browser_read", "arguments": map[string]any{"action": "url"}},
 	} {
 		if code, msg := wireCode(t, raw.call("tools/call", p)); code != CodeBrowser || !strings.Contains(msg, "could not be started") {
 			t.Errorf("%v: code %d %q, want %d", p["name"], code, msg, CodeBrowser)
 		}
+	}
+}
+
+// TestBrowserReadNoBrowser: browser_read on a profile with no browser
+// running answers -32001 and starts nothing: no launch, no profile folder.
+func TestBrowserReadNoBrowser(t *testing.T) {
+	home := t.TempDir()
+	launches := 0
+	pool, err := profiles.New(profiles.Options{Driver: failingDriver{}, Launch: func(id string) (drivers.LaunchOptions, error) {
+		launches++
+		d := filepath.Join(home, id)
+		return drivers.LaunchOptions{UserDataDir: d}, os.MkdirAll(d, 0o700)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	s, _ := newServer(t, Options{Pool: pool})
+	raw := connectRaw(t, s)
+	for _, profile := range []string{"nobody", ""} {
+		args := map[string]any{"action": "url"}
+		want := `no browser is running for profile "default"`
+		if profile != "" {
+			args["profileId"] = profile
+			want = `no browser is running for profile "nobody"`
+		}
+		code, msg := wireCode(t, raw.call("tools/call", map[string]any{"name": "browser_read", "arguments": args}))
+		if code != CodeBuiltinFailed || !strings.Contains(msg, want) {
+			t.Errorf("profile %q: code %d %q, want %d %q", profile, code, msg, CodeBuiltinFailed, want)
+		}
+	}
+	if entries, _ := os.ReadDir(home); launches != 0 || len(entries) != 0 {
+		t.Errorf("browser_read started a browser: %d launches, %d folders", launches, len(entries))
 	}
 }
 

@@ -246,6 +246,22 @@ func (p *Pool) expire(e *entry, gen int) {
 // *IDError for a bad id, a *LaunchError when the browser cannot start, and
 // ErrClosed after Close.
 func (p *Pool) Acquire(ctx context.Context, id string) (*Lease, error) {
+	return p.acquire(ctx, id, true)
+}
+
+// ErrNotRunning is returned by AcquireRunning when the profile has no
+// browser open.
+var ErrNotRunning = errors.New("no browser is running for this profile")
+
+// AcquireRunning is Acquire for a profile whose browser is already open:
+// it never starts one (nor creates anything for the profile) and returns
+// ErrNotRunning when the profile has no browser, or its browser died or
+// closed while the call waited for its turn.
+func (p *Pool) AcquireRunning(ctx context.Context, id string) (*Lease, error) {
+	return p.acquire(ctx, id, false)
+}
+
+func (p *Pool) acquire(ctx context.Context, id string, launch bool) (*Lease, error) {
 	if err := ValidID(id); err != nil {
 		return nil, err
 	}
@@ -255,6 +271,10 @@ func (p *Pool) Acquire(ctx context.Context, id string) (*Lease, error) {
 		return nil, ErrClosed
 	}
 	e := p.entries[id]
+	if !launch && (e == nil || (e.browser == nil && !e.busy)) {
+		p.mu.Unlock()
+		return nil, ErrNotRunning
+	}
 	if e == nil {
 		e = &entry{id: id}
 		p.entries[id] = e
@@ -311,6 +331,10 @@ func (p *Pool) Acquire(ctx context.Context, id string) (*Lease, error) {
 		p.opts.Logger.Warn("browser died; starting a new one", "profile", id)
 		p.closeBrowser(e, b)
 		b = nil
+	}
+	if b == nil && !launch {
+		l.Release()
+		return nil, ErrNotRunning
 	}
 	if b == nil {
 		var err error

@@ -356,3 +356,65 @@ func TestLaunchCancelled(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestAcquireRunning never starts a browser: an unknown profile, one whose
+// browser died, or one closed while the caller waited gives ErrNotRunning;
+// a running one is handed out in turn.
+func TestAcquireRunning(t *testing.T) {
+	d := &fakeDriver{}
+	launches := 0
+	p, err := New(Options{Driver: d, Idle: -1, Launch: func(id string) (drivers.LaunchOptions, error) {
+		launches++
+		return drivers.LaunchOptions{}, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx := context.Background()
+	if _, err := p.AcquireRunning(ctx, "nobody"); !errors.Is(err, ErrNotRunning) {
+		t.Fatalf("unknown profile: %v, want ErrNotRunning", err)
+	}
+	if launches != 0 || d.count() != 0 || p.Arrived("nobody") != 0 {
+		t.Fatalf("unknown profile: launches=%d started=%d arrived=%d", launches, d.count(), p.Arrived("nobody"))
+	}
+	if _, err := p.AcquireRunning(ctx, "../x"); err == nil || errors.Is(err, ErrNotRunning) {
+		t.Fatalf("bad id: %v", err)
+	}
+	l, err := p.Acquire(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := l.Browser()
+	// A reader waiting behind the running call gets the same browser.
+	got := make(chan error, 1)
+	go func() {
+		l2, err := p.AcquireRunning(ctx, "a")
+		if err == nil {
+			if l2.Browser() != b {
+				err = errors.New("another browser")
+			}
+			l2.Release()
+		}
+		got <- err
+	}()
+	waitFor(t, func() bool { return p.queueLen("a") == 1 })
+	l.Release()
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+	// Died (marked by its last holder): closed, not replaced.
+	l, err = p.Acquire(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.MarkBroken()
+	l.Browser().(*fakeBrowser).alive.Store(false)
+	l.Release()
+	if _, err := p.AcquireRunning(ctx, "a"); !errors.Is(err, ErrNotRunning) {
+		t.Fatalf("dead browser: %v, want ErrNotRunning", err)
+	}
+	if d.count() != 1 || p.Running() != 0 {
+		t.Fatalf("started %d (want 1), running %d (want 0)", d.count(), p.Running())
+	}
+}
