@@ -131,7 +131,7 @@ func (r *runner) action(fr *frame, s *ast.ActionStmt, sc *Scope) (any, error) {
 		}
 		v = nil
 	} else if v != nil {
-		step.Output = r.mask.Value(v)
+		step.Output = finite(r.mask.Value(v))
 	}
 	r.mu.Lock()
 	if !r.abandon {

@@ -64,6 +64,9 @@ func parseArgs(f *ast.File, kv map[string]string) (map[string]any, error) {
 			in[k] = n
 		case "number":
 			n, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err == nil && (math.IsInf(n, 0) || math.IsNaN(n)) {
+				return nil, &ArgError{Field: k, Msg: fmt.Sprintf("want a finite number, got %q", s)}
+			}
 			if err != nil {
 				return nil, &ArgError{Field: k, Msg: fmt.Sprintf("want a number, got %q", s)}
 			}
@@ -168,6 +171,9 @@ func convertArg(p *ast.Param, v any) (any, error) {
 	case "number":
 		switch x := v.(type) {
 		case float64:
+			if math.IsInf(x, 0) || math.IsNaN(x) {
+				return nil, bad("a finite number")
+			}
 			return x, nil
 		case int:
 			return float64(x), nil

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/expr-lang/expr"
+	exprast "github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/vm"
 	"github.com/rpa-dev/rpa/drivers"
@@ -37,20 +39,27 @@ func (r *runner) evalQ(fr *frame, e ast.Expr, sc *Scope, quote func(string) stri
 			return x.Parts[0].Text, nil
 		}
 		var b strings.Builder
+		short := false
 		for _, p := range x.Parts {
 			if p.Expr == nil {
 				b.WriteString(p.Text)
 				continue
 			}
-			v, err := r.run(fr, p.Expr, sc)
+			v, d, err := r.runT(fr, p.Expr, sc)
 			if err != nil {
 				return nil, err
 			}
 			s := stringify(v)
+			// A derived part too short to be masked inside longer
+			// strings taints the whole string.
+			short = short || d && utf8.RuneCountInString(s) < MinSubstring
 			if quote != nil {
 				s = quote(s)
 			}
 			b.WriteString(s)
+		}
+		if short { // "login?p={{ token }}" with a short token
+			r.mask.Add(b.String())
 		}
 		return b.String(), nil
 	case *ast.ListLit:
@@ -142,6 +151,15 @@ func literal(e ast.Expr) (any, error) {
 
 // run evaluates one compiled expression.
 func (r *runner) run(fr *frame, x *ast.ExprSrc, sc *Scope) (any, error) {
+	v, _, err := r.runT(fr, x, sc)
+	return v, err
+}
+
+// runT is run that also reports whether the value derives from a secret
+// (the expression read a name holding one); such a value is registered
+// with the masker as a whole (every string and number inside it), and an
+// error of such an expression does not show the values it names.
+func (r *runner) runT(fr *frame, x *ast.ExprSrc, sc *Scope) (any, bool, error) {
 	var prog *vm.Program
 	if fr.flow.prog != nil {
 		prog = fr.flow.prog(x)
@@ -149,14 +167,20 @@ func (r *runner) run(fr *frame, x *ast.ExprSrc, sc *Scope) (any, error) {
 	if prog == nil {
 		var err error
 		if prog, err = r.compileFallback(x); err != nil {
-			return nil, errAt(x, stdlib.KindExpression, "", err, "%s", err)
+			return nil, false, errAt(x, stdlib.KindExpression, "", err, "%s", err)
 		}
 	}
 	env := sc.flatten(r.addBuiltins)
 	v, err := r.vm.Run(prog, env)
 	if err != nil {
 		if ctxErr := r.ctx.Err(); ctxErr != nil {
-			return nil, r.cancelled(x, ctxErr)
+			return nil, false, r.cancelled(x, ctxErr)
+		}
+		if r.derivesSecret(x, sc) {
+			// The message may spell a value computed from the secret
+			// (int(DEMO-PASS-42)); keep only where it failed.
+			return nil, true, errAt(x, stdlib.KindExpression, "", nil,
+				"%s: failed (details hidden: the expression reads a secret)", strings.TrimSpace(x.Source))
 		}
 		msg := firstLine(err.Error())
 		var fe *file.Error
@@ -166,21 +190,114 @@ func (r *runner) run(fr *frame, x *ast.ExprSrc, sc *Scope) (any, error) {
 				msg = fe.Prev.Error()
 			}
 		}
-		return nil, errAt(x, stdlib.KindExpression, "", err, "%s: %s", strings.TrimSpace(x.Source), msg)
+		return nil, false, errAt(x, stdlib.KindExpression, "", err, "%s: %s", strings.TrimSpace(x.Source), msg)
 	}
-	// A string computed from a secret that does not show it verbatim
-	// (upper(password), a hash ...) is a secret itself.
-	if str, ok := v.(string); ok && str != "" && !r.mask.Empty() && !r.hasSecret(str) && r.derivesSecret(x, sc) {
-		r.mask.Add(str)
+	// A value computed from a secret (upper(password), password[1:],
+	// split(password, "-"), len(password)) is a secret itself.
+	if r.derivesSecret(x, sc) {
+		r.taint(prog.Node(), v, sc)
+		return v, true, nil
 	}
-	return v, nil
+	return v, false, nil
 }
 
-// derivesSecret reports whether x reads a name whose value holds a secret:
-// its string result is then a secret too (taint through expressions; a
-// value computed from a secret and returned as a number or inside a list is
-// not followed).
+// taint registers as secret what of v (the value of node) derives from a
+// secret: the elements of a list literal and the values of a map literal
+// one by one (return {"user": user, "pw": upper(pw)} keeps user shown),
+// any other value as a whole when node reads a name holding a secret.
+func (r *runner) taint(node exprast.Node, v any, sc *Scope) {
+	switch n := node.(type) {
+	case *exprast.IdentifierNode:
+		return // a name's value, its secrets already registered
+	case *exprast.MemberNode:
+		if str, isStr := v.(string); !n.Method && plainPath(n) && (!isStr || utf8.RuneCountInString(str) > 1) {
+			return // part of a name's value (res.k, rows[0]), not password[0]
+		}
+	case *exprast.ArrayNode:
+		if l, ok := v.([]any); ok && len(l) == len(n.Nodes) {
+			for i, e := range n.Nodes {
+				r.taint(e, l[i], sc)
+			}
+			return
+		}
+	case *exprast.MapNode:
+		if m, ok := v.(map[string]any); ok && len(m) == len(n.Pairs) {
+			keyed := true
+			for _, p := range n.Pairs {
+				pn, ok := p.(*exprast.PairNode)
+				if !ok {
+					keyed = false
+					break
+				}
+				if k, ok := pn.Key.(*exprast.StringNode); !ok {
+					keyed = false
+					break
+				} else if _, ok := m[k.Value]; !ok {
+					keyed = false
+					break
+				}
+			}
+			if keyed {
+				for _, p := range n.Pairs {
+					pn := p.(*exprast.PairNode)
+					r.taint(pn.Value, m[pn.Key.(*exprast.StringNode).Value], sc)
+				}
+				return
+			}
+		}
+	}
+	if node == nil || r.readsSecret(node, sc) {
+		r.mask.addDerived(v)
+	}
+}
+
+// plainPath reports whether n is a chain of member accesses with
+// constant keys on a name (a.b["c"][0]), which computes nothing new.
+func plainPath(n exprast.Node) bool {
+	for {
+		switch x := n.(type) {
+		case *exprast.IdentifierNode:
+			return true
+		case *exprast.MemberNode:
+			switch x.Property.(type) {
+			case *exprast.StringNode, *exprast.IntegerNode:
+			default:
+				return false
+			}
+			n = x.Node
+		default:
+			return false
+		}
+	}
+}
+
+// readsSecret reports whether the expression node reads a name whose
+// value holds a secret.
+func (r *runner) readsSecret(node exprast.Node, sc *Scope) bool {
+	found := false
+	exprast.Walk(&node, visitFunc(func(n *exprast.Node) {
+		if id, ok := (*n).(*exprast.IdentifierNode); ok && !found {
+			if v, ok := sc.Lookup(id.Value); ok && r.mask.holdsSecret(v) {
+				found = true
+			}
+		}
+	}))
+	return found
+}
+
+// visitFunc adapts a function to expr's ast.Visitor.
+type visitFunc func(*exprast.Node)
+
+// Visit calls f.
+func (f visitFunc) Visit(n *exprast.Node) { f(n) }
+
+// derivesSecret reports whether x reads a name whose value holds a secret
+// (a secret, or a value registered as derived from one: taint follows
+// assignments through the values themselves).
 func (r *runner) derivesSecret(x *ast.ExprSrc, sc *Scope) bool {
+	if r.mask.Empty() {
+		return false
+	}
 	names, ok := r.idents[x]
 	if !ok {
 		names = identifiers(x.Source)
@@ -190,18 +307,11 @@ func (r *runner) derivesSecret(x *ast.ExprSrc, sc *Scope) bool {
 		r.idents[x] = names
 	}
 	for _, n := range names {
-		if v, ok := sc.Lookup(n); ok {
-			if s, isStr := v.(string); isStr && r.hasSecret(s) {
-				return true
-			}
+		if v, ok := sc.Lookup(n); ok && r.mask.holdsSecret(v) {
+			return true
 		}
 	}
 	return false
-}
-
-// hasSecret reports whether s holds a registered secret.
-func (r *runner) hasSecret(s string) bool {
-	return s != "" && !r.mask.Empty() && r.mask.String(s) != s
 }
 
 // identifiers lists the names an expression source reads: identifiers

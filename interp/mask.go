@@ -4,22 +4,41 @@ import (
 	"bytes"
 	"encoding/json"
 	"html"
+	"math"
 	"net/url"
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Mask is the one masker of a run: every secret value (secret params,
 // password answers, values read from password fields) registered with Add
 // is replaced by "***" in every string shown: result outputs, step
-// outputs, errors, log lines and events, also inside longer strings
-// (interpolations, a page's error text).
+// outputs, errors, log lines and events.
+//
+// The rule: a string (or a number's decimal spelling) equal to a secret as
+// a whole is always shown as "***". A secret of at least MinSubstring
+// characters is also replaced where it appears inside a longer string
+// (interpolations, a page's error text, a URL); a shorter one is not, so
+// that --arg token=o neither turns "Power System" into "P***wer System"
+// nor reveals itself by the position of the stars. Values derived from a
+// secret taint: the value of any expression that reads a secret (or a
+// name holding a derived value) is registered as a whole, every string and
+// number inside a list or map too, so upper(password), password[1:] and
+// split(password, "-") are masked like the secret itself, and an
+// expression error that could show such a value is hidden.
 type Mask struct {
 	mu      sync.RWMutex
-	secrets []string // longest first
+	secrets []string        // substring-masked spellings, longest first
+	exact   map[string]bool // every registered spelling, masked as a whole value
 	rep     *strings.Replacer
 }
+
+// MinSubstring is the length in characters from which a secret is masked
+// inside longer strings too; shorter secrets are masked as whole values
+// only.
+const MinSubstring = 4
 
 // Masked is what a secret is shown as.
 const Masked = "***"
@@ -33,13 +52,23 @@ func (m *Mask) Add(s string) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.exact[s] {
+		return
+	}
+	if m.exact == nil {
+		m.exact = map[string]bool{}
+	}
+	long := utf8.RuneCountInString(s) >= MinSubstring
+	added := false
 	add := func(x string) {
-		for _, have := range m.secrets {
-			if have == x {
-				return
-			}
+		if x == "" || m.exact[x] {
+			return
 		}
-		m.secrets = append(m.secrets, x)
+		m.exact[x] = true
+		if long {
+			m.secrets = append(m.secrets, x)
+			added = true
+		}
 	}
 	add(s)
 	if b, err := json.Marshal(s); err == nil { // & < > as \u0026 ...
@@ -55,6 +84,9 @@ func (m *Mask) Add(s string) {
 	add(url.QueryEscape(s))
 	add(url.PathEscape(s))
 	add(html.EscapeString(s))
+	if !added {
+		return
+	}
 	sort.SliceStable(m.secrets, func(i, j int) bool { return len(m.secrets[i]) > len(m.secrets[j]) })
 	pairs := make([]string, 0, 2*len(m.secrets))
 	for _, x := range m.secrets {
@@ -70,12 +102,7 @@ func (m *Mask) IsSecret(s string) bool {
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	for _, x := range m.secrets {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return m.exact[s]
 }
 
 // Empty reports whether no secret is registered.
@@ -85,7 +112,7 @@ func (m *Mask) Empty() bool {
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return m.rep == nil
+	return len(m.exact) == 0
 }
 
 // String masks every secret inside s.
@@ -93,17 +120,25 @@ func (m *Mask) String(s string) string {
 	if m == nil {
 		return s
 	}
+	if s == "" {
+		return s
+	}
 	m.mu.RLock()
-	rep := m.rep
+	rep, whole := m.rep, m.exact[s]
 	m.mu.RUnlock()
-	if rep == nil || s == "" {
+	if whole {
+		return Masked
+	}
+	if rep == nil {
 		return s
 	}
 	return rep.Replace(s)
 }
 
-// Value returns v with every string inside it (map keys too) masked. It
-// copies only what changes; v itself is never modified.
+// Value returns v with every string inside it (map keys too) masked, and
+// every number whose decimal spelling is a registered secret (a value
+// derived from a secret) shown as "***". It copies only what changes; v
+// itself is never modified.
 func (m *Mask) Value(v any) any {
 	if m.Empty() {
 		return v
@@ -172,10 +207,151 @@ func (m *Mask) value(v any) (any, bool) {
 		if cp != nil {
 			return cp, true
 		}
+	case int, int64, float64:
+		if m.IsSecret(stringify(x)) {
+			return Masked, true
+		}
 	case error:
 		s := x.Error()
 		if y := m.String(s); y != s {
 			return y, true
+		}
+	}
+	return v, false
+}
+
+// addDerived registers every string and number inside v (list elements,
+// map values; keys are names, not data) as a secret: v was computed from a secret.
+func (m *Mask) addDerived(v any) {
+	switch x := v.(type) {
+	case string:
+		m.Add(x)
+	case int, int64, float64:
+		m.Add(stringify(x))
+	case []any:
+		for _, e := range x {
+			m.addDerived(e)
+		}
+	case []string:
+		for _, e := range x {
+			m.Add(e)
+		}
+	case map[string]any:
+		for _, e := range x {
+			m.addDerived(e)
+		}
+	case []map[string]any:
+		for _, e := range x {
+			m.addDerived(e)
+		}
+	}
+}
+
+// holdsSecret reports whether v, or any string or number inside it, is a
+// secret or (strings) contains one.
+func (m *Mask) holdsSecret(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return x != "" && m.String(x) != x
+	case int, int64, float64:
+		return m.IsSecret(stringify(x))
+	case []any:
+		for _, e := range x {
+			if m.holdsSecret(e) {
+				return true
+			}
+		}
+	case []string:
+		for _, e := range x {
+			if m.holdsSecret(e) {
+				return true
+			}
+		}
+	case map[string]any:
+		for k, e := range x {
+			if m.holdsSecret(k) || m.holdsSecret(e) {
+				return true
+			}
+		}
+	case []map[string]any:
+		for _, e := range x {
+			if m.holdsSecret(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// finite returns v with every non-finite number inside it (1/0, NaN) as
+// nil, so a result always encodes as JSON (null, as JavaScript's
+// JSON.stringify does). It copies only what changes.
+func finite(v any) any {
+	out, _ := finiteValue(v)
+	return out
+}
+
+func finiteValue(v any) (any, bool) {
+	switch x := v.(type) {
+	case float64:
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return nil, true
+		}
+	case float32:
+		if math.IsInf(float64(x), 0) || math.IsNaN(float64(x)) {
+			return nil, true
+		}
+	case []any:
+		var cp []any
+		for i, e := range x {
+			if fe, changed := finiteValue(e); changed {
+				if cp == nil {
+					cp = append([]any(nil), x...)
+				}
+				cp[i] = fe
+			}
+		}
+		if cp != nil {
+			return cp, true
+		}
+	case []float64:
+		for _, e := range x {
+			if math.IsInf(e, 0) || math.IsNaN(e) {
+				cp := make([]any, len(x))
+				for i, f := range x {
+					cp[i], _ = finiteValue(f)
+				}
+				return cp, true
+			}
+		}
+	case map[string]any:
+		var cp map[string]any
+		for k, e := range x {
+			if fe, changed := finiteValue(e); changed {
+				if cp == nil {
+					cp = make(map[string]any, len(x))
+					for k2, e2 := range x {
+						cp[k2] = e2
+					}
+				}
+				cp[k] = fe
+			}
+		}
+		if cp != nil {
+			return cp, true
+		}
+	case []map[string]any:
+		var cp []map[string]any
+		for i, e := range x {
+			if fe, changed := finiteValue(e); changed {
+				if cp == nil {
+					cp = append([]map[string]any(nil), x...)
+				}
+				cp[i] = fe.(map[string]any)
+			}
+		}
+		if cp != nil {
+			return cp, true
 		}
 	}
 	return v, false

@@ -1,6 +1,9 @@
 package interp
 
 import (
+	"encoding/json"
+	"errors"
+	"math"
 	"strings"
 	"testing"
 )
@@ -19,7 +22,8 @@ func TestMaskForms(t *testing.T) {
 		`http://x/?pw=p%26ss+w%22rd&x=1`:    `http://x/?pw=***&x=1`,
 		`http://x/p&ss%20w%22rd`:            `http://x/***`,
 		`<input value="p&amp;ss w&#34;rd">`: `<input value="***">`,
-		`cab abc`:                           `c*** ***c`,
+		`cab abc`:                           `cab abc`, // short: whole values only
+		`ab`:                                `***`,
 	}
 	for in, want := range tests {
 		if got := m.String(in); got != want {
@@ -76,7 +80,77 @@ return [u, body, x, user, len(pw)]
 			t.Fatalf("%s leaked: %s", leak, all)
 		}
 	}
-	if jsonOf(res.Outputs) != `["***","user=alice\u0026pw=***","***","alice",7]` || res.Log[3] != "user alice" {
+	if jsonOf(res.Outputs) != `["***","***","***","alice","***"]` || res.Log[3] != "user alice" {
 		t.Fatalf("%s %q", jsonOf(res.Outputs), res.Log)
+	}
+}
+
+// TestSecretLeakReport replays a user's report: values derived from a
+// secret showed in fail messages, expression errors and return values;
+// a one-letter secret starred ordinary text.
+func TestSecretLeakReport(t *testing.T) {
+	const pw = "demo-pass-42"
+	leaks := []string{pw, "DEMO-PASS-42", "emo-pass-42", `"demo"`, `"pass"`, `"42"`, "DEMO", "emo-"}
+	tests := []struct {
+		name, src, wantMsg, wantOut string
+	}{
+		{"fail", "flow t\nparam password: secret\nfail \"oops \" + upper(password)\n", "***", ""},
+		{"expression error", "flow t\nparam password: secret\nx = int(upper(password))\nreturn x\n",
+			"int(upper(password)): failed (details hidden: the expression reads a secret)", ""},
+		{"return", "flow t\nparam password: secret\nparam user: string = \"alice\"\n" +
+			"return {\"y\": upper(password), \"z\": password[1:], \"l\": split(password, \"-\"), \"n\": len(password), \"u\": user, \"k\": 3}\n",
+			"", `{"k":3,"l":["***","***","***"],"n":"***","u":"alice","y":"***","z":"***"}`},
+		{"assigned", "flow t\nparam password: secret\nparts = split(password, \"-\")\nn = int(parts[2]) + 1\nreturn [parts[0], n, \"n={{ n }}\"]\n",
+			"", `["***","***","***"]`}, // "n=43": a short derived part taints the whole string
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := run(t, load(t, tt.src), Options{Browser: newBrowser(stdPage), Args: map[string]any{"password": pw}})
+			all := jsonOf(res)
+			for _, leak := range leaks {
+				if strings.Contains(all, leak) {
+					t.Fatalf("%s leaked: %s", leak, all)
+				}
+			}
+			if tt.wantMsg != "" && (res.Error == nil || res.Error.Message != tt.wantMsg) {
+				t.Fatalf("error %+v, want %q", res.Error, tt.wantMsg)
+			}
+			if tt.wantOut != "" && jsonOf(res.Outputs) != tt.wantOut {
+				t.Fatalf("outputs %s, want %s", jsonOf(res.Outputs), tt.wantOut)
+			}
+		})
+	}
+}
+
+// TestShortSecret: a secret shorter than MinSubstring is masked as a whole
+// value only, so it neither stars ordinary text nor shows by position.
+func TestShortSecret(t *testing.T) {
+	src := "flow t\nparam token: secret\nu = \"http://x/?t={{ token }}\"\nreturn {\"a\": \"Power System\", \"t\": token, \"u\": u, \"x\": upper(token)}\n"
+	res := run(t, load(t, src), Options{Browser: newBrowser(stdPage), Args: map[string]any{"token": "o"}})
+	if got := jsonOf(res.Outputs); got != `{"a":"Power System","t":"***","u":"***","x":"***"}` {
+		t.Fatalf("outputs %s", got)
+	}
+}
+
+// TestNonFinite: 1/0 and NaN in a result encode as null; a number param
+// refuses NaN and Inf.
+func TestNonFinite(t *testing.T) {
+	res := run(t, load(t, "flow t\nreturn {\"inf\": 1/0, \"l\": [0/0, 1.5], \"n\": -1/0}\n"), Options{Browser: newBrowser(stdPage)})
+	if _, err := json.Marshal(res); err != nil {
+		t.Fatal(err)
+	}
+	if got := jsonOf(res.Outputs); got != `{"inf":null,"l":[null,1.5],"n":null}` {
+		t.Fatalf("outputs %s", got)
+	}
+	f := load(t, "flow t\nparam n: number\nreturn n\n")
+	for _, bad := range []string{"NaN", "Inf", "-infinity", "+Inf"} {
+		_, err := ParseArgs(f, map[string]string{"n": bad})
+		var ae *ArgError
+		if !errors.As(err, &ae) || ae.Field != "n" {
+			t.Errorf("%s: %v, want an ArgError naming n", bad, err)
+		}
+	}
+	if _, err := checkArgs(f.File, map[string]any{"n": math.NaN()}); err == nil {
+		t.Error("NaN accepted through checkArgs")
 	}
 }

@@ -184,7 +184,7 @@ func (r *runner) finish(outputs any, rerr *RunError) {
 	}
 	res.Success = rerr == nil
 	if rerr == nil {
-		res.Outputs = r.mask.Value(outputs)
+		res.Outputs = finite(r.mask.Value(outputs))
 	}
 	if rerr != nil {
 		rerr.Message = r.mask.String(rerr.Message)
