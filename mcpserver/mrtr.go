@@ -17,12 +17,18 @@ import (
 // Limits of paused calls (multi-round-trip, protocol 2026-07-28).
 const (
 	// MaxPaused is how many calls may wait paused for their client's input
-	// at once; a call beyond it gets -32001.
+	// at once; a question beyond it goes to the next channel.
 	MaxPaused = 32
 	// PauseTTL is how long a paused call waits for the call that carries
 	// its answers; then its run is cancelled and its state dropped (its
 	// browser profile is freed).
 	PauseTTL = 10 * time.Minute
+)
+
+// maxPaused and pauseTTL are MaxPaused and PauseTTL (tests shorten them).
+var (
+	maxPaused = MaxPaused
+	pauseTTL  = PauseTTL
 )
 
 // multiRoundTrip reports whether the call's client is on a protocol where
@@ -82,7 +88,7 @@ func (s *Server) startPaused(ctx context.Context, work func(ctx context.Context,
 	rctx, cancel := context.WithCancel(s.ctx)
 	p := &pauser{id: "rpa-" + hex.EncodeToString(b[:]), srv: s, cancel: cancel, first: ctx,
 		reqs: make(chan *inputReq), out: make(chan outcome, 1)}
-	p.timer = time.AfterFunc(PauseTTL, p.expire)
+	p.timer = time.AfterFunc(pauseTTL, p.expire)
 	p.timer.Stop()
 	s.calls.Add(1)
 	go func() {
@@ -104,7 +110,7 @@ func (p *pauser) register() bool {
 	if _, ok := t.m[p.id]; ok {
 		return true
 	}
-	if len(t.m) >= MaxPaused {
+	if len(t.m) >= maxPaused {
 		return false
 	}
 	t.m[p.id] = p
@@ -153,7 +159,7 @@ func (p *pauser) wait(ctx context.Context) (*mcp.CallToolResult, error) {
 		p.pending = ir
 		key := p.key
 		p.mu.Unlock()
-		p.timer.Reset(PauseTTL)
+		p.timer.Reset(pauseTTL)
 		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{key: ir.params}, RequestState: p.id}, nil
 	case o := <-p.out:
 		p.drop()
@@ -173,7 +179,7 @@ func (p *pauser) wait(ctx context.Context) (*mcp.CallToolResult, error) {
 func (p *pauser) expire() {
 	p.cancel()
 	p.drop()
-	p.srv.log.Info("paused call expired", "ttl", PauseTTL.String())
+	p.srv.log.Info("paused call expired", "ttl", pauseTTL.String())
 }
 
 func (p *pauser) drop() {
@@ -195,7 +201,7 @@ func (p *pauser) ask(ctx context.Context, params mcp.InputRequest) (mcp.InputRes
 	select {
 	case r := <-ir.resp:
 		if r == nil {
-			return nil, fmt.Errorf("too many calls are waiting for input (%d)", MaxPaused)
+			return nil, fmt.Errorf("too many calls are waiting for input (%d)", maxPaused)
 		}
 		return r, nil
 	case <-ctx.Done():
