@@ -182,6 +182,10 @@ func (c *Call) Locate(ctx context.Context, sels []string, want drivers.Checks) (
 	if err != nil {
 		return nil, err
 	}
+	// cut: the action's timeout ends before this wait would (wait: longer
+	// than timeout:, or late tries); the error then says so.
+	dl, hasDL := ctx.Deadline()
+	cut := hasDL && time.Until(dl) < c.Wait
 	wctx, cancel := context.WithTimeout(ctx, c.Wait)
 	el, i, err := f.Locate(wctx, sels, want)
 	cancel()
@@ -189,6 +193,18 @@ func (c *Call) Locate(ctx context.Context, sels []string, want drivers.Checks) (
 		var de *drivers.Error
 		if !errors.As(err, &de) && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 			err = &drivers.Error{Kind: drivers.KindTimeout, Msg: fmt.Sprintf("no element matching %s was ready within %s", quoteList(sels), c.Wait), Err: err}
+		}
+		if cut && errors.Is(ctx.Err(), context.DeadlineExceeded) && c.Timeout > 0 {
+			msg := err.Error()
+			kind := drivers.KindOf(err)
+			if errors.As(err, &de) {
+				msg, kind = de.Msg, de.Kind
+			}
+			why := fmt.Sprintf("the action's timeout %s ran out during the wait", c.Timeout)
+			if c.Timeout < c.Wait {
+				why = fmt.Sprintf("timeout: cut the wait of %s short", c.Wait)
+			}
+			err = &drivers.Error{Kind: kind, Msg: fmt.Sprintf("%s within %s (%s)", msg, c.Timeout, why), Err: err}
 		}
 		return nil, err
 	}
