@@ -112,3 +112,28 @@ func hasFlowFiles(dir string) bool {
 	}
 	return false
 }
+
+// flowFileArg reports whether path names a readable flow file; when not,
+// it says why on stderr as "rpa CMD: ..." (no file:line:col position: the
+// file's content is not at fault) and the caller exits 2.
+func flowFileArg(cmd, path string, stderr io.Writer) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "rpa %s: %v\n", cmd, err)
+		return false
+	}
+	st, err := f.Stat()
+	f.Close()
+	switch {
+	case err != nil:
+		fmt.Fprintf(stderr, "rpa %s: %v\n", cmd, err)
+		return false
+	case st.IsDir():
+		fmt.Fprintf(stderr, "rpa %s: %s is a folder; want one flow file (.flow, .yaml or .yml)\n", cmd, path)
+		return false
+	case !lang.IsFlowFile(path):
+		fmt.Fprintf(stderr, "rpa %s: %s: not a flow file (want .flow, .yaml or .yml)\n", cmd, path)
+		return false
+	}
+	return true
+}

@@ -66,6 +66,9 @@ func runPublish(args []string) int {
 		return 2
 	}
 	file := pos[0]
+	if !flowFileArg("publish", file, os.Stderr) {
+		return 2
+	}
 	f, ds := lang.LoadFile(file)
 	if f == nil {
 		for _, d := range ds {

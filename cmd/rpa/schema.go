@@ -28,6 +28,9 @@ func runSchema(args []string) int {
 		fmt.Fprintln(os.Stderr, "usage: rpa schema FILE")
 		return 2
 	}
+	if !flowFileArg("schema", fs.Arg(0), os.Stderr) {
+		return 2
+	}
 	f, ds := lang.LoadFile(fs.Arg(0))
 	if f == nil {
 		for _, d := range ds {

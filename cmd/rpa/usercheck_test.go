@@ -83,3 +83,31 @@ func TestFmtYAMLCommentsNoted(t *testing.T) {
 		t.Errorf("fmt plain.yaml: exit %d, stderr %q", code, errb.String())
 	}
 }
+
+// TestSchemaPublishBadPath: a missing file, a folder or a non-flow file is
+// bad input (exit 2) said as "rpa CMD: ...", never "FILE:0:0: error".
+func TestSchemaPublishBadPath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	wd, _ := os.Getwd()
+	dir := writeFlows(t, map[string]string{"notes.txt": "x", "ok.flow": "flow ok\nclick \"#a\"\n"})
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"schema", filepath.Join(dir, "nonexist.flow")}, "rpa schema: open " + filepath.Join(dir, "nonexist.flow") + ": no such file"},
+		{[]string{"schema", dir}, "is a folder"},
+		{[]string{"schema", filepath.Join(dir, "notes.txt")}, "not a flow file"},
+		{[]string{"publish", dir, "--flows", filepath.Join(dir, "pub")}, "rpa publish: " + dir + " is a folder"},
+		{[]string{"publish", filepath.Join(dir, "nonexist.flow"), "--flows", filepath.Join(dir, "pub")}, "rpa publish: open "},
+	} {
+		code, _, errs := chkExec(t, wd, c.args...)
+		if code != exitUsage || !strings.Contains(errs, c.want) || strings.Contains(errs, ":0:0:") {
+			t.Errorf("rpa %v: exit %d, stderr %q (want %q)", c.args, code, errs, c.want)
+		}
+	}
+	if code, out, errs := chkExec(t, wd, "schema", filepath.Join(dir, "ok.flow")); code != 0 || !strings.Contains(out, "workflow_ok") {
+		t.Errorf("schema ok.flow: exit %d, %q %q", code, out, errs)
+	}
+}
