@@ -1,10 +1,14 @@
 package mcpserver
 
 import (
+	"context"
+	"crypto/rand"
 	"crypto/subtle"
 	"net"
 	"net/http"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -18,11 +22,15 @@ const DefaultHTTPAddr = "127.0.0.1:8765"
 // non-empty token every request must carry `Authorization: Bearer TOKEN`
 // or gets 401 with a WWW-Authenticate challenge. The SDK's DNS-rebinding
 // protection (a loopback request with a foreign Host header gets 403)
-// stays on.
+// stays on. A call whose POST goes away before its answer (the client
+// disconnected) is cancelled: its flow stops and its profile is freed
+// (the SDK ties handlers to HTTP requests only for 2026-07-28 sessions,
+// and without an event store such a stream cannot be resumed anyway).
 func (s *Server) HTTPHandler(token string) http.Handler {
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, &mcp.StreamableHTTPOptions{
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, &mcp.StreamableHTTPOptions{
 		Logger: s.log,
 	})
+	h = s.httpReqs.bind(h)
 	if token == "" {
 		return h
 	}
@@ -71,4 +79,50 @@ func IsLoopback(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// httpRequestHeader carries, from our HTTP wrapper to the tool handler
+// (through the SDK's RequestExtra.Header), the key of the POST a call
+// came in. A client's own value is replaced.
+const httpRequestHeader = "X-Rpa-Request"
+
+// httpRequests maps the keys of POST requests to their contexts, so a
+// call can stop when its request goes away.
+type httpRequests struct{ m sync.Map } // key → context.Context
+
+// keepRequest is how long a finished POST stays known: a call published
+// by it may start a moment after the POST ended (the client dropped it
+// at once).
+const keepRequest = time.Minute
+
+// bind wraps next so that every POST carries a fresh key in
+// httpRequestHeader.
+func (rs *httpRequests) bind(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Header.Del(httpRequestHeader)
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		key := rand.Text()
+		r = r.Clone(r.Context())
+		r.Header.Set(httpRequestHeader, key)
+		rs.m.Store(key, r.Context())
+		defer time.AfterFunc(keepRequest, func() { rs.m.Delete(key) })
+		next.ServeHTTP(w, r)
+	})
+}
+
+// onGone calls stop when the HTTP request a call came in ends (the client
+// went away, or the answer was sent); the returned function unbinds it.
+// Calls that did not come over HTTP are left alone.
+func (rs *httpRequests) onGone(req *mcp.CallToolRequest, stop func()) func() bool {
+	if req == nil || req.Extra == nil || req.Extra.Header == nil {
+		return func() bool { return false }
+	}
+	v, ok := rs.m.Load(req.Extra.Header.Get(httpRequestHeader))
+	if !ok {
+		return func() bool { return false }
+	}
+	return context.AfterFunc(v.(context.Context), stop)
 }

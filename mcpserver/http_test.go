@@ -222,3 +222,71 @@ func TestTerminalAsk(t *testing.T) {
 		t.Fatalf("after timeout: %+v %v", a, err)
 	}
 }
+
+// TestHTTPDroppedClientCancelsCall: a client that goes away during a call
+// (its POST's connection closes) cancels the flow, and the next call on
+// the profile starts at once instead of waiting for the flow's timeout.
+func TestHTTPDroppedClientCancelsCall(t *testing.T) {
+	st := newSite(t)
+	s, _ := newServer(t, Options{FlowsDir: copyFlows(t, "slow.flow"), Pool: newPool(t), Heartbeat: 100 * time.Millisecond})
+	hs := httptest.NewServer(s.HTTPHandler(""))
+	t.Cleanup(hs.Close)
+	_, sid, ans := postRPC(t, hs.URL, "", "", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
+		"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "raw", "version": "1"}}})
+	if sid == "" || ans["result"] == nil {
+		t.Fatalf("initialize: %q %v", sid, ans)
+	}
+	postRPC(t, hs.URL, "", sid, map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+	ctx, drop := context.WithCancel(context.Background())
+	defer drop()
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{
+		"name": "workflow_slow", "arguments": map[string]any{"base_url": st.URL}, "_meta": map[string]any{"progressToken": "p"}}})
+	req, _ := http.NewRequestWithContext(ctx, "POST", hs.URL, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+	req.Header.Set("Mcp-Session-Id", sid)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Read the stream until the flow is in its long wait, then drop it.
+	sc := bufio.NewScanner(resp.Body)
+	waiting := false
+	for !waiting && sc.Scan() {
+		waiting = strings.Contains(sc.Text(), "wait #never (running")
+	}
+	if !waiting {
+		t.Fatalf("the slow flow never reached its wait: %v", sc.Err())
+	}
+	drop()
+	resp.Body.Close()
+	start := time.Now()
+
+	// The next call on the same profile, on a new connection.
+	rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer rcancel()
+	body, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": map[string]any{
+		"name": "browser_read", "arguments": map[string]any{"action": "url"}}})
+	req, _ = http.NewRequestWithContext(rctx, "POST", hs.URL, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+	req.Header.Set("Mcp-Session-Id", sid)
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("the next call on the profile did not answer within 5s of the drop (%v): the dropped call still holds it", err)
+	}
+	if !strings.Contains(string(got), `/table`) {
+		t.Fatalf("browser_read after the drop: %s", got)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("drop to next answer: %v, want under 2s", d)
+	}
+}

@@ -141,6 +141,8 @@ type Server struct {
 
 	hitl   hitlState  // person channels (hitl_host.go)
 	paused pauseTable // multi-round-trip calls waiting for input (mrtr.go)
+
+	httpReqs httpRequests // POSTs of calls in flight (http.go)
 }
 
 // New builds the server, loads FlowsDir (a flow that does not load is
@@ -375,6 +377,8 @@ func (s *Server) handler(t *tool) mcp.ToolHandler {
 		defer stop()
 		unbind := context.AfterFunc(s.ctx, stop)
 		defer unbind()
+		unbindHTTP := s.httpReqs.onGone(req, stop)
+		defer unbindHTTP()
 
 		start := time.Now()
 		args := map[string]any{}
