@@ -44,8 +44,11 @@ const MinSubstring = 4
 const Masked = "***"
 
 // Add registers s as a secret ("" is ignored). Its JSON-, URL- and
-// HTML-escaped spellings are registered too, so a secret inside JSON text,
-// a URL or markup (a page's error text, html output) is caught as well.
+// HTML-escaped spellings are registered too (url.QueryEscape "a+b%26",
+// url.PathEscape, the percent-encoding a browser applies to a query or a
+// path "Hunter%202&x=%C3%BC", encodeURIComponent's), so a secret inside
+// JSON text, a URL or markup (a page's error text, url and html output)
+// is caught as well.
 func (m *Mask) Add(s string) {
 	if s == "" || s == Masked {
 		return
@@ -81,8 +84,15 @@ func (m *Mask) Add(s string) {
 		b := bytes.TrimSpace(buf.Bytes())
 		add(string(b[1 : len(b)-1]))
 	}
-	add(url.QueryEscape(s))
-	add(url.PathEscape(s))
+	// As a browser writes it into an address (WHATWG percent-encode sets
+	// of the query and the path) and as encodeURIComponent does; each also
+	// as markup shows it (href="...&amp;...").
+	for _, u := range []string{url.QueryEscape(s), url.PathEscape(s),
+		percentEncode(s, "\"#<>'"), percentEncode(s, "\"#<>?`{}"),
+		percentEncode(s, "\"#<>?`{}/:;=@[\\]^|$&+,%")} {
+		add(u)
+		add(html.EscapeString(u))
+	}
 	add(html.EscapeString(s))
 	if !added {
 		return
@@ -93,6 +103,24 @@ func (m *Mask) Add(s string) {
 		pairs = append(pairs, x, Masked)
 	}
 	m.rep = strings.NewReplacer(pairs...)
+}
+
+// percentEncode escapes as %XX every byte of s that is a control, a space,
+// not ASCII, or in set.
+func percentEncode(s, set string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(set, c) >= 0 {
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 // IsSecret reports whether s is a registered secret (exactly).

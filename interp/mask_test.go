@@ -154,3 +154,21 @@ func TestNonFinite(t *testing.T) {
 		t.Error("NaN accepted through checkArgs")
 	}
 }
+
+// TestMaskAddressSpellings: a secret as a browser writes it into a query
+// or a path, and as encodeURIComponent and a form post do.
+func TestMaskAddressSpellings(t *testing.T) {
+	var m Mask
+	m.Add("Hunter 2&x=ü")
+	for _, in := range []string{
+		"http://h/login?p=Hunter%202&x=%C3%BC",
+		"http://h/Hunter%202&x=%C3%BC/",
+		"p=Hunter%202%26x%3D%C3%BC",
+		"p=Hunter+2%26x%3D%C3%BC",
+		`<a href="/login?p=Hunter%202&amp;x=%C3%BC">`,
+	} {
+		if got := m.String(in); strings.Contains(got, "Hunter") || strings.Contains(got, "%C3%BC") {
+			t.Errorf("%s: %s", in, got)
+		}
+	}
+}

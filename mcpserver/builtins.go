@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/interp"
 	"github.com/rpa-dev/rpa/profiles"
 )
 
@@ -351,6 +352,7 @@ func (s *Server) masker(profile string) func(any) any {
 	return func(v any) any { return maskValue(v, secrets) }
 }
 
+// maskString masks every secret inside x with "***".
 func maskString(x string, secrets []string) string {
 	for _, sec := range secrets {
 		if sec != "" {
@@ -360,31 +362,42 @@ func maskString(x string, secrets []string) string {
 	return x
 }
 
+// maskValue masks every string inside v (a browser_read value) with the
+// given secrets by the rules of interp.Mask: their URL-, JSON- and
+// HTML-escaped spellings too, as a page's address or markup shows them.
 func maskValue(v any, secrets []string) any {
+	m := &interp.Mask{}
+	for _, sec := range secrets {
+		m.Add(sec)
+	}
+	return maskWith(v, m)
+}
+
+func maskWith(v any, secrets *interp.Mask) any {
 	switch x := v.(type) {
 	case string:
-		return maskString(x, secrets)
+		return secrets.String(x)
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = maskValue(e, secrets)
+			out[i] = maskWith(e, secrets)
 		}
 		return out
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = maskValue(e, secrets)
+			out[k] = maskWith(e, secrets)
 		}
 		return out
 	case *Table:
 		t := &Table{Headers: make([]string, len(x.Headers)), Rows: make([][]string, len(x.Rows))}
 		for i, h := range x.Headers {
-			t.Headers[i] = maskString(h, secrets)
+			t.Headers[i] = secrets.String(h)
 		}
 		for i, r := range x.Rows {
 			t.Rows[i] = make([]string, len(r))
 			for j, c := range r {
-				t.Rows[i][j] = maskString(c, secrets)
+				t.Rows[i][j] = secrets.String(c)
 			}
 		}
 		return t

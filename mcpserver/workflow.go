@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -216,7 +217,7 @@ func jsonEscaped(secrets []string) []string {
 	out := make([]string, 0, len(secrets))
 	for _, s := range secrets {
 		raw, _ := json.Marshal(s)
-		if e := string(raw[1 : len(raw)-1]); len(e) >= 3 { // too short to mask safely
+		if e := string(raw[1 : len(raw)-1]); utf8.RuneCountInString(s) >= interp.MinSubstring { // shorter ones are masked as whole values only (interp.Mask)
 			out = append(out, e)
 		}
 	}
