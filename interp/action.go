@@ -119,8 +119,8 @@ func (r *runner) action(fr *frame, s *ast.ActionStmt, sc *Scope) (any, error) {
 		step.Status, step.Error = StatusFailed, msg
 		switch {
 		case kind == KindCancelled || r.ctx.Err() != nil:
-			step.Error = name + ": cancelled"
-			rerr = r.cancelled(s, r.ctx.Err())
+			ce := r.cancelled(s, r.ctx.Err())
+			step.Error, rerr = name+": "+ce.Message, ce
 		case kind != stdlib.KindExpression && o.optional:
 			r.logLine(fmt.Sprintf("line %d: optional %s failed: %s", step.Line, name, msg))
 		case kind != stdlib.KindExpression && o.skip:

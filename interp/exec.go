@@ -45,14 +45,28 @@ func (r *runner) block(fr *frame, stmts []ast.Stmt, sc *Scope) (ctl, error) {
 	return ctlNext, nil
 }
 
+// cancelled is the error of a run stopped from outside at n: kind
+// "cancelled" (message "the run was cancelled", or the cancel cause), or,
+// when the run's deadline passed (rpa run --timeout, a caller's deadline),
+// kind "timeout" with "the run's deadline passed". Neither is caught by
+// try or retried (the run's context is done).
 func (r *runner) cancelled(n ast.Node, err error) *RunError {
-	msg := "cancelled"
-	if c := context.Cause(r.ctx); c != nil && !errors.Is(c, context.Canceled) && !errors.Is(c, context.DeadlineExceeded) {
-		msg = "cancelled: " + c.Error()
-	} else if errors.Is(err, context.DeadlineExceeded) {
-		msg = "cancelled: the run's deadline passed"
+	kind, msg := KindCancelled, "the run was cancelled"
+	c := context.Cause(r.ctx)
+	switch {
+	case c != nil && !errors.Is(c, context.Canceled) && !errors.Is(c, context.DeadlineExceeded):
+		msg = c.Error()
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(c, context.DeadlineExceeded):
+		kind, msg = string(drivers.KindTimeout), "the run's deadline passed"
 	}
-	return &RunError{Message: msg, Line: n.Rng().Start.Line, Code: FlowFailedCode, Kind: KindCancelled, cause: err}
+	return &RunError{Message: msg, Line: n.Rng().Start.Line, Code: FlowFailedCode, Kind: kind, cause: err}
+}
+
+// stopsRun reports whether re ends the run whatever the flow says: a
+// cancellation or the run's own deadline (try does not catch it, retry
+// does not retry it).
+func (r *runner) stopsRun(re *RunError) bool {
+	return re.Kind == KindCancelled || r.ctx.Err() != nil
 }
 
 // errAt builds a positioned run error.
@@ -124,7 +138,7 @@ func (r *runner) stmt(fr *frame, st ast.Stmt, sc *Scope) (ctl, error) {
 			return c, nil
 		}
 		re := r.asRunError(err, fr.flow)
-		if re.Kind == KindCancelled {
+		if r.stopsRun(re) {
 			return ctlNext, re
 		}
 		csc := sc.Child()
@@ -283,7 +297,7 @@ func (r *runner) retryStmt(fr *frame, s *ast.RetryStmt, sc *Scope) (ctl, error) 
 			return c, nil
 		}
 		re := r.asRunError(err, fr.flow)
-		if re.Kind == KindCancelled || try >= n {
+		if r.stopsRun(re) || try >= n {
 			return ctlNext, re
 		}
 		r.logLine(fmt.Sprintf("retry %d/%d (line %d) after: %s", try+1, n, s.Range.Start.Line, re.Message))

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -29,5 +30,28 @@ func TestWaitCutByTimeoutSaysSo(t *testing.T) {
 	res = run(t, f, Options{Browser: b})
 	if res.Success || res.Error == nil || strings.Contains(res.Error.Message, "timeout") && strings.Contains(res.Error.Message, "cut") {
 		t.Fatalf("error %+v", res.Error)
+	}
+}
+
+// TestDeadlineIsTimeout: the run's deadline passing is kind "timeout"
+// ("the run's deadline passed", no doubled "cancelled"), and try does not
+// catch it; a cancel stays kind "cancelled".
+func TestDeadlineIsTimeout(t *testing.T) {
+	b := newBrowser(func(p *fake.Page) {})
+	f := load(t, "flow t\ntry {\n  sleep 5s\n} catch e {\n  log \"caught\"\n}\nlog \"after\"\n")
+	ctx, cancel := context.WithTimeout(context.Background(), ms(100))
+	defer cancel()
+	res, _ := Run(ctx, f, Options{Browser: b})
+	if res.Success || res.Error == nil || res.Error.Kind != "timeout" || res.Error.Message != "the run's deadline passed" {
+		t.Fatalf("error %+v", res.Error)
+	}
+	if len(res.Log) > 0 {
+		t.Errorf("the deadline was caught: log %q", res.Log)
+	}
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	time.AfterFunc(ms(100), cancel2)
+	res, _ = Run(ctx2, f, Options{Browser: b})
+	if res.Error == nil || res.Error.Kind != "cancelled" || res.Error.Message != "the run was cancelled" {
+		t.Fatalf("cancel: error %+v", res.Error)
 	}
 }
