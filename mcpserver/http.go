@@ -1,15 +1,19 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
+	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -25,12 +29,16 @@ const DefaultHTTPAddr = "127.0.0.1:8765"
 // stays on. A call whose POST goes away before its answer (the client
 // disconnected) is cancelled: its flow stops and its profile is freed
 // (the SDK ties handlers to HTTP requests only for 2026-07-28 sessions,
-// and without an event store such a stream cannot be resumed anyway).
+// and without an event store such a stream cannot be resumed anyway). A
+// call of a method the server does not have gets a JSON-RPC -32601 answer
+// (HTTP 200), as over stdio, where the SDK would answer HTTP 400 with the
+// text "JSON RPC not handled".
 func (s *Server) HTTPHandler(token string) http.Handler {
 	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, &mcp.StreamableHTTPOptions{
 		Logger: s.log,
 	})
 	h = s.httpReqs.bind(h)
+	h = methodNotFound(h)
 	if token == "" {
 		return h
 	}
@@ -126,3 +134,86 @@ func (rs *httpRequests) onGone(req *mcp.CallToolRequest, stop func()) func() boo
 	}
 	return context.AfterFunc(v.(context.Context), stop)
 }
+
+// notHandled starts the SDK's HTTP 400 text for a method the server does
+// not have (jsonrpc2.ErrNotHandled, which the package does not export).
+const notHandled = "JSON RPC not handled"
+
+// maxHeldBody bounds how much of a POST body methodNotFound keeps to find
+// the call's id (the SDK's own default limit).
+const maxHeldBody = mcp.DefaultMaxRequestBodyBytes
+
+// methodNotFound turns the SDK's HTTP 400 "JSON RPC not handled" for a
+// POSTed call into a JSON-RPC -32601 error response with the call's id.
+func methodNotFound(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Body == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, maxHeldBody+1))
+		r.Body.Close()
+		if err != nil {
+			http.Error(w, "reading the request: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		hw := &holdWriter{ResponseWriter: w}
+		next.ServeHTTP(hw, r)
+		if !hw.held {
+			return
+		}
+		var call struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if bytes.HasPrefix(hw.buf.Bytes(), []byte(notHandled)) && json.Unmarshal(body, &call) == nil && len(call.ID) > 0 && string(call.ID) != "null" {
+			raw, _ := json.Marshal(struct {
+				JSONRPC string          `json:"jsonrpc"`
+				ID      json.RawMessage `json:"id"`
+				Error   jsonrpc.Error   `json:"error"`
+			}{"2.0", call.ID, jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found: " + call.Method}})
+			w.Header().Del("X-Content-Type-Options")
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Del("Content-Length")
+			w.WriteHeader(http.StatusOK)
+			w.Write(raw)
+			return
+		}
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write(hw.buf.Bytes())
+	})
+}
+
+// holdWriter holds back an HTTP 400 answer (a short text) so that
+// methodNotFound can replace it; everything else passes through.
+type holdWriter struct {
+	http.ResponseWriter
+	held bool
+	buf  bytes.Buffer
+}
+
+func (h *holdWriter) WriteHeader(code int) {
+	if code == http.StatusBadRequest {
+		h.held = true
+		return
+	}
+	h.ResponseWriter.WriteHeader(code)
+}
+
+func (h *holdWriter) Write(p []byte) (int, error) {
+	if h.held {
+		return h.buf.Write(p)
+	}
+	return h.ResponseWriter.Write(p)
+}
+
+// Flush passes through (the SDK streams SSE events).
+func (h *holdWriter) Flush() {
+	if f, ok := h.ResponseWriter.(http.Flusher); ok && !h.held {
+		f.Flush()
+	}
+}
+
+// Unwrap gives http.ResponseController the underlying writer.
+func (h *holdWriter) Unwrap() http.ResponseWriter { return h.ResponseWriter }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -288,5 +289,36 @@ func TestHTTPDroppedClientCancelsCall(t *testing.T) {
 	}
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("drop to next answer: %v, want under 2s", d)
+	}
+}
+
+// TestHTTPUnknownMethod: a call of a method the server does not have gets
+// JSON-RPC -32601 with its id over HTTP, as over stdio.
+func TestHTTPUnknownMethod(t *testing.T) {
+	s, _ := newServer(t, Options{})
+	hs := httptest.NewServer(s.HTTPHandler(""))
+	t.Cleanup(hs.Close)
+	_, sid, ans := postRPC(t, hs.URL, "", "", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
+		"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "raw", "version": "1"}}})
+	if sid == "" || ans["result"] == nil {
+		t.Fatalf("initialize: %q %v", sid, ans)
+	}
+	postRPC(t, hs.URL, "", sid, map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	for _, id := range []any{7, "seven"} {
+		code, _, ans := postRPC(t, hs.URL, "", sid, map[string]any{"jsonrpc": "2.0", "id": id, "method": "frobnicate", "params": map[string]any{}})
+		e, _ := ans["error"].(map[string]any)
+		if code != http.StatusOK || e["code"] != float64(-32601) || !strings.Contains(e["message"].(string), "frobnicate") || fmt.Sprint(ans["id"]) != fmt.Sprint(id) {
+			t.Errorf("id %v: HTTP %d %v, want 200 and -32601 with the id", id, code, ans)
+		}
+	}
+	// The same over stdio.
+	lines := runStdio(t, s, stdioInit+`{"jsonrpc":"2.0","id":7,"method":"frobnicate","params":{}}`+"\n")
+	if l := findID(lines, "7"); l == nil || l.Error == nil || l.Error.Code != -32601 {
+		t.Errorf("stdio: %+v", lines)
+	}
+	// The session still works.
+	_, _, ans = postRPC(t, hs.URL, "", sid, map[string]any{"jsonrpc": "2.0", "id": 8, "method": "tools/list"})
+	if ans["result"] == nil {
+		t.Errorf("tools/list after the unknown method: %v", ans)
 	}
 }
