@@ -190,7 +190,10 @@ func runRun(ctx context.Context, args []string, rio runIO) int {
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(res); err != nil {
-			fmt.Fprintf(stderr, "rpa run: %v\n", err)
+			fmt.Fprintf(stderr, "rpa run: cannot encode the result: %v\n", err)
+			if code == 0 {
+				code = 1 // never exit 0 without a result
+			}
 		}
 	default:
 		printOutcome(stdout, stderr, f, res)
