@@ -261,10 +261,18 @@ func TestRunTextOutputMasksSecrets(t *testing.T) {
 		t.Fatalf("stdout is not the outputs JSON: %v\n%s", err, r.stdout)
 	}
 	form, _ := out["form"].(map[string]any)
-	if out["typed"] != "***" || out["read"] != "***" || form["password"] != "***" || form["username"] != "admin" {
+	if strings.Contains(r.stdout+r.stderr, strings.ToUpper(testPassword)) {
+		t.Errorf("a value derived from the secret leaked:\n%s\n%s", r.stdout, r.stderr)
+	}
+	if out["typed"] != "***" || out["read"] != "***" || out["upper"] != "***" || form["password"] != "***" || form["username"] != "admin" {
 		t.Errorf("outputs %v, want every secret as ***", out)
 	}
-	for _, want := range []string{"log: the password is ***", "fill      #password", "ok  secret_echo: 5 actions (5 ok)"} {
+	// The log line is masked: the secret part, or (when interp masks
+	// values derived from a secret whole) the entire line.
+	if !strings.Contains(r.stderr, "log: the password is ***") && !strings.Contains(r.stderr, "log: ***\n") {
+		t.Errorf("the log line is not masked:\n%s", r.stderr)
+	}
+	for _, want := range []string{"fill      #password", "ok  secret_echo: 5 actions (5 ok)"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}
