@@ -485,6 +485,10 @@ func (c *checker) stmt(s ast.Stmt) {
 	case *ast.ActionStmt:
 		c.action(s)
 	case *ast.AssignStmt:
+		if c.actionTypo(s) {
+			c.bind(s.Name, s.NameRange, nil, s)
+			break
+		}
 		t := c.full(s.Value, false)
 		c.bind(s.Name, s.NameRange, t, s)
 	case *ast.IfStmt:
@@ -835,4 +839,49 @@ func describe(e ast.Expr) string {
 		return "a map"
 	}
 	return "an expression"
+}
+
+var leadWordRE = regexp.MustCompile(`^(\s*)([A-Za-z_][A-Za-z0-9_]*)[ \t]+[^\s=!<>&|+*/%.?,)\]}-]`)
+
+// actionTypo reports (as an error) `NAME = WORD ARG...` where WORD is no
+// name in scope and no action but close to one (`x = txt "#a"`): an
+// expression cannot have a word followed by an argument, so expr's own
+// "unexpected token" would not help.
+func (c *checker) actionTypo(s *ast.AssignStmt) bool {
+	e, ok := s.Value.(*ast.ExprSrc)
+	if !ok || e == nil {
+		return false
+	}
+	m := leadWordRE.FindStringSubmatchIndex(e.Source)
+	if m == nil {
+		return false
+	}
+	word := e.Source[m[4]:m[5]]
+	if actions.Lookup(word) != nil || c.lookup(word) != nil || isExprWord(word) {
+		return false
+	}
+	sug := Suggest(word, actions.Names())
+	if sug == "" {
+		return false
+	}
+	r := e.Range
+	if !strings.Contains(e.Source[:m[4]], "\n") {
+		r.Start.Col += m[4]
+		r.Start.Offset += m[4]
+		r.End = r.Start
+		r.End.Col += len(word)
+		r.End.Offset += len(word)
+	}
+	c.errorf(r, "unknown action %q", word).Detail = fmt.Sprintf("did you mean %q?", sug)
+	return true
+}
+
+// isExprWord reports expr's word operators and literals, which may be
+// followed by a space and an operand.
+func isExprWord(w string) bool {
+	switch w {
+	case "not", "in", "and", "or", "matches", "contains", "startsWith", "endsWith", "true", "false", "nil", "let":
+		return true
+	}
+	return false
 }

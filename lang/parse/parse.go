@@ -625,6 +625,9 @@ func (p *parser) parseError(err error, toks []lexer.Token) {
 		}
 		msg = fmt.Sprintf("%s must follow } on the same line: `%s`", toks[0].Value, form)
 	}
+	if br, bmsg, ok := p.badDuration(toks); ok {
+		r, msg = br, bmsg
+	}
 	if toks[0].Value == "param" && toks[0].Type == g.Ident {
 		// After `=` only a literal may stand.
 		for _, t := range toks {
@@ -696,4 +699,30 @@ func (p *parser) open(s ast.Stmt, fr *frame, brace lexer.Token) {
 		fr = &frame{kind: kDummy}
 	}
 	p.push(fr)
+}
+
+// badDuration finds a duration option (wait:, every:, timeout:) of a bad
+// line whose value is a negative duration (`-1s`) or a number with a unit
+// that is not ms, s, m or h (`1x`), and says so at the value.
+func (p *parser) badDuration(toks []lexer.Token) (ast.Range, string, bool) {
+	for i := 0; i+3 < len(toks); i++ {
+		k := toks[i]
+		if (k.Type != g.OptKey && k.Type != g.Ident) || toks[i+1].Type != g.Colon {
+			continue
+		}
+		switch k.Value {
+		case "wait", "every", "timeout":
+		default:
+			continue
+		}
+		v, next := toks[i+2], toks[i+3]
+		adjacent := next.Pos.Offset == v.Pos.Offset+len(v.Value)
+		switch {
+		case v.Value == "-" && adjacent && (next.Type == g.Duration || next.Type == g.Number):
+			return p.spanRange(v, next), fmt.Sprintf("invalid duration %q for %s: a duration cannot be negative (use 0s for none)", "-"+next.Value, k.Value), true
+		case v.Type == g.Number && adjacent && next.Type == g.Ident:
+			return p.spanRange(v, next), fmt.Sprintf("invalid duration %q for %s: the unit must be ms, s, m or h (500ms, 10s, 1m30s)", v.Value+next.Value, k.Value), true
+		}
+	}
+	return ast.Range{}, "", false
 }
