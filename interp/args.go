@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rpa-dev/rpa/lang/ast"
+	"github.com/rpa-dev/rpa/lang/check"
 )
 
 // ArgError is a bad or missing flow argument; Field names the param.
@@ -32,6 +33,20 @@ func findParam(f *ast.File, name string) *ast.Param {
 	return nil
 }
 
+// noSuchParam is the error for an argument no param of f has, with the
+// closest param name when one is close ("did you mean").
+func noSuchParam(f *ast.File, k string) *ArgError {
+	names := make([]string, len(f.Params))
+	for i, p := range f.Params {
+		names[i] = p.Name
+	}
+	msg := "no such param (" + paramNames(f) + ")"
+	if sug := check.Suggest(k, names); sug != "" {
+		msg = fmt.Sprintf("no such param; did you mean %q? (%s)", sug, paramNames(f))
+	}
+	return &ArgError{Field: k, Msg: msg}
+}
+
 func paramNames(f *ast.File) string {
 	ns := make([]string, len(f.Params))
 	for i, p := range f.Params {
@@ -53,7 +68,7 @@ func parseArgs(f *ast.File, kv map[string]string) (map[string]any, error) {
 		}
 		p := findParam(f, k)
 		if p == nil {
-			return nil, &ArgError{Field: k, Msg: "no such param (" + paramNames(f) + ")"}
+			return nil, noSuchParam(f, k)
 		}
 		switch typeOf(p) {
 		case "int":
@@ -104,7 +119,7 @@ func checkArgs(f *ast.File, args map[string]any) (map[string]any, error) {
 	out := make(map[string]any, len(f.Params))
 	for k := range args {
 		if !ignoredArgs[k] && findParam(f, k) == nil {
-			return nil, &ArgError{Field: k, Msg: "no such param (" + paramNames(f) + ")"}
+			return nil, noSuchParam(f, k)
 		}
 	}
 	for _, p := range f.Params {
