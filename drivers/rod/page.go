@@ -424,6 +424,19 @@ func MatchURL(pattern, url string) (bool, error) {
 	return strings.Contains(url, pattern), nil
 }
 
+// docStateJS reports [href, state] of a document, where state is "loading"
+// until DOMContentLoaded has fired and its handlers have run. readyState
+// alone turns "interactive" before deferred scripts run and before
+// DOMContentLoaded, so a click right after it can beat the page's own
+// handlers (seen on the demo app's Query form); Navigation Timing's
+// domContentLoadedEventEnd is set only once DOMContentLoaded is done.
+const docStateJS = `() => {
+	const s = document.readyState;
+	if (s !== "interactive") return [location.href, s];
+	const n = performance.getEntriesByType("navigation")[0];
+	return [location.href, !n || n.domContentLoadedEventEnd > 0 ? s : "loading"];
+}`
+
 // WaitURL waits until the top document's URL matches pattern and that
 // document reached DOMContentLoaded.
 func (p *page) WaitURL(ctx context.Context, pattern string) error {
@@ -432,7 +445,7 @@ func (p *page) WaitURL(ctx context.Context, pattern string) error {
 	}
 	last := ""
 	for {
-		v, err := p.evalValue(ctx, `() => [location.href, document.readyState]`)
+		v, err := p.evalValue(ctx, docStateJS)
 		if err == nil {
 			arr := v.Arr()
 			if len(arr) == 2 {
@@ -594,7 +607,7 @@ func (p *page) waitFirstDocument(ctx context.Context, target string) error {
 				target = info.TargetInfo.URL
 			}
 		}
-		v, err := p.evalValue(ctx, `() => [location.href, document.readyState]`)
+		v, err := p.evalValue(ctx, docStateJS)
 		if err == nil {
 			arr := v.Arr()
 			href, state := arr[0].Str(), arr[1].Str()
