@@ -73,3 +73,18 @@ func TestUnknownArgSuggests(t *testing.T) {
 		t.Errorf("CheckArgs far name: %v", err)
 	}
 }
+
+// TestOpenRelativeURLFailsAtOnce: an interpolated URL that is not absolute
+// fails open at once with a clear message (no wait for a load).
+func TestOpenRelativeURLFailsAtOnce(t *testing.T) {
+	b := newBrowser(func(p *fake.Page) {})
+	f := load(t, "flow t\nparam base: string = \"notaurl\"\nopen \"{{ base }}/login\"\n")
+	t0 := time.Now()
+	res := run(t, f, Options{Browser: b})
+	if d := time.Since(t0); d > time.Second {
+		t.Errorf("took %v", d)
+	}
+	if res.Success || res.Error == nil || res.Error.Message != `open: "notaurl/login" is not an absolute URL (want http://, https://, file:, about: or data:)` {
+		t.Fatalf("error %+v", res.Error)
+	}
+}

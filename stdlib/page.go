@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/lang/actions"
 )
 
 // Navigation, pointer and keyboard actions.
@@ -42,6 +43,9 @@ func open(ctx context.Context, c *Call) (any, error) {
 	u, err := c.Str(0)
 	if err != nil {
 		return nil, err
+	}
+	if msg := actions.CheckOpenURL(u); msg != "" {
+		return nil, Errorf(KindExpression, "open: %s", msg)
 	}
 	if c.Env.CurrentPage() == nil && c.Env.Browser() != nil {
 		p, err := c.Env.Browser().NewPage(ctx, u)

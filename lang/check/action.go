@@ -73,6 +73,16 @@ func (c *checker) args(s *ast.ActionStmt, a *actions.Action) {
 		p := a.Params[i]
 		c.value(arg, p.Kind, nil, s.Action+" "+p.Name)
 	}
+	if a.Name == "open" && len(s.Args) > 0 {
+		// A literal URL is checked now; an interpolated one at run time.
+		if lit, ok := s.Args[0].(*ast.StringLit); ok {
+			if v, plain := lit.Value(); plain {
+				if msg := actions.CheckOpenURL(v); msg != "" {
+					c.errorf(lit.Range, "open: %s", msg)
+				}
+			}
+		}
+	}
 }
 
 func argCount(a *actions.Action) string {
