@@ -327,6 +327,7 @@ func (b *builder) secretParam(at *jnode, field, value, what string) string {
 		b.param(name, "secret", nil, "Password for the "+field+" field")
 	}
 	b.secrets = append(b.secrets, secretValue{value: value, param: name})
+	b.src.dropped = append(b.src.dropped, value)
 	b.note(at, "%s: recorded password value dropped; the flow takes the secret param %q", what, name)
 	return name
 }

@@ -31,8 +31,12 @@ package importer
 
 import (
 	"bytes"
+	"encoding/json"
+	"net/url"
 	"path/filepath"
+	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rpa-dev/rpa/lang/ast"
 	"github.com/rpa-dev/rpa/lang/diag"
@@ -108,6 +112,71 @@ func detect(filename string, root *jnode) (Format, bool) {
 // flows are usable (they pass lang.Load) when the diagnostics have no
 // errors.
 func Import(filename string, src []byte, opts Options) ([]*Flow, diag.Diagnostics) {
+	flows, diags, _ := importSource(filename, src, opts)
+	return flows, diags
+}
+
+// Redact returns src as it may be shown (the source lines a renderer
+// quotes under Import's diagnostics): every recorded password value that
+// Import drops is replaced by "***": a JSON string equal to it as a whole,
+// and, for a value of at least 4 characters, also its spellings inside
+// longer strings (JSON-escaped, URL-escaped or as encodeURIComponent
+// writes it: a navigation URL that carried it). src itself is not modified; without such values src is returned.
+func Redact(filename string, src []byte, opts Options) []byte {
+	_, _, s := importSource(filename, src, opts)
+	if len(s.dropped) == 0 {
+		return src
+	}
+	var pairs []string
+	seen := map[string]bool{}
+	add := func(from, to string) {
+		if from != "" && !seen[from] {
+			seen[from] = true
+			pairs = append(pairs, from, to)
+		}
+	}
+	var long []string
+	for _, v := range s.dropped {
+		raw, _ := json.Marshal(v) // "p\u0026ss"
+		add(string(raw), `"***"`)
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if enc.Encode(v) == nil {
+			add(string(bytes.TrimSpace(buf.Bytes())), `"***"`)
+		}
+		if utf8.RuneCountInString(v) >= 4 {
+			long = append(long, string(raw[1:len(raw)-1]), strings.Trim(strings.TrimSpace(buf.String()), `"`),
+				url.QueryEscape(v), url.PathEscape(v), uriComponent(v))
+		}
+	}
+	sort.SliceStable(long, func(i, j int) bool { return len(long[i]) > len(long[j]) })
+	for _, l := range long {
+		add(l, "***")
+	}
+	// Whole tokens first (strings.Replacer prefers earlier pairs at a
+	// position), then the longer spellings inside strings.
+	return []byte(strings.NewReplacer(pairs...).Replace(string(src)))
+}
+
+// uriComponent is JavaScript's encodeURIComponent(v).
+func uriComponent(v string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-_.!~*'()", c) >= 0 {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+	return b.String()
+}
+
+func importSource(filename string, src []byte, opts Options) ([]*Flow, diag.Diagnostics, *source) {
 	var diags diag.Diagnostics
 	s := newSource(filename, src)
 	root, err := parseJSON(src)
@@ -118,18 +187,18 @@ func Import(filename string, src []byte, opts Options) ([]*Flow, diag.Diagnostic
 		}
 		p := s.pos(off)
 		diags.Errorf(ast.Range{File: filename, Start: p, End: p}, "invalid JSON: %v", err)
-		return nil, diags
+		return nil, diags, s
 	}
 	if root.kind != jObject {
 		diags.Errorf(s.rng(root), "expected a JSON object at the top level, found %s", root.kind)
-		return nil, diags
+		return nil, diags, s
 	}
 	format := opts.Format
 	if format == "" {
 		var ok bool
 		if format, ok = detect(filename, root); !ok {
 			diags.Errorf(s.rng(root), `unknown recording format: expected a Chrome Recorder recording ("steps"), a Selenium IDE project ("tests") or a JSON flow (steps with "attrs")`)
-			return nil, diags
+			return nil, diags, s
 		}
 	}
 	var flows []*Flow
@@ -154,7 +223,7 @@ func Import(filename string, src []byte, opts Options) ([]*Flow, diag.Diagnostic
 		diags.Errorf(s.rng(root), "unknown import format %q", format)
 	}
 	diags.Sort()
-	return flows, diags
+	return flows, diags, s
 }
 
 // nameFor is the flow NAME from a title, else from the file name, else

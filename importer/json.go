@@ -107,9 +107,10 @@ func (n *jnode) text() string {
 
 // source maps byte offsets of one input file to line:col.
 type source struct {
-	name  string
-	src   []byte
-	lines []int // offset of the first byte of each line
+	name    string
+	src     []byte
+	lines   []int    // offset of the first byte of each line
+	dropped []string // recorded password values the import dropped (Redact)
 }
 
 func newSource(name string, src []byte) *source {

@@ -657,6 +657,7 @@ func (sd *side) command(cmd, target, value string) {
 func (sd *side) secretParamNamed(n string) {
 	name := secretName(n)
 	sd.secrets = append(sd.secrets, secretValue{value: sd.cmd.getStr("target"), param: name})
+	sd.src.dropped = append(sd.src.dropped, sd.cmd.getStr("target"))
 	if sd.byParam[name] == nil {
 		name = sd.uniq(name)
 		sd.param(name, "secret", nil, "Password (a recorded value was dropped)")

@@ -87,11 +87,15 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	flows, ds := importer.Import(in, src, opts)
+	var shown []byte // src with the recorded passwords as *** (the quoted lines)
 	source := func(file string) []byte {
-		if file == in {
-			return src
+		if file != in {
+			return nil
 		}
-		return nil
+		if shown == nil {
+			shown = importer.Redact(in, src, opts)
+		}
+		return shown
 	}
 	if err := diag.Render(stderr, ds, source); err != nil {
 		fmt.Fprintf(stderr, "rpa import: %v\n", err)
