@@ -9,8 +9,9 @@ import (
 
 // CheckOpenURL says why u cannot be opened ("" when it can): open needs an
 // absolute http or https URL with a host, or a file:, about:, data: or
-// blob: URL (tabs and newlines inside are ignored). A relative "notaurl/login" would otherwise leave the tab
-// loading nothing until the action's timeout.
+// blob: URL (tabs and newlines inside are ignored). A relative
+// "notaurl/login" would otherwise leave the tab loading nothing until the
+// action's timeout.
 func CheckOpenURL(u string) string {
 	// As browsers do (WHATWG URL), tabs and newlines are dropped and
 	// surrounding spaces trimmed.
