@@ -42,8 +42,10 @@ type Options struct {
 // -32002). Cancelling ctx stops the run between and inside actions; Run
 // then returns within about a second with the partial result and error
 // kind "cancelled". Secret values (secret params, password answers,
-// values read from password fields) are masked as *** everywhere in the
-// result and in events.
+// values read from password fields) and values computed from them are
+// masked as *** everywhere in the result and in events (rules: Mask). A
+// non-finite number in the outputs or a step's output (1/0, NaN) is null,
+// so the result always encodes as JSON.
 func Run(ctx context.Context, f *lang.Flow, opts Options) (*Result, drivers.Page) {
 	if f == nil || f.File == nil {
 		return &Result{Results: []*StepResult{}, Error: &RunError{Message: "no flow to run", Code: FlowFailedCode, Kind: "expression"}}, opts.Page
