@@ -277,7 +277,7 @@ func (r *runner) readsSecret(node exprast.Node, sc *Scope) bool {
 	found := false
 	exprast.Walk(&node, visitFunc(func(n *exprast.Node) {
 		if id, ok := (*n).(*exprast.IdentifierNode); ok && !found {
-			if v, ok := sc.Lookup(id.Value); ok && r.mask.holdsSecret(v) {
+			if v, ok := sc.Lookup(id.Value); ok && r.held.holds(r.mask, v) {
 				found = true
 			}
 		}
@@ -307,7 +307,7 @@ func (r *runner) derivesSecret(x *ast.ExprSrc, sc *Scope) bool {
 		r.idents[x] = names
 	}
 	for _, n := range names {
-		if v, ok := sc.Lookup(n); ok && r.mask.holdsSecret(v) {
+		if v, ok := sc.Lookup(n); ok && r.held.holds(r.mask, v) {
 			return true
 		}
 	}

@@ -6,10 +6,12 @@ import (
 	"html"
 	"math"
 	"net/url"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Mask is the one masker of a run: every secret value (secret params,
@@ -30,6 +32,7 @@ import (
 // expression error that could show such a value is hidden.
 type Mask struct {
 	mu      sync.RWMutex
+	version int             // bumped by every Add that registers something
 	secrets []string        // substring-masked spellings, longest first
 	exact   map[string]bool // every registered spelling, masked as a whole value
 	rep     *strings.Replacer
@@ -68,6 +71,7 @@ func (m *Mask) Add(s string) {
 			return
 		}
 		m.exact[x] = true
+		m.version++
 		if long {
 			m.secrets = append(m.secrets, x)
 			added = true
@@ -383,4 +387,49 @@ func finiteValue(v any) (any, bool) {
 		}
 	}
 	return v, false
+}
+
+// heldCache remembers, per list or map (by identity: values in scope are
+// never modified in place), whether it holds a secret, until the next
+// secret is registered; a loop over a large table then does not scan it
+// at every expression.
+type heldCache struct {
+	version int
+	m       map[heldKey]bool
+}
+
+type heldKey struct {
+	ptr uintptr
+	n   int
+}
+
+// holds is m.holdsSecret(v), cached for lists and maps.
+func (c *heldCache) holds(m *Mask, v any) bool {
+	var k heldKey
+	switch x := v.(type) {
+	case []any:
+		if len(x) == 0 {
+			return false
+		}
+		k = heldKey{uintptr(unsafe.Pointer(&x[0])), len(x)}
+	case map[string]any:
+		if len(x) == 0 {
+			return false
+		}
+		k = heldKey{reflect.ValueOf(x).Pointer(), len(x)}
+	default:
+		return m.holdsSecret(v)
+	}
+	m.mu.RLock()
+	ver := m.version
+	m.mu.RUnlock()
+	if c.m == nil || c.version != ver {
+		c.m, c.version = map[heldKey]bool{}, ver
+	}
+	if h, ok := c.m[k]; ok {
+		return h
+	}
+	h := m.holdsSecret(v)
+	c.m[k] = h
+	return h
 }

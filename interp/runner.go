@@ -47,6 +47,7 @@ type runner struct {
 	dialogFn func() []map[string]any
 	compiled map[*ast.ExprSrc]*vm.Program
 	idents   map[*ast.ExprSrc][]string
+	held     heldCache // holdsSecret of lists and maps in scope, by identity
 }
 
 // runOptions are Options without the lang dependency.
@@ -450,7 +451,8 @@ func (r *runner) CallFlow(ctx context.Context, name string, args map[string]any)
 		return nil, stdlib.Errorf(stdlib.KindExpression, "call %s: no flow named %q", name, name)
 	}
 	if r.depth >= MaxCallDepth {
-		return nil, stdlib.Errorf(stdlib.KindExpression, "call %s: calls nested more than %d deep", name, MaxCallDepth)
+		return nil, &stdlib.Error{Kind: stdlib.KindExpression, Err: errTooDeep,
+			Msg: fmt.Sprintf("call %s: calls nested more than %d deep (a flow calls itself, directly or through others)", name, MaxCallDepth)}
 	}
 	typed, err := checkArgs(fl.file, args)
 	if err != nil {
@@ -470,6 +472,10 @@ func (r *runner) CallFlow(ctx context.Context, name string, args map[string]any)
 	r.mu.Unlock()
 	if err != nil {
 		var re *RunError
+		if errors.As(err, &re) && errors.Is(err, errTooDeep) {
+			// One message, not one "call NAME:" per level.
+			return nil, re
+		}
 		if errors.As(err, &re) {
 			where := fl.path
 			if where == "" {
@@ -481,6 +487,9 @@ func (r *runner) CallFlow(ctx context.Context, name string, args map[string]any)
 	}
 	return fr.outputs, nil
 }
+
+// errTooDeep marks the error of a call past MaxCallDepth.
+var errTooDeep = errors.New("calls nested too deep")
 
 // calledError is a failure inside a called flow; its kind is the inner one.
 type calledError struct {
