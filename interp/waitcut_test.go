@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rpa-dev/rpa/drivers/fake"
+	"github.com/rpa-dev/rpa/lang"
 )
 
 // TestWaitCutByTimeoutSaysSo: a wait: longer than timeout: is cut short
@@ -86,5 +87,21 @@ func TestOpenRelativeURLFailsAtOnce(t *testing.T) {
 	}
 	if res.Success || res.Error == nil || res.Error.Message != `open: "notaurl/login" is not an absolute URL (want http://, https://, file:, about: or data:)` {
 		t.Fatalf("error %+v", res.Error)
+	}
+}
+
+// TestRecursionOneMessage: a flow calling itself (not caught by check when
+// flows come from elsewhere) stops at MaxCallDepth with one short message,
+// not one "call NAME:" per level.
+func TestRecursionOneMessage(t *testing.T) {
+	b := newBrowser(func(p *fake.Page) {})
+	f := load(t, "flow rec\nx = call rec\n")
+	res := run(t, f, Options{Browser: b, Flows: func(name string) (*lang.Flow, bool) { return f, name == "rec" }})
+	if res.Success || res.Error == nil {
+		t.Fatalf("result %+v", res)
+	}
+	want := "call rec: calls nested more than 32 deep (a flow calls itself, directly or through others)"
+	if res.Error.Message != want {
+		t.Fatalf("message (%d bytes) %q, want %q", len(res.Error.Message), res.Error.Message, want)
 	}
 }
