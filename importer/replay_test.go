@@ -111,6 +111,9 @@ func TestReplay(t *testing.T) {
 		{input: "chrome/keys-frames-popup.json"},
 		{input: "side/site.side", flow: "tools", args: map[string]any{"password": "s3cret"},
 			want: "login=alice/eu/ok/1\nsearch=kWh\ncount=1\ncount=2\ncount=3\ncount=4\nnote=hello\nack=1\n"},
+		// a prompt, a confirm and a late alert after one click, then a
+		// confirm to dismiss (the page reports each result)
+		{input: "side/dialogs.side", want: "r=renamed:Q3-report\nr=delete:cancelled\n"},
 		{input: "jsonflow/site_flow.json", args: map[string]any{"password": "s3cret", "user": "bob", "terms": []any{"x", "y"}, "shot_path": shot},
 			want: "login=bob/us/ok/0\ncount=1\ncount=2\n"},
 	}

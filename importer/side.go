@@ -97,6 +97,11 @@ type side struct {
 	actual     string
 	n          int // command number (1-based)
 	cmd        *jnode
+	// prompt is the answer of an answerOnNextPrompt (or answerPrompt)
+	// no prompt has been seen to take yet (no assertPrompt since): the
+	// runtime has one dialog policy for every dialog type, so a later
+	// accept policy carries it in text: or the prompt gets its default.
+	prompt ast.Expr
 }
 
 var varRefRe = regexp.MustCompile(`\$\{([^}]+)\}`)
@@ -635,11 +640,16 @@ func (sd *side) command(cmd, target, value string) {
 		}
 		sd.endBlock()
 	case cmd == "chooseOkOnNextConfirmation" || cmd == "webdriverChooseOkOnVisibleConfirmation":
-		sd.emit(act("dialog", lit("accept")))
-	case cmd == "chooseCancelOnNextConfirmation" || cmd == "chooseCancelOnNextPrompt" || cmd == "webdriverChooseCancelOnVisibleConfirmation" || cmd == "webdriverChooseCancelOnVisiblePrompt":
+		sd.emit(sd.accept())
+	case cmd == "chooseCancelOnNextPrompt" || cmd == "webdriverChooseCancelOnVisiblePrompt":
+		sd.prompt = nil
+		sd.emit(act("dialog", lit("dismiss")))
+	case cmd == "chooseCancelOnNextConfirmation" || cmd == "webdriverChooseCancelOnVisibleConfirmation":
+		sd.dismissWarn(cmd)
 		sd.emit(act("dialog", lit("dismiss")))
 	case cmd == "answerOnNextPrompt" || cmd == "webdriverAnswerOnVisiblePrompt":
-		sd.emit(opt(act("dialog", lit("accept")), "text", sd.tmpl(target)))
+		sd.prompt = sd.tmpl(target)
+		sd.emit(sd.accept())
 	case cmd == "acceptAlert" || cmd == "acceptConfirmation" || cmd == "dismissConfirmation" || cmd == "dismissPrompt" || cmd == "answerPrompt":
 		sd.lateDialog(cmd, target)
 	case isCheck:
@@ -880,17 +890,22 @@ func (sd *side) lateDialog(cmd, answer string) {
 	var d *ast.ActionStmt
 	switch cmd {
 	case "acceptAlert", "acceptConfirmation":
-		d = act("dialog", lit("accept"))
+		d = sd.accept()
 	case "answerPrompt":
-		d = opt(act("dialog", lit("accept")), "text", sd.tmpl(answer))
+		sd.prompt = sd.tmpl(answer)
+		d = sd.accept()
+	case "dismissPrompt":
+		sd.prompt = nil
+		d = act("dialog", lit("dismiss"))
 	default:
+		sd.dismissWarn(cmd)
 		d = act("dialog", lit("dismiss"))
 	}
 	// find the last page action of the current block (skipping dialog
 	// assertions) and put the policy before it
 	body := *sd.cur
 	for i := len(body) - 1; i >= 0; i-- {
-		if a, ok := body[i].(*ast.ActionStmt); ok && a.Action != "dialog" {
+		if a, ok := body[i].(*ast.ActionStmt); ok && a.Action != "dialog" && !isDialogWait(a) {
 			if c := sd.comments[a]; len(c) > 0 {
 				sd.comments[d] = c
 				delete(sd.comments, a)
@@ -901,6 +916,71 @@ func (sd *side) lateDialog(cmd, answer string) {
 	}
 	sd.warn(sd.cmd, "command %d (%s): no action opened the dialog in this block; the policy applies to the next dialogs", sd.n, cmd)
 	sd.emit(d)
+}
+
+// accept is `dialog "accept"`, with text: the pending prompt answer while
+// one is pending (the policy holds for every later dialog, so an accept
+// without it would answer that prompt with its default).
+func (sd *side) accept() *ast.ActionStmt {
+	d := act("dialog", lit("accept"))
+	switch p := sd.prompt.(type) {
+	case *ast.ExprSrc: // a fresh node per statement: layout positions each
+		opt(d, "text", src(p.Source))
+	case *ast.StringLit:
+		c := &ast.StringLit{}
+		for _, part := range p.Parts {
+			if part.Expr != nil {
+				part.Expr = src(part.Expr.Source)
+			}
+			c.Parts = append(c.Parts, part)
+		}
+		opt(d, "text", c)
+	}
+	return d
+}
+
+// dismissWarn warns when a dismiss policy for confirmations replaces a
+// prompt answer no prompt has taken yet: the one policy dismisses that
+// prompt too.
+func (sd *side) dismissWarn(cmd string) {
+	if sd.prompt != nil {
+		sd.warn(sd.cmd, "command %d (%s): the dismiss policy also dismisses the prompt answered earlier (one policy holds for every dialog); assertPrompt after the prompt ends its answer", sd.n, cmd)
+	}
+}
+
+// dialogCheck maps assertAlert/assertConfirmation/assertPrompt (and
+// verify*): the dialog may have been any of the dialogs seen so far (a
+// chain after one click) and may come late (a timer), so it waits for a
+// dialog of that type with that message, then asserts over all dialogs
+// seen. An assertPrompt ends the pending prompt answer.
+func (sd *side) dialogCheck(cmd, what, target, msg string) {
+	typ := map[string]string{"Alert": "alert", "Confirmation": "confirm", "Prompt": "prompt"}[what]
+	pred := ".type == " + quote(typ)
+	if target != "" {
+		pred += " && " + sd.strCmp(".message", "==", target)
+	}
+	c := "any(dialogs(), {" + pred + "})"
+	w := act("wait")
+	opt(w, "until", src(c))
+	opt(w, "optional", &ast.BoolLit{Value: true})
+	sd.emit(w)
+	sd.assertion(cmd, c, msg)
+	if what == "Prompt" {
+		sd.prompt = nil
+	}
+}
+
+// isDialogWait reports whether a is the wait of a dialog check.
+func isDialogWait(a *ast.ActionStmt) bool {
+	if a.Action != "wait" {
+		return false
+	}
+	for _, o := range a.Options {
+		if e, ok := o.Value.(*ast.ExprSrc); ok && o.Name == "until" && strings.Contains(e.Source, "dialogs()") {
+			return true
+		}
+	}
+	return false
 }
 
 // check maps assert*/verify* commands.
@@ -968,7 +1048,7 @@ func (sd *side) check(cmd, what, target, value string) {
 		}
 		sd.assertion(cmd, c, msg)
 	case "Alert", "Confirmation", "Prompt":
-		sd.assertion(cmd, "len(dialogs()) > 0 && "+sd.strCmp("last(dialogs()).message", "==", target), msg)
+		sd.dialogCheck(cmd, what, target, msg)
 	default:
 		sd.unsupported(cmd, "this check has no equivalent")
 	}

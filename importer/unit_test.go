@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/ast"
 	"github.com/rpa-dev/rpa/lang/diag"
 	"github.com/rpa-dev/rpa/lang/format"
@@ -269,5 +270,45 @@ func TestSideKeys(t *testing.T) {
 	}
 	if len(ds) != 1 || !strings.Contains(ds[0], "KEY_NOPE") {
 		t.Errorf("want one diagnostic about ${KEY_NOPE}, got %v", ds)
+	}
+}
+
+// TestSideDialogPolicies: the runtime holds one dialog policy for every
+// dialog type, so a prompt answer no prompt has taken yet is carried into
+// later accept policies (or the prompt would get its default), ended by
+// assertPrompt, and a dismiss that would also dismiss it is warned about.
+func TestSideDialogPolicies(t *testing.T) {
+	cmd := func(c, target string) string {
+		return fmt.Sprintf(`{"command": %q, "target": %q, "value": ""}`, c, target)
+	}
+	side := func(cmds ...string) string {
+		return `{"version": "2.0", "url": "http://h", "tests": [{"name": "d", "commands": [` + strings.Join(cmds, ",\n") + `]}]}`
+	}
+	for _, c := range []struct {
+		name, src, want, diag string
+	}{
+		{"answer then ok", side(cmd("answerOnNextPrompt", "Q3"), cmd("chooseOkOnNextConfirmation", ""), cmd("click", "id=b")),
+			"dialog \"accept\" text: \"Q3\"\ndialog \"accept\" text: \"Q3\"\nclick \"#b\"\n", ""},
+		{"ok then answer", side(cmd("chooseOkOnNextConfirmation", ""), cmd("answerOnNextPrompt", "${who}"), cmd("click", "id=b")),
+			"dialog \"accept\"\ndialog \"accept\" text: who\nclick \"#b\"\n", ""},
+		{"assertPrompt ends the answer", side(cmd("answerOnNextPrompt", "Q3"), cmd("click", "id=b"), cmd("assertPrompt", "Name?"), cmd("chooseOkOnNextConfirmation", "")),
+			"assert any(dialogs(), {.type == \"prompt\" && .message == \"Name?\"}), \"assertPrompt Name?\"\ndialog \"accept\"\n", ""},
+		{"late answer then accept", side(cmd("click", "id=b"), cmd("answerPrompt", "Q3"), cmd("acceptConfirmation", "")),
+			"dialog \"accept\" text: \"Q3\"\ndialog \"accept\" text: \"Q3\"\nclick \"#b\"\n", ""},
+		{"dismiss after answer", side(cmd("answerOnNextPrompt", "Q3"), cmd("chooseCancelOnNextConfirmation", ""), cmd("click", "id=b")),
+			"dialog \"accept\" text: \"Q3\"\ndialog \"dismiss\"\nclick \"#b\"\n", "also dismisses the prompt"},
+		{"late alert waits", side(cmd("click", "id=b"), cmd("assertAlert", "Done")),
+			"click \"#b\"\nwait until: any(dialogs(), {.type == \"alert\" && .message == \"Done\"}) optional: true\n", ""},
+	} {
+		text, ds := importOne(t, "d.side", c.src, Options{})
+		if !strings.Contains(text, c.want) {
+			t.Errorf("%s: got\n%s\nwant it to contain\n%s", c.name, text, c.want)
+		}
+		if got := strings.Join(ds, "\n"); (c.diag == "") != (got == "") || !strings.Contains(got, c.diag) {
+			t.Errorf("%s: diagnostics %q, want one containing %q", c.name, got, c.diag)
+		}
+		if _, lds := lang.Load("d.flow", []byte(text)); lds.HasErrors() {
+			t.Errorf("%s: lang.Load: %v\n%s", c.name, lds, text)
+		}
 	}
 }
