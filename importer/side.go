@@ -102,6 +102,9 @@ type side struct {
 	// runtime has one dialog policy for every dialog type, so a later
 	// accept policy carries it in text: or the prompt gets its default.
 	prompt ast.Expr
+	// dialogChecks counts the dialog checks of each condition met in
+	// straight-line code so far.
+	dialogChecks map[string]int
 }
 
 var varRefRe = regexp.MustCompile(`\$\{([^}]+)\}`)
@@ -952,7 +955,8 @@ func (sd *side) dismissWarn(cmd string) {
 // verify*): the dialog may have been any of the dialogs seen so far (a
 // chain after one click) and may come late (a timer), so it waits for a
 // dialog of that type with that message, then asserts over all dialogs
-// seen. An assertPrompt ends the pending prompt answer.
+// seen (the k-th identical check in straight-line code wants k such
+// dialogs). An assertPrompt ends the pending prompt answer.
 func (sd *side) dialogCheck(cmd, what, target, msg string) {
 	typ := map[string]string{"Alert": "alert", "Confirmation": "confirm", "Prompt": "prompt"}[what]
 	pred := ".type == " + quote(typ)
@@ -960,6 +964,18 @@ func (sd *side) dialogCheck(cmd, what, target, msg string) {
 		pred += " && " + sd.strCmp(".message", "==", target)
 	}
 	c := "any(dialogs(), {" + pred + "})"
+	// the same check again in straight-line code (outside control flow,
+	// no ${var}) needs one more such dialog: two identical confirms each
+	// assert their own
+	if len(sd.blocks) == 0 && !strings.Contains(target, "${") {
+		if sd.dialogChecks == nil {
+			sd.dialogChecks = map[string]int{}
+		}
+		sd.dialogChecks[pred]++
+		if k := sd.dialogChecks[pred]; k > 1 {
+			c = fmt.Sprintf("count(dialogs(), {%s}) >= %d", pred, k)
+		}
+	}
 	w := act("wait")
 	opt(w, "until", src(c))
 	opt(w, "optional", &ast.BoolLit{Value: true})

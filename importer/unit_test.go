@@ -297,6 +297,10 @@ func TestSideDialogPolicies(t *testing.T) {
 			"dialog \"accept\" text: \"Q3\"\ndialog \"accept\" text: \"Q3\"\nclick \"#b\"\n", ""},
 		{"dismiss after answer", side(cmd("answerOnNextPrompt", "Q3"), cmd("chooseCancelOnNextConfirmation", ""), cmd("click", "id=b")),
 			"dialog \"accept\" text: \"Q3\"\ndialog \"dismiss\"\nclick \"#b\"\n", "also dismisses the prompt"},
+		{"second identical check wants a second dialog", side(cmd("click", "id=b"), cmd("assertConfirmation", "Sure?"), cmd("click", "id=b"), cmd("assertConfirmation", "Sure?")),
+			"click \"#b\"\nwait until: (count(dialogs(), {.type == \"confirm\" && .message == \"Sure?\"}) >= 2) optional: true\nassert count(", ""},
+		{"no count inside control flow", side(cmd("times", "2"), cmd("click", "id=b"), cmd("assertAlert", "A"), cmd("end", ""), cmd("assertAlert", "A")),
+			"  assert any(dialogs(), {.type == \"alert\" && .message == \"A\"}), \"assertAlert A\"\n}\nwait until: any(", ""},
 		{"late alert waits", side(cmd("click", "id=b"), cmd("assertAlert", "Done")),
 			"click \"#b\"\nwait until: any(dialogs(), {.type == \"alert\" && .message == \"Done\"}) optional: true\n", ""},
 	} {
