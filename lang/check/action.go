@@ -410,8 +410,10 @@ func (c *checker) call(s *ast.ActionStmt) {
 		return
 	}
 	if cyc := c.callCycle(name); cyc != nil {
-		c.errorf(lit.Range, "call %s makes a call cycle: %s", name, strings.Join(cyc, " → ")).Detail =
-			"a flow must not call itself, directly or through other flows: use a loop (while, for) instead"
+		// A warning, not an error: the spec allows recursion with a stopping
+		// condition; at run time calls stop 32 deep with one clear message.
+		c.warnf(lit.Range, "call %s makes a call cycle: %s", name, strings.Join(cyc, " → ")).Detail =
+			"a flow that calls itself, directly or through other flows, must stop on its own (calls stop 32 deep); a loop (while, for) is usually clearer"
 	}
 	var with *ast.Option
 	for _, o := range s.Options {
