@@ -189,41 +189,6 @@ func TestHITLPrompt(t *testing.T) {
 	}
 }
 
-// TestTerminalAsk drives the terminal channel through a pipe.
-func TestTerminalAsk(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	defer w.Close()
-	var out bytes.Buffer
-	ask := TerminalAsk(r, &out)
-	w.WriteString("blue\n\n")
-	a, err := ask(context.Background(), Question{Title: "Colour?", Input: "text", Timeout: 5e9})
-	if err != nil || a.Status != AnswerAnswered || a.Text != "blue" {
-		t.Fatalf("answer: %+v %v", a, err)
-	}
-	a, err = ask(context.Background(), Question{Title: "Again?", Input: "text", Timeout: 5e9})
-	if err != nil || a.Status != AnswerDeclined {
-		t.Fatalf("empty line: %+v %v", a, err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 100e6)
-	defer cancel()
-	if _, err := ask(ctx, Question{Title: "Late?", Input: "text", Timeout: 1e8}); err == nil {
-		t.Fatal("no error on timeout")
-	}
-	if !strings.Contains(out.String(), "Colour?") || !strings.Contains(out.String(), "no answer in time") {
-		t.Errorf("terminal output: %q", out.String())
-	}
-	// Still usable after a timeout.
-	w.WriteString("late answer\n")
-	a, err = ask(context.Background(), Question{Title: "Next?", Input: "text", Timeout: 5e9})
-	if err != nil || a.Text != "late answer" {
-		t.Fatalf("after timeout: %+v %v", a, err)
-	}
-}
-
 // TestHTTPDroppedClientCancelsCall: a client that goes away during a call
 // (its POST's connection closes) cancels the flow, and the next call on
 // the profile starts at once instead of waiting for the flow's timeout.

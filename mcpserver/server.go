@@ -80,9 +80,9 @@ type Options struct {
 	ExecAllow     []string
 	ExecTimeout   time.Duration
 	ExecMaxOutput int
-	// Ask is the person channel of hitl_prompt and of the `ask` action.
-	// Nil: TerminalAsk on the controlling terminal (/dev/tty) when there is
-	// one, else every question times out at once.
+	// Ask, when set and HITL is nil, is the person channel after the client
+	// (as the desktop channel) for hitl_prompt and the `ask` action; tests
+	// and embedders use it. Nil: see HITL.
 	Ask AskFunc
 	// HITL orders the person channels (client elicitation, desktop dialog,
 	// terminal; rpa's --hitl) and gives the desktop and terminal ones (see
@@ -122,7 +122,6 @@ type Server struct {
 	log  *slog.Logger
 	srv  *mcp.Server
 	exec *ExecPolicy
-	ask  AskFunc
 
 	ctx    context.Context // cancelled by Close: stops calls in flight
 	cancel context.CancelFunc
@@ -184,10 +183,6 @@ func New(opts Options) (*Server, error) {
 		secrets: map[string][]string{},
 		exec: &ExecPolicy{Enabled: opts.AllowExec, Allow: opts.ExecAllow,
 			Timeout: opts.ExecTimeout, MaxOutput: opts.ExecMaxOutput},
-		ask: opts.Ask,
-	}
-	if s.ask == nil {
-		s.ask = DefaultAsk(s.log)
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
