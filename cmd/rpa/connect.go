@@ -11,8 +11,6 @@ import (
 	"syscall"
 
 	"github.com/rpa-dev/rpa/connect"
-	"github.com/rpa-dev/rpa/drivers"
-	"github.com/rpa-dev/rpa/drivers/rod"
 	"github.com/rpa-dev/rpa/mcpserver"
 	"github.com/rpa-dev/rpa/mcpws"
 	"github.com/rpa-dev/rpa/profiles"
@@ -96,25 +94,7 @@ func runConnect(args []string) int {
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
-	pool, err := profiles.New(profiles.Options{
-		Driver: rod.New(),
-		Idle:   *idle,
-		Logger: log,
-		Launch: func(id string) (drivers.LaunchOptions, error) {
-			o := drivers.LaunchOptions{Show: *show, Remote: *remote}
-			if *remote == "" {
-				d, err := drivers.ProfileDir(id)
-				if err != nil {
-					return o, err
-				}
-				if err := os.MkdirAll(d, 0o700); err != nil {
-					return o, err
-				}
-				o.UserDataDir = d
-			}
-			return o, nil
-		},
-	})
+	pool, err := newProfilePool(*show, *remote, *idle, log)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "rpa connect: %v\n", err)
 		return exitUsage

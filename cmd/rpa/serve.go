@@ -90,25 +90,7 @@ func runServe(args []string) int {
 	// Logs go to stderr: stdout carries the protocol in stdio mode.
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
-	pool, err := profiles.New(profiles.Options{
-		Driver: rod.New(),
-		Idle:   *idle,
-		Logger: log,
-		Launch: func(id string) (drivers.LaunchOptions, error) {
-			o := drivers.LaunchOptions{Show: *show, Remote: *remote}
-			if *remote == "" {
-				d, err := drivers.ProfileDir(id)
-				if err != nil {
-					return o, err
-				}
-				if err := os.MkdirAll(d, 0o700); err != nil {
-					return o, err
-				}
-				o.UserDataDir = d
-			}
-			return o, nil
-		},
-	})
+	pool, err := newProfilePool(*show, *remote, *idle, log)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "rpa serve: %v\n", err)
 		return 2
@@ -191,4 +173,30 @@ func missingHTTPAddr(args []string) error {
 
 func isEOF(err error) bool {
 	return err != nil && (strings.Contains(err.Error(), "EOF") || strings.Contains(err.Error(), "closed"))
+}
+
+// newProfilePool is the browser pool of `rpa serve` and `rpa connect`: one
+// Chromium per profile under drivers.ProfileDir (made on first use), or
+// every profile attached to remote (ws://...) when set; idle browsers close
+// after idle.
+func newProfilePool(show bool, remote string, idle time.Duration, log *slog.Logger) (*profiles.Pool, error) {
+	return profiles.New(profiles.Options{
+		Driver: rod.New(),
+		Idle:   idle,
+		Logger: log,
+		Launch: func(id string) (drivers.LaunchOptions, error) {
+			o := drivers.LaunchOptions{Show: show, Remote: remote}
+			if remote == "" {
+				d, err := drivers.ProfileDir(id)
+				if err != nil {
+					return o, err
+				}
+				if err := os.MkdirAll(d, 0o700); err != nil {
+					return o, err
+				}
+				o.UserDataDir = d
+			}
+			return o, nil
+		},
+	})
 }
