@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -431,5 +432,70 @@ func TestDialogsPerRun(t *testing.T) {
 	mustRun(t, load(t, "flow t\nreturn 1\n"), Options{Browser: b, Page: p})
 	if ok, _ := p.Dialog("confirm", "?"); ok {
 		t.Fatal("policy leaked into the next run")
+	}
+}
+
+// TestNoFiles: with Host.NoFiles (served flows without --allow-files) a
+// flow cannot open file: URLs nor upload, download or screenshot outside
+// the temp dir (a symlink in the temp dir pointing out counts as outside);
+// inside the temp dir it still can, and without NoFiles (rpa run) all is
+// allowed.
+func TestNoFiles(t *testing.T) {
+	tmp := t.TempDir()
+	in := filepath.Join(tmp, "in.txt")
+	if err := os.WriteFile(in, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outside, err := filepath.Abs("actions_test.go") // this package's folder, not the temp dir
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(tmp, "link.go")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Fatal(err)
+	}
+	notMade := filepath.Join(filepath.Dir(outside), "nofiles-should-not-exist")
+	b := newBrowser(func(p *fake.Page) {
+		p.Add("#file", &fake.Element{Hidden: true})
+		p.Add("#dl", &fake.Element{})
+		p.NextDownload = &drivers.Download{Name: "report.csv", Size: 3}
+	})
+	for _, tc := range []struct {
+		name, src string
+		kind, msg string // "" kind: allowed
+	}{
+		{"file URL", `open "file:///etc/passwd"`, "navigation", "open: file: URLs are off for served flows (rpa serve --allow-files enables them)"},
+		{"file URL upper case", `open " FILE:///etc/passwd"`, "navigation", "file: URLs are off"},
+		{"upload outside", `upload "#file" "` + outside + `"`, "exec_refused", "upload: the file " + strconv.Quote(outside) + " is outside the temp dir; local files are off for served flows (rpa serve --allow-files enables them)"},
+		{"upload relative", `upload "#file" "actions_test.go"`, "exec_refused", "outside the temp dir"},
+		{"upload symlink out", `upload "#file" ["` + in + `", "` + link + `"]`, "exec_refused", "link.go"},
+		{"download to outside", `download "#dl" to: "` + notMade + `"`, "exec_refused", "download: the folder"},
+		{"screenshot outside", `screenshot path: "` + notMade + `/s.png"`, "exec_refused", "screenshot: the path"},
+		{"upload in temp", `upload "#file" "` + in + `"`, "", ""},
+		{"download in temp", `download "#dl" to: "` + tmp + `/dl"`, "", ""},
+		{"screenshot in temp", `screenshot path: "` + tmp + `/s.png"`, "", ""},
+		{"http URL", `open "http://x/"`, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "flow t\nopen \"http://x\"\n" + tc.src + "\n"
+			res := run(t, load(t, src), Options{Browser: b, Host: Host{NoFiles: true}})
+			if tc.kind == "" {
+				if !res.Success {
+					t.Fatalf("refused: %+v", res.Error)
+				}
+			} else if res.Success || res.Error.Kind != tc.kind || !strings.Contains(res.Error.Message, tc.msg) {
+				t.Fatalf("got %+v, want kind %s with %q", res.Error, tc.kind, tc.msg)
+			}
+			// rpa run (no NoFiles): the same flow is not refused by the policy.
+			if tc.kind != "" && !strings.HasPrefix(tc.name, "download") && !strings.HasPrefix(tc.name, "screenshot") {
+				res := run(t, load(t, src), Options{Browser: b})
+				if !res.Success && strings.Contains(res.Error.Message, "--allow-files") {
+					t.Fatalf("refused without NoFiles: %+v", res.Error)
+				}
+			}
+		})
+	}
+	if _, err := os.Stat(notMade); err == nil {
+		t.Errorf("%s was created", notMade)
 	}
 }

@@ -91,6 +91,9 @@ func (s *Server) hostFor(req *mcp.CallToolRequest, profile string, pause *pauser
 		Ask:  s.askFor(req, profile, pause),
 		LLM:  llm.Host(smp, nil),
 		Exec: s.flowExec,
+		// A calling agent may choose a flow's URL or path params: no
+		// local files unless the person who started the server said so.
+		NoFiles: !s.opts.AllowFiles,
 	}
 }
 

@@ -59,6 +59,12 @@ type Host struct {
 	LLM func(ctx context.Context, prompt string, input any) (string, error)
 	// Exec runs a command; return an *Error of kind "exec_refused" to refuse.
 	Exec func(ctx context.Context, cmd ExecCommand) (*ExecResult, error)
+	// NoFiles keeps the flow away from this machine's files: `open` of a
+	// file: URL fails (kind navigation) and `upload`, `download to:` and
+	// `screenshot path:` outside the temp dir fail (kind exec_refused).
+	// The zero value allows them (rpa run: the person at the terminal runs
+	// their own flow); the MCP server sets it unless --allow-files.
+	NoFiles bool
 }
 
 // Question is what `ask` asks a person.

@@ -47,6 +47,9 @@ func open(ctx context.Context, c *Call) (any, error) {
 	if msg := actions.CheckOpenURL(u); msg != "" {
 		return nil, Errorf(KindExpression, "open: %s", msg)
 	}
+	if err := checkOpenFile(c, u); err != nil {
+		return nil, err
+	}
 	if c.Env.CurrentPage() == nil && c.Env.Browser() != nil {
 		p, err := c.Env.Browser().NewPage(ctx, u)
 		if err != nil {
@@ -267,6 +270,9 @@ func upload(ctx context.Context, c *Call) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := checkLocalPath(c, "upload", "the file", p); err != nil {
+			return nil, err
+		}
 		if _, err := os.Stat(abs); err != nil {
 			return nil, &Error{Kind: string(drivers.KindNotFound), Msg: fmt.Sprintf("upload: no such file %q", p), Final: true}
 		}
@@ -455,6 +461,8 @@ func download(ctx context.Context, c *Call) (any, error) {
 	}
 	if dir == "" {
 		dir = filepath.Join(os.TempDir(), "rpa-downloads")
+	} else if err := checkLocalPath(c, "download", "the folder", dir); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -484,6 +492,11 @@ func screenshot(ctx context.Context, c *Call) (any, error) {
 	full, err := c.OptBool("full")
 	if err != nil {
 		return nil, err
+	}
+	if path != "" {
+		if err := checkLocalPath(c, "screenshot", "the path", path); err != nil {
+			return nil, err
+		}
 	}
 	var png []byte
 	if c.Has(0) {

@@ -19,7 +19,7 @@ import (
 func init() {
 	register(command{
 		name:    "connect",
-		usage:   "rpa connect URL --device-id ID [--token T] [--flows DIR] [--once] [--allow-exec [--exec-allow GLOB]...] [--idle 10m] [--show] [--browser ws://...]",
+		usage:   "rpa connect URL --device-id ID [--token T] [--flows DIR] [--once] [--allow-exec [--exec-allow GLOB]...] [--allow-files] [--idle 10m] [--show] [--browser ws://...]",
 		summary: "dial out to a backend (rpa gateway) over WebSocket and serve the flows as MCP tools there",
 		run:     runConnect,
 	})
@@ -48,6 +48,7 @@ func runConnect(args []string) int {
 	flows := fs.String("flows", "", "folder of flows to serve (default $RPA_HOME/flows)")
 	once := fs.Bool("once", false, "exit at the first disconnect instead of re-dialling (exit code 1)")
 	allowExec := fs.Bool("allow-exec", false, "enable desktop_exec and the exec action")
+	allowFiles := fs.Bool("allow-files", false, "let served flows open file: URLs and upload, download or screenshot outside the temp dir")
 	var execAllow multiFlag
 	fs.Var(&execAllow, "exec-allow", "allow only commands matching this glob (repeatable; needs --allow-exec)")
 	idle := fs.Duration("idle", profiles.DefaultIdle, "close a profile's browser after this idle time")
@@ -110,6 +111,7 @@ func runConnect(args []string) int {
 		FlowsDir:         dir,
 		Pool:             pool,
 		AllowExec:        *allowExec,
+		AllowFiles:       *allowFiles,
 		ExecAllow:        execAllow,
 		Logger:           log,
 		HITL:             hcfg,

@@ -622,3 +622,25 @@ func TestRunExecPolicy(t *testing.T) {
 		t.Errorf("--exec-allow alone: exit %d, stderr %s", r.code, r.stderr)
 	}
 }
+
+// TestRunAllowsFiles: `rpa run` is the person at the terminal running their
+// own flow: file: URLs stay allowed (served flows need --allow-files).
+func TestRunAllowsFiles(t *testing.T) {
+	dir := t.TempDir()
+	page := filepath.Join(dir, "page.txt")
+	if err := os.WriteFile(page, []byte("my-own-file-77"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	flow := filepath.Join(dir, "read.flow")
+	src := "flow read\n\nparam url: string\n\nopen \"{{ url }}\"\nt = text \"body\"\nreturn t\n"
+	if err := os.WriteFile(flow, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := rpaRun(t, "run", flow, "--arg", "url=file://"+page, "--json")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, `"outputs": "my-own-file-77"`) {
+		t.Errorf("stdout %s", r.stdout)
+	}
+}

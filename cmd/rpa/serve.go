@@ -23,7 +23,7 @@ import (
 func init() {
 	register(command{
 		name:    "serve",
-		usage:   "rpa serve [--flows DIR] [--stdio | --http ADDR] [--token T] [--allow-exec [--exec-allow GLOB]...] [--idle 10m] [--show] [--browser ws://...]",
+		usage:   "rpa serve [--flows DIR] [--stdio | --http ADDR] [--token T] [--allow-exec [--exec-allow GLOB]...] [--allow-files] [--idle 10m] [--show] [--browser ws://...]",
 		summary: "serve the flows of a folder as MCP tools (stdio or Streamable HTTP)",
 		run:     runServe,
 	})
@@ -46,6 +46,7 @@ func runServe(args []string) int {
 	httpAddr := fs.String("http", "", "serve Streamable HTTP on ADDR (\"8765\" or \":8765\" bind 127.0.0.1)")
 	token := fs.String("token", "", "bearer token HTTP clients must send (default $RPA_TOKEN)")
 	allowExec := fs.Bool("allow-exec", false, "enable desktop_exec and the exec action")
+	allowFiles := fs.Bool("allow-files", false, "let served flows open file: URLs and upload, download or screenshot outside the temp dir")
 	var execAllow multiFlag
 	fs.Var(&execAllow, "exec-allow", "allow only commands matching this glob (repeatable; needs --allow-exec)")
 	idle := fs.Duration("idle", profiles.DefaultIdle, "close a profile's browser after this idle time")
@@ -103,12 +104,13 @@ func runServe(args []string) int {
 	}
 	hcfg.Log = log
 	srv, err := mcpserver.New(mcpserver.Options{
-		FlowsDir:  dir,
-		Pool:      pool,
-		AllowExec: *allowExec,
-		ExecAllow: execAllow,
-		Logger:    log,
-		HITL:      hcfg,
+		FlowsDir:   dir,
+		Pool:       pool,
+		AllowExec:  *allowExec,
+		AllowFiles: *allowFiles,
+		ExecAllow:  execAllow,
+		Logger:     log,
+		HITL:       hcfg,
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "rpa serve: %v\n", err)
