@@ -441,7 +441,14 @@ func TestDialogsPerRun(t *testing.T) {
 // inside the temp dir it still can, and without NoFiles (rpa run) all is
 // allowed.
 func TestNoFiles(t *testing.T) {
-	tmp := t.TempDir()
+	// The policy allows os.TempDir(); point it at a fresh folder so that this
+	// package's files count as outside even when the checkout itself lies
+	// under /tmp (as CI's clone may).
+	tmp := filepath.Join(t.TempDir(), "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", tmp)
 	in := filepath.Join(tmp, "in.txt")
 	if err := os.WriteFile(in, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
