@@ -323,7 +323,8 @@ func scroll(ctx context.Context, c *Call) (any, error) {
 
 // tab switches the current tab: "last" waits (within wait) for a popup the
 // previous action opened; an int picks by 0-based index; any other string
-// waits for a tab whose URL matches (substring, or re:REGEXP).
+// waits for a tab whose URL matches (substring, or re:REGEXP): the current
+// tab when it matches, else the most recent matching one.
 func tab(ctx context.Context, c *Call) (any, error) {
 	cur := c.Env.CurrentPage()
 	wctx, cancel := context.WithTimeout(ctx, c.Wait)
@@ -368,6 +369,14 @@ func tab(ctx context.Context, c *Call) (any, error) {
 	match, err := urlMatcher(which)
 	if err != nil {
 		return nil, Errorf(KindExpression, "tab: %v", err)
+	}
+	// The current tab, when it matches, wins without listing every tab:
+	// listing attaches to each one, and a tab that is still closing (a popup
+	// just closed with `close`) can hold that up.
+	if cur != nil {
+		if u, err := cur.URL(wctx); err == nil && match(u) {
+			return nil, nil
+		}
 	}
 	for {
 		pages, err := c.Env.Browser().Pages(wctx)
