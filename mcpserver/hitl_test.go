@@ -219,7 +219,7 @@ func TestHITLPromptChannels(t *testing.T) {
 				if fell := desktopAsked.Load() - before; (tc.name == "no capability falls through") != (fell == 1) {
 					t.Errorf("desktop asked %d times", fell)
 				}
-				if el := time.Since(start); tc.name == "timeout" && (el < 900*time.Millisecond || el > 5*time.Second) {
+				if el := time.Since(start); tc.name == "timeout" && (el < 900*time.Millisecond || el > 30*time.Second) { // the upper bound only catches a hang
 					t.Errorf("timeout after %s, want about 1s", el)
 				}
 			})
@@ -402,7 +402,7 @@ func TestAskTimeoutCatchable(t *testing.T) {
 			if out["kind"] != "hitl_timeout" || !strings.Contains(out["message"].(string), "no answer within 1s") {
 				t.Errorf("outputs %v", out)
 			}
-			if el := time.Since(start); el > 10*time.Second {
+			if el := time.Since(start); el > 30*time.Second { // only a hang
 				t.Errorf("took %s", el)
 			}
 		})

@@ -293,7 +293,7 @@ func TestTimeoutsInBrowser(t *testing.T) {
 	t0 := time.Now()
 	res := flowRun(t, `open "{{ base }}/basic.html"
 click "#off" wait: 300ms retries: 1 every: 100ms`, nil, interp.Host{})
-	if res.Success || res.Error.Kind != "disabled" || time.Since(t0) > 5*time.Second {
+	if res.Success || res.Error.Kind != "disabled" || time.Since(t0) > 30*time.Second { // only a hang
 		t.Fatalf("%+v after %v", res.Error, time.Since(t0))
 	}
 	res = flowRun(t, `open "{{ base }}/basic.html"

@@ -396,7 +396,7 @@ func TestRunCancelled(t *testing.T) {
 	if r.code != 130 {
 		t.Fatalf("exit %d, want 130\nstderr:\n%s", r.code, r.stderr)
 	}
-	if el := time.Since(start); el > 10*time.Second {
+	if el := time.Since(start); el > 60*time.Second { // only a hang: the flow sleeps 2 minutes
 		t.Errorf("took %v to stop after SIGINT", el)
 	}
 	res := decode(t, r)
@@ -416,7 +416,7 @@ func TestRunTimeout(t *testing.T) {
 	if r.code != 1 {
 		t.Fatalf("exit %d, want 1\nstderr:\n%s", r.code, r.stderr)
 	}
-	if el := time.Since(start); el > 25*time.Second {
+	if el := time.Since(start); el > 60*time.Second { // only a hang: the flow sleeps 2 minutes
 		t.Errorf("--timeout 8s ended the run after %v", el)
 	}
 	if !strings.Contains(r.stderr, "stopped by --timeout 8s") {

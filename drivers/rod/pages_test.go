@@ -110,12 +110,12 @@ func TestFrameRemoved(t *testing.T) {
 	if _, err := p.Eval(ctx, `() => { document.getElementById('advert').remove(); return 1 }`); err != nil {
 		t.Fatal(err)
 	}
-	short := tctx(t, 500*time.Millisecond)
+	long := tctx(t, 60*time.Second)
 	start := time.Now()
-	if _, _, err := ad.Locate(short, []string{"#ad"}, drivers.ForRead); err == nil {
+	if _, _, err := ad.Locate(long, []string{"#ad"}, drivers.ForRead); err == nil {
 		t.Error("Locate in a removed frame succeeded")
 	}
-	if d := time.Since(start); d > 1500*time.Millisecond {
+	if d := time.Since(start); d > 30*time.Second { // only when it waited for the deadline
 		t.Errorf("Locate in a removed frame took %v", d)
 	}
 }
