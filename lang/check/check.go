@@ -711,7 +711,7 @@ func (c *checker) compile(e *ast.ExprSrc, asBool bool) types.Type {
 		c.errorf(e.Range, "empty expression")
 		return nil
 	}
-	prog, ee := c.comp.compile(e, asBool)
+	prog, ee := c.comp.compile(c.f, e, asBool)
 	if ee != nil {
 		d := c.errorf(ee.rng, "%s", ee.msg)
 		if ee.name != "" {

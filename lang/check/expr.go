@@ -230,6 +230,34 @@ func Advance(p ast.Pos, src string, n int) ast.Pos {
 	return p
 }
 
+// withoutComments returns the source of e with every comment of f that lies
+// inside it replaced by spaces, so offsets (and expr's rune positions) are
+// unchanged. A full expression that spans lines inside `{ }` may hold `#`
+// comments (LANGUAGE.md: braces do not make '#' a closure name); they are
+// part of e.Source and listed in f.Comments, and expr-lang must not see them.
+func withoutComments(f *ast.File, e *ast.ExprSrc) string {
+	if f == nil || e.Start.Line == e.End.Line || len(f.Comments) == 0 {
+		return e.Source
+	}
+	b := []byte(e.Source)
+	changed := false
+	for _, cm := range f.Comments {
+		if cm.File != e.File || cm.Start.Offset < e.Start.Offset || cm.End.Offset > e.End.Offset {
+			continue
+		}
+		for i := cm.Start.Offset - e.Start.Offset; i < cm.End.Offset-e.Start.Offset && i < len(b); i++ {
+			if b[i] != '\n' {
+				b[i] = ' '
+			}
+		}
+		changed = true
+	}
+	if !changed {
+		return e.Source
+	}
+	return string(b)
+}
+
 // exprError is a compile failure mapped to the flow file.
 type exprError struct {
 	msg  string
@@ -295,8 +323,9 @@ func (c *exprCompiler) restore(name string, prev nature.Nature, had bool) {
 
 // compile compiles e against the current env. asBool asks for a boolean
 // result (checked statically when the type is known, at run time else).
-func (c *exprCompiler) compile(e *ast.ExprSrc, asBool bool) (*vm.Program, *exprError) {
-	src, origOf := rewriteInterp(e.Source)
+// The comments of f inside e are blanked first (see withoutComments).
+func (c *exprCompiler) compile(f *ast.File, e *ast.ExprSrc, asBool bool) (*vm.Program, *exprError) {
+	src, origOf := rewriteInterp(withoutComments(f, e))
 	c.cfg.Expect = reflect.Invalid
 	if asBool {
 		c.cfg.Expect = reflect.Bool

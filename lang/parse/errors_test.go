@@ -286,18 +286,3 @@ func TestIsNamePath(t *testing.T) {
 	}
 	_ = bytes.MinRead
 }
-
-func TestCode(t *testing.T) {
-	src := "flow a\ny = {\n  \"a\": 1, # note\n}\n"
-	f, ds := parse.Flow("c.flow", []byte(src))
-	if len(ds) > 0 {
-		t.Fatal(ds)
-	}
-	e := f.Body[0].(*ast.AssignStmt).Value.(*ast.ExprSrc)
-	if want := "{\n  \"a\": 1,       \n}"; parse.Code(f, e) != want {
-		t.Errorf("Code = %q, want %q", parse.Code(f, e), want)
-	}
-	if e.Source != "{\n  \"a\": 1, # note\n}" {
-		t.Errorf("Source changed: %q", e.Source)
-	}
-}

@@ -130,32 +130,3 @@ func Expression(src string, r ast.Range) (ast.Expr, *diag.Diagnostic) {
 	}
 	return &ast.ExprSrc{Range: r, Source: src}, nil
 }
-
-// Code returns the source of e with every comment of f that lies inside it
-// replaced by spaces, so offsets (and expr's rune positions) are unchanged.
-// A full expression that spans lines inside `{ }` may hold `#` comments
-// (LANGUAGE.md: braces do not make '#' a closure name); they are part of
-// e.Source and listed in f.Comments, and expr-lang must not see them.
-// Compile Code(f, e) rather than e.Source.
-func Code(f *ast.File, e *ast.ExprSrc) string {
-	if f == nil || e.Start.Line == e.End.Line || len(f.Comments) == 0 {
-		return e.Source
-	}
-	b := []byte(e.Source)
-	changed := false
-	for _, c := range f.Comments {
-		if c.File != e.File || c.Start.Offset < e.Start.Offset || c.End.Offset > e.End.Offset {
-			continue
-		}
-		for i := c.Start.Offset - e.Start.Offset; i < c.End.Offset-e.Start.Offset && i < len(b); i++ {
-			if b[i] != '\n' {
-				b[i] = ' '
-			}
-		}
-		changed = true
-	}
-	if !changed {
-		return e.Source
-	}
-	return string(b)
-}
