@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/rpa-dev/rpa/lang/ast"
-	"github.com/rpa-dev/rpa/lang/check"
+	"github.com/rpa-dev/rpa/lang/diag"
 )
 
 // ArgError is a bad or missing flow argument; Field names the param.
@@ -41,7 +41,7 @@ func noSuchParam(f *ast.File, k string) *ArgError {
 		names[i] = p.Name
 	}
 	msg := "no such param (" + paramNames(f) + ")"
-	if sug := check.Suggest(k, names); sug != "" {
+	if sug := diag.Suggest(k, names); sug != "" {
 		msg = fmt.Sprintf("no such param; did you mean %q? (%s)", sug, paramNames(f))
 	}
 	return &ArgError{Field: k, Msg: msg}

@@ -13,6 +13,8 @@ import (
 	"io"
 	"os"
 	"sort"
+
+	"github.com/rpa-dev/rpa/lang/diag"
 )
 
 // command is one subcommand: `rpa NAME ARGS...`.
@@ -102,38 +104,11 @@ func help(w io.Writer) {
 
 // closest suggests a command name within edit distance 2.
 func closest(name string) string {
-	best, bestD := "", 3
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		if d := editDistance(name, n); d < bestD {
-			best, bestD = n, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
+	return diag.Suggest(name, names)
 }
 
 // newFlags returns a FlagSet for command name whose -h output is the

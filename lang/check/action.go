@@ -10,6 +10,7 @@ import (
 
 	"github.com/rpa-dev/rpa/lang/actions"
 	"github.com/rpa-dev/rpa/lang/ast"
+	"github.com/rpa-dev/rpa/lang/diag"
 )
 
 var resultTypes = map[actions.Result]types.Type{
@@ -23,7 +24,7 @@ func (c *checker) action(s *ast.ActionStmt) {
 	a := actions.Lookup(s.Action)
 	if a == nil {
 		d := c.errorf(s.ActionRange, "unknown action %q", s.Action)
-		if sug := Suggest(s.Action, actions.Names()); sug != "" {
+		if sug := diag.Suggest(s.Action, actions.Names()); sug != "" {
 			d.Detail = fmt.Sprintf("did you mean %q?", sug)
 		}
 		// Still check what can be checked: expressions in args and options.
@@ -125,7 +126,7 @@ func (c *checker) options(s *ast.ActionStmt, a *actions.Action) {
 		if spec == nil {
 			d := c.errorf(o.NameRange, "%s has no option %q", s.Action, o.Name)
 			names := optionNames(a)
-			if sug := Suggest(o.Name, names); sug != "" {
+			if sug := diag.Suggest(o.Name, names); sug != "" {
 				d.Detail = fmt.Sprintf("did you mean %q?", sug)
 			} else {
 				d.Detail = "options: " + strings.Join(names, ", ")
@@ -365,7 +366,7 @@ func (c *checker) checkKind(e ast.Expr, kind actions.Kind, enum []string, what s
 		if s, ok := e.(*ast.StringLit); ok {
 			if v, ok := s.Value(); ok && !contains(enum, v) {
 				d := c.errorf(e.Rng(), "bad value %q for %s", v, strings.TrimSuffix(what, ":"))
-				if sug := Suggest(v, enum); sug != "" {
+				if sug := diag.Suggest(v, enum); sug != "" {
 					d.Detail = fmt.Sprintf("did you mean %q?", sug)
 				} else {
 					d.Detail = "want one of " + quoteList(enum)
@@ -402,7 +403,7 @@ func (c *checker) call(s *ast.ActionStmt) {
 		for n := range c.opts.Folder {
 			names = append(names, n)
 		}
-		if sug := Suggest(name, names); sug != "" {
+		if sug := diag.Suggest(name, names); sug != "" {
 			d.Detail = fmt.Sprintf("did you mean %q?", sug)
 		} else {
 			d.Detail = "no flow of this folder has that name"
@@ -447,7 +448,7 @@ func (c *checker) call(s *ast.ActionStmt) {
 			given[kv] = true
 			if !contains(pnames, kv) {
 				d := c.errorf(en.Key.Rng(), "flow %q has no param %q", name, kv)
-				if sug := Suggest(kv, pnames); sug != "" {
+				if sug := diag.Suggest(kv, pnames); sug != "" {
 					d.Detail = fmt.Sprintf("did you mean %q?", sug)
 				} else if len(pnames) > 0 {
 					d.Detail = "params: " + strings.Join(pnames, ", ")

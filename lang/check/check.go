@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/expr-lang/expr/builtin"
@@ -311,7 +310,7 @@ func (c *checker) checkParamType(p *ast.Param) {
 		}
 	default:
 		d := c.errorf(t.Range, "unknown type %q", t.Name)
-		if s := Suggest(t.Name, ParamTypes); s != "" {
+		if s := diag.Suggest(t.Name, ParamTypes); s != "" {
 			d.Detail = fmt.Sprintf("did you mean %q?", s)
 		} else {
 			d.Detail = "types are " + strings.Join(ParamTypes, ", ")
@@ -427,7 +426,7 @@ func (c *checker) checkDefaults() {
 		}
 		if spec == nil {
 			d := c.errorf(o.NameRange, "unknown defaults key %q", o.Name)
-			if s := Suggest(o.Name, names); s != "" {
+			if s := diag.Suggest(o.Name, names); s != "" {
 				d.Detail = fmt.Sprintf("did you mean %q?", s)
 			} else {
 				d.Detail = "defaults keys are " + strings.Join(names, ", ")
@@ -715,9 +714,9 @@ func (c *checker) compile(e *ast.ExprSrc, asBool bool) types.Type {
 	if ee != nil {
 		d := c.errorf(ee.rng, "%s", ee.msg)
 		if ee.name != "" {
-			if s := Suggest(ee.name, c.visibleNames()); s != "" {
+			if s := diag.Suggest(ee.name, c.visibleNames()); s != "" {
 				d.Detail = fmt.Sprintf("did you mean %q?", s)
-			} else if s := suggestWithin(ee.name, builtinNames, 1); s != "" && ee.call {
+			} else if s := diag.SuggestWithin(ee.name, builtinNames, 1); s != "" && ee.call {
 				d.Detail = fmt.Sprintf("did you mean %q?", s)
 			}
 		}
@@ -751,51 +750,6 @@ func (c *checker) markUsedText(src string) {
 var identRE = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
 
 // ---- helpers ----
-
-// Suggest returns the candidate closest to name by Levenshtein distance
-// when that distance is below 3 (and below the length of name), else "".
-// Ties go to the first candidate in sorted order.
-func Suggest(name string, candidates []string) string {
-	return suggestWithin(name, candidates, 2)
-}
-
-// suggestWithin is Suggest with a maximum distance.
-func suggestWithin(name string, candidates []string, maxD int) string {
-	best, bestD := "", maxD+1
-	sorted := append([]string(nil), candidates...)
-	sort.Strings(sorted)
-	for _, cand := range sorted {
-		if cand == name {
-			continue
-		}
-		d := levenshtein(name, cand)
-		if d < bestD && d < len([]rune(name)) {
-			best, bestD = cand, d
-		}
-	}
-	return best
-}
-
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
-}
 
 func contains(list []string, s string) bool {
 	for _, x := range list {
@@ -860,7 +814,7 @@ func (c *checker) actionTypo(s *ast.AssignStmt) bool {
 	if actions.Lookup(word) != nil || c.lookup(word) != nil || isExprWord(word) {
 		return false
 	}
-	sug := Suggest(word, actions.Names())
+	sug := diag.Suggest(word, actions.Names())
 	if sug == "" {
 		return false
 	}

@@ -258,15 +258,6 @@ func TestParseDuration(t *testing.T) {
 	}
 }
 
-func TestSuggest(t *testing.T) {
-	names := []string{"click", "check", "close", "fill"}
-	for _, c := range []struct{ in, want string }{{"clik", "click"}, {"chek", "check"}, {"xyzzy", ""}, {"fil", "fill"}, {"c", ""}} {
-		if got := Suggest(c.in, names); got != c.want {
-			t.Errorf("Suggest(%q) = %q, want %q", c.in, got, c.want)
-		}
-	}
-}
-
 // TestHandBuiltTrees: trees no front end makes (nil parts, missing types,
 // odd literals) give diagnostics, never a panic.
 func TestHandBuiltTrees(t *testing.T) {

@@ -192,7 +192,7 @@ func kindName(n *yaml.Node) string {
 }
 
 func suggestKey(d *diag.Diagnostic, key string, keys []string) {
-	if s := check.Suggest(key, keys); s != "" {
+	if s := diag.Suggest(key, keys); s != "" {
 		d.Detail = fmt.Sprintf("did you mean %q?", s)
 	} else {
 		d.Detail = "known keys: " + strings.Join(keys, ", ")
