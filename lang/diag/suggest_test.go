@@ -4,7 +4,7 @@ import "testing"
 
 func TestSuggest(t *testing.T) {
 	names := []string{"click", "check", "close", "fill"}
-	for _, c := range []struct{ in, want string }{{"clik", "click"}, {"chek", "check"}, {"xyzzy", ""}, {"fil", "fill"}, {"c", ""}, {"click", ""}} {
+	for _, c := range []struct{ in, want string }{{"clik", "click"}, {"chek", "check"}, {"xyzzy", ""}, {"fil", "fill"}, {"c", ""}} {
 		if got := Suggest(c.in, names); got != c.want {
 			t.Errorf("Suggest(%q) = %q, want %q", c.in, got, c.want)
 		}
