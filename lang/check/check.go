@@ -713,6 +713,7 @@ func (c *checker) compile(e *ast.ExprSrc, asBool bool) types.Type {
 	prog, ee := c.comp.compile(c.f, e, asBool)
 	if ee != nil {
 		d := c.errorf(ee.rng, "%s", ee.msg)
+		d.Detail = ee.detail
 		if ee.name != "" {
 			if s := diag.Suggest(ee.name, c.visibleNames()); s != "" {
 				d.Detail = fmt.Sprintf("did you mean %q?", s)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -260,10 +262,11 @@ func withoutComments(f *ast.File, e *ast.ExprSrc) string {
 
 // exprError is a compile failure mapped to the flow file.
 type exprError struct {
-	msg  string
-	rng  ast.Range
-	name string // for "unknown name X"
-	call bool   // the unknown name is called: name(...)
+	msg    string
+	detail string // an optional hint (diag.Diagnostic.Detail)
+	rng    ast.Range
+	name   string // for "unknown name X"
+	call   bool   // the unknown name is called: name(...)
 }
 
 // exprCompiler compiles expressions for one checker (one goroutine): it
@@ -337,7 +340,7 @@ func (c *exprCompiler) compile(f *ast.File, e *ast.ExprSrc, asBool bool) (*vm.Pr
 	ee := &exprError{msg: err.Error(), rng: e.Range}
 	var fe *file.Error
 	if errors.As(err, &fe) {
-		ee.msg = fe.Message
+		ee.msg, ee.detail = exprWording(fe.Message)
 		from, to := fe.From, fe.To
 		if origOf != nil {
 			from = mapOff(origOf, from, e.Source)
@@ -438,4 +441,71 @@ func (v *identVisitor) Visit(n *exprast.Node) {
 	if id, ok := (*n).(*exprast.IdentifierNode); ok {
 		v.names = append(v.names, id.Value)
 	}
+}
+
+// exprTokenRE matches expr-lang's rendering of a token: Kind("value") or a
+// bare kind (EOF).
+var exprTokenRE = regexp.MustCompile(`unexpected token (\w+)(?:\((".*")\))?`)
+
+// exprWording rewrites expr-lang's own wording of a syntax error
+// (`unexpected token Identifier("x")`) into our Summary + Detail form:
+// a terse summary that names the culprit in the flow's terms and, where
+// one helps, a hint. Messages it does not know pass through unchanged.
+func exprWording(msg string) (summary, detail string) {
+	switch {
+	case strings.HasPrefix(msg, "a map key must be"):
+		summary = "a map key must be a quoted string, a number, a name or an expression in parentheses"
+		if m := exprTokenRE.FindStringSubmatch(msg); m != nil {
+			detail = "found " + describeToken(m[1], m[2])
+		}
+		if strings.Contains(msg, `Operator("#")`) {
+			detail += "; a # inside ( ) or [ ] is expr's closure name, not a comment"
+		}
+		return summary, detail
+	case strings.HasPrefix(msg, "unexpected token "):
+		m := exprTokenRE.FindStringSubmatch(msg)
+		if m == nil {
+			break
+		}
+		summary = "unexpected " + describeToken(m[1], m[2])
+		switch m[1] {
+		case "Identifier", "Number", "String":
+			detail = "two values stand side by side: is an operator or a comma missing before it?"
+		case "EOF":
+			detail = "the expression ends too early"
+		case "Operator":
+			if m[2] == `"#"` {
+				detail = "a # inside ( ) or [ ] is expr's closure name, not a comment"
+			}
+		}
+		return summary, detail
+	case strings.HasPrefix(msg, "Operator (") && strings.Contains(msg, "coalesce"):
+		op := strings.TrimSuffix(strings.TrimPrefix(msg, "Operator ("), msg[strings.Index(msg, ")"):])
+		return "?? cannot be mixed with " + op, "wrap one side in parentheses"
+	case msg == "literal not terminated":
+		return "string not terminated", "close it with the quote it starts with"
+	case strings.HasPrefix(msg, "unrecognized character: "):
+		return "unexpected character " + strings.TrimPrefix(msg, "unrecognized character: "), ""
+	}
+	return msg, ""
+}
+
+// describeToken names an expr-lang token in the flow's terms: name "x",
+// number 1, string "s", "+", end of expression.
+func describeToken(kind, quoted string) string {
+	v, err := strconv.Unquote(quoted)
+	if err != nil {
+		v = quoted
+	}
+	switch kind {
+	case "Identifier":
+		return fmt.Sprintf("name %q", v)
+	case "Number":
+		return "number " + v
+	case "String":
+		return fmt.Sprintf("string %q", v)
+	case "EOF":
+		return "end of expression"
+	}
+	return fmt.Sprintf("%q", v)
 }
