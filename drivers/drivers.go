@@ -4,6 +4,10 @@
 // implements them with go-rod over the Chrome DevTools protocol, and
 // interp's unit tests use a fake.
 //
+// Failures are *core.Error values whose Kind is one of core's kinds
+// (KindTimeout, KindNotFound, KindNotVisible, KindCovered, KindDisabled,
+// KindNavigation, KindBrowser); Msg is user-facing and names the culprit.
+//
 // Every method takes a context: cancellation and deadlines come only from it
 // (a per-action timeout is a context deadline). Waiting methods wait until
 // their condition holds or ctx ends; non-waiting ones (Exists, Count) look
@@ -17,59 +21,8 @@ package drivers
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 )
-
-// Kind classifies a driver failure; the names are the result's error kinds
-// of LANGUAGE.md ("Result of a run").
-type Kind string
-
-// Error kinds a driver reports.
-const (
-	KindTimeout    Kind = "timeout"
-	KindNotFound   Kind = "not_found"
-	KindNotVisible Kind = "not_visible"
-	KindCovered    Kind = "covered"
-	KindDisabled   Kind = "disabled"
-	KindNavigation Kind = "navigation"
-	KindBrowser    Kind = "browser"
-)
-
-// Error is a typed driver failure. Msg is user-facing and names the culprit
-// (`covered by div#consent`, `no element matches "#x"`).
-type Error struct {
-	Kind Kind
-	Msg  string
-	Err  error // cause, may be nil
-}
-
-func (e *Error) Error() string { return e.Msg }
-
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }
-
-// Errorf builds an *Error of kind k.
-func Errorf(k Kind, format string, args ...any) *Error {
-	return &Error{Kind: k, Msg: fmt.Sprintf(format, args...)}
-}
-
-// KindOf returns the Kind of err (KindTimeout for context.DeadlineExceeded,
-// KindBrowser for other errors), "" for nil.
-func KindOf(err error) Kind {
-	if err == nil {
-		return ""
-	}
-	var de *Error
-	if errors.As(err, &de) {
-		return de.Kind
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return KindTimeout
-	}
-	return KindBrowser
-}
 
 // Checks is the set of conditions Locate waits for before returning an
 // element (LANGUAGE.md, "Checks before acting").
@@ -143,7 +96,7 @@ type Browser interface {
 type Frame interface {
 	// Locate waits until one of sels matches an element that passes want,
 	// and returns it with the index of the selector that matched. When ctx
-	// ends first it returns an *Error whose Kind says what was last missing
+	// ends first it returns a *core.Error whose Kind says what was last missing
 	// (not_found, not_visible, covered with the cover named, disabled).
 	Locate(ctx context.Context, sels []string, want Checks) (Element, int, error)
 	// LocateAll returns every element matching sel now (may be empty),

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/rpa-dev/rpa/connect"
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/drivers/rod"
 	"github.com/rpa-dev/rpa/hitl"
@@ -53,11 +54,11 @@ func TestHITLOverLink(t *testing.T) {
 	t.Cleanup(func() { pool.Close() })
 	var mu sync.Mutex
 	var desktopAsked []string
-	desktop := hitl.Func{N: hitl.ChannelDesktop, F: func(ctx context.Context, q hitl.Question) (hitl.Answer, error) {
+	desktop := hitl.Func{N: hitl.ChannelDesktop, F: func(ctx context.Context, q core.Question) (core.Answer, error) {
 		mu.Lock()
 		desktopAsked = append(desktopAsked, q.Title)
 		mu.Unlock()
-		return hitl.Answer{Status: "answered", Text: "typed-at-desktop"}, nil
+		return core.Answer{Status: "answered", Text: "typed-at-desktop"}, nil
 	}}
 	srv, err := mcpserver.New(mcpserver.Options{FlowsDir: dir, Pool: pool, NoWatch: true, Logger: quietLogger(),
 		HITL: &hitl.Config{Order: []string{"client", "desktop"}, Desktop: desktop}, NoURLElicitation: true})

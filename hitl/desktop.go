@@ -9,7 +9,7 @@ import (
 
 	"github.com/ncruces/zenity"
 
-	"github.com/rpa-dev/rpa/stdlib"
+	"github.com/rpa-dev/rpa/core"
 )
 
 // Desktop is the desktop channel: a desktop notification, then a native
@@ -37,12 +37,12 @@ func HasDisplay() bool {
 
 // Ask shows the dialog; unavailable without a display or without zenity
 // installed (Linux).
-func (d *Desktop) Ask(ctx context.Context, q Question) (Answer, error) {
+func (d *Desktop) Ask(ctx context.Context, q core.Question) (core.Answer, error) {
 	if !HasDisplay() {
-		return Answer{}, Unavailable("no display (DISPLAY and WAYLAND_DISPLAY are unset)")
+		return core.Answer{}, Unavailable("no display (DISPLAY and WAYLAND_DISPLAY are unset)")
 	}
 	if !zenity.IsAvailable() {
-		return Answer{}, Unavailable("no dialog program (install zenity)")
+		return core.Answer{}, Unavailable("no dialog program (install zenity)")
 	}
 	if d == nil || !d.NoNotify {
 		go func() {
@@ -62,13 +62,13 @@ func (d *Desktop) Ask(ctx context.Context, q Question) (Answer, error) {
 	s, err := zenity.Entry(text, opts...)
 	switch {
 	case ctx.Err() != nil:
-		return Answer{}, ctx.Err()
+		return core.Answer{}, ctx.Err()
 	case errors.Is(err, zenity.ErrCanceled):
-		return Answer{Status: stdlib.AnswerDeclined}, nil
+		return core.Answer{Status: core.AnswerDeclined}, nil
 	case err != nil:
-		return Answer{}, Unavailable("the dialog failed: %v", err)
+		return core.Answer{}, Unavailable("the dialog failed: %v", err)
 	case s == "":
-		return Answer{Status: stdlib.AnswerDeclined}, nil
+		return core.Answer{Status: core.AnswerDeclined}, nil
 	}
-	return Answer{Status: stdlib.AnswerAnswered, Text: s}, nil
+	return core.Answer{Status: core.AnswerAnswered, Text: s}, nil
 }

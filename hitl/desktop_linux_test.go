@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rpa-dev/rpa/stdlib"
+	"github.com/rpa-dev/rpa/core"
 )
 
 // xvfb starts a virtual display for the test and sets DISPLAY; it skips
@@ -76,7 +76,7 @@ func person(t *testing.T, title string, keys ...[]string) {
 func TestDesktopDialog(t *testing.T) {
 	xvfb(t)
 	d := &Desktop{NoNotify: true}
-	ask := func(q Question, timeout time.Duration, keys ...[]string) (Answer, error) {
+	ask := func(q core.Question, timeout time.Duration, keys ...[]string) (core.Answer, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
 		done := make(chan struct{})
@@ -89,22 +89,22 @@ func TestDesktopDialog(t *testing.T) {
 		<-done
 		return a, err
 	}
-	a, err := ask(Question{Title: "Captcha", Message: "Type the characters", Input: "text"}, 30*time.Second,
+	a, err := ask(core.Question{Title: "Captcha", Message: "Type the characters", Input: "text"}, 30*time.Second,
 		[]string{"type", "--delay", "20", "X7K2P"}, []string{"key", "Return"})
-	if err != nil || a.Status != stdlib.AnswerAnswered || a.Text != "X7K2P" {
+	if err != nil || a.Status != core.AnswerAnswered || a.Text != "X7K2P" {
 		t.Fatalf("text: %+v %v", a, err)
 	}
-	a, err = ask(Question{Title: "PIN", Input: "password"}, 30*time.Second,
+	a, err = ask(core.Question{Title: "PIN", Input: "password"}, 30*time.Second,
 		[]string{"type", "--delay", "20", "s3cret"}, []string{"key", "Return"})
 	if err != nil || a.Text != "s3cret" {
 		t.Fatalf("password: %+v %v", a, err)
 	}
-	a, err = ask(Question{Title: "Declined", Input: "text"}, 30*time.Second, []string{"key", "Escape"})
-	if err != nil || a.Status != stdlib.AnswerDeclined {
+	a, err = ask(core.Question{Title: "Declined", Input: "text"}, 30*time.Second, []string{"key", "Escape"})
+	if err != nil || a.Status != core.AnswerDeclined {
 		t.Fatalf("escape: %+v %v", a, err)
 	}
 	start := time.Now()
-	if _, err := ask(Question{Title: "Nobody", Input: "text"}, 1500*time.Millisecond); err == nil {
+	if _, err := ask(core.Question{Title: "Nobody", Input: "text"}, 1500*time.Millisecond); err == nil {
 		t.Fatal("no error at the timeout")
 	}
 	if el := time.Since(start); el > 30*time.Second { // only a hang
@@ -120,7 +120,7 @@ func TestDesktopDialog(t *testing.T) {
 func TestDesktopUnavailable(t *testing.T) {
 	t.Setenv("DISPLAY", "")
 	t.Setenv("WAYLAND_DISPLAY", "")
-	if _, err := (&Desktop{}).Ask(context.Background(), Question{Title: "q"}); err == nil || !strings.Contains(err.Error(), "no display") {
+	if _, err := (&Desktop{}).Ask(context.Background(), core.Question{Title: "q"}); err == nil || !strings.Contains(err.Error(), "no display") {
 		t.Fatalf("err %v", err)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/rpa-dev/rpa/stdlib"
+	"github.com/rpa-dev/rpa/core"
 )
 
 // ProtocolMultiRoundTrip is the first MCP protocol version on which a
@@ -42,19 +42,19 @@ type Elicit struct {
 func (e *Elicit) Name() string { return ChannelClient }
 
 // Ask asks q through the client (see the package doc).
-func (e *Elicit) Ask(ctx context.Context, q Question) (Answer, error) {
+func (e *Elicit) Ask(ctx context.Context, q core.Question) (core.Answer, error) {
 	if e == nil || e.Session == nil {
-		return Answer{}, Unavailable("no MCP client is calling")
+		return core.Answer{}, Unavailable("no MCP client is calling")
 	}
 	ip := e.Session.InitializeParams()
 	if ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil {
-		return Answer{}, Unavailable("the MCP client did not declare elicitation")
+		return core.Answer{}, Unavailable("the MCP client did not declare elicitation")
 	}
 	caps := ip.Capabilities.Elicitation
 	send := e.Session.Elicit
 	if ip.ProtocolVersion >= ProtocolMultiRoundTrip {
 		if e.Defer == nil {
-			return Answer{}, Unavailable("the MCP client is on protocol %s (multi-round-trip) and this call cannot pause", ip.ProtocolVersion)
+			return core.Answer{}, Unavailable("the MCP client is on protocol %s (multi-round-trip) and this call cannot pause", ip.ProtocolVersion)
 		}
 		send = e.Defer
 	}
@@ -62,24 +62,24 @@ func (e *Elicit) Ask(ctx context.Context, q Question) (Answer, error) {
 		return e.askURL(ctx, q, caps, send)
 	}
 	if caps.Form == nil && caps.URL != nil {
-		return Answer{}, Unavailable("the MCP client declared only URL-mode elicitation")
+		return core.Answer{}, Unavailable("the MCP client declared only URL-mode elicitation")
 	}
 	res, err := send(ctx, FormParams(q))
 	if err != nil {
-		return Answer{}, sendError(ctx, err)
+		return core.Answer{}, sendError(ctx, err)
 	}
 	switch res.Action {
 	case "accept":
 	case "decline":
-		return Answer{Status: stdlib.AnswerDeclined}, nil
+		return core.Answer{Status: core.AnswerDeclined}, nil
 	default:
-		return Answer{Status: stdlib.AnswerCancelled}, nil
+		return core.Answer{Status: core.AnswerCancelled}, nil
 	}
 	text, err := answerText(res.Content[AnswerField])
 	if err != nil {
-		return Answer{}, err
+		return core.Answer{}, err
 	}
-	return Answer{Status: stdlib.AnswerAnswered, Text: text}, nil
+	return core.Answer{Status: core.AnswerAnswered, Text: text}, nil
 }
 
 // sendError maps a failed elicitation: the end of ctx stays itself, any
@@ -99,7 +99,7 @@ func sendError(ctx context.Context, err error) error {
 // FormParams is the form-mode elicitation of a text or number question:
 // one required property "answer" (a string, or a number for input
 // "number"), titled by the question. Never used for passwords.
-func FormParams(q Question) *mcp.ElicitParams {
+func FormParams(q core.Question) *mcp.ElicitParams {
 	typ := "string"
 	if q.Input == "number" {
 		typ = "number"
@@ -119,7 +119,7 @@ func FormParams(q Question) *mcp.ElicitParams {
 	}
 }
 
-func message(q Question) string {
+func message(q core.Question) string {
 	if q.Message == "" {
 		return q.Title
 	}
@@ -146,17 +146,17 @@ func answerText(v any) (string, error) {
 // askURL asks a password question through URL-mode elicitation: the client
 // shows the person a one-time page on loopback where the answer is typed;
 // it never passes through the client.
-func (e *Elicit) askURL(ctx context.Context, q Question, caps *mcp.ElicitationCapabilities,
-	send func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error)) (Answer, error) {
+func (e *Elicit) askURL(ctx context.Context, q core.Question, caps *mcp.ElicitationCapabilities,
+	send func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error)) (core.Answer, error) {
 	if e.Pages == nil {
-		return Answer{}, Unavailable("a password is never asked through form elicitation, and this link has no URL mode")
+		return core.Answer{}, Unavailable("a password is never asked through form elicitation, and this link has no URL mode")
 	}
 	if caps.URL == nil {
-		return Answer{}, Unavailable("a password is never asked through form elicitation, and the MCP client did not declare URL mode")
+		return core.Answer{}, Unavailable("a password is never asked through form elicitation, and the MCP client did not declare URL mode")
 	}
 	pg, err := e.Pages.Open(q)
 	if err != nil {
-		return Answer{}, Unavailable("cannot serve the answer page: %v", err)
+		return core.Answer{}, Unavailable("cannot serve the answer page: %v", err)
 	}
 	defer pg.Close()
 	type sent struct {
@@ -181,16 +181,16 @@ func (e *Elicit) askURL(ctx context.Context, q Question, caps *mcp.ElicitationCa
 		case s := <-ch:
 			ch = nil // the client's reply only says whether the person went to the page
 			if s.err != nil {
-				return Answer{}, sendError(ctx, s.err)
+				return core.Answer{}, sendError(ctx, s.err)
 			}
 			switch strings.ToLower(s.res.Action) {
 			case "decline":
-				return Answer{Status: stdlib.AnswerDeclined}, nil
+				return core.Answer{Status: core.AnswerDeclined}, nil
 			case "cancel":
-				return Answer{Status: stdlib.AnswerCancelled}, nil
+				return core.Answer{Status: core.AnswerCancelled}, nil
 			}
 		case <-ctx.Done():
-			return Answer{}, ctx.Err()
+			return core.Answer{}, ctx.Err()
 		}
 	}
 }

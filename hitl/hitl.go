@@ -32,16 +32,8 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/rpa-dev/rpa/stdlib"
+	"github.com/rpa-dev/rpa/core"
 )
-
-// Question is what a person is asked (stdlib.Question): Title, Message,
-// Input ("text", "password" or "number") and Timeout.
-type Question = stdlib.Question
-
-// Answer is the person's reply (stdlib.Answer): Status answered, declined,
-// cancelled or timeout, and Text when answered.
-type Answer = stdlib.Answer
 
 // Channel names, as --hitl takes them.
 const (
@@ -74,23 +66,23 @@ type Channel interface {
 	// Ask asks q and waits for the answer until ctx ends (then it returns
 	// ctx.Err()). It returns an error wrapping ErrUnavailable, without
 	// asking, when it cannot ask q here.
-	Ask(ctx context.Context, q Question) (Answer, error)
+	Ask(ctx context.Context, q core.Question) (core.Answer, error)
 }
 
 // Func adapts a function to a Channel.
 type Func struct {
 	N string
-	F func(ctx context.Context, q Question) (Answer, error)
+	F func(ctx context.Context, q core.Question) (core.Answer, error)
 }
 
 // Name returns N.
 func (f Func) Name() string { return f.N }
 
 // Ask calls F.
-func (f Func) Ask(ctx context.Context, q Question) (Answer, error) { return f.F(ctx, q) }
+func (f Func) Ask(ctx context.Context, q core.Question) (core.Answer, error) { return f.F(ctx, q) }
 
 // NoChannelError is returned when no channel could ask: the question
-// times out at once. It is a stdlib result error of kind hitl_timeout, so
+// times out at once. It is a result error of kind hitl_timeout (core.KindHITLTimeout), so
 // `ask` fails with that kind and a try/catch can handle it.
 type NoChannelError struct {
 	Title   string
@@ -105,9 +97,9 @@ func (e *NoChannelError) Error() string {
 	return msg + ": " + strings.Join(e.Reasons, "; ")
 }
 
-// Unwrap makes the error a stdlib *Error of kind hitl_timeout.
+// Unwrap makes the error a *core.Error of kind hitl_timeout.
 func (e *NoChannelError) Unwrap() error {
-	return &stdlib.Error{Kind: stdlib.KindHITLTimeout, Msg: e.Error(), Final: true}
+	return &core.Error{Kind: core.KindHITLTimeout, Msg: e.Error(), Final: true}
 }
 
 // Chain asks through its channels in order (see the package doc).
@@ -120,11 +112,11 @@ type Chain struct {
 
 // Ask asks q through the first channel that can. A password answer is
 // returned as is: the caller registers it as a secret.
-func (c *Chain) Ask(ctx context.Context, q Question) (Answer, error) {
+func (c *Chain) Ask(ctx context.Context, q core.Question) (core.Answer, error) {
 	var reasons []string
 	for _, ch := range c.Channels {
 		if err := ctx.Err(); err != nil {
-			return Answer{}, err
+			return core.Answer{}, err
 		}
 		ans, err := ch.Ask(ctx, q)
 		if errors.Is(err, ErrUnavailable) {
@@ -147,7 +139,7 @@ func (c *Chain) Ask(ctx context.Context, q Question) (Answer, error) {
 	if c.Log != nil {
 		c.Log.Warn("hitl: no channel could ask", "reasons", strings.Join(reasons, "; "))
 	}
-	return Answer{Status: stdlib.AnswerTimeout}, e
+	return core.Answer{Status: core.AnswerTimeout}, e
 }
 
 // ParseOrder parses --hitl: channel names separated by commas, each at
@@ -210,8 +202,8 @@ func (c *Config) Chain(client Channel) *Chain {
 		}
 		if x == nil {
 			name := n
-			x = Func{N: name, F: func(context.Context, Question) (Answer, error) {
-				return Answer{}, Unavailable("not available here")
+			x = Func{N: name, F: func(context.Context, core.Question) (core.Answer, error) {
+				return core.Answer{}, Unavailable("not available here")
 			}}
 		}
 		ch.Channels = append(ch.Channels, x)
@@ -221,10 +213,10 @@ func (c *Config) Chain(client Channel) *Chain {
 
 // Secret wraps ask so that every answered password question's text goes to
 // add (a run's or a server's secret list) before it is returned.
-func Secret(ask func(context.Context, Question) (Answer, error), add func(string)) func(context.Context, Question) (Answer, error) {
-	return func(ctx context.Context, q Question) (Answer, error) {
+func Secret(ask func(context.Context, core.Question) (core.Answer, error), add func(string)) func(context.Context, core.Question) (core.Answer, error) {
+	return func(ctx context.Context, q core.Question) (core.Answer, error) {
 		ans, err := ask(ctx, q)
-		if err == nil && q.Input == "password" && ans.Status == stdlib.AnswerAnswered && ans.Text != "" {
+		if err == nil && q.Input == "password" && ans.Status == core.AnswerAnswered && ans.Text != "" {
 			add(ans.Text)
 		}
 		return ans, err

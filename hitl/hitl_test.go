@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rpa-dev/rpa/stdlib"
+	"github.com/rpa-dev/rpa/core"
 )
 
 func TestParseOrder(t *testing.T) {
@@ -37,8 +37,8 @@ func TestParseOrder(t *testing.T) {
 	}
 }
 
-func fixed(name string, a Answer, err error, calls *[]string) Channel {
-	return Func{N: name, F: func(ctx context.Context, q Question) (Answer, error) {
+func fixed(name string, a core.Answer, err error, calls *[]string) Channel {
+	return Func{N: name, F: func(ctx context.Context, q core.Question) (core.Answer, error) {
 		*calls = append(*calls, name)
 		return a, err
 	}}
@@ -51,69 +51,69 @@ func TestChainOrder(t *testing.T) {
 	var calls []string
 	cfg := &Config{
 		Order:    []string{"terminal", "client", "desktop"},
-		Desktop:  fixed("desktop", Answer{Status: stdlib.AnswerAnswered, Text: "d"}, nil, &calls),
-		Terminal: fixed("terminal", Answer{}, Unavailable("no tty"), &calls),
+		Desktop:  fixed("desktop", core.Answer{Status: core.AnswerAnswered, Text: "d"}, nil, &calls),
+		Terminal: fixed("terminal", core.Answer{}, Unavailable("no tty"), &calls),
 	}
-	a, err := cfg.Chain(nil).Ask(context.Background(), Question{Title: "x"})
+	a, err := cfg.Chain(nil).Ask(context.Background(), core.Question{Title: "x"})
 	if err != nil || a.Text != "d" || strings.Join(calls, ",") != "terminal,desktop" {
 		t.Fatalf("%+v %v, calls %v", a, err, calls)
 	}
 	// Declined is an answer: no fall-through.
 	calls = nil
-	cfg.Desktop = fixed("desktop", Answer{Status: stdlib.AnswerDeclined}, nil, &calls)
-	cfg.Terminal = fixed("terminal", Answer{Status: stdlib.AnswerAnswered}, nil, &calls)
+	cfg.Desktop = fixed("desktop", core.Answer{Status: core.AnswerDeclined}, nil, &calls)
+	cfg.Terminal = fixed("terminal", core.Answer{Status: core.AnswerAnswered}, nil, &calls)
 	cfg.Order = []string{"desktop", "terminal"}
-	if a, _ := cfg.Chain(nil).Ask(context.Background(), Question{Title: "x"}); a.Status != stdlib.AnswerDeclined || len(calls) != 1 {
+	if a, _ := cfg.Chain(nil).Ask(context.Background(), core.Question{Title: "x"}); a.Status != core.AnswerDeclined || len(calls) != 1 {
 		t.Fatalf("%+v, calls %v", a, calls)
 	}
 	// None left.
 	cfg = &Config{Order: []string{"client", "desktop"}}
 	start := time.Now()
-	a, err = cfg.Chain(nil).Ask(context.Background(), Question{Title: "Captcha", Timeout: time.Minute})
+	a, err = cfg.Chain(nil).Ask(context.Background(), core.Question{Title: "Captcha", Timeout: time.Minute})
 	var nc *NoChannelError
-	if !errors.As(err, &nc) || a.Status != stdlib.AnswerTimeout || time.Since(start) > 30*time.Second { // only a hang: the timeout is a minute
+	if !errors.As(err, &nc) || a.Status != core.AnswerTimeout || time.Since(start) > 30*time.Second { // only a hang: the timeout is a minute
 		t.Fatalf("%+v %v", a, err)
 	}
-	if stdlib.KindOf(err) != stdlib.KindHITLTimeout {
-		t.Errorf("kind %q", stdlib.KindOf(err))
+	if core.KindOf(err) != core.KindHITLTimeout {
+		t.Errorf("kind %q", core.KindOf(err))
 	}
 	if want := `ask "Captcha": no one could be asked (timeout): client: not available here; desktop: not available here`; err.Error() != want {
 		t.Errorf("error %q\nwant  %q", err, want)
 	}
 	// --hitl none.
 	cfg = &Config{Order: []string{}}
-	if _, err := cfg.Chain(nil).Ask(context.Background(), Question{Title: "q"}); err == nil || !strings.Contains(err.Error(), "no human-in-the-loop channel is enabled") {
+	if _, err := cfg.Chain(nil).Ask(context.Background(), core.Question{Title: "q"}); err == nil || !strings.Contains(err.Error(), "no human-in-the-loop channel is enabled") {
 		t.Errorf("none: %v", err)
 	}
 }
 
 // TestChainContext: a channel that waits returns when ctx ends.
 func TestChainContext(t *testing.T) {
-	cfg := &Config{Order: []string{"desktop"}, Desktop: Func{N: "desktop", F: func(ctx context.Context, q Question) (Answer, error) {
+	cfg := &Config{Order: []string{"desktop"}, Desktop: Func{N: "desktop", F: func(ctx context.Context, q core.Question) (core.Answer, error) {
 		<-ctx.Done()
-		return Answer{}, ctx.Err()
+		return core.Answer{}, ctx.Err()
 	}}}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if _, err := cfg.Chain(nil).Ask(ctx, Question{Title: "q"}); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := cfg.Chain(nil).Ask(ctx, core.Question{Title: "q"}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err %v", err)
 	}
 }
 
 func TestSecret(t *testing.T) {
 	var got []string
-	ask := Secret(func(ctx context.Context, q Question) (Answer, error) {
-		return Answer{Status: stdlib.AnswerAnswered, Text: q.Title + "-answer"}, nil
+	ask := Secret(func(ctx context.Context, q core.Question) (core.Answer, error) {
+		return core.Answer{Status: core.AnswerAnswered, Text: q.Title + "-answer"}, nil
 	}, func(s string) { got = append(got, s) })
-	ask(context.Background(), Question{Title: "pin", Input: "password"})
-	ask(context.Background(), Question{Title: "name", Input: "text"})
+	ask(context.Background(), core.Question{Title: "pin", Input: "password"})
+	ask(context.Background(), core.Question{Title: "name", Input: "text"})
 	if strings.Join(got, ",") != "pin-answer" {
 		t.Errorf("secrets %v", got)
 	}
 }
 
 func TestFormParams(t *testing.T) {
-	p := FormParams(Question{Title: "How many?", Message: "rows", Input: "number"})
+	p := FormParams(core.Question{Title: "How many?", Message: "rows", Input: "number"})
 	props := p.RequestedSchema.(map[string]any)["properties"].(map[string]any)
 	if props[AnswerField].(map[string]any)["type"] != "number" || p.Mode != "form" || p.Message != "How many?\n\nrows" {
 		t.Errorf("%+v", p)

@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/rpa-dev/rpa/stdlib"
+	"github.com/rpa-dev/rpa/core"
 )
 
 // Terminal is the terminal channel: the question is written to Out and
@@ -58,14 +58,14 @@ func isTerminal(f *os.File) bool {
 }
 
 // Ask asks q on the terminal; unavailable when In is not a terminal.
-func (t *Terminal) Ask(ctx context.Context, q Question) (Answer, error) {
+func (t *Terminal) Ask(ctx context.Context, q core.Question) (core.Answer, error) {
 	if t == nil || !isTerminal(t.In) {
-		return Answer{}, Unavailable("no terminal to ask on (not running on a terminal)")
+		return core.Answer{}, Unavailable("no terminal to ask on (not running on a terminal)")
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if err := ctx.Err(); err != nil {
-		return Answer{}, err
+		return core.Answer{}, err
 	}
 	if t.rd == nil {
 		t.rd = bufio.NewReader(t.In)
@@ -108,12 +108,12 @@ func (t *Terminal) Ask(ctx context.Context, q Question) (Answer, error) {
 		fmt.Fprintln(t.Out)
 		text := strings.TrimRight(l.s, "\r\n")
 		if l.err != nil && !errors.Is(l.err, io.EOF) {
-			return Answer{}, l.err
+			return core.Answer{}, l.err
 		}
 		if text == "" {
-			return Answer{Status: stdlib.AnswerDeclined}, nil
+			return core.Answer{Status: core.AnswerDeclined}, nil
 		}
-		return Answer{Status: stdlib.AnswerAnswered, Text: text}, nil
+		return core.Answer{Status: core.AnswerAnswered, Text: text}, nil
 	case <-ctx.Done():
 		if deadlines {
 			// Unblock the reader; what was typed so far is dropped.
@@ -124,13 +124,13 @@ func (t *Terminal) Ask(ctx context.Context, q Question) (Answer, error) {
 			t.rd = nil // the abandoned read keeps the old reader
 		}
 		fmt.Fprintln(t.Out, "\n(no answer in time)")
-		return Answer{}, ctx.Err()
+		return core.Answer{}, ctx.Err()
 	}
 }
 
 // readHidden reads a password where echo cannot be turned off in place
 // (not Linux): x/term's ReadPassword, abandoned when ctx ends.
-func (t *Terminal) readHidden(ctx context.Context) (Answer, error) {
+func (t *Terminal) readHidden(ctx context.Context) (core.Answer, error) {
 	type line struct {
 		b   []byte
 		err error
@@ -146,14 +146,14 @@ func (t *Terminal) readHidden(ctx context.Context) (Answer, error) {
 	case l := <-ch:
 		fmt.Fprintln(t.Out)
 		if l.err != nil || len(l.b) == 0 {
-			return Answer{Status: stdlib.AnswerDeclined}, nil
+			return core.Answer{Status: core.AnswerDeclined}, nil
 		}
-		return Answer{Status: stdlib.AnswerAnswered, Text: string(l.b)}, nil
+		return core.Answer{Status: core.AnswerAnswered, Text: string(l.b)}, nil
 	case <-ctx.Done():
 		if st != nil {
 			_ = term.Restore(fd, st)
 		}
 		fmt.Fprintln(t.Out, "\n(no answer in time)")
-		return Answer{}, ctx.Err()
+		return core.Answer{}, ctx.Err()
 	}
 }

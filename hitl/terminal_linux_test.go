@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/rpa-dev/rpa/stdlib"
+	"github.com/rpa-dev/rpa/core"
 )
 
 // openPTY opens a pseudo-terminal pair; the slave non-blocking like
@@ -81,30 +81,30 @@ func TestTerminalPTY(t *testing.T) {
 		}
 	}()
 	term := &Terminal{In: s, Out: s}
-	ask := func(q Question, d time.Duration) (Answer, error) {
+	ask := func(q core.Question, d time.Duration) (core.Answer, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), d)
 		defer cancel()
 		return term.Ask(ctx, q)
 	}
 	type res struct {
-		a   Answer
+		a   core.Answer
 		err error
 	}
-	run := func(q Question, d time.Duration) chan res {
+	run := func(q core.Question, d time.Duration) chan res {
 		ch := make(chan res, 1)
 		go func() { a, err := ask(q, d); ch <- res{a, err} }()
 		return ch
 	}
 
-	ch := run(Question{Title: "Captcha", Message: "letters in the picture", Input: "text"}, 5*time.Second)
+	ch := run(core.Question{Title: "Captcha", Message: "letters in the picture", Input: "text"}, 5*time.Second)
 	scr.waitFor(t, "> answer,", 1)
 	m.WriteString("X7K2P\n")
-	if r := <-ch; r.err != nil || r.a.Status != stdlib.AnswerAnswered || r.a.Text != "X7K2P" {
+	if r := <-ch; r.err != nil || r.a.Status != core.AnswerAnswered || r.a.Text != "X7K2P" {
 		t.Fatalf("text: %+v %v", r.a, r.err)
 	}
 	scr.waitFor(t, "X7K2P", 1) // echoed
 
-	ch = run(Question{Title: "PIN", Input: "password"}, 5*time.Second)
+	ch = run(core.Question{Title: "PIN", Input: "password"}, 5*time.Second)
 	scr.waitFor(t, "answer (hidden)", 1)
 	m.WriteString("hunter22\n")
 	if r := <-ch; r.err != nil || r.a.Text != "hunter22" {
@@ -115,21 +115,21 @@ func TestTerminalPTY(t *testing.T) {
 		t.Errorf("the password was echoed:\n%s", scr.String())
 	}
 
-	ch = run(Question{Title: "Empty", Input: "text"}, 5*time.Second)
+	ch = run(core.Question{Title: "Empty", Input: "text"}, 5*time.Second)
 	scr.waitFor(t, "? Empty", 1)
 	m.WriteString("\n")
-	if r := <-ch; r.a.Status != stdlib.AnswerDeclined {
+	if r := <-ch; r.a.Status != core.AnswerDeclined {
 		t.Fatalf("empty line: %+v %v", r.a, r.err)
 	}
 
 	start := time.Now()
-	if _, err := ask(Question{Title: "Late", Input: "text"}, 200*time.Millisecond); err == nil {
+	if _, err := ask(core.Question{Title: "Late", Input: "text"}, 200*time.Millisecond); err == nil {
 		t.Fatal("no error at the timeout")
 	}
 	if el := time.Since(start); el > 30*time.Second { // only a hang
 		t.Errorf("timeout took %s", el)
 	}
-	ch = run(Question{Title: "After", Input: "number"}, 5*time.Second)
+	ch = run(core.Question{Title: "After", Input: "number"}, 5*time.Second)
 	scr.waitFor(t, "answer (a number)", 1)
 	m.WriteString("12\n")
 	if r := <-ch; r.err != nil || r.a.Text != "12" {
@@ -140,7 +140,7 @@ func TestTerminalPTY(t *testing.T) {
 	r, w, _ := os.Pipe()
 	defer r.Close()
 	defer w.Close()
-	if _, err := (&Terminal{In: r, Out: w}).Ask(context.Background(), Question{Title: "q"}); err == nil || !strings.Contains(err.Error(), "no terminal") {
+	if _, err := (&Terminal{In: r, Out: w}).Ask(context.Background(), core.Question{Title: "q"}); err == nil || !strings.Contains(err.Error(), "no terminal") {
 		t.Errorf("pipe: %v", err)
 	}
 }

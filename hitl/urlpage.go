@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rpa-dev/rpa/stdlib"
+	"github.com/rpa-dev/rpa/core"
 )
 
 // URLPages serves the one-time answer pages of URL-mode elicitation on
@@ -31,10 +31,10 @@ type Page struct {
 	ID  string // the elicitation id, also the page's path element
 	URL string // http://127.0.0.1:PORT/hitl/ID
 	// Answer receives the person's answer once (answered or declined).
-	Answer <-chan Answer
+	Answer <-chan core.Answer
 
-	q      Question
-	answer chan Answer
+	q      core.Question
+	answer chan core.Answer
 	owner  *URLPages
 }
 
@@ -46,7 +46,7 @@ func (p *Page) Close() {
 }
 
 // Open starts the server if needed and opens a page for q.
-func (u *URLPages) Open(q Question) (*Page, error) {
+func (u *URLPages) Open(q core.Question) (*Page, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.srv == nil {
@@ -70,7 +70,7 @@ func (u *URLPages) Open(q Question) (*Page, error) {
 		return nil, err
 	}
 	id := hex.EncodeToString(b[:])
-	ch := make(chan Answer, 1)
+	ch := make(chan core.Answer, 1)
 	p := &Page{ID: id, URL: u.base + "/hitl/" + id, Answer: ch, q: q, answer: ch, owner: u}
 	u.pending[id] = p
 	return p, nil
@@ -128,12 +128,12 @@ func (u *URLPages) serve(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 		if err := r.ParseForm(); err != nil {
 			http.Error(w, "bad form", http.StatusBadRequest)
-			p.answer <- Answer{Status: stdlib.AnswerDeclined}
+			p.answer <- core.Answer{Status: core.AnswerDeclined}
 			return
 		}
-		a := Answer{Status: stdlib.AnswerAnswered, Text: r.PostForm.Get("answer")}
+		a := core.Answer{Status: core.AnswerAnswered, Text: r.PostForm.Get("answer")}
 		if r.PostForm.Get("action") == "decline" || a.Text == "" {
-			a = Answer{Status: stdlib.AnswerDeclined}
+			a = core.Answer{Status: core.AnswerDeclined}
 		}
 		p.answer <- a
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")

@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/lang/actions"
 	"github.com/rpa-dev/rpa/lang/ast"
 	"github.com/rpa-dev/rpa/stdlib"
@@ -33,13 +33,13 @@ var popupActions = map[string]bool{"click": true, "press": true, "open": true, "
 func (r *runner) action(fr *frame, s *ast.ActionStmt, sc *Scope) (any, error) {
 	spec, impl, ok := stdlib.Lookup(s.Action)
 	if !ok {
-		return nil, errAt(s, stdlib.KindExpression, s.Action, nil, "unknown action %q", s.Action)
+		return nil, errAt(s, core.KindExpression, s.Action, nil, "unknown action %q", s.Action)
 	}
 	name := spec.Name
 	c := &stdlib.Call{Action: spec, Args: make([]any, len(spec.Params)), Env: r, SelectorIndex: -1}
 	for i, a := range s.Args {
 		if i >= len(spec.Params) {
-			return nil, errAt(a, stdlib.KindExpression, name, nil, "%s takes %d arguments, got %d", name, len(spec.Params), len(s.Args))
+			return nil, errAt(a, core.KindExpression, name, nil, "%s takes %d arguments, got %d", name, len(spec.Params), len(s.Args))
 		}
 		var v any
 		var err error
@@ -79,7 +79,7 @@ func (r *runner) action(fr *frame, s *ast.ActionStmt, sc *Scope) (any, error) {
 			continue
 		}
 		if err := o.set(op.Name, v); err != nil {
-			return nil, errAt(op, stdlib.KindExpression, name, err, "%s: %v", name, err)
+			return nil, errAt(op, core.KindExpression, name, err, "%s: %v", name, err)
 		}
 	}
 	c.Wait, c.Timeout, c.TimeoutSet = o.wait, o.timeout, o.timeoutSet
@@ -118,12 +118,12 @@ func (r *runner) action(fr *frame, s *ast.ActionStmt, sc *Scope) (any, error) {
 		msg := r.mask.String(errMessage(name, err))
 		step.Status, step.Error = StatusFailed, msg
 		switch {
-		case kind == KindCancelled || r.ctx.Err() != nil:
+		case kind == core.KindCancelled || r.ctx.Err() != nil:
 			ce := r.cancelled(s, r.ctx.Err())
 			step.Error, rerr = name+": "+ce.Message, ce
-		case kind != stdlib.KindExpression && o.optional:
+		case kind != core.KindExpression && o.optional:
 			r.logLine(fmt.Sprintf("line %d: optional %s failed: %s", step.Line, name, msg))
-		case kind != stdlib.KindExpression && o.skip:
+		case kind != core.KindExpression && o.skip:
 			step.Status = StatusSkipped
 			r.logLine(fmt.Sprintf("line %d: skipped %s: %s", step.Line, name, msg))
 		default:
@@ -220,7 +220,7 @@ func (r *runner) attempts(c *stdlib.Call, impl stdlib.Impl, o actionOpts) (any, 
 		if r.ctx.Err() != nil {
 			return nil, r.ctx.Err()
 		}
-		if try >= o.retries || actx.Err() != nil || stdlib.IsFinal(err) {
+		if try >= o.retries || actx.Err() != nil || core.IsFinal(err) {
 			break
 		}
 		if sleepCtx(actx, o.every) != nil {
@@ -230,8 +230,8 @@ func (r *runner) attempts(c *stdlib.Call, impl stdlib.Impl, o actionOpts) (any, 
 			break
 		}
 	}
-	if actx.Err() != nil && kindOf(err) == string(drivers.KindBrowser) {
-		return nil, &drivers.Error{Kind: drivers.KindTimeout, Msg: fmt.Sprintf("timed out after %s (%v)", o.timeout, err), Err: err}
+	if actx.Err() != nil && kindOf(err) == core.KindBrowser {
+		return nil, &core.Error{Kind: core.KindTimeout, Msg: fmt.Sprintf("timed out after %s (%v)", o.timeout, err), Err: err}
 	}
 	return nil, err
 }
@@ -263,8 +263,8 @@ func (r *runner) once(c *stdlib.Call, impl stdlib.Impl, o actionOpts) (any, erro
 	if err != nil && r.ctx.Err() != nil {
 		return nil, r.ctx.Err()
 	}
-	if err != nil && ctx.Err() != nil && kindOf(err) == string(drivers.KindBrowser) {
-		return nil, &drivers.Error{Kind: drivers.KindTimeout, Msg: fmt.Sprintf("timed out after %s (%v)", c.Timeout, err), Err: err}
+	if err != nil && ctx.Err() != nil && kindOf(err) == core.KindBrowser {
+		return nil, &core.Error{Kind: core.KindTimeout, Msg: fmt.Sprintf("timed out after %s (%v)", c.Timeout, err), Err: err}
 	}
 	return v, err
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/drivers/fake"
 	"github.com/rpa-dev/rpa/lang"
@@ -107,19 +108,19 @@ return [a, len(dialogs()), dialogs()[0].message]
 func TestHostHooks(t *testing.T) {
 	b := newBrowser(stdPage)
 	// ask: answered, password answers are secrets, number answers are numbers.
-	var asked []Question
-	host := Host{Ask: func(ctx context.Context, q Question) (Answer, error) {
+	var asked []core.Question
+	host := core.Host{Ask: func(ctx context.Context, q core.Question) (core.Answer, error) {
 		asked = append(asked, q)
 		switch q.Input {
 		case "password":
-			return Answer{Status: "answered", Text: "otp-991"}, nil
+			return core.Answer{Status: "answered", Text: "otp-991"}, nil
 		case "number":
-			return Answer{Status: "answered", Text: "42"}, nil
+			return core.Answer{Status: "answered", Text: "42"}, nil
 		}
 		if q.Title == "decline me" {
-			return Answer{Status: "declined"}, nil
+			return core.Answer{Status: "declined"}, nil
 		}
-		return Answer{Status: "answered", Text: "yes"}, nil
+		return core.Answer{Status: "answered", Text: "yes"}, nil
 	}}
 	src := `flow t
 a = ask "Proceed?" message: "really"
@@ -140,13 +141,16 @@ return [a, p, n + 1]
 		t.Fatalf("%+v", res.Error)
 	}
 	// ask timing out
-	slow := Host{Ask: func(ctx context.Context, q Question) (Answer, error) { <-ctx.Done(); return Answer{}, ctx.Err() }}
+	slow := core.Host{Ask: func(ctx context.Context, q core.Question) (core.Answer, error) {
+		<-ctx.Done()
+		return core.Answer{}, ctx.Err()
+	}}
 	res = run(t, load(t, "flow t\nask \"x\" timeout: 20ms\n"), Options{Browser: b, Host: slow})
 	if res.Success || res.Error.Kind != "hitl_timeout" {
 		t.Fatalf("%+v", res.Error)
 	}
 	// no hooks: clear errors
-	for src, kind := range map[string]string{
+	for src, kind := range map[string]core.Kind{
 		"ask \"x\"":             "hitl_declined",
 		"llm \"summarise\"":     "browser",
 		"exec [\"ls\", \"-l\"]": "exec_refused",
@@ -157,13 +161,13 @@ return [a, p, n + 1]
 		}
 	}
 	// exec: list form as is; string form with quoted interpolations.
-	var cmds []ExecCommand
-	ex := Host{Exec: func(ctx context.Context, c ExecCommand) (*ExecResult, error) {
+	var cmds []core.ExecCommand
+	ex := core.Host{Exec: func(ctx context.Context, c core.ExecCommand) (*core.ExecResult, error) {
 		cmds = append(cmds, c)
 		if len(c.Args) > 0 && c.Args[0] == "rm" {
-			return nil, &Error{Kind: "exec_refused", Msg: "exec: rm is not allowed"}
+			return nil, &core.Error{Kind: "exec_refused", Msg: "exec: rm is not allowed"}
 		}
-		return &ExecResult{Stdout: "out", Code: 0}, nil
+		return &core.ExecResult{Stdout: "out", Code: 0}, nil
 	}}
 	src = `flow t
 param dir: string = "a b; rm -rf /"
@@ -180,7 +184,7 @@ return [r.stdout, r.code]
 		t.Fatalf("%+v", res.Error)
 	}
 	// llm
-	llm := Host{LLM: func(ctx context.Context, prompt string, input any) (string, error) {
+	llm := core.Host{LLM: func(ctx context.Context, prompt string, input any) (string, error) {
 		return prompt + ":" + jsonOf(input), nil
 	}}
 	res = mustRun(t, load(t, "flow t\nx = llm \"sum\" input: [1, 2]\nreturn x\n"), Options{Host: llm})
@@ -209,7 +213,7 @@ func TestCall(t *testing.T) {
 	if res.TotalActions != 2 || res.Results[0].Action != "call" && res.Results[1].Action != "call" {
 		t.Fatalf("results %+v", res.Results)
 	}
-	for src, kind := range map[string]string{
+	for src, kind := range map[string]core.Kind{
 		"call child":                       "expression", // missing required arg
 		"call child with: {\"region\": 1}": "expression", // bad type
 		"call nothere":                     "expression",
@@ -470,7 +474,8 @@ func TestNoFiles(t *testing.T) {
 	})
 	for _, tc := range []struct {
 		name, src string
-		kind, msg string // "" kind: allowed
+		kind      core.Kind
+		msg       string // "" kind: allowed
 	}{
 		{"file URL", `open "file:///etc/passwd"`, "navigation", "open: file: URLs are off for served flows (rpa serve --allow-files enables them)"},
 		{"file URL upper case", `open " FILE:///etc/passwd"`, "navigation", "file: URLs are off"},
@@ -486,7 +491,7 @@ func TestNoFiles(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "flow t\nopen \"http://x\"\n" + tc.src + "\n"
-			res := run(t, load(t, src), Options{Browser: b, Host: Host{NoFiles: true}})
+			res := run(t, load(t, src), Options{Browser: b, Host: core.Host{NoFiles: true}})
 			if tc.kind == "" {
 				if !res.Success {
 					t.Fatalf("refused: %+v", res.Error)

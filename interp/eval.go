@@ -11,10 +11,9 @@ import (
 	exprast "github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/vm"
-	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/ast"
-	"github.com/rpa-dev/rpa/stdlib"
 )
 
 // stringify is how a value shows inside "{{ }}" (lang.Stringify).
@@ -167,7 +166,7 @@ func (r *runner) runT(fr *frame, x *ast.ExprSrc, sc *Scope) (any, bool, error) {
 	if prog == nil {
 		var err error
 		if prog, err = r.compileFallback(x); err != nil {
-			return nil, false, errAt(x, stdlib.KindExpression, "", err, "%s", err)
+			return nil, false, errAt(x, core.KindExpression, "", err, "%s", err)
 		}
 	}
 	env := sc.flatten(r.addBuiltins)
@@ -179,7 +178,7 @@ func (r *runner) runT(fr *frame, x *ast.ExprSrc, sc *Scope) (any, bool, error) {
 		if r.derivesSecret(x, sc) {
 			// The message may spell a value computed from the secret
 			// (int(DEMO-PASS-42)); keep only where it failed.
-			return nil, true, errAt(x, stdlib.KindExpression, "", nil,
+			return nil, true, errAt(x, core.KindExpression, "", nil,
 				"%s: failed (details hidden: the expression reads a secret)", strings.TrimSpace(x.Source))
 		}
 		msg := firstLine(err.Error())
@@ -190,7 +189,7 @@ func (r *runner) runT(fr *frame, x *ast.ExprSrc, sc *Scope) (any, bool, error) {
 				msg = fe.Prev.Error()
 			}
 		}
-		return nil, false, errAt(x, stdlib.KindExpression, "", err, "%s: %s", strings.TrimSpace(x.Source), msg)
+		return nil, false, errAt(x, core.KindExpression, "", err, "%s: %s", strings.TrimSpace(x.Source), msg)
 	}
 	// A value computed from a secret (upper(password), password[1:],
 	// split(password, "-"), len(password)) is a secret itself.
@@ -385,20 +384,17 @@ func (r *runner) compileFallback(x *ast.ExprSrc) (*vm.Program, error) {
 	return p, nil
 }
 
-// kindOf is the result error kind of any error.
-func kindOf(err error) string {
+// kindOf is the result error kind of any error: core.KindOf, but a
+// *RunError keeps its kind and a cancelled context is KindCancelled.
+func kindOf(err error) core.Kind {
 	var re *RunError
 	if errors.As(err, &re) {
 		return re.Kind
 	}
 	if errors.Is(err, context.Canceled) {
-		return KindCancelled
+		return core.KindCancelled
 	}
-	var se *stdlib.Error
-	if errors.As(err, &se) {
-		return se.Kind
-	}
-	return string(drivers.KindOf(err))
+	return core.KindOf(err)
 }
 
 // asRunError turns any error into the positioned *RunError of the run.

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/ast"
 	"github.com/rpa-dev/rpa/stdlib"
@@ -22,13 +22,6 @@ const (
 	ctlBreak
 	ctlContinue
 	ctlReturn
-)
-
-// Kinds of run errors raised by statements.
-const (
-	KindAssertion = "assertion"
-	KindFail      = "fail"
-	KindCancelled = "cancelled"
 )
 
 // block runs stmts in sc; the first error ends it.
@@ -51,13 +44,13 @@ func (r *runner) block(fr *frame, stmts []ast.Stmt, sc *Scope) (ctl, error) {
 // kind "timeout" with "the run's deadline passed". Neither is caught by
 // try or retried (the run's context is done).
 func (r *runner) cancelled(n ast.Node, err error) *RunError {
-	kind, msg := KindCancelled, "the run was cancelled"
+	kind, msg := core.KindCancelled, "the run was cancelled"
 	c := context.Cause(r.ctx)
 	switch {
 	case c != nil && !errors.Is(c, context.Canceled) && !errors.Is(c, context.DeadlineExceeded):
 		msg = c.Error()
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(c, context.DeadlineExceeded):
-		kind, msg = string(drivers.KindTimeout), "the run's deadline passed"
+		kind, msg = core.KindTimeout, "the run's deadline passed"
 	}
 	return &RunError{Message: msg, Line: n.Rng().Start.Line, Code: FlowFailedCode, Kind: kind, cause: err}
 }
@@ -66,11 +59,11 @@ func (r *runner) cancelled(n ast.Node, err error) *RunError {
 // cancellation or the run's own deadline (try does not catch it, retry
 // does not retry it).
 func (r *runner) stopsRun(re *RunError) bool {
-	return re.Kind == KindCancelled || r.ctx.Err() != nil
+	return re.Kind == core.KindCancelled || r.ctx.Err() != nil
 }
 
 // errAt builds a positioned run error.
-func errAt(n ast.Node, kind, action string, cause error, format string, args ...any) *RunError {
+func errAt(n ast.Node, kind core.Kind, action string, cause error, format string, args ...any) *RunError {
 	return &RunError{Message: fmt.Sprintf(format, args...), Line: n.Rng().Start.Line, File: n.Rng().File,
 		Action: action, Code: FlowFailedCode, Kind: kind, cause: cause}
 }
@@ -84,7 +77,7 @@ func (r *runner) stmt(fr *frame, st ast.Stmt, sc *Scope) (ctl, error) {
 		}
 		if s.Target != "" {
 			if err := sc.Set(s.Target, v); err != nil {
-				return ctlNext, errAt(s, stdlib.KindExpression, "", err, "%v", err)
+				return ctlNext, errAt(s, core.KindExpression, "", err, "%v", err)
 			}
 		}
 	case *ast.AssignStmt:
@@ -93,7 +86,7 @@ func (r *runner) stmt(fr *frame, st ast.Stmt, sc *Scope) (ctl, error) {
 			return ctlNext, err
 		}
 		if err := sc.Set(s.Name, v); err != nil {
-			return ctlNext, errAt(s, stdlib.KindExpression, "", err, "%v", err)
+			return ctlNext, errAt(s, core.KindExpression, "", err, "%v", err)
 		}
 	case *ast.IfStmt:
 		ok, err := r.cond(fr, s.Cond, sc)
@@ -115,7 +108,7 @@ func (r *runner) stmt(fr *frame, st ast.Stmt, sc *Scope) (ctl, error) {
 				return ctlNext, err
 			}
 			if n >= fr.defs.maxLoops {
-				return ctlNext, errAt(s, KindFail, "", nil, "while loop ran more than %d times (defaults max_loops)", fr.defs.maxLoops)
+				return ctlNext, errAt(s, core.KindFail, "", nil, "while loop ran more than %d times (defaults max_loops)", fr.defs.maxLoops)
 			}
 			c, err := r.block(fr, s.Body, sc.Child())
 			if err != nil || c == ctlReturn {
@@ -143,7 +136,7 @@ func (r *runner) stmt(fr *frame, st ast.Stmt, sc *Scope) (ctl, error) {
 		}
 		csc := sc.Child()
 		if s.CatchVar != "" {
-			csc.Declare(s.CatchVar, lang.CatchValue(r.mask.String(re.Message), re.Action, re.Line, re.Code, re.Kind))
+			csc.Declare(s.CatchVar, lang.CatchValue(r.mask.String(re.Message), re.Action, re.Line, re.Code, string(re.Kind)))
 		}
 		return r.block(fr, s.Catch, csc)
 	case *ast.RetryStmt:
@@ -164,7 +157,7 @@ func (r *runner) stmt(fr *frame, st ast.Stmt, sc *Scope) (ctl, error) {
 		if err != nil {
 			return ctlNext, err
 		}
-		return ctlNext, errAt(s, KindFail, "", nil, "%s", stringify(v))
+		return ctlNext, errAt(s, core.KindFail, "", nil, "%s", stringify(v))
 	case *ast.AssertStmt:
 		ok, err := r.cond(fr, s.Cond, sc)
 		if err != nil || ok {
@@ -178,7 +171,7 @@ func (r *runner) stmt(fr *frame, st ast.Stmt, sc *Scope) (ctl, error) {
 			}
 			msg = stringify(v)
 		}
-		return ctlNext, errAt(s, KindAssertion, "", nil, "%s", msg)
+		return ctlNext, errAt(s, core.KindAssertion, "", nil, "%s", msg)
 	case *ast.LogStmt:
 		v, err := r.eval(fr, s.Value, sc)
 		if err != nil {
@@ -186,7 +179,7 @@ func (r *runner) stmt(fr *frame, st ast.Stmt, sc *Scope) (ctl, error) {
 		}
 		r.logLine(stringify(v))
 	default:
-		return ctlNext, errAt(st, stdlib.KindExpression, "", nil, "internal error: unknown statement %T", st)
+		return ctlNext, errAt(st, core.KindExpression, "", nil, "internal error: unknown statement %T", st)
 	}
 	return ctlNext, nil
 }
@@ -210,7 +203,7 @@ func (r *runner) cond(fr *frame, e ast.Expr, sc *Scope) (bool, error) {
 	}
 	b, ok := v.(bool)
 	if !ok {
-		return false, errAt(e, stdlib.KindExpression, "", nil, "condition %s is %s, not a bool", exprText(e), typeName(v))
+		return false, errAt(e, core.KindExpression, "", nil, "condition %s is %s, not a bool", exprText(e), typeName(v))
 	}
 	return b, nil
 }
@@ -245,7 +238,7 @@ func (r *runner) forStmt(fr *frame, s *ast.ForStmt, sc *Scope) (ctl, error) {
 		}
 		rv := reflect.ValueOf(it)
 		if rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array {
-			return ctlNext, errAt(s.Iter, stdlib.KindExpression, "", nil, "for: cannot loop over %s (want a list, a map or an int)", typeName(it))
+			return ctlNext, errAt(s.Iter, core.KindExpression, "", nil, "for: cannot loop over %s (want a list, a map or an int)", typeName(it))
 		}
 		items = make([]any, rv.Len())
 		for i := range items {
@@ -277,7 +270,7 @@ func (r *runner) retryStmt(fr *frame, s *ast.RetryStmt, sc *Scope) (ctl, error) 
 	}
 	n, ok := stdlib.ToInt(nv)
 	if !ok || n < 0 {
-		return ctlNext, errAt(s.Count, stdlib.KindExpression, "", nil, "retry: count must be a non-negative integer, got %s", typeName(nv))
+		return ctlNext, errAt(s.Count, core.KindExpression, "", nil, "retry: count must be a non-negative integer, got %s", typeName(nv))
 	}
 	every := fr.defs.every
 	if s.Every != nil {
@@ -287,7 +280,7 @@ func (r *runner) retryStmt(fr *frame, s *ast.RetryStmt, sc *Scope) (ctl, error) 
 		}
 		d, ok := stdlib.ToDuration(v)
 		if !ok {
-			return ctlNext, errAt(s.Every, stdlib.KindExpression, "", nil, "retry: every: must be a duration, got %s", typeName(v))
+			return ctlNext, errAt(s.Every, core.KindExpression, "", nil, "retry: every: must be a duration, got %s", typeName(v))
 		}
 		every = d
 	}
@@ -314,7 +307,7 @@ func (r *runner) frameStmt(fr *frame, s *ast.FrameStmt, sc *Scope) (ctl, error) 
 	}
 	sels, err := selList(v)
 	if err != nil {
-		return ctlNext, errAt(s.Selector, stdlib.KindExpression, "frame", nil, "frame: %v", err)
+		return ctlNext, errAt(s.Selector, core.KindExpression, "frame", nil, "frame: %v", err)
 	}
 	parent, err := r.frame(r.ctx)
 	if err != nil {
@@ -327,7 +320,7 @@ func (r *runner) frameStmt(fr *frame, s *ast.FrameStmt, sc *Scope) (ctl, error) 
 		if r.ctx.Err() != nil {
 			return ctlNext, r.cancelled(s, r.ctx.Err())
 		}
-		kind := string(drivers.KindOf(err))
+		kind := core.KindOf(err)
 		return ctlNext, errAt(s, kind, "frame", err, "frame %s: %v", quoteSels(sels), err)
 	}
 	r.mu.Lock()

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/drivers/fake"
 	"github.com/rpa-dev/rpa/lang"
@@ -124,7 +125,7 @@ func TestReplayWaitPerAttempt(t *testing.T) {
 func TestReplayKinds(t *testing.T) {
 	tests := []struct {
 		el   func() *fake.Element
-		kind string
+		kind core.Kind
 	}{
 		{func() *fake.Element { return &fake.Element{Hidden: true} }, "not_visible"},
 		{func() *fake.Element { return &fake.Element{Disabled: true} }, "disabled"},
@@ -233,7 +234,7 @@ type stuckPage struct {
 
 func (p *stuckPage) Locate(ctx context.Context, sels []string, want drivers.Checks) (drivers.Element, int, error) {
 	<-p.release
-	return nil, -1, drivers.Errorf(drivers.KindNotFound, "gone")
+	return nil, -1, core.Errorf(core.KindNotFound, "gone")
 }
 
 func TestCancelHungDriver(t *testing.T) {

@@ -1,5 +1,7 @@
 package interp
 
+import "github.com/rpa-dev/rpa/core"
+
 // Result is the WorkflowExecutionResult of one run (LANGUAGE.md, "Result of
 // a run"); its JSON form is the contract of `rpa run --json` and of MCP
 // structuredContent. Every secret value is already masked as "***".
@@ -45,17 +47,17 @@ const FlowFailedCode = -32002
 // navigation, assertion, fail, expression, hitl_timeout, hitl_declined,
 // exec_refused, browser, cancelled.
 type RunError struct {
-	Message string `json:"message"`
-	Line    int    `json:"line"`
-	Col     int    `json:"col,omitempty"`
-	File    string `json:"file,omitempty"`
-	Action  string `json:"action,omitempty"`
-	Code    int    `json:"code"`
-	Kind    string `json:"kind"`
+	Message string    `json:"message"`
+	Line    int       `json:"line"`
+	Col     int       `json:"col,omitempty"`
+	File    string    `json:"file,omitempty"`
+	Action  string    `json:"action,omitempty"`
+	Code    int       `json:"code"`
+	Kind    core.Kind `json:"kind"`
 	cause   error
 }
 
 func (e *RunError) Error() string { return e.Message }
 
-// Unwrap returns the underlying cause (a *drivers.Error, context error, ...).
+// Unwrap returns the underlying cause (a *core.Error, context error, ...).
 func (e *RunError) Unwrap() error { return e.cause }

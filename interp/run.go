@@ -10,6 +10,7 @@ package interp
 import (
 	"context"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/lang"
 )
@@ -31,7 +32,7 @@ type Options struct {
 	Events func(Event)
 	// Host holds the ask/llm/exec hooks; a nil func makes that action fail
 	// with a clear "not enabled here" error.
-	Host Host
+	Host core.Host
 	// Defaults optionally overrides the flow's defaults (tests).
 	Defaults *Defaults
 }
@@ -48,7 +49,7 @@ type Options struct {
 // so the result always encodes as JSON.
 func Run(ctx context.Context, f *lang.Flow, opts Options) (*Result, drivers.Page) {
 	if f == nil || f.File == nil {
-		return &Result{Results: []*StepResult{}, Error: &RunError{Message: "no flow to run", Code: FlowFailedCode, Kind: "expression"}}, opts.Page
+		return &Result{Results: []*StepResult{}, Error: &RunError{Message: "no flow to run", Code: FlowFailedCode, Kind: core.KindExpression}}, opts.Page
 	}
 	o := runOptions{Args: opts.Args, Browser: opts.Browser, Page: opts.Page, Events: opts.Events,
 		Host: opts.Host, Defaults: opts.Defaults}

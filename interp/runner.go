@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/expr-lang/expr/vm"
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/ast"
@@ -57,7 +58,7 @@ type runOptions struct {
 	Page     drivers.Page
 	Flows    func(name string) (flowInfo, bool)
 	Events   func(Event)
-	Host     Host
+	Host     core.Host
 	Defaults *Defaults
 }
 
@@ -151,7 +152,7 @@ func (r *runner) runFlow(fl flowInfo) {
 	args, err := checkArgs(fl.file, r.opts.Args)
 	var rerr *RunError
 	if err != nil {
-		rerr = &RunError{Message: err.Error(), Line: fl.file.Range.Start.Line, File: fl.path, Code: FlowFailedCode, Kind: stdlib.KindExpression, cause: err}
+		rerr = &RunError{Message: err.Error(), Line: fl.file.Range.Start.Line, File: fl.path, Code: FlowFailedCode, Kind: core.KindExpression, cause: err}
 	} else {
 		r.addSecretParams(fl.file, args)
 		if isStraight(fl.file.Body) {
@@ -309,7 +310,7 @@ func (r *runner) ensurePage(ctx context.Context) (drivers.Page, error) {
 		return p, nil
 	}
 	if r.opts.Browser == nil {
-		return nil, drivers.Errorf(drivers.KindBrowser, "no browser: this run was started without one")
+		return nil, core.Errorf(core.KindBrowser, "no browser: this run was started without one")
 	}
 	p, err := r.opts.Browser.NewPage(ctx, "")
 	if err != nil {
@@ -394,7 +395,7 @@ func (r *runner) SetDialogPolicy(accept bool, text string) {
 	}
 }
 
-func (r *runner) Host() stdlib.Host { return r.opts.Host }
+func (r *runner) Host() core.Host { return r.opts.Host }
 
 func (r *runner) AddSecret(s string) { r.mask.Add(s) }
 
@@ -444,19 +445,19 @@ func (r *runner) syncDialogsLocked(p drivers.Page) {
 // CallFlow runs the flow named name (stdlib.Env).
 func (r *runner) CallFlow(ctx context.Context, name string, args map[string]any) (any, error) {
 	if r.opts.Flows == nil {
-		return nil, stdlib.Errorf(stdlib.KindExpression, "call %s: no other flows are available here", name)
+		return nil, core.Errorf(core.KindExpression, "call %s: no other flows are available here", name)
 	}
 	fl, ok := r.opts.Flows(name)
 	if !ok {
-		return nil, stdlib.Errorf(stdlib.KindExpression, "call %s: no flow named %q", name, name)
+		return nil, core.Errorf(core.KindExpression, "call %s: no flow named %q", name, name)
 	}
 	if r.depth >= MaxCallDepth {
-		return nil, &stdlib.Error{Kind: stdlib.KindExpression, Err: errTooDeep,
+		return nil, &core.Error{Kind: core.KindExpression, Err: errTooDeep,
 			Msg: fmt.Sprintf("call %s: calls nested more than %d deep (a flow calls itself, directly or through others)", name, MaxCallDepth)}
 	}
 	typed, err := checkArgs(fl.file, args)
 	if err != nil {
-		return nil, &stdlib.Error{Kind: stdlib.KindExpression, Msg: fmt.Sprintf("call %s: %v", name, err), Err: err}
+		return nil, &core.Error{Kind: core.KindExpression, Msg: fmt.Sprintf("call %s: %v", name, err), Err: err}
 	}
 	r.addSecretParams(fl.file, typed)
 	r.depth++

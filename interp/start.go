@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 )
 
@@ -20,7 +21,7 @@ func start(ctx context.Context, fl flowInfo, o runOptions) (*Result, drivers.Pag
 			if p := recover(); p != nil {
 				r.mu.Lock()
 				if !r.abandon {
-					r.finish(nil, &RunError{Message: "internal error: " + stringify(p), Line: 0, Code: FlowFailedCode, Kind: "browser"})
+					r.finish(nil, &RunError{Message: "internal error: " + stringify(p), Line: 0, Code: FlowFailedCode, Kind: core.KindBrowser})
 				}
 				r.mu.Unlock()
 			}

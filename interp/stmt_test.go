@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/drivers/fake"
 	"github.com/rpa-dev/rpa/lang"
@@ -56,10 +57,10 @@ func TestStatements(t *testing.T) {
 		name string
 		src  string
 		args map[string]any
-		out  string // JSON of outputs, when it succeeds
-		kind string // error kind, when it fails
-		line int    // error line
-		log  string // the run log joined with "|", when set
+		out  string    // JSON of outputs, when it succeeds
+		kind core.Kind // error kind, when it fails
+		line int       // error line
+		log  string    // the run log joined with "|", when set
 	}{
 		{name: "assign and return", src: "x = 1 + 2\nreturn x * 2", out: `6`},
 		{name: "params typed", src: "param n: int = 4\nparam s: string = \"a\"\nreturn {\"n\": n + 1, \"s\": s + \"b\"}", out: `{"n":5,"s":"ab"}`},

@@ -1,32 +1,6 @@
 package interp
 
-import (
-	"time"
-
-	"github.com/rpa-dev/rpa/stdlib"
-)
-
-// Host holds the hooks a host gives a run (ask, llm, exec); a nil func
-// makes the matching action fail with a clear "not enabled here" error.
-// It is stdlib.Host.
-type Host = stdlib.Host
-
-// Question is what `ask` asks a person (stdlib.Question).
-type Question = stdlib.Question
-
-// Answer is a person's reply (stdlib.Answer): Status "answered",
-// "declined", "cancelled" or "timeout", and the Text.
-type Answer = stdlib.Answer
-
-// ExecCommand is an `exec` command (stdlib.ExecCommand).
-type ExecCommand = stdlib.ExecCommand
-
-// ExecResult is an `exec` outcome (stdlib.ExecResult).
-type ExecResult = stdlib.ExecResult
-
-// Error is an action failure with a result error kind; hosts return it
-// from their hooks (e.g. Kind "exec_refused"). It is stdlib.Error.
-type Error = stdlib.Error
+import "time"
 
 // Defaults overrides a flow's `defaults` for one run (tests, hosts). Zero
 // fields keep the flow's value; Retries is a pointer so 0 can be asked for.

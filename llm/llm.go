@@ -24,7 +24,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/rpa-dev/rpa/stdlib"
+	"github.com/rpa-dev/rpa/core"
 )
 
 // SystemPrompt is sent with every request: the model answers the
@@ -47,12 +47,12 @@ func Prompt(prompt string, input any) (string, error) {
 	return prompt + "\n\nInput (JSON):\n" + string(raw), nil
 }
 
-// Func is the shape of interp.Host.LLM.
+// Func is the shape of core.Host.LLM.
 type Func = func(ctx context.Context, prompt string, input any) (string, error)
 
 // fail is the result error of an llm action that could not get a reply.
 func fail(format string, args ...any) error {
-	return &stdlib.Error{Kind: "fail", Msg: fmt.Sprintf(format, args...), Final: true}
+	return &core.Error{Kind: core.KindFail, Msg: fmt.Sprintf(format, args...), Final: true}
 }
 
 // ErrNoSampling is wrapped by the error of a call whose MCP client did
@@ -84,7 +84,7 @@ func (s *Sampling) Available() bool {
 // capability it fails with a clear error wrapping ErrNoSampling.
 func (s *Sampling) Complete(ctx context.Context, prompt string, input any) (string, error) {
 	if !s.Available() {
-		return "", &stdlib.Error{Kind: "fail", Final: true, Err: ErrNoSampling,
+		return "", &core.Error{Kind: core.KindFail, Final: true, Err: ErrNoSampling,
 			Msg: "llm: the MCP client did not declare sampling, so no model can be asked (use a client that offers sampling, or rpa run with RPA_LLM_BASE_URL)"}
 	}
 	text, err := Prompt(prompt, input)
@@ -114,7 +114,7 @@ func (s *Sampling) Complete(ctx context.Context, prompt string, input any) (stri
 		}
 		var je *jsonrpc.Error
 		if errors.As(err, &je) && je.Code == jsonrpc.CodeMethodNotFound {
-			return "", &stdlib.Error{Kind: "fail", Final: true, Err: ErrNoSampling, Msg: "llm: " + je.Message}
+			return "", &core.Error{Kind: core.KindFail, Final: true, Err: ErrNoSampling, Msg: "llm: " + je.Message}
 		}
 		return "", fail("llm: sampling failed: %v", err)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rpa-dev/rpa/stdlib"
+	"github.com/rpa-dev/rpa/core"
 )
 
 func TestPrompt(t *testing.T) {
@@ -77,7 +77,7 @@ func TestOpenAIErrors(t *testing.T) {
 	srv, _ := stub(t, 401, "invalid key sk-test-123")
 	o := &OpenAI{BaseURL: srv.URL + "/v1", Model: "m", APIKey: "sk-test-123"}
 	_, err := o.Complete(context.Background(), "x", nil)
-	if err == nil || !strings.Contains(err.Error(), "401") || strings.Contains(err.Error(), "sk-test-123") || stdlib.KindOf(err) != "fail" {
+	if err == nil || !strings.Contains(err.Error(), "401") || strings.Contains(err.Error(), "sk-test-123") || core.KindOf(err) != "fail" {
 		t.Errorf("401: %v", err)
 	}
 	for _, tc := range []struct{ base, model, want string }{

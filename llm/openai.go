@@ -139,7 +139,7 @@ func redactKey(s, key string) string {
 	return s
 }
 
-// Host returns the interp.Host.LLM of a run: sampling through session
+// Host returns the core.Host.LLM of a run: sampling through session
 // when it declared it, else the environment's endpoint (env, may be nil),
 // else a clear error.
 func Host(sampling *Sampling, env *OpenAI) Func {

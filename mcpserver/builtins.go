@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/interp"
 	"github.com/rpa-dev/rpa/profiles"
@@ -190,7 +191,7 @@ func (s *Server) browserRead(ctx context.Context, req *mcp.CallToolRequest, args
 		return nil, rpcError(CodeBuiltinFailed, fmt.Sprintf("browser_read: profile %q has no page open yet (run a flow first)", profile), nil)
 	}
 	readErr := func(err error) error {
-		if drivers.KindOf(err) == drivers.KindBrowser {
+		if core.KindOf(err) == core.KindBrowser {
 			l.MarkBroken()
 		}
 		return s.readError(err)
@@ -264,10 +265,10 @@ func (s *Server) browserRead(ctx context.Context, req *mcp.CallToolRequest, args
 // readError maps a driver failure of browser_read: a dead browser is
 // -32004, anything else -32001.
 func (s *Server) readError(err error) error {
-	if drivers.KindOf(err) == drivers.KindBrowser {
+	if core.KindOf(err) == core.KindBrowser {
 		return rpcError(CodeBrowser, "browser_read: "+err.Error(), nil)
 	}
-	return rpcError(CodeBuiltinFailed, "browser_read: "+err.Error(), map[string]any{"kind": string(drivers.KindOf(err))})
+	return rpcError(CodeBuiltinFailed, "browser_read: "+err.Error(), map[string]any{"kind": string(core.KindOf(err))})
 }
 
 // Table is browser_read's table: the header texts per column (several

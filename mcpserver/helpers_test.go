@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/drivers/rod"
 	"github.com/rpa-dev/rpa/mcpserver/internal/testsite"
@@ -138,9 +139,9 @@ func newServer(t testing.TB, opts Options) (*Server, *logBuffer) {
 		opts.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	if opts.Ask == nil {
-		opts.Ask = func(ctx context.Context, q Question) (Answer, error) {
+		opts.Ask = func(ctx context.Context, q core.Question) (core.Answer, error) {
 			<-ctx.Done()
-			return Answer{}, ctx.Err()
+			return core.Answer{}, ctx.Err()
 		}
 	}
 	s, err := New(opts)

@@ -9,8 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/hitl"
-	"github.com/rpa-dev/rpa/interp"
 	"github.com/rpa-dev/rpa/llm"
 )
 
@@ -77,9 +77,9 @@ func (s *Server) askFor(req *mcp.CallToolRequest, profile string, pause *pauser)
 	})
 }
 
-// hostFor is the interp.Host of one served flow call: ask through the
+// hostFor is the core.Host of one served flow call: ask through the
 // chain, llm through the client's sampling, exec under the policy.
-func (s *Server) hostFor(req *mcp.CallToolRequest, profile string, pause *pauser) interp.Host {
+func (s *Server) hostFor(req *mcp.CallToolRequest, profile string, pause *pauser) core.Host {
 	smp := &llm.Sampling{}
 	if req != nil {
 		smp.Session = req.Session
@@ -87,7 +87,7 @@ func (s *Server) hostFor(req *mcp.CallToolRequest, profile string, pause *pauser
 	if pause != nil {
 		smp.Defer = pause.sample
 	}
-	return interp.Host{
+	return core.Host{
 		Ask:  s.askFor(req, profile, pause),
 		LLM:  llm.Host(smp, nil),
 		Exec: s.flowExec,
@@ -99,17 +99,17 @@ func (s *Server) hostFor(req *mcp.CallToolRequest, profile string, pause *pauser
 
 // hitlStatus maps the outcome of a chain's Ask for hitl_prompt: a
 // question no channel could ask is a timeout, with the reason.
-func hitlStatus(ctx, actx context.Context, ans Answer, err error) (Answer, string, error) {
+func hitlStatus(ctx, actx context.Context, ans core.Answer, err error) (core.Answer, string, error) {
 	var nc *hitl.NoChannelError
 	switch {
 	case ctx.Err() != nil:
-		return Answer{Status: AnswerCancelled}, "", nil
+		return core.Answer{Status: core.AnswerCancelled}, "", nil
 	case errors.As(err, &nc):
-		return Answer{Status: AnswerTimeout}, nc.Error(), nil
+		return core.Answer{Status: core.AnswerTimeout}, nc.Error(), nil
 	case err != nil && errors.Is(err, context.DeadlineExceeded), err == nil && actx.Err() != nil && ans.Status == "":
-		return Answer{Status: AnswerTimeout}, "", nil
+		return core.Answer{Status: core.AnswerTimeout}, "", nil
 	case err != nil:
-		return Answer{}, "", err
+		return core.Answer{}, "", err
 	}
 	return ans, "", nil
 }
@@ -129,7 +129,7 @@ func (s *Server) hitlPrompt(ctx context.Context, req *mcp.CallToolRequest, args 
 }
 
 func (s *Server) hitlAsk(ctx context.Context, req *mcp.CallToolRequest, args map[string]any, pause *pauser) (*mcp.CallToolResult, error) {
-	q := Question{Title: str(args, "title"), Message: str(args, "message"), Input: str(args, "inputType"), Timeout: 120 * time.Second}
+	q := core.Question{Title: str(args, "title"), Message: str(args, "message"), Input: str(args, "inputType"), Timeout: 120 * time.Second}
 	if q.Input == "" {
 		q.Input = "text"
 	}
@@ -144,7 +144,7 @@ func (s *Server) hitlAsk(ctx context.Context, req *mcp.CallToolRequest, args map
 		return nil, rpcError(CodeBuiltinFailed, "hitl_prompt: "+err.Error(), nil)
 	}
 	out := map[string]any{"status": ans.Status}
-	if ans.Status == AnswerAnswered {
+	if ans.Status == core.AnswerAnswered {
 		out["answer"] = ans.Text
 	}
 	if reason != "" {

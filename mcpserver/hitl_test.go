@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/hitl"
 )
 
@@ -167,9 +168,9 @@ func TestElicitTwoQuestionsFlow(t *testing.T) {
 // with the reason when none is left), cancellation.
 func TestHITLPromptChannels(t *testing.T) {
 	var desktopAsked atomic.Int32
-	desktop := hitl.Func{N: hitl.ChannelDesktop, F: func(ctx context.Context, q hitl.Question) (hitl.Answer, error) {
+	desktop := hitl.Func{N: hitl.ChannelDesktop, F: func(ctx context.Context, q core.Question) (core.Answer, error) {
 		desktopAsked.Add(1)
-		return hitl.Answer{Status: AnswerAnswered, Text: "from-desktop"}, nil
+		return core.Answer{Status: core.AnswerAnswered, Text: "from-desktop"}, nil
 	}}
 	withDesktop, _ := newServer(t, Options{HITL: &hitl.Config{Order: []string{"client", "desktop"}, Desktop: desktop}})
 	clientOnly, _ := newServer(t, Options{HITL: &hitl.Config{Order: []string{"client"}}})

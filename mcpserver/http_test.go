@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/rpa-dev/rpa/core"
 )
 
 // postRPC sends one JSON-RPC message over Streamable HTTP and returns the
@@ -152,17 +154,17 @@ func TestHTTPAddr(t *testing.T) {
 // TestHITLPrompt answers, declines and times out through an injected
 // channel, and checks that a password answer is returned but not logged.
 func TestHITLPrompt(t *testing.T) {
-	var asked []Question
-	s, logs := newServer(t, Options{Ask: func(ctx context.Context, q Question) (Answer, error) {
+	var asked []core.Question
+	s, logs := newServer(t, Options{Ask: func(ctx context.Context, q core.Question) (core.Answer, error) {
 		asked = append(asked, q)
 		switch q.Title {
 		case "pin":
-			return Answer{Status: AnswerAnswered, Text: "9911-secret"}, nil
+			return core.Answer{Status: core.AnswerAnswered, Text: "9911-secret"}, nil
 		case "no":
-			return Answer{Status: AnswerDeclined}, nil
+			return core.Answer{Status: core.AnswerDeclined}, nil
 		}
 		<-ctx.Done()
-		return Answer{}, ctx.Err()
+		return core.Answer{}, ctx.Err()
 	}})
 	cs, _ := connect(t, s)
 	for _, tc := range []struct {

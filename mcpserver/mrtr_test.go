@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/hitl"
 )
 
@@ -36,8 +37,8 @@ func TestPausedCalls(t *testing.T) {
 	oldTTL, oldMax := pauseTTL, maxPaused
 	t.Cleanup(func() { pauseTTL, maxPaused = oldTTL, oldMax })
 	pauseTTL, maxPaused = 300*time.Millisecond, 1
-	desktop := hitl.Func{N: hitl.ChannelDesktop, F: func(ctx context.Context, q hitl.Question) (hitl.Answer, error) {
-		return hitl.Answer{Status: AnswerAnswered, Text: "from-desktop"}, nil
+	desktop := hitl.Func{N: hitl.ChannelDesktop, F: func(ctx context.Context, q core.Question) (core.Answer, error) {
+		return core.Answer{Status: core.AnswerAnswered, Text: "from-desktop"}, nil
 	}}
 	s, _ := newServer(t, Options{HITL: &hitl.Config{Order: []string{"client", "desktop"}, Desktop: desktop}})
 	cs := rawMRTR(t, s)

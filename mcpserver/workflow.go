@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/interp"
 	"github.com/rpa-dev/rpa/profiles"
 )
@@ -184,7 +185,7 @@ func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *f
 	// nil (the flow closed its last tab): the next reader falls back to
 	// the newest open tab.
 	l.SetPage(page)
-	if res != nil && res.Error != nil && res.Error.Kind == "browser" {
+	if res != nil && res.Error != nil && res.Error.Kind == core.KindBrowser {
 		l.MarkBroken() // the next call checks it and replaces it if dead
 	}
 	if res == nil {
@@ -228,7 +229,7 @@ func jsonEscaped(secrets []string) []string {
 // as desktop_exec: a string command through the shell (Check), an argument
 // list directly (CheckArgs, the rules seeing the arguments joined by
 // spaces).
-func (s *Server) flowExec(ctx context.Context, c interp.ExecCommand) (*interp.ExecResult, error) {
+func (s *Server) flowExec(ctx context.Context, c core.ExecCommand) (*core.ExecResult, error) {
 	var out *ExecOutput
 	var err error
 	if len(c.Args) > 0 {
@@ -239,9 +240,9 @@ func (s *Server) flowExec(ctx context.Context, c interp.ExecCommand) (*interp.Ex
 	if err != nil {
 		var re *RefusedError
 		if errors.As(err, &re) {
-			return nil, &interp.Error{Kind: "exec_refused", Msg: "exec: " + re.Error()}
+			return nil, &core.Error{Kind: core.KindExecRefused, Msg: "exec: " + re.Error()}
 		}
 		return nil, err
 	}
-	return &interp.ExecResult{Stdout: out.Stdout, Stderr: out.Stderr, Code: out.Code, Truncated: out.Truncated}, nil
+	return &core.ExecResult{Stdout: out.Stdout, Stderr: out.Stderr, Code: out.Code, Truncated: out.Truncated}, nil
 }

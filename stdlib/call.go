@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/lang/actions"
 )
@@ -37,7 +38,7 @@ type Env interface {
 	// SetDialogPolicy sets the dialog policy of the current and every later tab.
 	SetDialogPolicy(accept bool, text string)
 	// Host returns the host's hooks (ask, llm, exec).
-	Host() Host
+	Host() core.Host
 	// CallFlow runs the flow named name with args and returns its outputs.
 	CallFlow(ctx context.Context, name string, args map[string]any) (any, error)
 	// AddSecret registers s as a secret: it is shown as *** from now on.
@@ -47,113 +48,6 @@ type Env interface {
 	Mask(v any) any
 	// Logf adds a line to the run log (masked).
 	Logf(format string, args ...any)
-}
-
-// Host holds the hooks a host (rpa run, the MCP server) gives a run. A nil
-// func makes the matching action fail with a clear "not enabled here" error.
-type Host struct {
-	// Ask asks a person (the `ask` action, MCP hitl_prompt).
-	Ask func(ctx context.Context, q Question) (Answer, error)
-	// LLM asks the calling agent's model (MCP sampling); input is the `input:`
-	// value (nil when absent), to be serialised as JSON into the prompt.
-	LLM func(ctx context.Context, prompt string, input any) (string, error)
-	// Exec runs a command; return an *Error of kind "exec_refused" to refuse.
-	Exec func(ctx context.Context, cmd ExecCommand) (*ExecResult, error)
-	// NoFiles keeps the flow away from this machine's files: `open` of a
-	// file: URL fails (kind navigation) and `upload`, `download to:` and
-	// `screenshot path:` outside the temp dir fail (kind exec_refused).
-	// The zero value allows them (rpa run: the person at the terminal runs
-	// their own flow); the MCP server sets it unless --allow-files.
-	NoFiles bool
-}
-
-// Question is what `ask` asks a person.
-type Question struct {
-	Title   string
-	Message string
-	// Input is "text", "password" or "number".
-	Input string
-	// Timeout is how long to wait for the answer (120s unless the flow says).
-	Timeout time.Duration
-}
-
-// Answer statuses.
-const (
-	AnswerAnswered  = "answered"
-	AnswerDeclined  = "declined"
-	AnswerCancelled = "cancelled"
-	AnswerTimeout   = "timeout"
-)
-
-// Answer is a person's reply: Status is one of answered, declined,
-// cancelled or timeout; Text is the answer when answered.
-type Answer struct {
-	Status string
-	Text   string
-}
-
-// ExecCommand is the command of an `exec` action: Args (no shell) when the
-// flow gave a list, else Shell, one string for `sh -c` whose interpolated
-// values were already shell-quoted.
-type ExecCommand struct {
-	Args  []string
-	Shell string
-	// Timeout is the action's explicit timeout: option (0 = the host's default).
-	Timeout time.Duration
-}
-
-// ExecResult is the outcome of an `exec`.
-type ExecResult struct {
-	Stdout    string `json:"stdout"`
-	Stderr    string `json:"stderr"`
-	Code      int    `json:"code"`
-	Truncated bool   `json:"truncated"`
-}
-
-// Error is an action failure with one of the result's error kinds that a
-// driver does not produce (hitl_timeout, hitl_declined, exec_refused,
-// expression, browser ...). Hosts return it from their hooks too.
-type Error struct {
-	Kind string
-	Msg  string
-	Err  error
-	// Final asks the replay engine not to retry (a missing upload file,
-	// a bad argument): another try cannot help.
-	Final bool
-}
-
-// IsFinal reports whether err must not be retried: an *Error marked Final
-// or of kind "expression".
-func IsFinal(err error) bool {
-	var e *Error
-	return errors.As(err, &e) && (e.Final || e.Kind == KindExpression)
-}
-
-func (e *Error) Error() string { return e.Msg }
-
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }
-
-// Errorf builds an *Error of kind k.
-func Errorf(kind, format string, args ...any) *Error {
-	return &Error{Kind: kind, Msg: fmt.Sprintf(format, args...)}
-}
-
-// KindExpression is the kind of argument and expression errors; the replay
-// engine never retries them.
-const KindExpression = "expression"
-
-// KindOf returns the result error kind of err: an *Error's Kind, else
-// drivers.KindOf (timeout for deadlines, browser for the rest); "" for nil.
-func KindOf(err error) string {
-	if err == nil {
-		return ""
-	}
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Kind
-	}
-	return string(drivers.KindOf(err))
 }
 
 // Call is one action invocation as its implementation sees it. interp fills
@@ -196,13 +90,13 @@ func (c *Call) Locate(ctx context.Context, sels []string, want drivers.Checks) (
 	el, i, err := f.Locate(wctx, sels, want)
 	cancel()
 	if err != nil {
-		var de *drivers.Error
+		var de *core.Error
 		if !errors.As(err, &de) && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-			err = &drivers.Error{Kind: drivers.KindTimeout, Msg: fmt.Sprintf("no element matching %s was ready within %s", quoteList(sels), c.Wait), Err: err}
+			err = &core.Error{Kind: core.KindTimeout, Msg: fmt.Sprintf("no element matching %s was ready within %s", quoteList(sels), c.Wait), Err: err}
 		}
 		if cut && errors.Is(ctx.Err(), context.DeadlineExceeded) && c.Timeout > 0 {
 			msg := err.Error()
-			kind := drivers.KindOf(err)
+			kind := core.KindOf(err)
 			if errors.As(err, &de) {
 				msg, kind = de.Msg, de.Kind
 			}
@@ -210,7 +104,7 @@ func (c *Call) Locate(ctx context.Context, sels []string, want drivers.Checks) (
 			if c.Timeout < c.Wait {
 				why = fmt.Sprintf("timeout: cut the wait of %s short", c.Wait)
 			}
-			err = &drivers.Error{Kind: kind, Msg: fmt.Sprintf("%s within %s (%s)", msg, c.Timeout, why), Err: err}
+			err = &core.Error{Kind: kind, Msg: fmt.Sprintf("%s within %s (%s)", msg, c.Timeout, why), Err: err}
 		}
 		return nil, err
 	}
@@ -230,7 +124,7 @@ func quoteList(sels []string) string {
 
 // argErr reports a bad argument value.
 func (c *Call) argErr(what string, v any, want string) error {
-	return &Error{Kind: KindExpression, Msg: fmt.Sprintf("%s: %s must be %s, got %s", c.Action.Name, what, want, typeName(v))}
+	return &core.Error{Kind: core.KindExpression, Msg: fmt.Sprintf("%s: %s must be %s, got %s", c.Action.Name, what, want, typeName(v))}
 }
 
 func typeName(v any) string {
@@ -267,7 +161,7 @@ func toSels(c *Call, what string, v any) ([]string, error) {
 	switch x := v.(type) {
 	case string:
 		if x == "" {
-			return nil, &Error{Kind: KindExpression, Msg: fmt.Sprintf("%s: %s is empty", c.Action.Name, what)}
+			return nil, &core.Error{Kind: core.KindExpression, Msg: fmt.Sprintf("%s: %s is empty", c.Action.Name, what)}
 		}
 		return []string{x}, nil
 	case []string:

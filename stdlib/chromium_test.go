@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rpa-dev/rpa/interp"
+	"github.com/rpa-dev/rpa/core"
 )
 
 func jsonOf(v any) string {
@@ -75,7 +75,7 @@ return r`, `"later,continued"`)
 	res := flowRun(t, `open "{{ base }}/overlay.html"
 click "#accept"
 wait "#spinner" state: "detached"
-click "#buy" wait: 500ms retries: 0`, nil, interp.Host{})
+click "#buy" wait: 500ms retries: 0`, nil, core.Host{})
 	if res.Success || res.Error.Kind != "covered" || !strings.Contains(res.Error.Message, "card-link") {
 		t.Fatalf("%+v", res.Error)
 	}
@@ -180,7 +180,7 @@ open "{{ base }}/upload.html"
 upload "#file" files
 wait "#result" text: "uploaded"
 r = text "#result"
-return r`, map[string]any{"files": []any{a, b}}, interp.Host{})
+return r`, map[string]any{"files": []any{a, b}}, core.Host{})
 	if !res.Success || res.Outputs != "uploaded:a.txt/3,报告.csv/5" {
 		t.Fatalf("%+v %v", res.Error, res.Outputs)
 	}
@@ -230,7 +230,7 @@ open "{{ base }}/download.html"
 a = download "#served" to: dir
 b = download "#blob" to: dir
 c = download "#data" to: dir
-return [a, b, c]`, map[string]any{"dir": dir}, interp.Host{})
+return [a, b, c]`, map[string]any{"dir": dir}, core.Host{})
 	if !res.Success {
 		t.Fatalf("%+v %s", res.Error, steps(res))
 	}
@@ -259,7 +259,7 @@ f = form
 h = html "#note"
 log "typed {{ b }}"
 click "text={{ pw }}" wait: 200ms retries: 0 optional: true
-return [a, b, f, h]`, map[string]any{"pw": "Tr0ub4dor&3"}, interp.Host{})
+return [a, b, f, h]`, map[string]any{"pw": "Tr0ub4dor&3"}, core.Host{})
 	all := jsonOf(res)
 	if !res.Success || strings.Contains(all, "Tr0ub4dor") || strings.Contains(all, `Tr0ub4dor\u00263`) {
 		t.Fatalf("%s", all)
@@ -276,7 +276,7 @@ open "{{ base }}/basic.html"
 a = screenshot path: "{{ dir }}/page.png"
 b = screenshot "#go" path: "{{ dir }}/button.png"
 c = screenshot full: true
-return [a, b, c]`, map[string]any{"dir": dir}, interp.Host{})
+return [a, b, c]`, map[string]any{"dir": dir}, core.Host{})
 	if !res.Success {
 		t.Fatalf("%+v", res.Error)
 	}
@@ -292,12 +292,12 @@ return [a, b, c]`, map[string]any{"dir": dir}, interp.Host{})
 func TestTimeoutsInBrowser(t *testing.T) {
 	t0 := time.Now()
 	res := flowRun(t, `open "{{ base }}/basic.html"
-click "#off" wait: 300ms retries: 1 every: 100ms`, nil, interp.Host{})
+click "#off" wait: 300ms retries: 1 every: 100ms`, nil, core.Host{})
 	if res.Success || res.Error.Kind != "disabled" || time.Since(t0) > 30*time.Second { // only a hang
 		t.Fatalf("%+v after %v", res.Error, time.Since(t0))
 	}
 	res = flowRun(t, `open "{{ base }}/basic.html"
-click "#secret" wait: 300ms retries: 0`, nil, interp.Host{})
+click "#secret" wait: 300ms retries: 0`, nil, core.Host{})
 	if res.Success || res.Error.Kind != "not_visible" {
 		t.Fatalf("%+v", res.Error)
 	}

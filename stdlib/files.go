@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/core"
 )
 
 // Local file policy of served flows (Host.NoFiles).
@@ -26,7 +26,7 @@ func checkOpenFile(c *Call, u string) error {
 	if err != nil || !strings.EqualFold(pu.Scheme, "file") {
 		return nil
 	}
-	return &Error{Kind: string(drivers.KindNavigation), Msg: "open: file: URLs are off for served flows " + filesHint, Final: true}
+	return &core.Error{Kind: core.KindNavigation, Msg: "open: file: URLs are off for served flows " + filesHint, Final: true}
 }
 
 // checkLocalPath refuses path (what action reads or writes, the `what` of
@@ -40,7 +40,7 @@ func checkLocalPath(c *Call, action, what, path string) error {
 	if underTemp(path) {
 		return nil
 	}
-	return &Error{Kind: KindExecRefused, Final: true,
+	return &core.Error{Kind: core.KindExecRefused, Final: true,
 		Msg: action + ": " + what + " " + strconv.Quote(path) + " is outside the temp dir; local files are off for served flows " + filesHint}
 }
 

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rpa-dev/rpa/core"
 )
 
 // Actions that reach beyond the browser: ask, llm, exec, call.
@@ -17,13 +19,6 @@ func init() {
 	Register("call", call)
 }
 
-// Result kinds of the host actions.
-const (
-	KindHITLTimeout  = "hitl_timeout"
-	KindHITLDeclined = "hitl_declined"
-	KindExecRefused  = "exec_refused"
-)
-
 // AskTimeout is how long `ask` waits for an answer unless it says
 // `timeout:` (never taken from `defaults`).
 const AskTimeout = 120 * time.Second
@@ -31,13 +26,13 @@ const AskTimeout = 120 * time.Second
 func ask(ctx context.Context, c *Call) (any, error) {
 	h := c.Env.Host()
 	if h.Ask == nil {
-		return nil, Errorf(KindHITLDeclined, "ask: no person can be asked here (this host has no human-in-the-loop channel)")
+		return nil, core.Errorf(core.KindHITLDeclined, "ask: no person can be asked here (this host has no human-in-the-loop channel)")
 	}
 	title, err := c.Str(0)
 	if err != nil {
 		return nil, err
 	}
-	q := Question{Title: title, Input: "text", Timeout: AskTimeout}
+	q := core.Question{Title: title, Input: "text", Timeout: AskTimeout}
 	if q.Message, err = c.OptStr("message", ""); err != nil {
 		return nil, err
 	}
@@ -55,19 +50,19 @@ func ask(ctx context.Context, c *Call) (any, error) {
 			return nil, ctx.Err()
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, Errorf(KindHITLTimeout, "ask: no answer within %s", q.Timeout)
+			return nil, core.Errorf(core.KindHITLTimeout, "ask: no answer within %s", q.Timeout)
 		}
-		if KindOf(err) == "browser" {
-			return nil, &Error{Kind: KindHITLDeclined, Msg: "ask: " + err.Error(), Err: err}
+		if core.KindOf(err) == core.KindBrowser {
+			return nil, &core.Error{Kind: core.KindHITLDeclined, Msg: "ask: " + err.Error(), Err: err}
 		}
 		return nil, err
 	}
 	switch ans.Status {
-	case AnswerAnswered:
-	case AnswerTimeout:
-		return nil, Errorf(KindHITLTimeout, "ask: no answer within %s", q.Timeout)
+	case core.AnswerAnswered:
+	case core.AnswerTimeout:
+		return nil, core.Errorf(core.KindHITLTimeout, "ask: no answer within %s", q.Timeout)
 	default:
-		return nil, Errorf(KindHITLDeclined, "ask: %q was %s", title, ans.Status)
+		return nil, core.Errorf(core.KindHITLDeclined, "ask: %q was %s", title, ans.Status)
 	}
 	switch q.Input {
 	case "password":
@@ -79,7 +74,7 @@ func ask(ctx context.Context, c *Call) (any, error) {
 		}
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil {
-			return nil, Errorf(KindHITLDeclined, "ask: the answer %q is not a number", ans.Text)
+			return nil, core.Errorf(core.KindHITLDeclined, "ask: the answer %q is not a number", ans.Text)
 		}
 		return f, nil
 	}
@@ -89,7 +84,7 @@ func ask(ctx context.Context, c *Call) (any, error) {
 func llm(ctx context.Context, c *Call) (any, error) {
 	h := c.Env.Host()
 	if h.LLM == nil {
-		return nil, Errorf("browser", "llm: not enabled here (it needs an MCP client that offers sampling)")
+		return nil, core.Errorf(core.KindBrowser, "llm: not enabled here (it needs an MCP client that offers sampling)")
 	}
 	prompt, err := c.Str(0)
 	if err != nil {
@@ -107,9 +102,9 @@ func llm(ctx context.Context, c *Call) (any, error) {
 func execCmd(ctx context.Context, c *Call) (any, error) {
 	h := c.Env.Host()
 	if h.Exec == nil {
-		return nil, Errorf(KindExecRefused, "exec: not enabled here (the host must enable exec)")
+		return nil, core.Errorf(core.KindExecRefused, "exec: not enabled here (the host must enable exec)")
 	}
-	var cmd ExecCommand
+	var cmd core.ExecCommand
 	switch x := c.Args[0].(type) {
 	case string:
 		cmd.Shell = x
@@ -127,7 +122,7 @@ func execCmd(ctx context.Context, c *Call) (any, error) {
 		return nil, c.argErr("command", c.Args[0], "a list of arguments or one string")
 	}
 	if cmd.Shell == "" && len(cmd.Args) == 0 {
-		return nil, Errorf(KindExpression, "exec: empty command")
+		return nil, core.Errorf(core.KindExpression, "exec: empty command")
 	}
 	if c.TimeoutSet {
 		cmd.Timeout = c.Timeout

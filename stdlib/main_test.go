@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 	rodd "github.com/rpa-dev/rpa/drivers/rod"
 	"github.com/rpa-dev/rpa/interp"
@@ -79,7 +80,7 @@ func pages() http.Handler {
 
 // flowRun loads src (a .flow body without the header; "{{ base }}" is the
 // server URL), runs it on a fresh tab and closes every tab it opened.
-func flowRun(t *testing.T, src string, args map[string]any, host interp.Host) *interp.Result {
+func flowRun(t *testing.T, src string, args map[string]any, host core.Host) *interp.Result {
 	t.Helper()
 	if browser == nil {
 		t.Skip("RPA_SKIP_BROWSER set")
@@ -111,7 +112,7 @@ func flowRun(t *testing.T, src string, args map[string]any, host interp.Host) *i
 // expect runs src and checks it succeeded with outputs whose JSON is want.
 func expect(t *testing.T, src string, want string) *interp.Result {
 	t.Helper()
-	res := flowRun(t, src, nil, interp.Host{})
+	res := flowRun(t, src, nil, core.Host{})
 	if !res.Success {
 		t.Fatalf("failed: %+v\nsteps: %s", res.Error, steps(res))
 	}

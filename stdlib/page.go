@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/lang/actions"
 )
@@ -45,7 +46,7 @@ func open(ctx context.Context, c *Call) (any, error) {
 		return nil, err
 	}
 	if msg := actions.CheckOpenURL(u); msg != "" {
-		return nil, Errorf(KindExpression, "open: %s", msg)
+		return nil, core.Errorf(core.KindExpression, "open: %s", msg)
 	}
 	if err := checkOpenFile(c, u); err != nil {
 		return nil, err
@@ -87,7 +88,7 @@ func click(ctx context.Context, c *Call) (any, error) {
 		return nil, err
 	}
 	if count < 1 {
-		return nil, Errorf(KindExpression, "click: count: must be at least 1, got %d", count)
+		return nil, core.Errorf(core.KindExpression, "click: count: must be at least 1, got %d", count)
 	}
 	force, err := c.OptBool("force")
 	if err != nil {
@@ -238,7 +239,7 @@ func setChecked(ctx context.Context, c *Call, want bool) error {
 		if got {
 			state = "checked"
 		}
-		return drivers.Errorf(drivers.KindBrowser, "%s: %s is still %s after the click", c.Action.Name, el.Describe(ctx), state)
+		return core.Errorf(core.KindBrowser, "%s: %s is still %s after the click", c.Action.Name, el.Describe(ctx), state)
 	}
 	return nil
 }
@@ -274,7 +275,7 @@ func upload(ctx context.Context, c *Call) (any, error) {
 			return nil, err
 		}
 		if _, err := os.Stat(abs); err != nil {
-			return nil, &Error{Kind: string(drivers.KindNotFound), Msg: fmt.Sprintf("upload: no such file %q", p), Final: true}
+			return nil, &core.Error{Kind: core.KindNotFound, Msg: fmt.Sprintf("upload: no such file %q", p), Final: true}
 		}
 		paths[i] = abs
 	}
@@ -331,14 +332,14 @@ func tab(ctx context.Context, c *Call) (any, error) {
 	defer cancel()
 	if n, ok := ToInt(c.Args[0]); ok {
 		if c.Env.Browser() == nil {
-			return nil, Errorf(string(drivers.KindBrowser), "tab: no browser")
+			return nil, core.Errorf(core.KindBrowser, "tab: no browser")
 		}
 		pages, err := c.Env.Browser().Pages(wctx)
 		if err != nil {
 			return nil, err
 		}
 		if n < 0 || n >= len(pages) {
-			return nil, Errorf(string(drivers.KindNotFound), "tab: no tab %d (%d open)", n, len(pages))
+			return nil, core.Errorf(core.KindNotFound, "tab: no tab %d (%d open)", n, len(pages))
 		}
 		if pages[n] != cur {
 			c.Env.SetPage(pages[n], nil)
@@ -351,12 +352,12 @@ func tab(ctx context.Context, c *Call) (any, error) {
 	}
 	if which == "last" {
 		if cur == nil {
-			return nil, Errorf(string(drivers.KindNotFound), "tab: no tab is open")
+			return nil, core.Errorf(core.KindNotFound, "tab: no tab is open")
 		}
 		p, err := cur.WaitPopup(wctx)
 		if err != nil {
 			if ctx.Err() == nil && wctx.Err() != nil {
-				return nil, Errorf(string(drivers.KindTimeout), "tab: no new tab opened within %s", c.Wait)
+				return nil, core.Errorf(core.KindTimeout, "tab: no new tab opened within %s", c.Wait)
 			}
 			return nil, err
 		}
@@ -364,11 +365,11 @@ func tab(ctx context.Context, c *Call) (any, error) {
 		return nil, nil
 	}
 	if c.Env.Browser() == nil {
-		return nil, Errorf(string(drivers.KindBrowser), "tab: no browser")
+		return nil, core.Errorf(core.KindBrowser, "tab: no browser")
 	}
 	match, err := urlMatcher(which)
 	if err != nil {
-		return nil, Errorf(KindExpression, "tab: %v", err)
+		return nil, core.Errorf(core.KindExpression, "tab: %v", err)
 	}
 	// The current tab, when it matches, wins without listing every tab:
 	// listing attaches to each one, and a tab that is still closing (a popup
@@ -395,7 +396,7 @@ func tab(ctx context.Context, c *Call) (any, error) {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return nil, Errorf(string(drivers.KindTimeout), "tab: no tab with URL matching %q within %s", which, c.Wait)
+			return nil, core.Errorf(core.KindTimeout, "tab: no tab with URL matching %q within %s", which, c.Wait)
 		}
 	}
 }
@@ -417,7 +418,7 @@ func urlMatcher(p string) (func(string) bool, error) {
 func closeTab(ctx context.Context, c *Call) (any, error) {
 	cur := c.Env.CurrentPage()
 	if cur == nil {
-		return nil, Errorf(string(drivers.KindNotFound), "close: no tab is open")
+		return nil, core.Errorf(core.KindNotFound, "close: no tab is open")
 	}
 	opener := c.Env.Opener(cur)
 	if err := cur.Close(); err != nil {
@@ -447,7 +448,7 @@ func dialog(ctx context.Context, c *Call) (any, error) {
 		return nil, err
 	}
 	if policy != "accept" && policy != "dismiss" {
-		return nil, Errorf(KindExpression, `dialog: policy must be "accept" or "dismiss", got %q`, policy)
+		return nil, core.Errorf(core.KindExpression, `dialog: policy must be "accept" or "dismiss", got %q`, policy)
 	}
 	text, err := c.OptStr("text", "")
 	if err != nil {

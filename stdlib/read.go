@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 )
 
@@ -160,7 +161,7 @@ func table(ctx context.Context, c *Call) (any, error) {
 	case "none":
 		return TableNone(g), nil
 	}
-	return nil, Errorf(KindExpression, `table: header: must be "auto", "grid" or "none", got %q`, mode)
+	return nil, core.Errorf(core.KindExpression, `table: header: must be "auto", "grid" or "none", got %q`, mode)
 }
 
 func form(ctx context.Context, c *Call) (any, error) {
@@ -193,10 +194,10 @@ func wait(ctx context.Context, c *Call) (any, error) {
 		if err == nil || ctx.Err() == nil {
 			return err
 		}
-		if de, ok := err.(*drivers.Error); ok && de.Kind != drivers.KindTimeout && de.Kind != drivers.KindBrowser {
+		if de, ok := err.(*core.Error); ok && de.Kind != core.KindTimeout && de.Kind != core.KindBrowser {
 			return err
 		}
-		return &drivers.Error{Kind: drivers.KindTimeout, Msg: "wait: timed out after " + c.Timeout.String() + " waiting for " + what, Err: err}
+		return &core.Error{Kind: core.KindTimeout, Msg: "wait: timed out after " + c.Timeout.String() + " waiting for " + what, Err: err}
 	}
 	if u, ok := c.Opt("url"); ok {
 		pat, err := toStr(c, "url:", u)
@@ -270,7 +271,7 @@ func wait(ctx context.Context, c *Call) (any, error) {
 		}
 	}
 	if !c.Has(0) {
-		return nil, Errorf(KindExpression, "wait: needs a selector, text:, url:, idle: or until:")
+		return nil, core.Errorf(core.KindExpression, "wait: needs a selector, text:, url:, idle: or until:")
 	}
 	sels, err := c.Sels(0)
 	if err != nil {

@@ -32,7 +32,7 @@ import (
 )
 
 // Impl runs one attempt of an action and returns its result value (nil for
-// actions that return null). Errors should be *drivers.Error (kinds from the
+// actions that return null). Errors should be *core.Error (kinds from the
 // driver) or *Error (kinds of the result such as hitl_declined); anything
 // else counts as kind "browser".
 type Impl func(ctx context.Context, c *Call) (any, error)

@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 	rodd "github.com/rpa-dev/rpa/drivers/rod"
 	"github.com/rpa-dev/rpa/interp"
@@ -282,7 +283,7 @@ func execute(ctx context.Context, f *lang.Flow, typed map[string]any, rf *runFla
 // runExec runs an `exec` action under rf's policy (the one `rpa serve`
 // applies): refused with kind exec_refused unless --allow-exec, then
 // limited to the --exec-allow globs when any.
-func (rf *runFlags) runExec(ctx context.Context, c interp.ExecCommand) (*interp.ExecResult, error) {
+func (rf *runFlags) runExec(ctx context.Context, c core.ExecCommand) (*core.ExecResult, error) {
 	var out *mcpserver.ExecOutput
 	var err error
 	if len(c.Args) > 0 {
@@ -293,11 +294,11 @@ func (rf *runFlags) runExec(ctx context.Context, c interp.ExecCommand) (*interp.
 	if err != nil {
 		var re *mcpserver.RefusedError
 		if errors.As(err, &re) {
-			return nil, &interp.Error{Kind: "exec_refused", Msg: "exec: " + re.Error() + " (rpa run --allow-exec enables it)"}
+			return nil, &core.Error{Kind: core.KindExecRefused, Msg: "exec: " + re.Error() + " (rpa run --allow-exec enables it)"}
 		}
 		return nil, err
 	}
-	return &interp.ExecResult{Stdout: out.Stdout, Stderr: out.Stderr, Code: out.Code, Truncated: out.Truncated}, nil
+	return &core.ExecResult{Stdout: out.Stdout, Stderr: out.Stderr, Code: out.Code, Truncated: out.Truncated}, nil
 }
 
 // flowArgs builds the typed arguments from --args (JSON) and --arg
@@ -527,7 +528,7 @@ func printOutcome(stdout, stderr io.Writer, f *lang.Flow, res *interp.Result) {
 func summaryLine(f *lang.Flow, res *interp.Result) string {
 	state := "ok"
 	switch {
-	case res.Error != nil && res.Error.Kind == "cancelled":
+	case res.Error != nil && res.Error.Kind == core.KindCancelled:
 		state = "CANCELLED"
 	case !res.Success:
 		state = "FAILED"

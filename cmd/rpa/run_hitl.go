@@ -3,8 +3,8 @@ package main
 import (
 	"fmt"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/hitl"
-	"github.com/rpa-dev/rpa/interp"
 	"github.com/rpa-dev/rpa/llm"
 )
 
@@ -25,24 +25,24 @@ func hitlConfig(order string, term hitl.Channel) (*hitl.Config, error) {
 	return cfg, nil
 }
 
-// runHost is the interp.Host of `rpa run`: ask through --hitl's channels
+// runHost is the core.Host of `rpa run`: ask through --hitl's channels
 // (no MCP client here: the desktop dialog, then the terminal on stdin),
 // llm through the OpenAI-compatible endpoint of RPA_LLM_BASE_URL, exec
 // under --allow-exec.
-func (rf *runFlags) runHost(rio runIO) (interp.Host, error) {
+func (rf *runFlags) runHost(rio runIO) (core.Host, error) {
 	var term hitl.Channel
 	if rio.stdin != nil {
 		term = &hitl.Terminal{In: rio.stdin, Out: rio.stderr}
 	}
 	cfg, err := hitlConfig(rf.hitl, term)
 	if err != nil {
-		return interp.Host{}, err
+		return core.Host{}, err
 	}
 	env, err := llm.FromEnv()
 	if err != nil {
-		return interp.Host{}, fmt.Errorf("llm: %v", err)
+		return core.Host{}, fmt.Errorf("llm: %v", err)
 	}
-	return interp.Host{Ask: cfg.Chain(nil).Ask, LLM: llm.Host(nil, env), Exec: rf.runExec}, nil
+	return core.Host{Ask: cfg.Chain(nil).Ask, LLM: llm.Host(nil, env), Exec: rf.runExec}, nil
 }
 
 // serverHITL is the human-in-the-loop set-up of `rpa serve` and `rpa

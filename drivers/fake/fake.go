@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 )
 
@@ -175,7 +176,7 @@ type Element struct {
 	Hidden, Disabled, ReadOnly bool
 	CoveredBy                  string
 	// Until, when set, is asked on every look: a non-nil error means the
-	// element is not ready (use drivers.Errorf kinds).
+	// element is not ready (use core.Errorf with the driver kinds).
 	Until func() error
 
 	Txt       string // Text's answer
@@ -205,7 +206,7 @@ func (el *Element) check(want drivers.Checks) error {
 	el.mu.Lock()
 	defer el.mu.Unlock()
 	if time.Since(el.since) < el.After {
-		return drivers.Errorf(drivers.KindNotFound, "no element matches %q", el.Name)
+		return core.Errorf(core.KindNotFound, "no element matches %q", el.Name)
 	}
 	if el.Until != nil {
 		if err := el.Until(); err != nil {
@@ -213,16 +214,16 @@ func (el *Element) check(want drivers.Checks) error {
 		}
 	}
 	if want&drivers.Visible != 0 && el.Hidden {
-		return drivers.Errorf(drivers.KindNotVisible, "%s is not visible", el.Name)
+		return core.Errorf(core.KindNotVisible, "%s is not visible", el.Name)
 	}
 	if want&drivers.Enabled != 0 && el.Disabled {
-		return drivers.Errorf(drivers.KindDisabled, "%s is disabled", el.Name)
+		return core.Errorf(core.KindDisabled, "%s is disabled", el.Name)
 	}
 	if want&drivers.Editable != 0 && el.ReadOnly {
-		return drivers.Errorf(drivers.KindDisabled, "%s is read-only", el.Name)
+		return core.Errorf(core.KindDisabled, "%s is read-only", el.Name)
 	}
 	if want&drivers.Receives != 0 && el.CoveredBy != "" {
-		return drivers.Errorf(drivers.KindCovered, "%s is covered by %s", el.Name, el.CoveredBy)
+		return core.Errorf(core.KindCovered, "%s is covered by %s", el.Name, el.CoveredBy)
 	}
 	return nil
 }
@@ -241,13 +242,13 @@ func (f *Doc) Locate(ctx context.Context, sels []string, want drivers.Checks) (d
 		for i, s := range sels {
 			el := f.el(s)
 			if el == nil {
-				if last == nil || drivers.KindOf(last) == drivers.KindNotFound {
-					last = drivers.Errorf(drivers.KindNotFound, "no element matches %q", s)
+				if last == nil || core.KindOf(last) == core.KindNotFound {
+					last = core.Errorf(core.KindNotFound, "no element matches %q", s)
 				}
 				continue
 			}
 			if err := el.check(want); err != nil {
-				if last == nil || drivers.KindOf(err) != drivers.KindNotFound {
+				if last == nil || core.KindOf(err) != core.KindNotFound {
 					last = err
 				}
 				continue
@@ -256,7 +257,7 @@ func (f *Doc) Locate(ctx context.Context, sels []string, want drivers.Checks) (d
 		}
 		if err := sleep(ctx, Poll); err != nil {
 			if last == nil {
-				last = drivers.Errorf(drivers.KindNotFound, "no element matches %q", strings.Join(sels, ", "))
+				last = core.Errorf(core.KindNotFound, "no element matches %q", strings.Join(sels, ", "))
 			}
 			return nil, -1, last
 		}
@@ -320,7 +321,7 @@ func (f *Doc) WaitState(ctx context.Context, sels []string, st drivers.State) (i
 			}
 		}
 		if err := sleep(ctx, Poll); err != nil {
-			return -1, drivers.Errorf(drivers.KindTimeout, "%q did not become %s", sels, st)
+			return -1, core.Errorf(core.KindTimeout, "%q did not become %s", sels, st)
 		}
 	}
 }
@@ -333,7 +334,7 @@ func (f *Doc) WaitText(ctx context.Context, s string) error {
 			return nil
 		}
 		if err := sleep(ctx, Poll); err != nil {
-			return drivers.Errorf(drivers.KindTimeout, "text %q did not appear", s)
+			return core.Errorf(core.KindTimeout, "text %q did not appear", s)
 		}
 	}
 }
@@ -393,7 +394,7 @@ func (f *Doc) Frame(ctx context.Context, sels []string) (drivers.Frame, error) {
 		}
 		f.mu.Unlock()
 		if err := sleep(ctx, Poll); err != nil {
-			return nil, drivers.Errorf(drivers.KindNotFound, "no iframe matches %q", sels)
+			return nil, core.Errorf(core.KindNotFound, "no iframe matches %q", sels)
 		}
 	}
 }
@@ -433,7 +434,7 @@ func (p *Page) Navigate(ctx context.Context, url string) error {
 	}
 	p.b.record("open %s", url)
 	if p.NavErr != "" {
-		return drivers.Errorf(drivers.KindNavigation, "%s", p.NavErr)
+		return core.Errorf(core.KindNavigation, "%s", p.NavErr)
 	}
 	p.mu.Lock()
 	p.history = append(p.history, p.url)
@@ -503,7 +504,7 @@ func (p *Page) WaitURL(ctx context.Context, pattern string) error {
 			return nil
 		}
 		if err := sleep(ctx, Poll); err != nil {
-			return drivers.Errorf(drivers.KindTimeout, "URL %q does not match %q", u, pattern)
+			return core.Errorf(core.KindTimeout, "URL %q does not match %q", u, pattern)
 		}
 	}
 }
@@ -574,7 +575,7 @@ func (p *Page) WaitPopup(ctx context.Context) (drivers.Page, error) {
 		}
 		p.mu.Unlock()
 		if err := sleep(ctx, Poll); err != nil {
-			return nil, drivers.Errorf(drivers.KindTimeout, "no popup opened")
+			return nil, core.Errorf(core.KindTimeout, "no popup opened")
 		}
 	}
 }
@@ -593,7 +594,7 @@ func (p *Page) Download(ctx context.Context, dir string, click func(context.Cont
 	}
 	if p.NextDownload == nil {
 		<-ctx.Done()
-		return nil, drivers.Errorf(drivers.KindTimeout, "no download started")
+		return nil, core.Errorf(core.KindTimeout, "no download started")
 	}
 	d := *p.NextDownload
 	d.Path = dir + "/" + d.Name
@@ -624,7 +625,7 @@ func (el *Element) act(ctx context.Context, format string, args ...any) error {
 	defer el.mu.Unlock()
 	if el.Fails > 0 {
 		el.Fails--
-		return drivers.Errorf(drivers.KindBrowser, "%s: scripted failure", el.Name)
+		return core.Errorf(core.KindBrowser, "%s: scripted failure", el.Name)
 	}
 	return nil
 }
@@ -688,7 +689,7 @@ func (el *Element) Select(ctx context.Context, value, by string) error {
 			return nil
 		}
 	}
-	return drivers.Errorf(drivers.KindNotFound, "%s has no option %q", el.Name, value)
+	return core.Errorf(core.KindNotFound, "%s has no option %q", el.Name, value)
 }
 
 // Checked returns Checked.
@@ -758,7 +759,7 @@ func (el *Element) Table(ctx context.Context) (*drivers.Grid, error) {
 	el.mu.Lock()
 	defer el.mu.Unlock()
 	if el.Grid == nil {
-		return nil, drivers.Errorf(drivers.KindBrowser, "%s is not a table", el.Name)
+		return nil, core.Errorf(core.KindBrowser, "%s is not a table", el.Name)
 	}
 	return el.Grid, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 )
 
@@ -60,7 +61,7 @@ type dlState struct {
 // setup enables download events and starts the browser-level event loop.
 func (b *browser) setup(ctx context.Context, dlDir string) error {
 	if err := os.MkdirAll(dlDir, 0o700); err != nil {
-		return &drivers.Error{Kind: drivers.KindBrowser, Msg: "downloads folder: " + err.Error(), Err: err}
+		return &core.Error{Kind: core.KindBrowser, Msg: "downloads folder: " + err.Error(), Err: err}
 	}
 	b.dlDir = dlDir
 	events := b.rb.Event()
@@ -71,7 +72,7 @@ func (b *browser) setup(ctx context.Context, dlDir string) error {
 		EventsEnabled: true,
 	}.Call(b.rb.Context(ctx))
 	if err != nil {
-		return &drivers.Error{Kind: drivers.KindBrowser, Msg: "set download behaviour: " + err.Error(), Err: err}
+		return &core.Error{Kind: core.KindBrowser, Msg: "set download behaviour: " + err.Error(), Err: err}
 	}
 	return nil
 }
@@ -178,7 +179,7 @@ func (b *browser) waitFor(ctx context.Context, cond func() bool) error {
 			return nil
 		}
 		if closed {
-			return drivers.Errorf(drivers.KindBrowser, "browser closed")
+			return core.Errorf(core.KindBrowser, "browser closed")
 		}
 		select {
 		case <-w:
@@ -192,7 +193,7 @@ func (b *browser) waitFor(ctx context.Context, cond func() bool) error {
 // DOMContentLoaded.
 func (b *browser) NewPage(ctx context.Context, url string) (drivers.Page, error) {
 	if b.isClosed() {
-		return nil, drivers.Errorf(drivers.KindBrowser, "browser closed")
+		return nil, core.Errorf(core.KindBrowser, "browser closed")
 	}
 	if url == "" {
 		url = "about:blank"

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 )
 
@@ -42,15 +43,15 @@ func TestLocateFailureKinds(t *testing.T) {
 	cases := []struct {
 		sel  string
 		want drivers.Checks
-		kind drivers.Kind
+		kind core.Kind
 		msg  string
 	}{
-		{"#nope", drivers.ForPointer, drivers.KindNotFound, `no element matches "#nope"`},
-		{"#secret", drivers.ForPointer, drivers.KindNotVisible, "div#secret.hidden is not visible"},
-		{"#off", drivers.ForPointer, drivers.KindDisabled, "button#off is disabled"},
-		{"#ro", drivers.ForInput, drivers.KindDisabled, "input#ro is read-only"},
-		{"#go", drivers.ForInput, drivers.KindDisabled, "button#go is not editable"},
-		{"#offscreen", drivers.ForPointer, drivers.KindNotVisible, "button#offscreen is outside the viewport"},
+		{"#nope", drivers.ForPointer, core.KindNotFound, `no element matches "#nope"`},
+		{"#secret", drivers.ForPointer, core.KindNotVisible, "div#secret.hidden is not visible"},
+		{"#off", drivers.ForPointer, core.KindDisabled, "button#off is disabled"},
+		{"#ro", drivers.ForInput, core.KindDisabled, "input#ro is read-only"},
+		{"#go", drivers.ForInput, core.KindDisabled, "button#go is not editable"},
+		{"#offscreen", drivers.ForPointer, core.KindNotVisible, "button#offscreen is outside the viewport"},
 	}
 	for _, c := range cases {
 		t.Run(c.sel, func(t *testing.T) {
@@ -76,7 +77,7 @@ func TestCancelLocateReturnsFast(t *testing.T) {
 	if d := time.Since(start); d > 20*time.Second { // only a hang: nothing else ends the wait
 		t.Errorf("Locate returned %v after start (cancel at 300ms)", d)
 	}
-	if !errors.Is(err, context.Canceled) || kindOf(err) != drivers.KindNotFound {
+	if !errors.Is(err, context.Canceled) || kindOf(err) != core.KindNotFound {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -163,10 +164,10 @@ func TestNavigation(t *testing.T) {
 	if err := p.Navigate(ctx, url("basic.html#y")); err != nil { // same document
 		t.Fatal(err)
 	}
-	if err := p.Forward(ctx); err == nil || kindOf(err) != drivers.KindNavigation {
+	if err := p.Forward(ctx); err == nil || kindOf(err) != core.KindNavigation {
 		t.Errorf("forward at the end of history: %v", err)
 	}
-	if err := p.Navigate(ctx, "http://127.0.0.1:1/nothing"); kindOf(err) != drivers.KindNavigation {
+	if err := p.Navigate(ctx, "http://127.0.0.1:1/nothing"); kindOf(err) != core.KindNavigation {
 		t.Errorf("navigate to a closed port: %v", err)
 	}
 	if err := p.WaitURL(ctx, "re:("); err == nil {
@@ -174,7 +175,7 @@ func TestNavigation(t *testing.T) {
 	}
 	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer cancel()
-	if err := p.WaitURL(short, "never"); kindOf(err) != drivers.KindTimeout {
+	if err := p.WaitURL(short, "never"); kindOf(err) != core.KindTimeout {
 		t.Errorf("WaitURL timeout: %v", err)
 	}
 }
@@ -311,7 +312,7 @@ func TestWaitState(t *testing.T) {
 	}
 	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer cancel()
-	if _, err := p.WaitState(short, []string{"#late"}, drivers.StateVisible); kindOf(err) != drivers.KindNotVisible {
+	if _, err := p.WaitState(short, []string{"#late"}, drivers.StateVisible); kindOf(err) != core.KindNotVisible {
 		t.Errorf("timeout kind: %v", err)
 	}
 	if _, err := p.WaitState(ctx, []string{"#late"}, "sideways"); err == nil {

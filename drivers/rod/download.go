@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-rod/rod/lib/proto"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 )
 
@@ -22,7 +23,7 @@ import (
 // (replacing a file of that name) and describes it.
 func (p *page) Download(ctx context.Context, dir string, click func(context.Context) error) (*drivers.Download, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, drivers.Errorf(drivers.KindBrowser, "download: %v", err)
+		return nil, core.Errorf(core.KindBrowser, "download: %v", err)
 	}
 	p.b.mu.Lock()
 	mark := p.b.dlSeq
@@ -47,7 +48,7 @@ func (p *page) Download(ctx context.Context, dir string, click func(context.Cont
 	})
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, &drivers.Error{Kind: drivers.KindTimeout, Msg: "download: no download started", Err: ctx.Err()}
+			return nil, &core.Error{Kind: core.KindTimeout, Msg: "download: no download started", Err: ctx.Err()}
 		}
 		return nil, err
 	}
@@ -59,7 +60,7 @@ func (p *page) Download(ctx context.Context, dir string, click func(context.Cont
 	if err != nil {
 		if ctx.Err() != nil {
 			_ = proto.BrowserCancelDownload{GUID: guid}.Call(p.b.rb)
-			return nil, &drivers.Error{Kind: drivers.KindTimeout, Msg: fmt.Sprintf("download %q did not finish in time", name), Err: ctx.Err()}
+			return nil, &core.Error{Kind: core.KindTimeout, Msg: fmt.Sprintf("download %q did not finish in time", name), Err: ctx.Err()}
 		}
 		return nil, err
 	}
@@ -67,13 +68,13 @@ func (p *page) Download(ctx context.Context, dir string, click func(context.Cont
 	delete(p.b.dls, guid)
 	p.b.mu.Unlock()
 	if state != proto.BrowserDownloadProgressStateCompleted {
-		return nil, drivers.Errorf(drivers.KindBrowser, "download %q was %s", name, state)
+		return nil, core.Errorf(core.KindBrowser, "download %q was %s", name, state)
 	}
 	name = safeName(name)
 	src := filepath.Join(p.b.dlDir, string(guid))
 	dst := filepath.Join(dir, name)
 	if err := moveFile(src, dst); err != nil {
-		return nil, drivers.Errorf(drivers.KindBrowser, "download: %v", err)
+		return nil, core.Errorf(core.KindBrowser, "download: %v", err)
 	}
 	return describeFile(dst, name)
 }
@@ -115,7 +116,7 @@ func moveFile(src, dst string) error {
 func describeFile(path, name string) (*drivers.Download, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, drivers.Errorf(drivers.KindBrowser, "download: %v", err)
+		return nil, core.Errorf(core.KindBrowser, "download: %v", err)
 	}
 	defer f.Close()
 	h := sha256.New()
@@ -124,7 +125,7 @@ func describeFile(path, name string) (*drivers.Download, error) {
 	h.Write(head[:n])
 	rest, err := io.Copy(h, f)
 	if err != nil {
-		return nil, drivers.Errorf(drivers.KindBrowser, "download: %v", err)
+		return nil, core.Errorf(core.KindBrowser, "download: %v", err)
 	}
 	mt := mime.TypeByExtension(filepath.Ext(name))
 	if mt == "" {

@@ -43,6 +43,7 @@ import (
 	"github.com/go-rod/rod/lib/launcher/flags"
 	"github.com/go-rod/rod/lib/proto"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 )
 
@@ -160,14 +161,14 @@ func (d *Driver) Launch(ctx context.Context, opts drivers.LaunchOptions) (driver
 	}
 	bin, err := FindBrowser(opts.Bin)
 	if err != nil {
-		return nil, &drivers.Error{Kind: drivers.KindBrowser, Msg: err.Error(), Err: err}
+		return nil, &core.Error{Kind: core.KindBrowser, Msg: err.Error(), Err: err}
 	}
 	args, err := Args(opts)
 	if err != nil {
-		return nil, &drivers.Error{Kind: drivers.KindBrowser, Msg: err.Error(), Err: err}
+		return nil, &core.Error{Kind: core.KindBrowser, Msg: err.Error(), Err: err}
 	}
 	if err := os.MkdirAll(opts.UserDataDir, 0o700); err != nil {
-		return nil, &drivers.Error{Kind: drivers.KindBrowser, Msg: "launch: " + err.Error(), Err: err}
+		return nil, &core.Error{Kind: core.KindBrowser, Msg: "launch: " + err.Error(), Err: err}
 	}
 	cmd := exec.Command(bin, args...)
 	setProcessGroup(cmd)
@@ -176,7 +177,7 @@ func (d *Driver) Launch(ctx context.Context, opts drivers.LaunchOptions) (driver
 	cmd.Stdout = io.Discard
 	cmd.Stderr = io.MultiWriter(parser, &tail)
 	if err := cmd.Start(); err != nil {
-		return nil, &drivers.Error{Kind: drivers.KindBrowser, Msg: fmt.Sprintf("launch %s: %v", bin, err), Err: err}
+		return nil, &core.Error{Kind: core.KindBrowser, Msg: fmt.Sprintf("launch %s: %v", bin, err), Err: err}
 	}
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
@@ -188,21 +189,21 @@ func (d *Driver) Launch(ctx context.Context, opts drivers.LaunchOptions) (driver
 	select {
 	case u = <-parser.URL:
 	case <-exited:
-		return nil, &drivers.Error{Kind: drivers.KindBrowser, Msg: fmt.Sprintf("launch %s: browser exited at start: %s", bin, tail.String())}
+		return nil, &core.Error{Kind: core.KindBrowser, Msg: fmt.Sprintf("launch %s: browser exited at start: %s", bin, tail.String())}
 	case <-ctx.Done():
 		kill()
 		<-exited
-		return nil, &drivers.Error{Kind: drivers.KindBrowser, Msg: "launch cancelled", Err: ctx.Err()}
+		return nil, &core.Error{Kind: core.KindBrowser, Msg: "launch cancelled", Err: ctx.Err()}
 	case <-time.After(30 * time.Second):
 		kill()
 		<-exited
-		return nil, &drivers.Error{Kind: drivers.KindBrowser, Msg: "launch: browser did not report its DevTools URL within 30s: " + tail.String()}
+		return nil, &core.Error{Kind: core.KindBrowser, Msg: "launch: browser did not report its DevTools URL within 30s: " + tail.String()}
 	}
 	ws, err := launcher.ResolveURL(u)
 	if err != nil {
 		kill()
 		<-exited
-		return nil, &drivers.Error{Kind: drivers.KindBrowser, Msg: "launch: " + err.Error(), Err: err}
+		return nil, &core.Error{Kind: core.KindBrowser, Msg: "launch: " + err.Error(), Err: err}
 	}
 	b, err := connect(ctx, ws)
 	if err != nil {
@@ -226,7 +227,7 @@ func attach(ctx context.Context, remote string) (drivers.Browser, error) {
 	if !strings.HasPrefix(remote, "ws://") && !strings.HasPrefix(remote, "wss://") {
 		u, err := launcher.ResolveURL(remote)
 		if err != nil {
-			return nil, &drivers.Error{Kind: drivers.KindBrowser, Msg: fmt.Sprintf("attach %s: %v", remote, err), Err: err}
+			return nil, &core.Error{Kind: core.KindBrowser, Msg: fmt.Sprintf("attach %s: %v", remote, err), Err: err}
 		}
 		ws = u
 	}
@@ -237,7 +238,7 @@ func attach(ctx context.Context, remote string) (drivers.Browser, error) {
 	dir, err := os.MkdirTemp("", "rpa-downloads-")
 	if err != nil {
 		b.cancel()
-		return nil, &drivers.Error{Kind: drivers.KindBrowser, Msg: "attach: " + err.Error(), Err: err}
+		return nil, &core.Error{Kind: core.KindBrowser, Msg: "attach: " + err.Error(), Err: err}
 	}
 	b.remote = true
 	if err := b.setup(ctx, dir); err != nil {
@@ -250,7 +251,7 @@ func attach(ctx context.Context, remote string) (drivers.Browser, error) {
 func connect(ctx context.Context, wsURL string) (*browser, error) {
 	ws := &cdp.WebSocket{}
 	if err := ws.Connect(ctx, wsURL, nil); err != nil {
-		return nil, &drivers.Error{Kind: drivers.KindBrowser, Msg: fmt.Sprintf("connect %s: %v", wsURL, err), Err: err}
+		return nil, &core.Error{Kind: core.KindBrowser, Msg: fmt.Sprintf("connect %s: %v", wsURL, err), Err: err}
 	}
 	client := cdp.New().Start(ws)
 	bctx, stop := context.WithCancel(context.Background())
@@ -261,7 +262,7 @@ func connect(ctx context.Context, wsURL string) (*browser, error) {
 	rb := rod.New().Context(bctx).Client(client).NoDefaultDevice()
 	if err := rb.Connect(); err != nil {
 		cancel()
-		return nil, &drivers.Error{Kind: drivers.KindBrowser, Msg: "connect: " + err.Error(), Err: err}
+		return nil, &core.Error{Kind: core.KindBrowser, Msg: "connect: " + err.Error(), Err: err}
 	}
 	b := &browser{
 		rb:     rb,

@@ -12,6 +12,7 @@ import (
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/ysmood/gson"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 )
 
@@ -56,7 +57,7 @@ func (e *element) centre(ctx context.Context) (proto.Point, error) {
 			return proto.Point{X: x, Y: y}, nil
 		}
 	}
-	return proto.Point{}, drivers.Errorf(drivers.KindNotVisible, "%s has no visible box", e.Describe(ctx))
+	return proto.Point{}, core.Errorf(core.KindNotVisible, "%s has no visible box", e.Describe(ctx))
 }
 
 func area(q proto.DOMQuad) float64 {
@@ -103,7 +104,7 @@ func mouseButton(b string) (proto.InputMouseButton, error) {
 func (e *element) Click(ctx context.Context, button string, count int) error {
 	btn, err := mouseButton(button)
 	if err != nil {
-		return drivers.Errorf(drivers.KindBrowser, "click: %v", err)
+		return core.Errorf(core.KindBrowser, "click: %v", err)
 	}
 	if count < 1 {
 		count = 1
@@ -134,7 +135,7 @@ func (e *element) Click(ctx context.Context, button string, count int) error {
 // click. stdlib finds it by interface assertion.
 func (e *element) ForceClick(ctx context.Context, button string, count int) error {
 	if _, err := mouseButton(button); err != nil {
-		return drivers.Errorf(drivers.KindBrowser, "click: %v", err)
+		return core.Errorf(core.KindBrowser, "click: %v", err)
 	}
 	if count < 1 {
 		count = 1
@@ -234,7 +235,7 @@ func (e *element) Select(ctx context.Context, value string, by string) error {
 	switch by {
 	case "", "value", "label", "index":
 	default:
-		return drivers.Errorf(drivers.KindBrowser, "select: unknown by %q (value, label, index)", by)
+		return core.Errorf(core.KindBrowser, "select: unknown by %q (value, label, index)", by)
 	}
 	_, err := e.value(ctx, "selectOption", value, by)
 	return e.err(ctx, "select", err)
@@ -259,7 +260,7 @@ func (e *element) SetFiles(ctx context.Context, paths []string) error {
 	for i, p := range paths {
 		a, err := filepath.Abs(p)
 		if err != nil {
-			return drivers.Errorf(drivers.KindBrowser, "upload: %v", err)
+			return core.Errorf(core.KindBrowser, "upload: %v", err)
 		}
 		abs[i] = a
 	}
@@ -305,7 +306,7 @@ func (e *element) chooseFiles(ctx context.Context, abs []string) error {
 		if ctx.Err() != nil {
 			return wrapErr(ctx, "upload to "+e.Describe(context.Background()), ctx.Err())
 		}
-		return drivers.Errorf(drivers.KindBrowser, "upload: %s is not a file input, and clicking it opened no file chooser within %s", e.Describe(context.Background()), chooserWait)
+		return core.Errorf(core.KindBrowser, "upload: %s is not a file input, and clicking it opened no file chooser within %s", e.Describe(context.Background()), chooserWait)
 	}
 	err := proto.DOMSetFileInputFiles{Files: abs, BackendNodeID: ev.BackendNodeID}.Call(rp)
 	return e.err(ctx, "upload to", err)
@@ -320,7 +321,7 @@ func (e *element) ScrollIntoView(ctx context.Context) error {
 // ScrollContent scrolls the element's own content to "top" or "bottom".
 func (e *element) ScrollContent(ctx context.Context, to string) error {
 	if to != "top" && to != "bottom" {
-		return drivers.Errorf(drivers.KindBrowser, "scroll: to must be \"top\" or \"bottom\", not %q", to)
+		return core.Errorf(core.KindBrowser, "scroll: to must be \"top\" or \"bottom\", not %q", to)
 	}
 	_, err := e.value(ctx, "scrollContent", to)
 	return e.err(ctx, "scroll", err)
@@ -382,7 +383,7 @@ func (e *element) Table(ctx context.Context) (*drivers.Grid, error) {
 	}
 	var g drivers.Grid
 	if err := json.Unmarshal([]byte(v.JSON("", "")), &g); err != nil {
-		return nil, drivers.Errorf(drivers.KindBrowser, "table: %v", err)
+		return nil, core.Errorf(core.KindBrowser, "table: %v", err)
 	}
 	return &g, nil
 }
@@ -414,7 +415,7 @@ func (e *element) Screenshot(ctx context.Context) ([]byte, error) {
 		minY, maxY = min(minY, box[i+1]), max(maxY, box[i+1])
 	}
 	if maxX-minX < 1 || maxY-minY < 1 {
-		return nil, drivers.Errorf(drivers.KindNotVisible, "screenshot: %s has an empty box", e.Describe(ctx))
+		return nil, core.Errorf(core.KindNotVisible, "screenshot: %s has an empty box", e.Describe(ctx))
 	}
 	// quads are relative to the viewport, the clip to the document
 	top := e.f.pg.rp.Context(ctx)

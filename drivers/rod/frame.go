@@ -16,6 +16,7 @@ import (
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/ysmood/gson"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 )
 
@@ -152,10 +153,10 @@ func (f *frame) closedRoots(ctx context.Context) ([]any, error) {
 // Locate waits until one of sels matches an element passing want.
 func (f *frame) Locate(ctx context.Context, sels []string, want drivers.Checks) (drivers.Element, int, error) {
 	if len(sels) == 0 {
-		return nil, -1, drivers.Errorf(drivers.KindNotFound, "no selector given")
+		return nil, -1, core.Errorf(core.KindNotFound, "no selector given")
 	}
 	pierce := needsRoots(sels)
-	lastKind, lastMsg := drivers.KindNotFound, "no element matches "+quoteList(sels)
+	lastKind, lastMsg := core.KindNotFound, "no element matches "+quoteList(sels)
 	seen := false // whether the page reported a reason yet
 	fail := func(err error) (drivers.Element, int, error) {
 		if !seen && errors.Is(err, context.DeadlineExceeded) {
@@ -171,10 +172,10 @@ func (f *frame) Locate(ctx context.Context, sels []string, want drivers.Checks) 
 			}
 			if res, err := f.call(c, nil, false, "locate", args...); err == nil && res.Type == proto.RuntimeRemoteObjectTypeString {
 				kind, msg, _ := strings.Cut(res.Value.Str(), "\t")
-				lastKind, lastMsg = drivers.Kind(kind), msg
+				lastKind, lastMsg = core.Kind(kind), msg
 			}
 		}
-		return nil, -1, &drivers.Error{Kind: lastKind, Msg: lastMsg, Err: err}
+		return nil, -1, &core.Error{Kind: lastKind, Msg: lastMsg, Err: err}
 	}
 	for {
 		if err := ctx.Err(); err != nil {
@@ -201,7 +202,7 @@ func (f *frame) Locate(ctx context.Context, sels []string, want drivers.Checks) 
 		switch {
 		case res.Type == proto.RuntimeRemoteObjectTypeString:
 			kind, msg, _ := strings.Cut(res.Value.Str(), "\t")
-			lastKind, lastMsg, seen = drivers.Kind(kind), msg, true
+			lastKind, lastMsg, seen = core.Kind(kind), msg, true
 		case res.Subtype == proto.RuntimeRemoteObjectSubtypeNode:
 			return &element{f: f, obj: res}, 0, nil
 		case res.Subtype == proto.RuntimeRemoteObjectSubtypeArray:
@@ -211,7 +212,7 @@ func (f *frame) Locate(ctx context.Context, sels []string, want drivers.Checks) 
 			}
 			return el, idx, nil
 		default:
-			return nil, -1, drivers.Errorf(drivers.KindBrowser, "locate: unexpected engine result %s", res.Type)
+			return nil, -1, core.Errorf(core.KindBrowser, "locate: unexpected engine result %s", res.Type)
 		}
 	}
 }
@@ -270,8 +271,8 @@ func quoteList(sels []string) string {
 }
 
 // engineErr turns a JS exception thrown by the engine (bad selector, not a
-// select, ...) into a drivers.Error; nil for other errors.
-func engineErr(err error) *drivers.Error {
+// select, ...) into a *core.Error; nil for other errors.
+func engineErr(err error) *core.Error {
 	var ee *rod.EvalError
 	if !errors.As(err, &ee) {
 		return nil
@@ -282,15 +283,15 @@ func engineErr(err error) *drivers.Error {
 	}
 	msg, _, _ = strings.Cut(msg, "\n    at ")
 	msg = strings.TrimPrefix(msg, "Error: ")
-	return &drivers.Error{Kind: drivers.KindBrowser, Msg: msg, Err: err}
+	return &core.Error{Kind: core.KindBrowser, Msg: msg, Err: err}
 }
 
-// wrapErr turns a rod/CDP error into a drivers.Error.
+// wrapErr turns a rod/CDP error into a *core.Error.
 func wrapErr(ctx context.Context, what string, err error) error {
 	if err == nil {
 		return nil
 	}
-	var de *drivers.Error
+	var de *core.Error
 	if errors.As(err, &de) {
 		return err
 	}
@@ -299,13 +300,13 @@ func wrapErr(ctx context.Context, what string, err error) error {
 		return e
 	}
 	if ctx.Err() != nil {
-		return &drivers.Error{Kind: drivers.KindTimeout, Msg: what + ": timed out", Err: ctx.Err()}
+		return &core.Error{Kind: core.KindTimeout, Msg: what + ": timed out", Err: ctx.Err()}
 	}
 	if s := err.Error(); strings.Contains(s, "use of closed network connection") || errors.Is(err, io.EOF) ||
 		strings.Contains(s, "broken pipe") || strings.Contains(s, "connection reset") {
-		return &drivers.Error{Kind: drivers.KindBrowser, Msg: what + ": the browser is gone (connection lost)", Err: err}
+		return &core.Error{Kind: core.KindBrowser, Msg: what + ": the browser is gone (connection lost)", Err: err}
 	}
-	return &drivers.Error{Kind: drivers.KindBrowser, Msg: what + ": " + err.Error(), Err: err}
+	return &core.Error{Kind: core.KindBrowser, Msg: what + ": " + err.Error(), Err: err}
 }
 
 // LocateAll returns every match of sel after waiting for one to be attached.
@@ -384,10 +385,10 @@ func (f *frame) WaitState(ctx context.Context, sels []string, st drivers.State) 
 	case "":
 		st = drivers.StateVisible
 	default:
-		return -1, drivers.Errorf(drivers.KindBrowser, "unknown state %q (visible, hidden, attached, detached)", st)
+		return -1, core.Errorf(core.KindBrowser, "unknown state %q (visible, hidden, attached, detached)", st)
 	}
 	if len(sels) == 0 {
-		return -1, drivers.Errorf(drivers.KindNotFound, "no selector given")
+		return -1, core.Errorf(core.KindNotFound, "no selector given")
 	}
 	pierce := needsRoots(sels)
 	for {
@@ -411,14 +412,14 @@ func (f *frame) WaitState(ctx context.Context, sels []string, st drivers.State) 
 			return i, nil
 		}
 	}
-	kind := drivers.KindTimeout
+	kind := core.KindTimeout
 	switch st {
 	case drivers.StateVisible:
-		kind = drivers.KindNotVisible
+		kind = core.KindNotVisible
 	case drivers.StateAttached:
-		kind = drivers.KindNotFound
+		kind = core.KindNotFound
 	}
-	return -1, &drivers.Error{Kind: kind, Msg: fmt.Sprintf("%s did not become %s", quoteList(sels), st), Err: ctx.Err()}
+	return -1, &core.Error{Kind: kind, Msg: fmt.Sprintf("%s did not become %s", quoteList(sels), st), Err: ctx.Err()}
 }
 
 // WaitText waits until the document's rendered text contains s.
@@ -435,7 +436,7 @@ func (f *frame) WaitText(ctx context.Context, s string) error {
 			return nil
 		}
 	}
-	return &drivers.Error{Kind: drivers.KindTimeout, Msg: fmt.Sprintf("page text never contained %q", s), Err: ctx.Err()}
+	return &core.Error{Kind: core.KindTimeout, Msg: fmt.Sprintf("page text never contained %q", s), Err: ctx.Err()}
 }
 
 // HTML is the document's HTML with password values masked.
@@ -536,7 +537,7 @@ func (f *frame) Frame(ctx context.Context, sels []string) (drivers.Frame, error)
 			break
 		}
 	}
-	return nil, &drivers.Error{Kind: drivers.KindTimeout, Msg: fmt.Sprintf("frame %s did not load: %s", quoteList(sels), last), Err: ctx.Err()}
+	return nil, &core.Error{Kind: core.KindTimeout, Msg: fmt.Sprintf("frame %s did not load: %s", quoteList(sels), last), Err: ctx.Err()}
 }
 
 // childPage builds rod's page for the document of iframe element e.

@@ -9,7 +9,7 @@ import (
 	"github.com/go-rod/rod/lib/input"
 	"github.com/go-rod/rod/lib/proto"
 
-	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/core"
 )
 
 // namedKeys maps key names (KeyboardEvent.key spelling, case-insensitive)
@@ -112,7 +112,7 @@ func hasShift(mods []string) bool {
 func (p *page) Press(ctx context.Context, chord string) error {
 	mods, key, err := ParseChord(chord)
 	if err != nil {
-		return drivers.Errorf(drivers.KindBrowser, "press: %v", err)
+		return core.Errorf(core.KindBrowser, "press: %v", err)
 	}
 	rp := p.rp.Context(ctx)
 	m := 0

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-rod/rod/lib/launcher"
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 	rodd "github.com/rpa-dev/rpa/drivers/rod"
 )
@@ -124,7 +125,7 @@ func TestRemoteAttach(t *testing.T) {
 		t.Error("missing user-data dir accepted")
 	}
 	ctx := tctx(t, 10*time.Second)
-	if _, err := rodd.New().Launch(ctx, drivers.LaunchOptions{Remote: "ws://127.0.0.1:1/devtools/browser/x"}); kindOf(err) != drivers.KindBrowser {
+	if _, err := rodd.New().Launch(ctx, drivers.LaunchOptions{Remote: "ws://127.0.0.1:1/devtools/browser/x"}); kindOf(err) != core.KindBrowser {
 		t.Errorf("attach to nothing: %v", err)
 	}
 }
@@ -139,7 +140,7 @@ func TestFindBrowser(t *testing.T) {
 		t.Errorf("bad ROD_BROWSER: %v", err)
 	}
 	_, err := rodd.New().Launch(context.Background(), drivers.LaunchOptions{UserDataDir: t.TempDir()})
-	if kindOf(err) != drivers.KindBrowser || !strings.Contains(err.Error(), "apt-get") {
+	if kindOf(err) != core.KindBrowser || !strings.Contains(err.Error(), "apt-get") {
 		t.Errorf("launch without browser: %v", err)
 	}
 	t.Setenv("ROD_BROWSER", "")
@@ -245,7 +246,7 @@ func TestBrowserCrash(t *testing.T) {
 	}
 	long := tctx(t, 60*time.Second)
 	start := time.Now()
-	if _, _, err := p.Locate(long, []string{"#go"}, drivers.ForRead); kindOf(err) != drivers.KindBrowser || !strings.Contains(err.Error(), "browser is gone") {
+	if _, _, err := p.Locate(long, []string{"#go"}, drivers.ForRead); kindOf(err) != core.KindBrowser || !strings.Contains(err.Error(), "browser is gone") {
 		t.Errorf("Locate on a dead browser: %v", err)
 	}
 	if d := time.Since(start); d > 30*time.Second { // only when it waited for the deadline

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 	rodd "github.com/rpa-dev/rpa/drivers/rod"
 )
@@ -145,8 +146,8 @@ func waitResult(t testing.TB, f drivers.Frame, want string) {
 	t.Fatalf("#result = %q, want %q", last, want)
 }
 
-func kindOf(err error) drivers.Kind {
-	var de *drivers.Error
+func kindOf(err error) core.Kind {
+	var de *core.Error
 	if errors.As(err, &de) {
 		return de.Kind
 	}

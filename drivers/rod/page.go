@@ -13,6 +13,7 @@ import (
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/ysmood/gson"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 )
 
@@ -271,7 +272,7 @@ func (p *page) waitFor(ctx context.Context, cond func() bool) error {
 			return nil
 		}
 		if closed {
-			return drivers.Errorf(drivers.KindBrowser, "tab closed")
+			return core.Errorf(core.KindBrowser, "tab closed")
 		}
 		select {
 		case <-w:
@@ -311,7 +312,7 @@ func (p *page) Navigate(ctx context.Context, url string) error {
 		return navErr(ctx, url, err)
 	}
 	if res.ErrorText != "" {
-		return &drivers.Error{Kind: drivers.KindNavigation, Msg: fmt.Sprintf("open %s: %s", url, res.ErrorText)}
+		return &core.Error{Kind: core.KindNavigation, Msg: fmt.Sprintf("open %s: %s", url, res.ErrorText)}
 	}
 	if res.LoaderID == "" { // same-document navigation
 		return nil
@@ -324,14 +325,14 @@ func (p *page) Navigate(ctx context.Context, url string) error {
 }
 
 func navErr(ctx context.Context, url string, err error) error {
-	var de *drivers.Error
+	var de *core.Error
 	if errors.As(err, &de) {
 		return err
 	}
 	if ctx.Err() != nil {
-		return &drivers.Error{Kind: drivers.KindTimeout, Msg: fmt.Sprintf("open %s: page did not reach DOMContentLoaded in time", url), Err: ctx.Err()}
+		return &core.Error{Kind: core.KindTimeout, Msg: fmt.Sprintf("open %s: page did not reach DOMContentLoaded in time", url), Err: ctx.Err()}
 	}
-	return &drivers.Error{Kind: drivers.KindNavigation, Msg: fmt.Sprintf("open %s: %v", url, err), Err: err}
+	return &core.Error{Kind: core.KindNavigation, Msg: fmt.Sprintf("open %s: %v", url, err), Err: err}
 }
 
 // historyNav runs do (a history navigation or reload) and waits for the
@@ -375,7 +376,7 @@ func (p *page) historyStep(ctx context.Context, delta int) error {
 	}
 	i := h.CurrentIndex + delta
 	if i < 0 || i >= len(h.Entries) {
-		return &drivers.Error{Kind: drivers.KindNavigation, Msg: what + ": no page in that direction of the history"}
+		return &core.Error{Kind: core.KindNavigation, Msg: what + ": no page in that direction of the history"}
 	}
 	return p.historyNav(ctx, what, func() error {
 		return proto.PageNavigateToHistoryEntry{EntryID: h.Entries[i].ID}.Call(p.rp.Context(ctx))
@@ -470,7 +471,7 @@ func (p *page) WaitURL(ctx context.Context, pattern string) error {
 			break
 		}
 	}
-	return &drivers.Error{Kind: drivers.KindTimeout, Msg: fmt.Sprintf("url did not match %q (last %s)", pattern, last), Err: ctx.Err()}
+	return &core.Error{Kind: core.KindTimeout, Msg: fmt.Sprintf("url did not match %q (last %s)", pattern, last), Err: ctx.Err()}
 }
 
 // WaitIdle waits until no request has been in flight for quiet, counted
@@ -497,7 +498,7 @@ func (p *page) WaitIdle(ctx context.Context, quiet time.Duration) error {
 		}
 		select {
 		case <-ctx.Done():
-			return &drivers.Error{Kind: drivers.KindTimeout, Msg: fmt.Sprintf("network not idle: %d requests in flight", n), Err: ctx.Err()}
+			return &core.Error{Kind: core.KindTimeout, Msg: fmt.Sprintf("network not idle: %d requests in flight", n), Err: ctx.Err()}
 		case <-w:
 		case <-tick:
 		}
@@ -574,7 +575,7 @@ func (p *page) WaitPopup(ctx context.Context) (drivers.Page, error) {
 	})
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, &drivers.Error{Kind: drivers.KindTimeout, Msg: "no new tab was opened", Err: ctx.Err()}
+			return nil, &core.Error{Kind: core.KindTimeout, Msg: "no new tab was opened", Err: ctx.Err()}
 		}
 		return nil, err
 	}
@@ -612,7 +613,7 @@ func (p *page) waitFirstDocument(ctx context.Context, target string) error {
 			arr := v.Arr()
 			href, state := arr[0].Str(), arr[1].Str()
 			if strings.HasPrefix(href, "chrome-error://") {
-				return &drivers.Error{Kind: drivers.KindNavigation, Msg: fmt.Sprintf("open %s: the page could not be loaded", target)}
+				return &core.Error{Kind: core.KindNavigation, Msg: fmt.Sprintf("open %s: the page could not be loaded", target)}
 			}
 			blank := href == "about:blank"
 			wantBlank := target == "about:blank" || (target == "" && time.Since(start) > time.Second)
@@ -620,14 +621,14 @@ func (p *page) waitFirstDocument(ctx context.Context, target string) error {
 				return nil
 			}
 		} else if ctx.Err() != nil {
-			return &drivers.Error{Kind: drivers.KindTimeout, Msg: "new tab did not load in time", Err: ctx.Err()}
+			return &core.Error{Kind: core.KindTimeout, Msg: "new tab did not load in time", Err: ctx.Err()}
 		}
 		p.mu.Lock()
 		w := p.wake
 		p.mu.Unlock()
 		select {
 		case <-ctx.Done():
-			return &drivers.Error{Kind: drivers.KindTimeout, Msg: "new tab did not load in time", Err: ctx.Err()}
+			return &core.Error{Kind: core.KindTimeout, Msg: "new tab did not load in time", Err: ctx.Err()}
 		case <-w:
 		case <-time.After(20 * time.Millisecond):
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 )
 
@@ -35,7 +36,7 @@ func TestOverlayCovered(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
 	defer cancel()
 	_, _, err := p.Locate(ctx, []string{"#continue"}, drivers.ForPointer)
-	if kindOf(err) != drivers.KindCovered || !strings.Contains(err.Error(), "covered by div#consent") {
+	if kindOf(err) != core.KindCovered || !strings.Contains(err.Error(), "covered by div#consent") {
 		t.Fatalf("continue under the consent wall: %v", err)
 	}
 	click(t, p, "text=Accept all")
@@ -45,7 +46,7 @@ func TestOverlayCovered(t *testing.T) {
 	ctx2, cancel2 := context.WithTimeout(context.Background(), 400*time.Millisecond)
 	defer cancel2()
 	_, _, err = p.Locate(ctx2, []string{"#buy"}, drivers.ForPointer)
-	if kindOf(err) != drivers.KindCovered || !strings.Contains(err.Error(), "covered by a.card-link") {
+	if kindOf(err) != core.KindCovered || !strings.Contains(err.Error(), "covered by a.card-link") {
 		t.Fatalf("buy under the card link: %v", err)
 	}
 	for _, id := range []string{"#overlay-hits", "#backdrop-hits"} {
@@ -202,7 +203,7 @@ func TestNewTabs(t *testing.T) {
 	p.MarkPopups()
 	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer cancel()
-	if _, err := p.WaitPopup(short); kindOf(err) != drivers.KindTimeout {
+	if _, err := p.WaitPopup(short); kindOf(err) != core.KindTimeout {
 		t.Errorf("WaitPopup without popup: %v", err)
 	}
 }
@@ -554,7 +555,7 @@ func TestDownloads(t *testing.T) {
 	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
 	_, err := p.Download(short, dir, func(context.Context) error { return nil })
-	if kindOf(err) != drivers.KindTimeout {
+	if kindOf(err) != core.KindTimeout {
 		t.Errorf("no download: %v", err)
 	}
 }
@@ -597,7 +598,7 @@ func TestFormRead(t *testing.T) {
 	if err != nil || !strings.Contains(h, `type="password" value="***"`) || strings.Contains(h, "hunter2") {
 		t.Errorf("html does not mask the password: %v", err)
 	}
-	if _, _, err := p.Locate(tctx(t, 300*time.Millisecond), []string{"#f-locked"}, drivers.ForInput); kindOf(err) != drivers.KindDisabled {
+	if _, _, err := p.Locate(tctx(t, 300*time.Millisecond), []string{"#f-locked"}, drivers.ForInput); kindOf(err) != core.KindDisabled {
 		t.Errorf("input in a disabled fieldset: %v", err)
 	}
 	click(t, p, "#f-submit")
