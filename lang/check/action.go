@@ -321,12 +321,12 @@ func (c *checker) checkKind(e ast.Expr, kind actions.Kind, enum []string, what s
 		switch x := e.(type) {
 		case *ast.DurationLit:
 			if x.Value < 0 {
-				c.errorf(x.Range, "bad duration %q", x.Raw)
+				c.errorf(x.Range, "%s expects a duration of 0 or more, got %s", what, x.Raw)
 			}
 		case *ast.StringLit:
 			if v, ok := x.Value(); ok && durationish.MatchString(v) {
 				if _, err := ParseDuration(v); err != nil {
-					c.errorf(x.Range, "bad duration %q", v).Detail = durationHelp
+					c.errorf(x.Range, "%s expects a duration, got %q", what, v).Detail = durationHelp
 					return
 				}
 			}
@@ -365,11 +365,9 @@ func (c *checker) checkKind(e ast.Expr, kind actions.Kind, enum []string, what s
 	if enum != nil {
 		if s, ok := e.(*ast.StringLit); ok {
 			if v, ok := s.Value(); ok && !contains(enum, v) {
-				d := c.errorf(e.Rng(), "bad value %q for %s", v, strings.TrimSuffix(what, ":"))
+				d := c.errorf(e.Rng(), "%s expects one of %s, got %q", strings.TrimSuffix(what, ":"), quoteList(enum), v)
 				if sug := diag.Suggest(v, enum); sug != "" {
 					d.Detail = fmt.Sprintf("did you mean %q?", sug)
-				} else {
-					d.Detail = "want one of " + quoteList(enum)
 				}
 			}
 		}

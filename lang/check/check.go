@@ -425,25 +425,25 @@ func (c *checker) checkDefaults() {
 			}
 		}
 		if spec == nil {
-			d := c.errorf(o.NameRange, "unknown defaults key %q", o.Name)
+			d := c.errorf(o.NameRange, "defaults has no option %q", o.Name)
 			if s := diag.Suggest(o.Name, names); s != "" {
 				d.Detail = fmt.Sprintf("did you mean %q?", s)
 			} else {
-				d.Detail = "defaults keys are " + strings.Join(names, ", ")
+				d.Detail = "options: " + strings.Join(names, ", ")
 			}
 			continue
 		}
 		if seen[o.Name] {
-			c.errorf(o.NameRange, "duplicate defaults key %q", o.Name)
+			c.errorf(o.NameRange, "duplicate option %q", o.Name)
 		}
 		seen[o.Name] = true
 		if o.Value == nil {
-			c.errorf(o.NameRange, "defaults %s needs a value", o.Name)
+			c.errorf(o.NameRange, "option %q needs a value", o.Name)
 			continue
 		}
 		if !isLiteral(o.Value) {
 			if _, ok := o.Value.(*ast.DurationLit); !ok {
-				c.errorf(o.Value.Rng(), "defaults %s must be a literal", o.Name)
+				c.errorf(o.Value.Rng(), "defaults %s expects a literal, got %s", o.Name, describe(o.Value))
 				continue
 			}
 		}
@@ -662,12 +662,12 @@ func (c *checker) full(e ast.Expr, asBool bool) types.Type {
 			return nil
 		}
 		if asBool {
-			c.errorf(x.Range, "condition is a string, want a bool")
+			c.errorf(x.Range, "condition expects a bool, got a string")
 		}
 		return typeString
 	case *ast.NumberLit:
 		if asBool {
-			c.errorf(x.Range, "condition is a number, want a bool")
+			c.errorf(x.Range, "condition expects a bool, got a number")
 		}
 		if isInt(x) {
 			return typeInt
