@@ -1,0 +1,236 @@
+package authoring
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rpa-dev/rpa/lang"
+	"github.com/rpa-dev/rpa/lang/format"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden .flow files")
+
+// caseFile is a hand-written log with the flow_save arguments.
+type caseFile struct {
+	Meta struct {
+		Name        string           `json:"name"`
+		Description string           `json:"description"`
+		Params      []map[string]any `json:"params"`
+		Returns     map[string]int   `json:"returns"`
+	} `json:"meta"`
+	Entries []Entry `json:"entries"`
+}
+
+func loadCase(t testing.TB, path string) (*Log, Meta) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c caseFile
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	m := Meta{Name: c.Meta.Name, Description: c.Meta.Description, Returns: c.Meta.Returns}
+	for _, p := range c.Meta.Params {
+		mp, err := ParamFromJSON(p)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		m.Params = append(m.Params, mp)
+	}
+	l := &Log{}
+	for _, e := range c.Entries {
+		l.Add(e)
+	}
+	return l, m
+}
+
+// TestCompileGolden compiles the hand-written logs of testdata/compile and
+// compares the flows with the .flow goldens (-update to refresh). Every
+// output loads with zero errors, is already in canonical form (rpa fmt
+// leaves it alone), and holds no secret value.
+func TestCompileGolden(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "compile", "*.json"))
+	if len(files) == 0 {
+		t.Fatal("no cases")
+	}
+	for _, path := range files {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			l, m := loadCase(t, path)
+			raw, _ := os.ReadFile(path)
+			out, err := Compile(l, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Diagnostics.HasErrors() {
+				t.Fatalf("diagnostics: %v\n%s", out.Diagnostics, out.Text)
+			}
+			if out.Flow == nil {
+				t.Fatal("no flow")
+			}
+			if _, ds := lang.Load(m.Name+".flow", out.Text); ds.HasErrors() {
+				t.Fatalf("lang.Load: %v", ds)
+			}
+			parsed, ds := lang.Parse(m.Name+".flow", out.Text)
+			if ds.HasErrors() {
+				t.Fatal(ds)
+			}
+			if canon := format.Flow(parsed); !bytes.Equal(canon, out.Text) {
+				t.Errorf("not canonical; rpa fmt gives:\n%s\nwe gave:\n%s", canon, out.Text)
+			}
+			if bytes.Contains(raw, []byte("demo-pass-42")) && bytes.Contains(out.Text, []byte("demo-pass-42")) {
+				t.Errorf("a secret value reached the flow")
+			}
+			golden := strings.TrimSuffix(path, ".json") + ".flow"
+			if *update {
+				if err := os.WriteFile(golden, out.Text, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (-update)", err)
+			}
+			if !bytes.Equal(want, out.Text) {
+				t.Errorf("differs from %s (-update to refresh):\n%s", golden, out.Text)
+			}
+		})
+	}
+}
+
+// TestCompileDetails checks the promises one by one on the demo log.
+func TestCompileDetails(t *testing.T) {
+	l, m := loadCase(t, filepath.Join("testdata", "compile", "demo_query.json"))
+	if l.Entries[2].Value != "" {
+		t.Fatalf("Log.Add kept a secret's value")
+	}
+	out, err := Compile(l, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(out.Text)
+	for _, want := range []string{
+		"param password: secret",
+		`param region: string = "110000" "Region code for query"`,
+		`param base_url: string = "http://127.0.0.1:8080"`,
+		`open "{{ base_url }}/login"`,
+		`wait url: "/query"`,
+		`rows = table ["#data-table"`,
+		`return { "rows": rows }`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("flow lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "#summary") {
+		t.Errorf("an unnamed read was kept:\n%s", text)
+	}
+	if fmt.Sprint(out.Dropped) != "[8]" || fmt.Sprint(out.Secrets) != "[password]" {
+		t.Errorf("dropped %v, secrets %v", out.Dropped, out.Secrets)
+	}
+	// the flow's own param check: region is optional, password required
+	f := out.Flow
+	for _, p := range f.File.Params {
+		if p.Name == "password" && p.Default != nil {
+			t.Errorf("password has a default")
+		}
+	}
+}
+
+func TestCompileDeadEnds(t *testing.T) {
+	l, m := loadCase(t, filepath.Join("testdata", "compile", "dead_end.json"))
+	out, err := Compile(l, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(out.Dropped) != "[2 3 4 6]" {
+		t.Errorf("dropped %v, want [2 3 4 6]", out.Dropped)
+	}
+	text := string(out.Text)
+	for _, bad := range []string{"#help", "#faq", `"lamp"`, "\nback\n"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("flow keeps %s:\n%s", bad, text)
+		}
+	}
+	// a back with nothing to undo stays
+	l2 := &Log{}
+	l2.Add(Entry{Kind: KindOpen, URL: "https://a.test/x"})
+	l2.Add(Entry{Kind: KindBack})
+	out2, err := Compile(l2, Meta{Name: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out2.Text), "\nback\n") {
+		t.Errorf("back dropped:\n%s", out2.Text)
+	}
+}
+
+func TestCompileMetaErrors(t *testing.T) {
+	l, _ := loadCase(t, filepath.Join("testdata", "compile", "demo_query.json"))
+	for _, c := range []struct {
+		m     Meta
+		field string
+	}{
+		{Meta{Name: "Bad Name"}, "name"},
+		{Meta{Name: "x", Params: []Param{{Name: "p", Step: 99}}}, "params[0].step"},
+		{Meta{Name: "x", Params: []Param{{Name: "p", Step: 4}}}, "params[0].step"},
+		{Meta{Name: "x", Params: []Param{{Name: "p", Type: "secret", Default: "x", HasDefault: true}}}, "params[0].default"},
+		{Meta{Name: "x", Params: []Param{{Name: "username", Type: "secret"}}}, "params[0].type"},
+		{Meta{Name: "x", Params: []Param{{Name: "password", Type: "string"}}}, "params[0].type"},
+		{Meta{Name: "x", Params: []Param{{Name: "1x"}}}, "params[0].name"},
+		{Meta{Name: "x", Returns: map[string]int{"rows": 2}}, "returns.rows"},
+	} {
+		_, err := Compile(l, c.m)
+		var me *MetaError
+		if !errors.As(err, &me) || me.Field != c.field {
+			t.Errorf("%+v: got %v, want an error on %s", c.m, err, c.field)
+		}
+	}
+	// a clash the checker finds is a diagnostic, not a Go error
+	out, err := Compile(l, Meta{Name: "x", Returns: map[string]int{"username": 9}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Diagnostics.HasErrors() || out.Flow != nil {
+		t.Errorf("binding over a param: %v\n%s", out.Diagnostics, out.Text)
+	}
+}
+
+// BenchmarkCompile50 compiles (and checks) a 50-action log: goal < 10 ms.
+func BenchmarkCompile50(b *testing.B) {
+	l := &Log{}
+	l.Add(Entry{Kind: KindOpen, URL: "http://127.0.0.1:8080/login"})
+	for i := 0; l.Len() < 50; i++ {
+		t := &Element{Selectors: []string{fmt.Sprintf("#f%d", i), fmt.Sprintf(`aria/Field %d[role="textbox"]`, i), fmt.Sprintf("xpath=//form/input[%d]", i+1)}, Desc: fmt.Sprintf(`textbox "Field %d"`, i)}
+		switch i % 5 {
+		case 0:
+			l.Add(Entry{Kind: KindFill, Target: t, Value: "v", Param: fmt.Sprintf("p%d", i)})
+		case 1:
+			l.Add(Entry{Kind: KindClick, Target: t, NavURL: fmt.Sprintf("http://127.0.0.1:8080/page%d", i)})
+		case 2:
+			l.Add(Entry{Kind: KindSelect, Target: t, Value: "110000"})
+		case 3:
+			l.Add(Entry{Kind: KindWait, Text: "Ready"})
+		case 4:
+			l.Add(Entry{Kind: KindRead, Read: "table", Target: t, As: fmt.Sprintf("t%d", i)})
+		}
+	}
+	m := Meta{Name: "bench", Description: "fifty actions"}
+	b.ReportAllocs()
+	for b.Loop() {
+		out, err := Compile(l, m)
+		if err != nil || out.Diagnostics.HasErrors() {
+			b.Fatal(err, out.Diagnostics)
+		}
+	}
+}

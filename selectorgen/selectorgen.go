@@ -1,0 +1,109 @@
+// Package selectorgen computes, for one element of a page, the fallback
+// list of selectors a flow replays it with (LANGUAGE.md, "Selectors"):
+// best first, each checked to match exactly that element of its document
+// at the moment it is computed. `rpa record` (package recorder) and the
+// authoring tools of the MCP server (package authoring) both use it, so a
+// recorded flow and an agent-written one name elements the same way.
+//
+// The generator is JavaScript run in the page (Script): it defines
+// globalThis.__rpaSelGen in a document. The candidates, in order:
+//
+//   - a stable id: `#id` (ids that look generated, such as `react-123`,
+//     `:r1:` or long hex, are skipped);
+//   - a test id: `[data-testid="..."]` (or data-test, data-qa, data-cy);
+//   - a form control's name: `input[name="q"]` (radios and checkboxes
+//     add their value when the name is shared);
+//   - the accessible role and name: `aria/Name[role="button"]` (Chrome
+//     Recorder's aria/ form, with the role as rpa's engine matches it);
+//   - the exact rendered text of a button, link, tab, menu item or option:
+//     `text="Query"`;
+//   - a short CSS path, anchored at the nearest stable id;
+//   - an XPath: `xpath=//*[@id='main']/div[2]/button`, or from /html.
+//
+// Elements inside open shadow roots get `pierce/` CSS candidates only
+// (aria/, text= and XPath do not cross shadow roots in rpa's engine).
+// Role, accessible name and rendered text are computed as drivers/rod's
+// engine does, so a candidate that was unique in the page is found by
+// replay; the package tests check every candidate against the engine on
+// the project's hard pages.
+package selectorgen
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+
+	"github.com/rpa-dev/rpa/drivers"
+)
+
+// Script is the generator. Evaluating it in a document defines
+// globalThis.__rpaSelGen (once; evaluating it again changes nothing), an
+// object with:
+//
+//	selectors(el, max) → []string   // the fallback list, best first (max ≤ 0: all)
+//	framePath(el, max) → [][]string // selector lists of the iframes around el's document, outermost first; null across origins
+//	describe(el) → string           // `role "name"` for people
+//	target(el, max) → Target        // all of the above as one object (see Target)
+//
+//go:embed selectorgen.js
+var Script string
+
+// DefaultMax is how many selectors callers keep by default (the recorder
+// and authoring): enough for a fallback list, short enough to read.
+const DefaultMax = 5
+
+// Target is what the generator reports about one element (its JSON form
+// is target()'s result).
+type Target struct {
+	// Selectors is the fallback list, best first; each matched exactly
+	// this element when computed.
+	Selectors []string `json:"selectors"`
+	// Frames lists the selector lists of the iframes around the element's
+	// document, outermost first (empty in the top document). Nil when an
+	// ancestor document is of another origin: the caller must resolve the
+	// frames itself (the recorder asks each parent document).
+	Frames [][]string `json:"frames"`
+	// Desc names the element for people: `button "Query"`.
+	Desc string `json:"desc"`
+	// Role and Name are the accessible role and name as rpa's engine
+	// computes them.
+	Role string `json:"role"`
+	Name string `json:"name"`
+	// Tag is the element's local name; Type an input's type ("" for other
+	// elements).
+	Tag  string `json:"tag"`
+	Type string `json:"type"`
+	// ID and FieldName are its id and name attributes.
+	ID        string `json:"id"`
+	FieldName string `json:"fieldName"`
+}
+
+// Func returns the source of a JS function for drivers.Frame.Eval that
+// installs the generator and returns target(el, max) for the element the
+// JS expression find yields (nil when it yields none). find sees the
+// Eval arguments as the array a: `document.querySelector(a[0])`.
+func Func(find string, max int) string {
+	return fmt.Sprintf("(...a) => {\n%s\nconst el = (%s);\nif (!el || el.nodeType !== 1) return null;\nreturn globalThis.__rpaSelGen.target(el, %d);\n}", Script, find, max)
+}
+
+// Of runs Func(find, max) in f with args and decodes the result. It
+// returns (nil, nil) when find yields no element.
+func Of(ctx context.Context, f drivers.Frame, find string, max int, args ...any) (*Target, error) {
+	v, err := f.Eval(ctx, Func(find, max), args...)
+	if err != nil {
+		return nil, err
+	}
+	if v == nil {
+		return nil, nil
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var t Target
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return nil, fmt.Errorf("selectorgen: bad result: %w", err)
+	}
+	return &t, nil
+}
