@@ -1,10 +1,3 @@
-// Package interp runs a checked flow (lang.Flow) against a browser:
-// scopes, control flow, the replay engine (waits, retries, per-action
-// timeouts, optional and skipped actions), events, secret masking and the
-// WorkflowExecutionResult of LANGUAGE.md ("Result of a run").
-//
-// Actions are implemented in stdlib over the drivers interfaces; interp
-// is the only place that decides how often and how long they are tried.
 package interp
 
 import (

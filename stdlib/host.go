@@ -12,13 +12,6 @@ import (
 
 // Actions that reach beyond the browser: ask, llm, exec, call.
 
-func init() {
-	Register("ask", ask)
-	Register("llm", llm)
-	Register("exec", execCmd)
-	Register("call", call)
-}
-
 // AskTimeout is how long `ask` waits for an answer unless it says
 // `timeout:` (never taken from `defaults`).
 const AskTimeout = 120 * time.Second

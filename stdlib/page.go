@@ -16,26 +16,24 @@ import (
 
 // Navigation, pointer and keyboard actions.
 
-func init() {
-	Register("open", open)
-	Register("back", func(ctx context.Context, c *Call) (any, error) { return nil, pageDo(ctx, c, drivers.Page.Back) })
-	Register("forward", func(ctx context.Context, c *Call) (any, error) { return nil, pageDo(ctx, c, drivers.Page.Forward) })
-	Register("reload", func(ctx context.Context, c *Call) (any, error) { return nil, pageDo(ctx, c, drivers.Page.Reload) })
-	Register("click", click)
-	Register("hover", hover)
-	Register("fill", fill)
-	Register("type", typeText)
-	Register("press", press)
-	Register("select", selectOpt)
-	Register("check", func(ctx context.Context, c *Call) (any, error) { return nil, setChecked(ctx, c, true) })
-	Register("uncheck", func(ctx context.Context, c *Call) (any, error) { return nil, setChecked(ctx, c, false) })
-	Register("upload", upload)
-	Register("scroll", scroll)
-	Register("tab", tab)
-	Register("close", closeTab)
-	Register("dialog", dialog)
-	Register("download", download)
-	Register("screenshot", screenshot)
+func back(ctx context.Context, c *Call) (any, error) {
+	return nil, pageDo(ctx, c, drivers.Page.Back)
+}
+
+func forward(ctx context.Context, c *Call) (any, error) {
+	return nil, pageDo(ctx, c, drivers.Page.Forward)
+}
+
+func reload(ctx context.Context, c *Call) (any, error) {
+	return nil, pageDo(ctx, c, drivers.Page.Reload)
+}
+
+func check(ctx context.Context, c *Call) (any, error) {
+	return nil, setChecked(ctx, c, true)
+}
+
+func uncheck(ctx context.Context, c *Call) (any, error) {
+	return nil, setChecked(ctx, c, false)
 }
 
 // open navigates the current tab; the run's first tab is created already

@@ -11,29 +11,20 @@ import (
 
 // Reads and waits.
 
-func init() {
-	Register("text", text)
-	Register("attr", attr)
-	Register("value", value)
-	Register("html", html)
-	Register("table", table)
-	Register("form", form)
-	Register("url", func(ctx context.Context, c *Call) (any, error) {
-		p, err := c.Env.Page(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return p.URL(ctx)
-	})
-	Register("title", func(ctx context.Context, c *Call) (any, error) {
-		p, err := c.Env.Page(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return p.Title(ctx)
-	})
-	Register("wait", wait)
-	Register("sleep", sleep)
+func pageURL(ctx context.Context, c *Call) (any, error) {
+	p, err := c.Env.Page(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return p.URL(ctx)
+}
+
+func pageTitle(ctx context.Context, c *Call) (any, error) {
+	p, err := c.Env.Page(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return p.Title(ctx)
 }
 
 func text(ctx context.Context, c *Call) (any, error) {

@@ -32,16 +32,20 @@ func TestParity(t *testing.T) {
 	}
 }
 
-func TestRegisterPanics(t *testing.T) {
+// TestUniverseRejects: a binding must name a canonical action of the table
+// (not a typo, not an alias) and have an implementation.
+func TestUniverseRejects(t *testing.T) {
 	impl := func(context.Context, *Call) (any, error) { return nil, nil }
-	for _, name := range []string{"click", "clik", "navigate"} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("Register(%q) did not panic", name)
-				}
-			}()
-			Register(name, impl)
-		}()
+	for _, u := range []map[string]Impl{
+		{"clik": impl},
+		{"navigate": impl},
+		{"click": nil},
+	} {
+		if err := checkUniverse(u); err == nil {
+			t.Errorf("checkUniverse(%v) accepted it", u)
+		}
+	}
+	if err := checkUniverse(universe); err != nil {
+		t.Error(err)
 	}
 }
