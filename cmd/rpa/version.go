@@ -1,0 +1,42 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/rpa-dev/rpa/internal/buildinfo"
+)
+
+func init() {
+	register(command{
+		name:    "version",
+		usage:   "rpa version [--json]",
+		summary: "print the version, commit, build date, Go version and OS/arch of this binary",
+		run:     func(args []string) int { return runVersion(args, os.Stdout, os.Stderr) },
+	})
+}
+
+// runVersion prints buildinfo.Get(): one line, or with --json an object
+// {"version","commit","date","modified","go","os","arch"}.
+func runVersion(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("version", stderr)
+	asJSON := fs.Bool("json", false, "print a JSON object instead of one line")
+	if done, code := parseFlags(fs, args); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "rpa version: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	in := buildinfo.Get()
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(in)
+		return exitOK
+	}
+	fmt.Fprintln(stdout, in.String())
+	return exitOK
+}

@@ -1,0 +1,311 @@
+package doctor
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/drivers/rod"
+	"github.com/rpa-dev/rpa/lang"
+)
+
+// installBrowser is the fix line for a missing browser.
+const installBrowser = "install Chromium (Debian, UOS, Kylin: `sudo apt-get install chromium`, or `sudo dnf install chromium`), or point ROD_BROWSER or --browser-bin at a Chromium-family browser"
+
+// BrowserCheck is the "browser" check plus the binary it found ("" when none).
+type BrowserCheck struct {
+	Check
+	Path string
+}
+
+// CheckBrowser finds the browser as a launch would (bin, else $ROD_BROWSER,
+// /usr/bin/chromium, chromium and friends on PATH; never downloaded) and
+// asks it for its version (`BIN --version`, 10 s at most). Fails when no
+// browser is found.
+func CheckBrowser(ctx context.Context, bin string) BrowserCheck {
+	c := BrowserCheck{Check: Check{Name: "browser"}}
+	p, err := rod.FindBrowser(bin)
+	if err != nil {
+		c.Status, c.Detail, c.Fix = Fail, firstLine(err.Error()), installBrowser
+		return c
+	}
+	c.Path, c.Status, c.Detail = p, OK, p
+	if v := browserVersion(ctx, p); v != "" {
+		c.Detail += " (" + v + ")"
+	}
+	return c
+}
+
+// browserVersion runs `bin --version`; "" when it says nothing in time.
+func browserVersion(ctx context.Context, bin string) string {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--version")
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.WaitDelay = time.Second
+	_ = cmd.Run()
+	return firstLine(out.String())
+}
+
+// CheckLaunch starts the browser at bin headless once, in a throwaway
+// profile under the system temp folder, opens about:blank and reads the
+// user agent, then closes it (no process outlives the call). home is only
+// named in the fix line. Fails when the browser does not start.
+func CheckLaunch(ctx context.Context, bin, home string) Check {
+	c := Check{Name: "browser launch"}
+	dir, err := os.MkdirTemp("", "rpa-doctor-")
+	if err != nil {
+		c.Status, c.Detail, c.Fix = Fail, "temporary profile: "+err.Error(), "make the system temp folder ($TMPDIR, /tmp) writable"
+		return c
+	}
+	defer os.RemoveAll(dir)
+	start := time.Now()
+	ua, err := launchOnce(ctx, bin, dir)
+	if err != nil {
+		c.Status, c.Detail = Fail, firstLine(err.Error())
+		c.Fix = "run `" + bin + " --headless=new --no-sandbox --dump-dom about:blank` to see why it does not start; reinstall it, or free memory and disk space (" + home + ")"
+		return c
+	}
+	c.Status = OK
+	c.Detail = fmt.Sprintf("headless start and page load in %s", time.Since(start).Round(10*time.Millisecond))
+	if ua != "" {
+		c.Detail += ": " + ua
+	}
+	return c
+}
+
+func launchOnce(ctx context.Context, bin, dir string) (string, error) {
+	b, err := rod.New().Launch(ctx, drivers.LaunchOptions{Bin: bin, UserDataDir: dir})
+	if err != nil {
+		return "", err
+	}
+	defer b.Close()
+	p, err := b.NewPage(ctx, "about:blank")
+	if err != nil {
+		return "", err
+	}
+	v, err := p.Eval(ctx, "() => navigator.userAgent")
+	if err != nil {
+		return "", err
+	}
+	ua, _ := v.(string)
+	// "Mozilla/5.0 (X11; Linux x86_64) ... HeadlessChrome/131.0.0.0 Safari/537.36" → the product token.
+	for _, f := range strings.Fields(ua) {
+		if strings.Contains(f, "Chrome/") {
+			return f, nil
+		}
+	}
+	return ua, nil
+}
+
+// CheckHome checks that home exists (creating it, mode 0700, when missing)
+// and that a file can be written, synced and removed there. Fails otherwise.
+func CheckHome(home string) Check {
+	c := Check{Name: "home"}
+	fix := "set RPA_HOME to a folder you own (e.g. `export RPA_HOME=$HOME/.rpa`), or give yourself write access to " + home
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		c.Status, c.Detail, c.Fix = Fail, home+" cannot be created: "+pathErr(err), fix
+		return c
+	}
+	f, err := os.CreateTemp(home, ".doctor-*")
+	if err != nil {
+		c.Status, c.Detail, c.Fix = Fail, home+" is not writable: "+pathErr(err), fix
+		return c
+	}
+	name := f.Name()
+	_, werr := f.WriteString("rpa doctor\n")
+	if werr == nil {
+		werr = f.Sync()
+	}
+	cerr := f.Close()
+	rerr := os.Remove(name)
+	if err := errors.Join(werr, cerr, rerr); err != nil {
+		c.Status, c.Detail, c.Fix = Fail, home+" is not writable: "+pathErr(err), fix
+		return c
+	}
+	c.Status, c.Detail = OK, home+" is writable"
+	return c
+}
+
+// pathErr drops the *PathError's path (the detail names the folder already).
+func pathErr(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Op + ": " + pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// CheckProfiles looks at every profile folder under home/profiles and fails
+// when one is locked by a running browser (Chromium's SingletonLock names a
+// live process; see ProfileLock): a second browser cannot use it, so a
+// flow with that profile would fail. A stale lock (its process is gone) is
+// a note: Chromium takes such a lock over at its next start.
+func CheckProfiles(home string) Check {
+	c := Check{Name: "profiles"}
+	dir := filepath.Join(home, "profiles")
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		c.Status, c.Detail = OK, "no profiles yet ("+dir+")"
+		return c
+	}
+	if err != nil {
+		c.Status, c.Detail, c.Fix = Fail, dir+": "+pathErr(err), "give yourself read access to "+dir
+		return c
+	}
+	var locked, stale []string
+	var pids []string
+	n := 0
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		n++
+		l, err := ProfileLock(filepath.Join(dir, e.Name()))
+		switch {
+		case err != nil:
+			stale = append(stale, e.Name()+" (lock unreadable: "+pathErr(err)+")")
+		case l == nil:
+		case l.Live:
+			what := e.Name()
+			if l.PID > 0 {
+				what += fmt.Sprintf(" (pid %d", l.PID)
+				if l.Command != "" {
+					what += " " + l.Command
+				}
+				what += ")"
+				pids = append(pids, fmt.Sprint(l.PID))
+			} else {
+				what += " (" + l.Owner + ")"
+			}
+			locked = append(locked, what)
+		default:
+			stale = append(stale, e.Name()+" (stale lock of "+l.Owner+")")
+		}
+	}
+	switch {
+	case len(locked) > 0:
+		c.Status = Fail
+		c.Detail = fmt.Sprintf("%d of %d profile(s) in use by a running browser: %s", len(locked), n, strings.Join(locked, ", "))
+		c.Fix = "close that browser (or stop the rpa serve/connect that runs it) before using the profile elsewhere"
+		if len(pids) > 0 && runtime.GOOS != "windows" {
+			c.Fix += "; if it is left over, `kill " + strings.Join(pids, " ") + "`"
+		}
+	case len(stale) > 0:
+		c.Status = Note
+		c.Detail = fmt.Sprintf("%d profile(s), %s", n, strings.Join(stale, ", "))
+		c.Fix = "nothing to do: Chromium takes a stale lock over at its next start"
+	default:
+		c.Status, c.Detail = OK, fmt.Sprintf("%d profile(s), none in use", n)
+	}
+	return c
+}
+
+// CheckDisplay reports whether the desktop channel for asking a person can
+// show a dialog: always on Windows and macOS; elsewhere when DISPLAY or
+// WAYLAND_DISPLAY is set (the rule of hitl.HasDisplay). No display is a
+// note: questions then go to the terminal or the MCP client.
+func CheckDisplay(getenv func(string) string) Check {
+	c := Check{Name: "display"}
+	switch runtime.GOOS {
+	case "windows", "darwin":
+		c.Status, c.Detail = OK, "native desktop"
+		return c
+	}
+	var set []string
+	for _, k := range []string{"WAYLAND_DISPLAY", "DISPLAY"} {
+		if v := getenv(k); v != "" {
+			set = append(set, k+"="+v)
+		}
+	}
+	if len(set) == 0 {
+		c.Status, c.Detail = Note, "none (DISPLAY and WAYLAND_DISPLAY are unset): headless, so `ask` goes to the terminal or the MCP client"
+		c.Fix = "only needed for desktop dialogs: run rpa inside the desktop session"
+		return c
+	}
+	c.Status, c.Detail = OK, strings.Join(set, ", ")
+	return c
+}
+
+// dialogTools are the programs github.com/ncruces/zenity drives on Linux
+// and BSD, in the order it tries them.
+var dialogTools = []string{"qarma", "zenity", "matedialog"}
+
+// CheckDialogs names the dialog backend of the desktop channel: the
+// system's own on Windows and macOS; elsewhere the first of qarma, zenity
+// and matedialog on PATH. None is a note.
+func CheckDialogs(lookPath func(string) (string, error)) Check {
+	c := Check{Name: "dialogs"}
+	switch runtime.GOOS {
+	case "windows", "darwin":
+		c.Status, c.Detail = OK, "native dialogs"
+		return c
+	}
+	for _, t := range dialogTools {
+		if p, err := lookPath(t); err == nil {
+			c.Status, c.Detail = OK, p
+			return c
+		}
+	}
+	c.Status, c.Detail = Note, "no dialog program (qarma, zenity or matedialog) on PATH"
+	c.Fix = "only needed for desktop dialogs: `sudo apt-get install zenity`"
+	return c
+}
+
+// CheckFlows loads every flow file directly in dir, with the folder known
+// (as `rpa serve` does), and counts those that check clean. A missing folder
+// is a note; a flow with errors (it would not be served) fails.
+func CheckFlows(dir string) Check {
+	c := Check{Name: "flows"}
+	st, err := os.Stat(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		c.Status, c.Detail = Note, dir+" does not exist yet"
+		c.Fix = "`rpa publish FILE.flow` copies a flow there (`rpa serve` and `rpa connect` serve that folder)"
+		return c
+	}
+	if err != nil || !st.IsDir() {
+		if err == nil {
+			err = errors.New("not a folder")
+		}
+		c.Status, c.Detail, c.Fix = Fail, dir+": "+pathErr(err), "make "+dir+" a readable folder of flows"
+		return c
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		c.Status, c.Detail, c.Fix = Fail, dir+": "+pathErr(err), "give yourself read access to "+dir
+		return c
+	}
+	files := 0
+	for _, e := range entries {
+		if !e.IsDir() && lang.IsFlowFile(e.Name()) && !strings.HasPrefix(e.Name(), ".") {
+			files++
+		}
+	}
+	if files == 0 {
+		c.Status, c.Detail = Note, "no flow files in "+dir
+		c.Fix = "`rpa publish FILE.flow` copies a flow there"
+		return c
+	}
+	flows, ds := lang.LoadDir(dir)
+	bad := files - len(flows)
+	if bad > 0 || ds.HasErrors() {
+		c.Status = Fail
+		c.Detail = fmt.Sprintf("%d of %d flow file(s) in %s check clean", len(flows), files, dir)
+		if ds.HasErrors() {
+			c.Detail += "; first error: " + firstLine(ds.Error())
+		}
+		c.Fix = "`rpa check " + dir + "` shows every error with its line; fix or remove those files (they are not served)"
+		return c
+	}
+	c.Status, c.Detail = OK, fmt.Sprintf("%d flow(s) in %s check clean", len(flows), dir)
+	return c
+}
