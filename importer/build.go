@@ -12,21 +12,18 @@ import (
 	"github.com/expr-lang/expr/builtin"
 	"github.com/rpa-dev/rpa/lang/actions"
 	"github.com/rpa-dev/rpa/lang/ast"
+	"github.com/rpa-dev/rpa/lang/check"
 	"github.com/rpa-dev/rpa/lang/diag"
 )
 
 // reserved are the words a param or variable may not be called
-// (LANGUAGE.md, "Lexical rules"), plus every action name and alias: an
-// action name right after `NAME =` would be read as that action.
+// (check.Reserved: LANGUAGE.md, "Lexical rules", and expr's builtins), plus
+// every action name and alias: an action name right after `NAME =` would be
+// read as that action.
 var reserved = func() map[string]bool {
 	m := map[string]bool{}
-	for _, w := range strings.Fields(`page loop dialogs null nil true false profileId deviceId
-		in not and or matches contains startsWith endsWith let if else
-		flow param defaults for while try catch retry frame return fail assert log break continue`) {
+	for w := range check.Reserved {
 		m[w] = true
-	}
-	for _, n := range builtinNames {
-		m[n] = true
 	}
 	for _, n := range actions.Names() {
 		m[n] = true

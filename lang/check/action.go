@@ -387,7 +387,7 @@ func (c *checker) call(s *ast.ActionStmt) {
 	if ok {
 		name, plain = lit.Value()
 	}
-	if !ok || !plain || !flowNameRE.MatchString(name) {
+	if !ok || !plain || !ast.IsFlowName(name) {
 		c.errorf(s.Args[0].Rng(), "call expects a bare flow name, got %s", describe(s.Args[0]))
 		return
 	}

@@ -191,7 +191,7 @@ func (c *checker) run() {
 	c.push()
 	if f.Name == "" {
 		c.errorf(f.NameRange, "missing flow name")
-	} else if !flowNameRE.MatchString(f.Name) {
+	} else if !ast.IsFlowName(f.Name) {
 		c.errorf(f.NameRange, "bad flow name %q", f.Name).Detail = "a flow name is lower-case letters, digits and _, starting with a letter"
 	}
 	c.checkParams()
@@ -207,8 +207,6 @@ func (c *checker) run() {
 		}
 	}
 }
-
-var flowNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 
 // Reserved lists the names that cannot name a param or a variable
 // (LANGUAGE.md, "Lexical rules").

@@ -1,7 +1,6 @@
 package parse
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -13,8 +12,6 @@ import (
 	"github.com/rpa-dev/rpa/lang/diag"
 	g "github.com/rpa-dev/rpa/lang/parse/internal/grammar"
 )
-
-var flowNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 
 // lower applies one parsed line: header lines fill the File, statements go
 // to the current block, block lines push and pop frames.
@@ -103,7 +100,7 @@ func (p *parser) flowLine(fl *g.FlowLine, r ast.Range) {
 	p.sawFlow = true
 	p.f.Name = fl.Name.Value
 	p.f.NameRange = p.tokRange(*fl.Name)
-	if !flowNameRE.MatchString(fl.Name.Value) {
+	if !ast.IsFlowName(fl.Name.Value) {
 		p.errorf(p.f.NameRange, "flow name %q must match [a-z][a-z0-9_]*", fl.Name.Value)
 	}
 	if fl.Desc != nil {
