@@ -22,11 +22,6 @@ type actionOpts struct {
 	waitSet    bool // wait: given on the action
 }
 
-// popupActions may open a tab: the replay engine marks the current tab's
-// popups before them so `tab "last"` waits for one they opened.
-var popupActions = map[string]bool{"click": true, "press": true, "open": true, "fill": true,
-	"type": true, "select": true, "check": true, "uncheck": true, "hover": true, "download": true}
-
 // action runs one action statement through the replay engine: resolve
 // options (action > defaults > built-ins), run the attempts, record the
 // step, apply optional / on_timeout skip.
@@ -44,7 +39,7 @@ func (r *runner) action(fr *frame, s *ast.ActionStmt, sc *Scope) (any, error) {
 		var v any
 		var err error
 		switch {
-		case name == "call" && i == 0:
+		case i == spec.FlowParam():
 			v, err = literal(a) // a bare flow name
 		case spec.Params[i].Kind == actions.KindCommand:
 			v, err = r.evalQ(fr, a, sc, commandQuote)
@@ -90,7 +85,7 @@ func (r *runner) action(fr *frame, s *ast.ActionStmt, sc *Scope) (any, error) {
 	r.mu.Unlock()
 	target := r.target(c)
 	r.emit(Event{Kind: EventStarted, Index: index, Total: r.total, Action: name, Target: target, Line: s.Range.Start.Line})
-	if page != nil && popupActions[name] {
+	if page != nil && spec.Popup {
 		page.MarkPopups()
 	}
 
@@ -236,28 +231,33 @@ func (r *runner) attempts(c *stdlib.Call, impl stdlib.Impl, o actionOpts) (any, 
 	return nil, err
 }
 
-// once runs a ClassOnce action a single time. `wait` is bounded by its
-// timeout: (or wait:, else the flow's wait); download by its timeout;
-// sleep, ask (its own answer timeout), llm, exec (the host applies an
-// explicit timeout:), call and dialog only by cancellation.
+// once runs a ClassOnce action a single time, bounded as its table row
+// says (actions.Bound): `wait` by its timeout: (or wait:, else the flow's
+// wait); download by its timeout; llm by an explicit timeout:; sleep, ask
+// (its own answer timeout), exec (the host applies an explicit timeout:),
+// call and dialog only by cancellation.
 func (r *runner) once(c *stdlib.Call, impl stdlib.Impl, o actionOpts) (any, error) {
 	ctx := r.ctx
-	switch c.Action.Name {
-	case "wait":
-		d := o.wait
+	var d time.Duration
+	bounded := true
+	switch c.Action.Bound {
+	case actions.BoundWait:
+		d = o.wait
 		if o.timeoutSet {
 			d = o.timeout
 		}
 		c.Timeout = d
+	case actions.BoundTimeout:
+		d = o.timeout
+	case actions.BoundTimeoutSet:
+		d, bounded = o.timeout, o.timeoutSet
+	default:
+		bounded = false
+	}
+	if bounded {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
-	case "download", "llm":
-		if c.Action.Name == "download" || o.timeoutSet {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, o.timeout)
-			defer cancel()
-		}
 	}
 	v, err := impl(ctx, c)
 	if err != nil && r.ctx.Err() != nil {

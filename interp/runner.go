@@ -11,6 +11,7 @@ import (
 	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/lang"
+	"github.com/rpa-dev/rpa/lang/actions"
 	"github.com/rpa-dev/rpa/lang/ast"
 	"github.com/rpa-dev/rpa/stdlib"
 )
@@ -272,7 +273,7 @@ func isStraight(body []ast.Stmt) bool {
 	for _, st := range body {
 		switch s := st.(type) {
 		case *ast.ActionStmt:
-			if s.Action == "call" {
+			if actions.TakesFlow(s.Action) {
 				return false
 			}
 		case *ast.AssignStmt, *ast.LogStmt, *ast.AssertStmt, *ast.FailStmt, *ast.ReturnStmt:

@@ -1,6 +1,6 @@
 // Package actions is the action table of the flow language as plain data:
 // every action's name, aliases, positional params, options, result kind and
-// doc (../shared/spec/LANGUAGE.md, "Actions"). The checker, the runtime
+// doc (docs/spec/LANGUAGE.md, "Actions"). The checker, the runtime
 // (stdlib binds one implementation per name), `rpa doc` and MCP schemas all
 // read this one table. It knows nothing of browsers.
 package actions
@@ -72,8 +72,31 @@ const (
 	// ClassPage acts on or reads the page: wait/retries/every/timeout apply.
 	ClassPage Class = iota
 	// ClassOnce is never retried (sleep, wait, ask, llm, exec, call, download,
-	// dialog policy).
+	// dialog policy); its Bound says what bounds its single attempt.
 	ClassOnce
+)
+
+// Bound says what bounds the single attempt of a ClassOnce action (the
+// replay engine's `timeout:` of a ClassPage action bounds all its tries
+// instead).
+type Bound int
+
+// Bounds of ClassOnce actions.
+const (
+	// BoundCancel: only cancellation of the run. sleep ends by itself, ask
+	// applies its own answer timeout, exec's host applies an explicit
+	// timeout:, call's callee has its own actions' bounds, dialog returns
+	// at once.
+	BoundCancel Bound = iota
+	// BoundWait: the action's own timeout: when it gives one, else the
+	// resolved wait: (the `wait` action).
+	BoundWait
+	// BoundTimeout: the resolved timeout: (action, defaults or built-in),
+	// always (download).
+	BoundTimeout
+	// BoundTimeoutSet: the action's own timeout:, only when it gives one
+	// (llm: a model may take long; the agent's client bounds it otherwise).
+	BoundTimeoutSet
 )
 
 // Action is one row of the action table.
@@ -84,10 +107,41 @@ type Action struct {
 	Options []Option
 	Result  Result
 	Class   Class
-	// Variadic is true when the last param may repeat (none today; kept
-	// for the checker's argument-count message).
-	Variadic bool
-	Doc      string
+	// Bound bounds a ClassOnce action's attempt (BoundCancel for ClassPage
+	// actions, where it is unused).
+	Bound Bound
+	// Popup is true when the action may open a tab (a click on a
+	// target=_blank link, a key that submits into a new window ...): the
+	// replay engine marks the current tab's popups before it so that
+	// `tab "last"` waits for one it opened.
+	Popup bool
+	Doc   string
+}
+
+// FlowParam is the index of the positional param that is a bare flow name
+// (KindFlowName: `call NAME`), or -1 when the action takes none.
+func (a *Action) FlowParam() int {
+	for i, p := range a.Params {
+		if p.Kind == KindFlowName {
+			return i
+		}
+	}
+	return -1
+}
+
+// TakesFlow reports whether the action named name (or an alias) takes a
+// flow name, i.e. runs another flow (`call`).
+func TakesFlow(name string) bool {
+	a := Lookup(name)
+	return a != nil && a.FlowParam() >= 0
+}
+
+// IsFlowArg reports whether positional i of the action named name (or an
+// alias) is a bare flow name: the front ends keep it as a string, the
+// formatter writes it bare, the runtime does not evaluate it.
+func IsFlowArg(name string, i int) bool {
+	a := Lookup(name)
+	return a != nil && a.FlowParam() == i
 }
 
 // MinArgs is the number of required positional arguments.
@@ -144,28 +198,28 @@ var optSel = Param{Name: "selector", Kind: KindSelector, Optional: true, Doc: se
 
 // Table is every action, in the order of the spec.
 var Table = []*Action{
-	{Name: "open", Aliases: []string{"navigate"}, Params: []Param{{Name: "url", Kind: KindString, Doc: "absolute URL"}}, Doc: "Open a URL in the current tab and wait for DOMContentLoaded."},
+	{Name: "open", Popup: true, Aliases: []string{"navigate"}, Params: []Param{{Name: "url", Kind: KindString, Doc: "absolute URL"}}, Doc: "Open a URL in the current tab and wait for DOMContentLoaded."},
 	{Name: "back", Doc: "Go back in history."},
 	{Name: "forward", Doc: "Go forward in history."},
 	{Name: "reload", Doc: "Reload the current page."},
-	{Name: "click", Params: []Param{sel}, Options: []Option{
+	{Name: "click", Popup: true, Params: []Param{sel}, Options: []Option{
 		{Name: "button", Kind: KindString, Enum: []string{"left", "right", "middle"}, Doc: "mouse button"},
 		{Name: "count", Kind: KindInt, Doc: "click count (2 = double click)"},
 		{Name: "force", Kind: KindBool, Doc: "skip the checks; the click goes to the element itself (events dispatched on it when something covers its centre)"},
 	}, Doc: "Real mouse press and release at the centre of the element's visible box, after the checks (attached, visible, stable, enabled, receives the hit)."},
-	{Name: "hover", Params: []Param{sel}, Doc: "Move the mouse over the element."},
-	{Name: "fill", Aliases: []string{"input"}, Params: []Param{sel, {Name: "value", Kind: KindAny, Doc: "the new value"}}, Doc: "Replace the whole value as a person would (focus, select all, insert text, input and change events)."},
-	{Name: "type", Params: []Param{sel, {Name: "value", Kind: KindAny, Doc: "text to type"}}, Options: []Option{
+	{Name: "hover", Popup: true, Params: []Param{sel}, Doc: "Move the mouse over the element."},
+	{Name: "fill", Popup: true, Aliases: []string{"input"}, Params: []Param{sel, {Name: "value", Kind: KindAny, Doc: "the new value"}}, Doc: "Replace the whole value as a person would (focus, select all, insert text, input and change events)."},
+	{Name: "type", Popup: true, Params: []Param{sel, {Name: "value", Kind: KindAny, Doc: "text to type"}}, Options: []Option{
 		{Name: "delay", Kind: KindDuration, Doc: "pause between keys"},
 	}, Doc: "Send the text key by key, without clearing."},
-	{Name: "press", Params: []Param{{Name: "key", Kind: KindString, Doc: `key or chord: "Enter", "Control+A"`}}, Options: []Option{
+	{Name: "press", Popup: true, Params: []Param{{Name: "key", Kind: KindString, Doc: `key or chord: "Enter", "Control+A"`}}, Options: []Option{
 		{Name: "on", Kind: KindSelector, Doc: "focus this element through the DOM first"},
 	}, Doc: "Press a key."},
-	{Name: "select", Params: []Param{sel, {Name: "value", Kind: KindAny, Doc: "value, label or index"}}, Options: []Option{
+	{Name: "select", Popup: true, Params: []Param{sel, {Name: "value", Kind: KindAny, Doc: "value, label or index"}}, Options: []Option{
 		{Name: "by", Kind: KindString, Enum: []string{"value", "label", "index"}, Doc: "how to match the option (default: value, then label)"},
 	}, Doc: "Choose an option of a <select>."},
-	{Name: "check", Params: []Param{sel}, Doc: "Make a checkbox or radio checked (clicks it when it is not)."},
-	{Name: "uncheck", Params: []Param{sel}, Doc: "Make a checkbox unchecked (clicks it when it is)."},
+	{Name: "check", Popup: true, Params: []Param{sel}, Doc: "Make a checkbox or radio checked (clicks it when it is not)."},
+	{Name: "uncheck", Popup: true, Params: []Param{sel}, Doc: "Make a checkbox unchecked (clicks it when it is)."},
 	{Name: "upload", Params: []Param{sel, {Name: "files", Kind: KindStrings, Doc: "path or list of paths"}}, Doc: "Set the files of a file input (hidden inputs too)."},
 	{Name: "scroll", Params: []Param{{Name: "target", Kind: KindSelector, Doc: `selector, or "bottom"/"top" for the page`}}, Options: []Option{
 		{Name: "to", Kind: KindString, Enum: []string{"bottom", "top"}, Doc: "scroll that element's own content"},
@@ -176,7 +230,7 @@ var Table = []*Action{
 		{Name: "url", Kind: KindString, Doc: "substring of the URL, or re:REGEXP"},
 		{Name: "idle", Kind: KindBool, Doc: "network quiet for 500ms"},
 		{Name: "until", Kind: KindExpr, Doc: "expression re-evaluated until true"},
-	}, Class: ClassOnce, Doc: "Wait for an element state, text, URL, network idle or a condition, up to timeout:/wait:."},
+	}, Class: ClassOnce, Bound: BoundWait, Doc: "Wait for an element state, text, URL, network idle or a condition, up to timeout:/wait:."},
 	{Name: "sleep", Params: []Param{{Name: "duration", Kind: KindDuration}}, Class: ClassOnce, Doc: "Pause."},
 	{Name: "text", Params: []Param{sel}, Options: []Option{{Name: "all", Kind: KindBool, Doc: "every match, as a list"}}, Result: ResultAny, Doc: "Rendered text, whitespace collapsed, trimmed."},
 	{Name: "attr", Params: []Param{sel, {Name: "name", Kind: KindString}}, Result: ResultString, Doc: "An attribute's value."},
@@ -190,9 +244,9 @@ var Table = []*Action{
 		{Name: "path", Kind: KindString, Doc: "file to write"},
 		{Name: "full", Kind: KindBool, Doc: "the full page"},
 	}, Result: ResultString, Doc: "PNG screenshot; returns the file path."},
-	{Name: "download", Params: []Param{{Name: "selector", Kind: KindSelector, Doc: "element to click"}}, Options: []Option{
+	{Name: "download", Popup: true, Params: []Param{{Name: "selector", Kind: KindSelector, Doc: "element to click"}}, Options: []Option{
 		{Name: "to", Kind: KindString, Doc: "folder to save into"},
-	}, Result: ResultMap, Class: ClassOnce, Doc: "Click and save the download: {path, name, size, sha256, mime}."},
+	}, Result: ResultMap, Class: ClassOnce, Bound: BoundTimeout, Doc: "Click and save the download: {path, name, size, sha256, mime}."},
 	{Name: "tab", Params: []Param{{Name: "which", Kind: KindIntOrString, Doc: `"last", 0-based index, or URL pattern`}}, Doc: "Switch the current tab."},
 	{Name: "close", Doc: "Close the current tab."},
 	{Name: "dialog", Params: []Param{{Name: "policy", Kind: KindString, Doc: `"accept" or "dismiss"`}}, Options: []Option{
@@ -205,7 +259,7 @@ var Table = []*Action{
 	}, Result: ResultAny, Class: ClassOnce, Doc: "Ask a person (MCP elicitation, desktop dialog or terminal)."},
 	{Name: "llm", Params: []Param{{Name: "prompt", Kind: KindString}}, Options: []Option{
 		{Name: "input", Kind: KindAny, Doc: "value serialised as JSON into the prompt"},
-	}, Result: ResultString, Class: ClassOnce, Doc: "Text from the calling agent's model (MCP sampling)."},
+	}, Result: ResultString, Class: ClassOnce, Bound: BoundTimeoutSet, Doc: "Text from the calling agent's model (MCP sampling)."},
 	{Name: "call", Params: []Param{{Name: "flow", Kind: KindFlowName}}, Options: []Option{
 		{Name: "with", Kind: KindMap, Doc: "arguments"},
 	}, Result: ResultAny, Class: ClassOnce, Doc: "Run another flow of the same folder; returns its outputs."},
@@ -234,4 +288,27 @@ func Names() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// Replay says in words how the replay engine runs the action: the
+// `replay` column of LANGUAGE.md's action table (a test keeps the two
+// equal).
+func (a *Action) Replay() string {
+	var s string
+	switch {
+	case a.Class == ClassPage:
+		s = "retried"
+	case a.Bound == BoundWait:
+		s = "once, within its `timeout:` (or `wait:`)"
+	case a.Bound == BoundTimeout:
+		s = "once, within `timeout:`"
+	case a.Bound == BoundTimeoutSet:
+		s = "once, within `timeout:` when given"
+	default:
+		s = "once"
+	}
+	if a.Popup {
+		s += "; may open a tab"
+	}
+	return s
 }
