@@ -15,6 +15,7 @@ import (
 
 	"github.com/expr-lang/expr/vm"
 
+	"github.com/rpa-dev/rpa/lang/actions"
 	"github.com/rpa-dev/rpa/lang/ast"
 	"github.com/rpa-dev/rpa/lang/check"
 	"github.com/rpa-dev/rpa/lang/diag"
@@ -111,22 +112,10 @@ func LoadFile(path string) (*Flow, diag.Diagnostics) {
 		return nil, ds
 	}
 	var folder map[string]*ast.File
-	if hasCall(f) {
+	if len(actions.Calls(f)) > 0 {
 		folder = siblings(path, f)
 	}
 	return checkFile(f, path, ds, folder)
-}
-
-// hasCall reports whether f has a `call` statement.
-func hasCall(f *ast.File) bool {
-	found := false
-	ast.Walk(f, func(n ast.Node) bool {
-		if s, ok := n.(*ast.ActionStmt); ok && s.Action == "call" {
-			found = true
-		}
-		return !found
-	})
-	return found
 }
 
 // siblings parses the other flow files of path's folder (not checked) and

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/rpa-dev/rpa/lang"
+	"github.com/rpa-dev/rpa/lang/actions"
 	"github.com/rpa-dev/rpa/lang/ast"
 	"github.com/rpa-dev/rpa/lang/diag"
 )
@@ -159,7 +160,7 @@ func (r *registry) reload() bool {
 	}
 	// A `call` to a flow that is not served fails at run time: say so now.
 	for _, e := range want {
-		for _, target := range callTargets(e.flow.File) {
+		for _, target := range actions.Callees(e.flow.File) {
 			if _, ok := byName[target]; !ok {
 				r.s.log.Warn("flow calls a flow that is not served", "flow", e.name, "calls", target, "file", e.path)
 			}
@@ -187,22 +188,6 @@ func newFlowEntry(path string, f *lang.Flow) *flowEntry {
 		}
 	}
 	return e
-}
-
-// callTargets lists the flow names f's `call` actions name.
-func callTargets(f *ast.File) []string {
-	var out []string
-	ast.Walk(f, func(n ast.Node) bool {
-		if a, ok := n.(*ast.ActionStmt); ok && a.Action == "call" && len(a.Args) > 0 {
-			if sl, ok := a.Args[0].(*ast.StringLit); ok {
-				if name, ok := sl.Value(); ok && !contains(out, name) {
-					out = append(out, name)
-				}
-			}
-		}
-		return true
-	})
-	return out
 }
 
 func oneLine(ds diag.Diagnostics) string {

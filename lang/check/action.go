@@ -58,7 +58,7 @@ func (c *checker) args(s *ast.ActionStmt, a *actions.Action) {
 		d := c.errorf(r, "%s expects %s, got %d", s.Action, argCount(a), n)
 		d.Detail = "usage: " + usage(s.Action, a)
 	}
-	if a.Name == "call" {
+	if a.FlowParam() >= 0 {
 		c.call(s)
 		return
 	}
@@ -144,7 +144,7 @@ func (c *checker) options(s *ast.ActionStmt, a *actions.Action) {
 			c.errorf(o.NameRange, "option %q needs a value", o.Name)
 			continue
 		}
-		if a.Name == "call" && o.Name == "with" {
+		if a.FlowParam() >= 0 && o.Name == "with" {
 			c.value(o.Value, spec.Kind, nil, "call with")
 			continue
 		}
@@ -488,7 +488,7 @@ func (c *checker) callCycle(target string) []string {
 		if !seen[name] {
 			seen[name] = true
 			if f := c.opts.Folder[name]; f != nil {
-				for _, callee := range callees(f) {
+				for _, callee := range actions.Callees(f) {
 					if visit(callee) {
 						return true
 					}
@@ -502,20 +502,4 @@ func (c *checker) callCycle(target string) []string {
 		return append([]string{self}, path...)
 	}
 	return nil
-}
-
-// callees lists the bare flow names f calls, in source order.
-func callees(f *ast.File) []string {
-	var out []string
-	ast.Walk(f, func(n ast.Node) bool {
-		if s, ok := n.(*ast.ActionStmt); ok && s.Action == "call" && len(s.Args) > 0 {
-			if lit, ok := s.Args[0].(*ast.StringLit); ok {
-				if v, plain := lit.Value(); plain {
-					out = append(out, v)
-				}
-			}
-		}
-		return true
-	})
-	return out
 }

@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rpa-dev/rpa/lang/actions"
 	"github.com/rpa-dev/rpa/lang/ast"
 	"github.com/rpa-dev/rpa/lang/parse"
 )
@@ -347,7 +348,7 @@ func action(s *ast.ActionStmt) string {
 	sb.WriteString(s.Action)
 	for i, a := range s.Args {
 		sb.WriteByte(' ')
-		if i == 0 && s.Action == "call" {
+		if actions.IsFlowArg(s.Action, i) {
 			if sl, ok := a.(*ast.StringLit); ok {
 				if v, ok := sl.Value(); ok && isIdent(v) {
 					sb.WriteString(v)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/alecthomas/participle/v2/lexer"
 
+	"github.com/rpa-dev/rpa/lang/actions"
 	"github.com/rpa-dev/rpa/lang/ast"
 	"github.com/rpa-dev/rpa/lang/diag"
 	g "github.com/rpa-dev/rpa/lang/parse/internal/grammar"
@@ -216,7 +217,7 @@ func (p *parser) simple(sl *g.SimpleLine, r ast.Range) {
 		s.TargetRange = p.tokRange(*sl.Target)
 	}
 	for i, a := range call.Args {
-		if i == 0 && s.Action == "call" && a.Path != nil && len(a.Path.Suffix) == 0 {
+		if actions.IsFlowArg(s.Action, i) && a.Path != nil && len(a.Path.Suffix) == 0 {
 			// `call NAME`: a bare flow name, kept as a string.
 			h := a.Path.Head
 			s.Args = append(s.Args, &ast.StringLit{Range: p.tokRange(h), Parts: []ast.StringPart{{Text: h.Value}}})

@@ -389,7 +389,7 @@ func isCompound(e ast.Expr) bool {
 }
 
 func argNode(s *ast.ActionStmt, i int) *yaml.Node {
-	if i == 0 && s.Action == "call" {
+	if actions.IsFlowArg(s.Action, i) {
 		if lit, ok := s.Args[0].(*ast.StringLit); ok {
 			if v, ok := lit.Value(); ok {
 				return str(v)
