@@ -56,10 +56,13 @@ func ProfileDir(id string) (string, error) {
 }
 
 // TempProfile creates a fresh, empty user-data folder under
-// Home()/tmp (for `rpa run` without a profile) and returns it with a
-// cleanup func that removes it (call it after the browser has closed;
-// calling it twice is harmless).
+// Home()/tmp (for `rpa run` without a profile), locked by this process
+// (LockProfile), and returns it with a cleanup func that unlocks and
+// removes it (call it after the browser has closed; calling it twice is
+// harmless). Temporary profiles left by killed runs are swept first
+// (SweepTempProfiles).
 func TempProfile() (dir string, cleanup func(), err error) {
+	SweepTempProfiles()
 	base := filepath.Join(Home(), "tmp")
 	if err := os.MkdirAll(base, 0o700); err != nil {
 		return "", nil, fmt.Errorf("temporary profile: %w", err)
@@ -68,5 +71,13 @@ func TempProfile() (dir string, cleanup func(), err error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("temporary profile: %w", err)
 	}
-	return dir, func() { _ = os.RemoveAll(dir) }, nil
+	lock, err := LockProfile(dir)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return "", nil, fmt.Errorf("temporary profile: %w", err)
+	}
+	return dir, func() {
+		lock.Unlock()
+		_ = os.RemoveAll(dir)
+	}, nil
 }

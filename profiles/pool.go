@@ -7,7 +7,19 @@
 // Options.Idle. Callers of one profile hold it one at a time, in arrival
 // order (a FIFO queue of waiters, not a bare mutex, so no caller can
 // overtake another); different profiles run in parallel. A browser found
-// dead is closed and replaced on the next Acquire.
+// dead is closed and replaced on the next Acquire: every Acquire asks the
+// browser's cheap signals (process exited, DevTools connection closed;
+// drivers.Gone), and one that rested or was marked broken is probed with a
+// DevTools round trip.
+//
+// Limits: at most Options.MaxBrowsers browsers are open at once (an idle
+// one is closed to make room; with none idle the call is refused), and at
+// most Options.MaxQueue calls wait for one profile; past either limit
+// Acquire returns a *BusyError (kind busy, JSON-RPC -32004).
+//
+// A call that ends by a cancel or a timeout leaves its tab clean: Release
+// stops its loading (or closes it), so the next call to the same address
+// does not wait behind a request Chromium still holds (Lease.Interrupted).
 package profiles
 
 import (
@@ -19,12 +31,49 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 )
 
 // DefaultIdle is how long an unused browser stays open (10 minutes, the
 // default of `rpa serve --idle`).
 const DefaultIdle = 10 * time.Minute
+
+// DefaultMaxBrowsers is how many browsers may be open at once unless
+// Options.MaxBrowsers says otherwise: sized for a 2-core desktop, where a
+// fourth concurrent headless Chromium makes a batch slower than running it
+// in sequence.
+const DefaultMaxBrowsers = 3
+
+// DefaultMaxQueue is how many calls may wait for one profile (besides the
+// one holding it) unless Options.MaxQueue says otherwise.
+const DefaultMaxQueue = 16
+
+// BusyError reports a call refused because a limit was reached: too many
+// browsers open at once (every one in use) or too many calls already
+// waiting for the profile. Its kind is core.KindBusy; the MCP layer
+// answers it with JSON-RPC error -32004.
+type BusyError struct {
+	Profile string
+	// Limit names the limit: "browsers" or "queue".
+	Limit string
+	// Max is the limit's value.
+	Max int
+}
+
+// Error says which limit and how to raise it.
+func (e *BusyError) Error() string {
+	if e.Limit == "queue" {
+		return fmt.Sprintf("profile %q is busy: %d calls are already waiting for it (--max-queue)", e.Profile, e.Max)
+	}
+	return fmt.Sprintf("no browser free for profile %q: %d browsers are open and in use (--max-browsers)", e.Profile, e.Max)
+}
+
+// Unwrap returns the core error of kind busy, so core.KindOf(err) is
+// core.KindBusy.
+func (e *BusyError) Unwrap() error {
+	return &core.Error{Kind: core.KindBusy, Msg: e.Error()}
+}
 
 // DefaultProfile is the profile used when neither the caller nor the flow's
 // `defaults profile:` names one.
@@ -85,6 +134,15 @@ type Options struct {
 	Idle time.Duration
 	// Logger receives start/stop/crash lines (nil: discard).
 	Logger *slog.Logger
+	// MaxBrowsers bounds the browsers open at once: 0 means
+	// DefaultMaxBrowsers, a negative value no bound. Starting one more
+	// first closes the longest-idle browser; with none idle Acquire
+	// returns a *BusyError.
+	MaxBrowsers int
+	// MaxQueue bounds the calls waiting for one profile: 0 means
+	// DefaultMaxQueue, a negative value no bound. Past it Acquire returns a
+	// *BusyError at once.
+	MaxQueue int
 }
 
 // Pool is a set of warm browsers, one per profile id. It is safe for
@@ -92,10 +150,11 @@ type Options struct {
 type Pool struct {
 	opts Options
 
-	mu      sync.Mutex
-	entries map[string]*entry
-	closed  bool
-	running int // browsers currently open
+	mu       sync.Mutex
+	entries  map[string]*entry
+	closed   bool
+	running  int // browsers currently open
+	starting int // browsers being started (slots taken, not yet open)
 }
 
 // entry is one profile's state. Fields are guarded by Pool.mu except
@@ -115,6 +174,9 @@ type entry struct {
 	// or was released more than ProbeAfter ago.
 	released time.Time
 	suspect  bool
+	// interrupted is set by Lease.Interrupted: the next Release cleans
+	// the current tab.
+	interrupted bool
 }
 
 // ProbeAfter is how long a browser may rest before Acquire checks that it
@@ -142,6 +204,12 @@ func New(opts Options) (*Pool, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opts.MaxBrowsers == 0 {
+		opts.MaxBrowsers = DefaultMaxBrowsers
+	}
+	if opts.MaxQueue == 0 {
+		opts.MaxQueue = DefaultMaxQueue
+	}
 	return &Pool{opts: opts, entries: map[string]*entry{}}, nil
 }
 
@@ -151,6 +219,7 @@ type Lease struct {
 	p        *Pool
 	e        *entry
 	b        drivers.Browser // the browser at Acquire time
+	ctx      context.Context // the Acquire call's context
 	released bool
 }
 
@@ -189,10 +258,23 @@ func (l *Lease) MarkBroken() {
 	l.p.mu.Unlock()
 }
 
+// Interrupted tells the pool that the call holding this lease ended by a
+// cancel or a timeout, so its tab may still be loading: Release then stops
+// the current tab's loading (drivers.StopLoading) and closes the tab when
+// that fails, so the next caller starts clean instead of waiting behind a
+// request Chromium still holds (its cache lock on that address). Release
+// does this by itself when the Acquire context has ended.
+func (l *Lease) Interrupted() {
+	l.p.mu.Lock()
+	l.e.interrupted = true
+	l.p.mu.Unlock()
+}
+
 // Release gives the profile to the next waiter in arrival order, or starts
 // the idle timer. It does not probe the browser (Alive may cost a DevTools
-// round trip): the next Acquire does, and replaces a dead one. Release is
-// idempotent.
+// round trip): the next Acquire does, and replaces a dead one. After an
+// interrupted call (Interrupted, or the Acquire context ended) it first
+// stops the current tab's loading, bounded by 3 s. Release is idempotent.
 func (l *Lease) Release() {
 	if l.released {
 		return
@@ -200,9 +282,38 @@ func (l *Lease) Release() {
 	l.released = true
 	p, e := l.p, l.e
 	p.mu.Lock()
+	interrupted := e.interrupted || (l.ctx != nil && l.ctx.Err() != nil)
+	e.interrupted = false
+	var pg drivers.Page
+	if interrupted && e.browser == l.b {
+		pg = e.page
+	}
+	p.mu.Unlock()
+	if pg != nil && l.b != nil && !drivers.Gone(l.b) {
+		if !cleanTab(pg) {
+			p.mu.Lock()
+			if e.page == pg {
+				e.page = nil
+			}
+			p.mu.Unlock()
+		}
+	}
+	p.mu.Lock()
 	defer p.mu.Unlock()
 	e.released = time.Now()
 	p.handOffLocked(e)
+}
+
+// cleanTab stops pg's loading; when that fails it closes pg and returns
+// false (the tab is gone).
+func cleanTab(pg drivers.Page) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if err := drivers.StopLoading(ctx, pg); err == nil {
+		return true
+	}
+	_ = pg.Close()
+	return false
 }
 
 // handOffLocked passes e to its first waiter or marks it free.
@@ -279,6 +390,10 @@ func (p *Pool) acquire(ctx context.Context, id string, launch bool) (*Lease, err
 		e = &entry{id: id}
 		p.entries[id] = e
 	}
+	if e.busy && p.opts.MaxQueue > 0 && len(e.queue) >= p.opts.MaxQueue {
+		p.mu.Unlock()
+		return nil, &BusyError{Profile: id, Limit: "queue", Max: p.opts.MaxQueue}
+	}
 	e.arrived++
 	if e.busy {
 		w := &waiter{ch: make(chan struct{})}
@@ -313,7 +428,7 @@ func (p *Pool) acquire(ctx context.Context, id string, launch bool) (*Lease, err
 	}
 	closed := p.closed
 	p.mu.Unlock()
-	l := &Lease{p: p, e: e}
+	l := &Lease{p: p, e: e, ctx: ctx}
 	if closed {
 		l.Release()
 		return nil, ErrClosed
@@ -327,7 +442,7 @@ func (p *Pool) acquire(ctx context.Context, id string, launch bool) (*Lease, err
 	probe := e.suspect || time.Since(e.released) > ProbeAfter
 	e.suspect = false
 	p.mu.Unlock()
-	if b != nil && probe && !b.Alive() {
+	if b != nil && (drivers.Gone(b) || probe && !b.Alive()) {
 		p.opts.Logger.Warn("browser died; starting a new one", "profile", id)
 		p.closeBrowser(e, b)
 		b = nil
@@ -353,15 +468,22 @@ func (p *Pool) launch(ctx context.Context, e *entry) (drivers.Browser, error) {
 	if err != nil {
 		return nil, &LaunchError{Profile: e.id, Err: err}
 	}
+	if err := p.takeSlot(e); err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	b, err := p.opts.Driver.Launch(ctx, lo)
 	if err != nil {
+		p.mu.Lock()
+		p.starting--
+		p.mu.Unlock()
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, &LaunchError{Profile: e.id, Err: err}
 	}
 	p.mu.Lock()
+	p.starting--
 	if p.closed {
 		p.mu.Unlock()
 		_ = b.Close()
@@ -372,6 +494,48 @@ func (p *Pool) launch(ctx context.Context, e *entry) (drivers.Browser, error) {
 	p.mu.Unlock()
 	p.opts.Logger.Info("browser started", "profile", e.id, "ms", time.Since(start).Milliseconds())
 	return b, nil
+}
+
+// takeSlot reserves a place for one more browser under MaxBrowsers,
+// closing the longest-idle browser of another profile when all places are
+// taken, or returns a *BusyError when every open browser is in use.
+func (p *Pool) takeSlot(e *entry) error {
+	p.mu.Lock()
+	max := p.opts.MaxBrowsers
+	if max < 0 || p.running+p.starting < max {
+		p.starting++
+		p.mu.Unlock()
+		return nil
+	}
+	var victim *entry
+	for _, o := range p.entries {
+		if o == e || o.busy || o.browser == nil {
+			continue
+		}
+		if victim == nil || o.released.Before(victim.released) {
+			victim = o
+		}
+	}
+	if victim == nil {
+		p.mu.Unlock()
+		return &BusyError{Profile: e.id, Limit: "browsers", Max: max}
+	}
+	b := victim.browser
+	victim.browser, victim.page = nil, nil
+	victim.gen++ // its idle timer is void
+	if victim.idle != nil {
+		victim.idle.Stop()
+		victim.idle = nil
+	}
+	p.running--
+	if len(victim.queue) == 0 && p.entries[victim.id] == victim {
+		delete(p.entries, victim.id)
+	}
+	p.starting++
+	p.mu.Unlock()
+	p.opts.Logger.Info("browser closed to make room (--max-browsers)", "profile", victim.id, "for", e.id)
+	_ = b.Close()
+	return nil
 }
 
 // closeBrowser closes b if it is still e's browser; the caller holds e.

@@ -58,7 +58,7 @@ func (b *fakeBrowser) Close() error                                          { b
 
 func newPool(t *testing.T, d *fakeDriver, idle time.Duration) *Pool {
 	t.Helper()
-	p, err := New(Options{Driver: d, Idle: idle, Launch: func(id string) (drivers.LaunchOptions, error) {
+	p, err := New(Options{Driver: d, Idle: idle, MaxQueue: 32, Launch: func(id string) (drivers.LaunchOptions, error) {
 		return drivers.LaunchOptions{UserDataDir: "/tmp/x/" + id}, nil
 	}})
 	if err != nil {

@@ -167,8 +167,9 @@ func (d *Driver) Launch(ctx context.Context, opts drivers.LaunchOptions) (driver
 	if err != nil {
 		return nil, &core.Error{Kind: core.KindBrowser, Msg: err.Error(), Err: err}
 	}
-	if err := os.MkdirAll(opts.UserDataDir, 0o700); err != nil {
-		return nil, &core.Error{Kind: core.KindBrowser, Msg: "launch: " + err.Error(), Err: err}
+	lock, err := claim(opts.UserDataDir)
+	if err != nil {
+		return nil, err
 	}
 	cmd := exec.Command(bin, args...)
 	setProcessGroup(cmd)
@@ -176,11 +177,19 @@ func (d *Driver) Launch(ctx context.Context, opts drivers.LaunchOptions) (driver
 	var tail tailBuf
 	cmd.Stdout = io.Discard
 	cmd.Stderr = io.MultiWriter(parser, &tail)
-	if err := cmd.Start(); err != nil {
+	if err := startBrowser(cmd); err != nil {
+		lock.release()
 		return nil, &core.Error{Kind: core.KindBrowser, Msg: fmt.Sprintf("launch %s: %v", bin, err), Err: err}
 	}
 	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
+	go func() {
+		_ = cmd.Wait()
+		// Helpers left by the main process go with its group, then the
+		// profile is free for the next launch.
+		killProcessGroup(cmd)
+		lock.release()
+		close(exited)
+	}()
 	kill := func() {
 		killProcessGroup(cmd)
 		_ = cmd.Process.Kill()

@@ -1,0 +1,78 @@
+package drivers
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// endOrphans kills every process whose command line holds the argument
+// --user-data-dir=dir, with its process group (a launched Chromium leads
+// a group of its own holding its helpers), and waits up to 5 s for them to
+// go. It never kills this process or its group.
+func endOrphans(dir string) int {
+	want := []byte("--user-data-dir=" + dir)
+	self := os.Getpid()
+	selfGroup, _ := syscall.Getpgid(self)
+	var pids []int
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !hasArg(b, want) || isZombie(pid) {
+			continue
+		}
+		pids = append(pids, pid)
+	}
+	for _, pid := range pids {
+		// The group of a Chromium we launched is led by its main process;
+		// a group whose leader is gone is one whose main process died.
+		if g, err := syscall.Getpgid(pid); err == nil && g > 1 && g != selfGroup && (g == pid || !processAlive(g)) {
+			_ = syscall.Kill(-g, syscall.SIGKILL)
+		}
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for _, pid := range pids {
+		for processAlive(pid) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	return len(pids)
+}
+
+// hasArg reports whether the NUL-separated command line b has an argument
+// equal to want.
+func hasArg(b, want []byte) bool {
+	for _, a := range bytes.Split(b, []byte{0}) {
+		if bytes.Equal(a, want) {
+			return true
+		}
+	}
+	return false
+}
+
+// isZombie reports whether pid is a zombie (dead, not yet reaped).
+func isZombie(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	// pid (comm) STATE ...: comm may hold spaces and parentheses.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+2 >= len(s) {
+		return false
+	}
+	return s[i+2] == 'Z'
+}

@@ -1,0 +1,233 @@
+package drivers
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// LockFileName is the file inside a profile folder that rpa locks while a
+// process of its own uses the folder (flock on Unix, LockFileEx on
+// Windows; the kernel drops the lock when the process dies, however it
+// dies). It holds the owner's pid in decimal.
+const LockFileName = "rpa.lock"
+
+// ErrProfileInUse matches (errors.Is) every *InUseError.
+var ErrProfileInUse = errors.New("profile is in use")
+
+// InUseError reports a profile folder that another live process holds:
+// another rpa process (its lock file), or a browser of this process.
+type InUseError struct {
+	// Profile is the folder's base name (the profile id for
+	// $RPA_HOME/profiles/ID); never a full path.
+	Profile string
+	// PID is the holder's process id (0 when unknown).
+	PID int
+}
+
+// Error is "profile ID is in use by rpa (pid N)".
+func (e *InUseError) Error() string {
+	if e.PID > 0 {
+		return fmt.Sprintf("profile %s is in use by rpa (pid %d)", e.Profile, e.PID)
+	}
+	return fmt.Sprintf("profile %s is in use by another rpa process", e.Profile)
+}
+
+// Is reports target == ErrProfileInUse.
+func (e *InUseError) Is(target error) bool { return target == ErrProfileInUse }
+
+// ProfileLock is this process's hold on a profile folder (see
+// LockProfile). Unlock it once; the zero value is not used.
+type ProfileLock struct {
+	dir  string
+	once sync.Once
+}
+
+// heldLock is one locked lock file of this process, shared by every
+// ProfileLock of the same folder (flock locks belong to an open file: a
+// second open in this process would conflict with the first).
+type heldLock struct {
+	f    *os.File
+	refs int
+}
+
+var (
+	locksMu sync.Mutex
+	locks   = map[string]*heldLock{}
+)
+
+// LockProfile takes rpa's lock on the profile folder dir (creating dir and
+// its LockFileName) and writes this process's pid into it. Within one
+// process the lock is shared: each call returns its own ProfileLock and
+// the file is unlocked when the last one is unlocked. When another process
+// holds it the error is an *InUseError naming that process's pid.
+func LockProfile(dir string) (*ProfileLock, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	locksMu.Lock()
+	defer locksMu.Unlock()
+	if h := locks[abs]; h != nil {
+		h.refs++
+		return &ProfileLock{dir: abs}, nil
+	}
+	if err := os.MkdirAll(abs, 0o700); err != nil {
+		return nil, fmt.Errorf("profile folder: %w", err)
+	}
+	path := filepath.Join(abs, LockFileName)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("profile lock: %w", err)
+	}
+	if err := lockFile(f); err != nil {
+		_ = f.Close()
+		if errors.Is(err, errLocked) {
+			return nil, &InUseError{Profile: filepath.Base(abs), PID: readPID(path)}
+		}
+		return nil, fmt.Errorf("profile lock: %w", err)
+	}
+	// The pid is written in place (the file is locked, readers of a busy
+	// lock only read it): truncate, then write.
+	_ = f.Truncate(0)
+	_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	locks[abs] = &heldLock{f: f, refs: 1}
+	return &ProfileLock{dir: abs}, nil
+}
+
+// Unlock releases this hold; the file lock goes when the process's last
+// hold on the folder goes. Calling it again does nothing.
+func (l *ProfileLock) Unlock() {
+	if l == nil {
+		return
+	}
+	l.once.Do(func() {
+		locksMu.Lock()
+		defer locksMu.Unlock()
+		h := locks[l.dir]
+		if h == nil {
+			return
+		}
+		if h.refs--; h.refs > 0 {
+			return
+		}
+		delete(locks, l.dir)
+		_ = h.f.Truncate(0)
+		_ = unlockFile(h.f)
+		_ = h.f.Close()
+	})
+}
+
+// Dir is the locked folder (absolute).
+func (l *ProfileLock) Dir() string { return l.dir }
+
+// readPID reads the pid a lock file holds, 0 when unreadable.
+func readPID(path string) int {
+	// The holder writes its pid right after taking the lock: give it a
+	// moment when the file is still empty.
+	for i := 0; i < 20; i++ {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return 0
+		}
+		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n > 0 {
+			return n
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return 0
+}
+
+// ClaimProfile readies the profile folder dir for a browser of this
+// process: it takes the lock (LockProfile; an *InUseError when another
+// rpa process holds it), ends every browser process left running on the
+// folder by a process that died (on Linux: processes whose command line
+// has --user-data-dir=DIR, found in /proc; there can be no live owner
+// since nobody else holds the lock), and removes Chromium's
+// SingletonLock/SingletonSocket/SingletonCookie when the process they name
+// is gone. Unlock the returned lock after the browser has exited.
+func ClaimProfile(dir string) (*ProfileLock, error) {
+	l, err := LockProfile(dir)
+	if err != nil {
+		return nil, err
+	}
+	EndOrphans(l.dir)
+	cleanSingleton(l.dir)
+	return l, nil
+}
+
+// EndOrphans kills the browser processes whose command line names
+// --user-data-dir=dir (dir absolute), with their process groups, and waits
+// (at most 5 s) until they are gone. It returns how many it found. Call
+// it only while holding dir's lock. Linux only; elsewhere it returns 0.
+func EndOrphans(dir string) int { return endOrphans(dir) }
+
+// cleanSingleton removes Chromium's singleton files in dir when the
+// process SingletonLock names ("HOST-PID") is not running on this host.
+func cleanSingleton(dir string) {
+	lock := filepath.Join(dir, "SingletonLock")
+	target, err := os.Readlink(lock)
+	if err != nil {
+		if _, serr := os.Lstat(lock); serr != nil {
+			return // no lock
+		}
+		target = ""
+	}
+	if i := strings.LastIndexByte(target, '-'); i >= 0 {
+		host, _ := os.Hostname()
+		pid, perr := strconv.Atoi(target[i+1:])
+		if perr == nil && target[:i] == host && processAlive(pid) {
+			return // a live browser that is not ours holds it
+		}
+	}
+	for _, n := range []string{"SingletonLock", "SingletonSocket", "SingletonCookie"} {
+		_ = os.Remove(filepath.Join(dir, n))
+	}
+}
+
+// SweepTempProfiles removes the temporary profiles under Home()/tmp that
+// no live process holds (left by a run that was killed), after ending any
+// browser still running on them. A folder without a lock file is removed
+// only when it is older than ten minutes (it may be one being created).
+// It returns how many it removed.
+func SweepTempProfiles() int {
+	base := filepath.Join(Home(), "tmp")
+	ents, err := os.ReadDir(base)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range ents {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), "profile-") {
+			continue
+		}
+		dir := filepath.Join(base, e.Name())
+		if _, err := os.Stat(filepath.Join(dir, LockFileName)); err != nil {
+			info, err := e.Info()
+			if err != nil || time.Since(info.ModTime()) < 10*time.Minute {
+				continue
+			}
+		}
+		locksMu.Lock()
+		mine := locks[dir] != nil
+		locksMu.Unlock()
+		if mine {
+			continue
+		}
+		l, err := LockProfile(dir)
+		if err != nil {
+			continue // in use (or unreadable): leave it
+		}
+		EndOrphans(l.dir)
+		l.Unlock()
+		if os.RemoveAll(dir) == nil {
+			n++
+		}
+	}
+	return n
+}
