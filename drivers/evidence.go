@@ -1,0 +1,103 @@
+package drivers
+
+import (
+	"context"
+	"time"
+
+	"github.com/rpa-dev/rpa/core"
+)
+
+// Inspector is implemented by a driver's documents (Frame, and so Page) that
+// can explain a failure and describe a page for an agent. It is optional:
+// callers type-assert (`f.(drivers.Inspector)`) and do without it (the
+// fake driver has none). drivers/rod implements it.
+type Inspector interface {
+	// Diagnose looks once, without waiting, at each selector of sels and
+	// says whether its first match would pass want now and, if not, why
+	// (the reasons Frame.Locate reports: not_found, not_visible, covered
+	// with the cover named, disabled). Reports are in the order of sels.
+	Diagnose(ctx context.Context, sels []string, want Checks) ([]SelectorReport, error)
+	// Snapshot is the document's accessibility snapshot as text (see
+	// Snapshot for the form), optionally around the first element matching
+	// one of opts.Around.
+	Snapshot(ctx context.Context, opts SnapshotOptions) (*Snapshot, error)
+}
+
+// SelectorReport is what Diagnose found for one selector.
+type SelectorReport struct {
+	Selector string `json:"selector"`
+	// Kind is "" when the selector's first match passes the checks now,
+	// else not_found, not_visible, covered, disabled (or browser for a
+	// selector the engine rejects).
+	Kind core.Kind `json:"kind,omitempty"`
+	// Reason is a short sentence: "passes now", "no element matches",
+	// "covered by div#consent", ...
+	Reason string `json:"reason"`
+	// Count is how many elements match the selector.
+	Count int `json:"count"`
+	// Box is the first match's border box in CSS pixels of the viewport
+	// (nil when nothing matches or it has no box).
+	Box *Box `json:"box,omitempty"`
+}
+
+// Box is a rectangle in CSS pixels relative to the viewport's top left.
+type Box struct {
+	X float64 `json:"x"`
+	Y float64 `json:"y"`
+	W float64 `json:"w"`
+	H float64 `json:"h"`
+}
+
+// SnapshotOptions shape a Snapshot.
+type SnapshotOptions struct {
+	// Around, when set, limits the snapshot to the region holding the
+	// first element matching one of these selectors (its nearest landmark,
+	// form or dialog ancestor), that element marked [target]. When nothing
+	// matches, the whole document is taken.
+	Around []string
+	// MaxChars bounds the text (0: 8,000); lines past it are cut and a last
+	// line says how many were left out.
+	MaxChars int
+}
+
+// Snapshot is an accessibility snapshot in the text form of Playwright's
+// aria snapshots as used by Playwright MCP: one node per line,
+// `- role "name" [state]... [ref=eN]`, children indented by two spaces
+// under a parent line ending in `:`, text as `- text: "..."`. States are
+// [checked], [disabled], [expanded], [pressed], [selected], [level=N],
+// [target]. Generic containers (div, span) are left out and their children
+// lifted. Same-origin iframes and open shadow roots are walked in place;
+// a cross-origin iframe is one `- iframe` line. Field values are never
+// included (they may be secret). Refs are stable per document: an element
+// keeps its ref across snapshots of the same document, new elements get
+// new numbers.
+type Snapshot struct {
+	Text string `json:"text"`
+	// Truncated is true when MaxChars cut lines.
+	Truncated bool `json:"truncated,omitempty"`
+	// Target is the ref of the Around element ("" when none).
+	Target string `json:"target,omitempty"`
+}
+
+// Problem is a page problem seen while a run watched it: a console error,
+// an uncaught exception, or a failed network request.
+type Problem struct {
+	Time time.Time `json:"time"`
+	// Kind is "console" (console.error/assert), "exception" (uncaught) or
+	// "network" (a request that failed or answered 4xx/5xx).
+	Kind   string `json:"kind"`
+	Text   string `json:"text"`
+	URL    string `json:"url,omitempty"`
+	Status int    `json:"status,omitempty"` // HTTP status of a network problem (0: no response)
+}
+
+// ProblemWatcher is implemented by Pages that can report console errors
+// and failed requests. Optional, like Inspector.
+type ProblemWatcher interface {
+	// WatchProblems starts recording (idempotent); the recording ends with
+	// the page.
+	WatchProblems(ctx context.Context) error
+	// Problems returns the problems recorded since WatchProblems, oldest
+	// first (at most the last 200).
+	Problems() []Problem
+}
