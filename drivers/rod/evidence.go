@@ -71,7 +71,9 @@ func (f *frame) measure(ctx context.Context, sel string, roots []any, rep *drive
 	if err != nil || arr.ObjectID == "" {
 		return err
 	}
-	defer func() { _ = proto.RuntimeReleaseObject{ObjectID: arr.ObjectID}.Call(f.rp.Context(context.Background())) }()
+	defer func() {
+		_ = proto.RuntimeReleaseObject{ObjectID: arr.ObjectID}.Call(f.rp.Context(context.Background()))
+	}()
 	res, err := evaluate(f.rp.Context(ctx), &rod.EvalOptions{ByValue: true, ThisObj: arr,
 		JS: `function () {
 			const el = this[0];
