@@ -14,6 +14,7 @@ import (
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/interp"
 	"github.com/rpa-dev/rpa/profiles"
+	"github.com/rpa-dev/rpa/stdlib"
 )
 
 // readTimeout bounds browser_read's wait for its selector.
@@ -271,45 +272,17 @@ func (s *Server) readError(err error) error {
 	return rpcError(CodeBuiltinFailed, "browser_read: "+err.Error(), map[string]any{"kind": string(core.KindOf(err))})
 }
 
-// Table is browser_read's table: the header texts per column (several
-// header rows joined with " / ") and the body rows' cell texts.
+// Table is browser_read's table: what the `table` action returns with
+// `header: "grid"` (stdlib.TableKeys, stdlib.TableRows): one key per column
+// (several header rows joined with " / ", a table without header rows
+// keyed by its first row) and the body rows' trimmed cell texts.
 type Table struct {
 	Headers []string   `json:"headers"`
 	Rows    [][]string `json:"rows"`
 }
 
 func gridTable(g *drivers.Grid) *Table {
-	t := &Table{Headers: []string{}, Rows: [][]string{}}
-	width := 0
-	for _, r := range append(append([][]drivers.Cell{}, g.Head...), g.Body...) {
-		width = max(width, len(r))
-	}
-	for c := range width {
-		var parts []string
-		for _, r := range g.Head {
-			if c < len(r) {
-				txt := strings.TrimSpace(r[c].Text)
-				if txt != "" && !contains(parts, txt) {
-					parts = append(parts, txt)
-				}
-			}
-		}
-		if len(g.Head) > 0 {
-			t.Headers = append(t.Headers, strings.Join(parts, " / "))
-		}
-	}
-	for _, r := range g.Body {
-		row := make([]string, len(r))
-		empty := true
-		for i, c := range r {
-			row[i] = c.Text
-			empty = empty && strings.TrimSpace(c.Text) == ""
-		}
-		if !empty {
-			t.Rows = append(t.Rows, row)
-		}
-	}
-	return t
+	return &Table{Headers: stdlib.TableKeys(g), Rows: stdlib.TableRows(g)}
 }
 
 func contains(ss []string, s string) bool {
