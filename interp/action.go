@@ -84,7 +84,8 @@ func (r *runner) action(fr *frame, s *ast.ActionStmt, sc *Scope) (any, error) {
 	page := r.page
 	r.mu.Unlock()
 	target := r.target(c)
-	r.emit(Event{Kind: EventStarted, Index: index, Total: r.total, Action: name, Target: target, Line: s.Range.Start.Line})
+	r.emit(Event{Kind: EventStarted, Index: index, Total: r.total, Action: name, Target: target, Line: s.Range.Start.Line,
+		Evidence: r.evidence(c, spec)})
 	if page != nil && spec.Popup {
 		page.MarkPopups()
 	}
@@ -142,7 +143,7 @@ func (r *runner) action(fr *frame, s *ast.ActionStmt, sc *Scope) (any, error) {
 		sum = summarize(step.Output)
 	}
 	r.emit(Event{Kind: EventFinished, Index: index, Total: r.total, Action: name, Target: target, Line: step.Line,
-		Status: step.Status, DurationMs: dur, Summary: sum})
+		Status: step.Status, DurationMs: dur, Summary: sum, Evidence: r.evidence(c, spec)})
 	return v, rerr
 }
 

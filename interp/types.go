@@ -37,4 +37,8 @@ type Event struct {
 	Status     string // finished only: ok, failed, skipped
 	DurationMs int64
 	Summary    string
+	// Evidence is what a run recorder looks at besides the text (the tab,
+	// the document, the selectors); set on started and finished events of
+	// actions, nil on log events (evidence.go).
+	Evidence *Evidence
 }

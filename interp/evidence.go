@@ -1,0 +1,51 @@
+package interp
+
+import (
+	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/lang/actions"
+	"github.com/rpa-dev/rpa/stdlib"
+)
+
+// Evidence is what a host's run recorder (package runs/record) needs of an
+// action besides the event's text: where it ran and what it looked for.
+// The recorder takes screenshots of Page, asks Frame why Selectors failed
+// (drivers.Inspector) and watches Page's console (drivers.ProblemWatcher).
+// It must not act on the page.
+type Evidence struct {
+	// Page is the current tab when the event was sent (nil before the run
+	// opened one).
+	Page drivers.Page
+	// Frame is the current document: Page's top document, or the iframe a
+	// `frame` block entered (nil when no tab is open).
+	Frame drivers.Frame
+	// Selectors is the action's selector argument as a fallback list,
+	// masked (nil when the action takes none or it is not a selector).
+	Selectors []string
+	// Page actions are tried by the replay engine (ClassPage); others run
+	// once.
+	PageAction bool
+}
+
+// evidence builds the Evidence of action call c.
+func (r *runner) evidence(c *stdlib.Call, spec *actions.Action) *Evidence {
+	if r.opts.Events == nil {
+		return nil
+	}
+	ev := &Evidence{Page: r.CurrentPage(), PageAction: spec.Class == actions.ClassPage}
+	if f := r.lookFrame(); f != nil {
+		ev.Frame = f
+	}
+	if len(spec.Params) > 0 && spec.Params[0].Kind == actions.KindSelector && len(c.Args) > 0 {
+		switch x := c.Args[0].(type) {
+		case string:
+			ev.Selectors = []string{r.mask.String(x)}
+		case []any:
+			for _, e := range x {
+				if s, ok := e.(string); ok {
+					ev.Selectors = append(ev.Selectors, r.mask.String(s))
+				}
+			}
+		}
+	}
+	return ev
+}
