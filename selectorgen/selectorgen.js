@@ -349,5 +349,5 @@
     };
   }
 
-  globalThis.__rpaSelGen = { selectors, framePath, describe, target, role, accName, generatedID };
+  globalThis.__rpaSelGen = { selectors, framePath, describe, target, role, accName, generatedID, visible, textOf };
 })();

@@ -1,0 +1,236 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/rpa-dev/rpa/internal/demoapp"
+	"github.com/rpa-dev/rpa/lang"
+	"github.com/rpa-dev/rpa/snapshot"
+)
+
+// agent is a scripted MCP client playing the agent of an authoring
+// session.
+type agent struct {
+	t   *testing.T
+	ctx context.Context
+	cs  *mcp.ClientSession
+}
+
+// call calls a tool and returns its text; a failed call fails the test.
+func (a *agent) call(name string, args map[string]any) (string, *mcp.CallToolResult) {
+	a.t.Helper()
+	res, err := a.cs.CallTool(a.ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		a.t.Fatalf("%s %v: %v", name, args, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+			b.WriteByte('\n')
+		}
+	}
+	if res.IsError {
+		a.t.Fatalf("%s %v: error result:\n%s", name, args, b.String())
+	}
+	return b.String(), res
+}
+
+// ref finds the ref of the first line of text matching re (a role and
+// name, as the agent would read it).
+func (a *agent) ref(text, re string) string {
+	a.t.Helper()
+	m := regexp.MustCompile(re + `[^\n]*\[ref=([a-z0-9]+)\]`).FindStringSubmatch(text)
+	if m == nil {
+		a.t.Fatalf("no line matching %q in:\n%s", re, text)
+	}
+	return m[1]
+}
+
+// TestAuthoringDemo: a scripted agent logs in to the demo app, marks the
+// password as a secret and the region as a param, queries, reads the
+// table as rows and saves the flow. The flow checks clean, has `password:
+// secret` with no value anywhere in the file, is published at once, and
+// run on a fresh profile with another region it returns that region's
+// rows.
+func TestAuthoringDemo(t *testing.T) {
+	app := httptest.NewServer(demoapp.New(demoapp.Options{Delay: 50 * time.Millisecond}))
+	defer app.Close()
+	dir := t.TempDir()
+	s, logs := newServer(t, Options{FlowsDir: dir, Pool: newPool(t)})
+	s.EnableAuthoring()
+	cs, ev := connect(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	a := &agent{t: t, ctx: ctx, cs: cs}
+
+	out, _ := a.call(ToolBrowserOpen, map[string]any{"url": app.URL + "/login"})
+	if !strings.Contains(out, "step 1: open") {
+		t.Fatalf("open:\n%s", out)
+	}
+	snap, _ := a.call(ToolBrowserSnapshot, map[string]any{})
+	if snapshot.Tokens(snap) > 1500 {
+		t.Errorf("login snapshot: %d tokens", snapshot.Tokens(snap))
+	}
+	user := a.ref(snap, `textbox "Username`)
+	pass := a.ref(snap, `textbox "Password`)
+	signin := a.ref(snap, `button "Sign in`)
+	out, _ = a.call(ToolBrowserFill, map[string]any{"ref": user, "value": demoapp.DemoUsername, "param": "username"})
+	if !strings.Contains(out, "changes:") || snapshot.Tokens(out) > 300 {
+		t.Errorf("fill answer (%d tokens):\n%s", snapshot.Tokens(out), out)
+	}
+	out, _ = a.call(ToolBrowserFill, map[string]any{"ref": pass, "value": demoapp.DemoPassword, "secret": true, "param": "password"})
+	if strings.Contains(out, demoapp.DemoPassword) {
+		t.Fatalf("the secret came back:\n%s", out)
+	}
+	out, _ = a.call(ToolBrowserClick, map[string]any{"ref": signin})
+	if !strings.Contains(out, "/query") {
+		t.Errorf("click answer does not show the new page:\n%s", out)
+	}
+	a.call(ToolBrowserWait, map[string]any{"url": "/query"})
+	snap, _ = a.call(ToolBrowserSnapshot, map[string]any{})
+	region := a.ref(snap, `combobox "Region`)
+	query := a.ref(snap, `button "Query`)
+	a.call(ToolBrowserSelect, map[string]any{"ref": region, "option": "110000", "param": "region"})
+	out, _ = a.call(ToolBrowserClick, map[string]any{"ref": query})
+	if snapshot.Tokens(out) > 300 {
+		t.Errorf("click answer: %d tokens:\n%s", snapshot.Tokens(out), out)
+	}
+	a.call(ToolBrowserWait, map[string]any{"text": "2024"})
+	snap, _ = a.call(ToolBrowserSnapshot, map[string]any{})
+	if snapshot.Tokens(snap) > 1500 {
+		t.Errorf("query page snapshot: %d tokens", snapshot.Tokens(snap))
+	}
+	table := a.ref(snap, `- table`)
+	out, res := a.call(ToolBrowserRead, map[string]any{"ref": table, "action": "table", "as": "rows"})
+	if !strings.Contains(out, "as rows") || res.StructuredContent == nil {
+		t.Errorf("read:\n%s", out)
+	}
+	preview, _ := a.call(ToolFlowPreview, map[string]any{"name": "demo_rows"})
+	if !strings.Contains(preview, "not saved") {
+		t.Errorf("preview:\n%s", preview)
+	}
+	before := ev.lists()
+	out, res = a.call(ToolFlowSave, map[string]any{"name": "demo_rows", "description": "Log in to the demo and read a region's rows",
+		"params": []any{map[string]any{"name": "region", "description": "Region code"}}})
+	if !strings.Contains(out, "workflow_demo_rows") {
+		t.Fatalf("save:\n%s", out)
+	}
+	path := filepath.Join(dir, "demo_rows.flow")
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ds := lang.LoadFile(path); len(ds) > 0 {
+		t.Errorf("the saved flow has diagnostics: %v\n%s", ds, text)
+	}
+	for _, want := range []string{"param password: secret", `param region: string = "110000" "Region code"`, "wait url:", "rows = table", `return { "rows": rows }`} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("flow lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(string(text), demoapp.DemoPassword) || strings.Contains(logs.String(), demoapp.DemoPassword) {
+		t.Fatalf("the password reached the file or the log:\n%s", text)
+	}
+	// published: listed, and the client was told
+	deadline := time.After(10 * time.Second)
+	for ev.lists() == before {
+		select {
+		case <-ev.changed:
+		case <-deadline:
+			t.Fatal("no tools/list_changed after flow_save")
+		}
+	}
+	if _, ok := s.Tool("workflow_demo_rows"); !ok {
+		t.Fatalf("not served: %v", s.ToolNames())
+	}
+
+	// run it on a fresh profile with another region
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_demo_rows", Arguments: map[string]any{
+		"username": demoapp.DemoUsername, "password": demoapp.DemoPassword, "region": "330100", "base_url": app.URL, "profileId": "fresh"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Success bool `json:"success"`
+		Outputs struct {
+			Rows []map[string]any `json:"rows"`
+		} `json:"outputs"`
+		Error any `json:"error"`
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(raw, &r); err != nil || !r.Success {
+		t.Fatalf("run: %v %s\n%s", err, raw, text)
+	}
+	if len(r.Outputs.Rows) == 0 {
+		t.Fatalf("no rows: %s", raw)
+	}
+	for _, row := range r.Outputs.Rows {
+		if row["region"] != "杭州市" {
+			t.Fatalf("a row of another region: %v", row)
+		}
+	}
+}
+
+// TestAuthoringDeadEndAndErrors: a detour the agent backs out of is not
+// in the flow; a stale ref and a missing page are errors the agent can
+// read; flow_save refuses to overwrite and a bad name names the field.
+func TestAuthoringDeadEndAndErrors(t *testing.T) {
+	pages := httptest.NewServer(http.FileServer(http.Dir("../testdata/pages")))
+	defer pages.Close()
+	dir := t.TempDir()
+	s, _ := newServer(t, Options{FlowsDir: dir, Pool: newPool(t)})
+	s.EnableAuthoring()
+	cs, _ := connect(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	a := &agent{t: t, ctx: ctx, cs: cs}
+
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: ToolBrowserClick, Arguments: map[string]any{"ref": "e1", "profileId": "other"}})
+	if err != nil || !res.IsError {
+		t.Fatalf("a click with no page: %v %+v", err, res)
+	}
+	a.call(ToolBrowserOpen, map[string]any{"url": pages.URL + "/basic.html"})
+	snap, _ := a.call(ToolBrowserSnapshot, map[string]any{})
+	link := a.ref(snap, `link "Next page"`)
+	out, _ := a.call(ToolBrowserClick, map[string]any{"ref": link})
+	if !strings.Contains(out, "→") {
+		t.Fatalf("the link did not navigate:\n%s\n%s", snap, out)
+	}
+	a.call(ToolBrowserBack, map[string]any{})
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: ToolBrowserClick, Arguments: map[string]any{"ref": "e9999"}})
+	if err != nil || !res.IsError {
+		t.Fatalf("a stale ref: %v %+v", err, res)
+	}
+	prev, res := a.call(ToolFlowPreview, map[string]any{"name": "detour"})
+	sc, _ := json.Marshal(res.StructuredContent)
+	if strings.Contains(prev, "\nclick") || !strings.Contains(string(sc), `"dropped":[2,3]`) {
+		t.Errorf("the detour stayed:\n%s\n%s", prev, sc)
+	}
+	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: ToolFlowSave, Arguments: map[string]any{"name": "Bad Name"}})
+	if err == nil || !strings.Contains(err.Error(), "name") {
+		t.Errorf("bad name: %v", err)
+	}
+	a.call(ToolFlowSave, map[string]any{"name": "detour"})
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: ToolFlowSave, Arguments: map[string]any{"name": "detour"}})
+	if err != nil || !res.IsError {
+		t.Errorf("a second save overwrote: %v %+v", err, res)
+	}
+	a.call(ToolFlowSave, map[string]any{"name": "detour", "overwrite": true})
+	a.call(ToolFlowReset, map[string]any{})
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: ToolFlowPreview, Arguments: map[string]any{}})
+	if err != nil || !res.IsError {
+		t.Errorf("preview of an empty log: %v %+v", err, res)
+	}
+}
