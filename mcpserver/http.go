@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/json"
 	"io"
 	"net"
@@ -32,26 +31,30 @@ const DefaultHTTPAddr = "127.0.0.1:8765"
 // and without an event store such a stream cannot be resumed anyway). A
 // call of a method the server does not have gets a JSON-RPC -32601 answer
 // (HTTP 200), as over stdio, where the SDK would answer HTTP 400 with the
-// text "JSON RPC not handled".
+// text "JSON RPC not handled". A request with a foreign Origin header gets
+// 403 whatever its token (see OriginGuard; Options.AllowOrigins names more
+// origins). A call the client cancelled (notifications/cancelled) gets no
+// answer: its event stream ends empty (MCP: SHOULD NOT respond).
 func (s *Server) HTTPHandler(token string) http.Handler {
 	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, &mcp.StreamableHTTPOptions{
 		Logger: s.log,
 	})
+	h = s.httpCalls.dropCancelled(h)
 	h = s.httpReqs.bind(h)
 	h = methodNotFound(h)
-	if token == "" {
-		return h
+	if token != "" {
+		h = RequireBearer(token, h)
 	}
-	return RequireBearer(token, h)
+	return OriginGuard(s.opts.AllowOrigins, h)
 }
 
 // RequireBearer wraps next so that only requests carrying `Authorization:
-// Bearer token` pass (constant-time comparison); others get 401.
+// Bearer token` pass (constant-time comparison; the scheme is matched
+// without case, see BearerToken); others get 401.
 func RequireBearer(token string, next http.Handler) http.Handler {
-	want := []byte(token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), want) != 1 {
+		got, ok := BearerToken(r)
+		if !ok || !tokenEqual(got, token) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="rpa"`)
 			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
 			return

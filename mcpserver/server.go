@@ -108,6 +108,10 @@ type Options struct {
 	// clients that reset their request timeout on progress (the TypeScript
 	// SDK's resetTimeoutOnProgress) do not give up during a long wait.
 	Heartbeat time.Duration
+	// AllowOrigins names the browser origins ("https://app.example.com")
+	// allowed to call the Streamable HTTP endpoint besides loopback origins
+	// of its own port (--allow-origin; see OriginGuard).
+	AllowOrigins []string
 	// Name and Version are the implementation info sent in initialize
 	// ("rpa" and "dev" when empty).
 	Name, Version string
@@ -147,7 +151,8 @@ type Server struct {
 	hitl   hitlState  // person channels (hitl_host.go)
 	paused pauseTable // multi-round-trip calls waiting for input (mrtr.go)
 
-	httpReqs httpRequests // POSTs of calls in flight (http.go)
+	httpReqs  httpRequests // POSTs of calls in flight (http.go)
+	httpCalls httpCalls    // calls in flight per HTTP session, for cancels (cancel.go)
 }
 
 // New builds the server, loads FlowsDir (a flow that does not load is

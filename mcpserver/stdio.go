@@ -32,7 +32,9 @@ const DefaultMaxLine = 16 << 20
 // with -32600 (invalid request, with the line's id when it has one), and
 // the session goes on. When the input ends, the session waits (at most
 // Drain) until every call it has read is answered, so replies are not lost
-// to an early exit.
+// to an early exit. A call the client cancelled (notifications/cancelled)
+// gets no answer at all: the MCP specification says receivers SHOULD NOT
+// send a response for a cancelled request, and the SDK would send one.
 type StdioTransport struct {
 	// In and Out default to os.Stdin and os.Stdout.
 	In  io.Reader
@@ -56,6 +58,7 @@ func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
 		eof:      make(chan error, 1),
 		closed:   make(chan struct{}),
 		pending:  map[jsonrpc.ID]bool{},
+		cancels:  map[jsonrpc.ID]bool{},
 		idle:     make(chan struct{}),
 	}
 	if c.in == nil {
@@ -94,6 +97,7 @@ type stdioConn struct {
 
 	mu      sync.Mutex
 	pending map[jsonrpc.ID]bool // calls read and not yet answered
+	cancels map[jsonrpc.ID]bool // pending calls the client cancelled: their answer is dropped
 	idle    chan struct{}       // closed while pending is empty
 }
 
@@ -209,6 +213,14 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			}
 			c.pending[req.ID] = true
 			c.mu.Unlock()
+		} else if ok && req.Method == "notifications/cancelled" {
+			if id, ok := CancelledID(req.Params); ok {
+				c.mu.Lock()
+				if c.pending[id] {
+					c.cancels[id] = true
+				}
+				c.mu.Unlock()
+			}
 		}
 		return msg, nil
 	case err := <-c.eof:
@@ -239,8 +251,18 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return err
 	}
-	err = c.writeLine(raw)
-	if resp, ok := msg.(*jsonrpc.Response); ok {
+	resp, isResp := msg.(*jsonrpc.Response)
+	drop := false
+	if isResp {
+		c.mu.Lock()
+		drop = c.cancels[resp.ID]
+		delete(c.cancels, resp.ID)
+		c.mu.Unlock()
+	}
+	if !drop {
+		err = c.writeLine(raw)
+	}
+	if isResp {
 		c.mu.Lock()
 		if c.pending[resp.ID] {
 			delete(c.pending, resp.ID)
@@ -251,6 +273,19 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		c.mu.Unlock()
 	}
 	return err
+}
+
+// CancelledID returns the request id a notifications/cancelled names
+// (params.requestId, a string or an integer).
+func CancelledID(params json.RawMessage) (jsonrpc.ID, bool) {
+	var p struct {
+		RequestID any `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.RequestID == nil {
+		return jsonrpc.ID{}, false
+	}
+	id, err := jsonrpc.MakeID(p.RequestID)
+	return id, err == nil && id.IsValid()
 }
 
 // Close implements mcp.Connection. It does not close In or Out (the
