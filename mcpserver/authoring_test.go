@@ -234,3 +234,49 @@ func TestAuthoringDeadEndAndErrors(t *testing.T) {
 		t.Errorf("preview of an empty log: %v %+v", err, res)
 	}
 }
+
+// TestServeSteps serves the reference flow step by step: one tool per
+// top-level statement; params given once are remembered, names bound by a
+// step are there for the next ones, and the last step returns the rows.
+func TestServeSteps(t *testing.T) {
+	app := httptest.NewServer(demoapp.New(demoapp.Options{Delay: 20 * time.Millisecond}))
+	defer app.Close()
+	s, logs := newServer(t, Options{Pool: newPool(t)})
+	if err := s.ServeSteps(filepath.Join("..", "flows", "query_power_data.flow")); err != nil {
+		t.Fatal(err)
+	}
+	names := strings.Join(s.ToolNames(), " ")
+	for _, want := range []string{"step_01_open", "step_02_fill", "step_04_click", "step_08_table", "step_09_if", "step_10_for", "step_11_return"} {
+		if !strings.Contains(names, want) {
+			t.Fatalf("no %s in %s", want, names)
+		}
+	}
+	if def, _ := s.Tool("step_03_fill"); !strings.Contains(string(def.InputSchema.(json.RawMessage)), `"password"`) {
+		t.Errorf("step_03_fill does not take the password: %s", def.InputSchema)
+	}
+	cs, _ := connect(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	a := &agent{t: t, ctx: ctx, cs: cs}
+	a.call("step_01_open", map[string]any{"base_url": app.URL})
+	a.call("step_02_fill", map[string]any{"username": demoapp.DemoUsername})
+	out, _ := a.call("step_03_fill", map[string]any{"password": demoapp.DemoPassword})
+	if strings.Contains(out, demoapp.DemoPassword) {
+		t.Fatal("the password came back")
+	}
+	for _, n := range []string{"step_04_click", "step_05_wait", "step_06_select", "step_07_click"} {
+		a.call(n, map[string]any{})
+	}
+	out, _ = a.call("step_08_table", map[string]any{})
+	if !strings.Contains(out, `"rows":[{`) {
+		t.Fatalf("step_08_table:\n%s", out)
+	}
+	a.call("step_09_if", map[string]any{}) // uses rows and region (its default)
+	out, _ = a.call("step_11_return", map[string]any{})
+	if !strings.Contains(out, `"count":50`) {
+		t.Errorf("return:\n%s", out)
+	}
+	if strings.Contains(logs.String(), demoapp.DemoPassword) {
+		t.Error("the password reached the log")
+	}
+}
