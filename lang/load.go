@@ -125,15 +125,13 @@ func LoadFile(path string) (*Flow, diag.Diagnostics) {
 func siblings(path string, f *ast.File) map[string]*ast.File {
 	dir := filepath.Dir(path)
 	folder := map[string]*ast.File{}
-	entries, err := os.ReadDir(dir)
+	all, err := FlowFiles(dir)
 	if err == nil {
 		var paths []string
-		for _, e := range entries {
-			p := filepath.Join(dir, e.Name())
-			if e.IsDir() || !IsFlowFile(e.Name()) || strings.HasPrefix(e.Name(), ".") || sameFile(p, path) {
-				continue
+		for _, p := range all {
+			if !sameFile(p, path) {
+				paths = append(paths, p)
 			}
-			paths = append(paths, p)
 		}
 		parsed := make([]*ast.File, len(paths))
 		parallel(len(paths), func(i int) {
@@ -184,7 +182,7 @@ func unwrapPath(err error) error {
 // first, in file order.
 func LoadDir(dir string) (map[string]*Flow, diag.Diagnostics) {
 	var ds diag.Diagnostics
-	entries, err := os.ReadDir(dir)
+	flowPaths, err := FlowFiles(dir)
 	if err != nil {
 		ds.Errorf(ast.Range{File: dir}, "cannot read flow folder: %v", unwrapPath(err))
 		return nil, ds
@@ -195,11 +193,8 @@ func LoadDir(dir string) (map[string]*Flow, diag.Diagnostics) {
 		ds   diag.Diagnostics
 	}
 	var files []*loaded
-	for _, e := range entries {
-		if e.IsDir() || !IsFlowFile(e.Name()) || strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		files = append(files, &loaded{path: filepath.Join(dir, e.Name())})
+	for _, p := range flowPaths {
+		files = append(files, &loaded{path: p})
 	}
 	// Parse, then check, each phase spread over the CPUs: files are
 	// independent once the folder's names are known.

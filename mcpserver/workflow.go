@@ -226,23 +226,7 @@ func jsonEscaped(secrets []string) []string {
 }
 
 // flowExec runs an `exec` action of a served flow under the same policy
-// as desktop_exec: a string command through the shell (Check), an argument
-// list directly (CheckArgs, the rules seeing the arguments joined by
-// spaces).
+// as desktop_exec (execpolicy.Policy.Exec).
 func (s *Server) flowExec(ctx context.Context, c core.ExecCommand) (*core.ExecResult, error) {
-	var out *ExecOutput
-	var err error
-	if len(c.Args) > 0 {
-		out, err = s.exec.RunArgs(ctx, c.Args, c.Timeout)
-	} else {
-		out, err = s.exec.Run(ctx, c.Shell, c.Timeout)
-	}
-	if err != nil {
-		var re *RefusedError
-		if errors.As(err, &re) {
-			return nil, &core.Error{Kind: core.KindExecRefused, Msg: "exec: " + re.Error()}
-		}
-		return nil, err
-	}
-	return &core.ExecResult{Stdout: out.Stdout, Stderr: out.Stderr, Code: out.Code, Truncated: out.Truncated}, nil
+	return s.exec.Exec(ctx, c)
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rpa-dev/rpa/internal/atomicfile"
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/diag"
 	"github.com/rpa-dev/rpa/lang/format"
@@ -116,30 +117,14 @@ func runFmt(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-// writeFileKeepMode writes data to dest through a temporary file in the
-// same folder (so a crash never leaves half a flow), with the mode of src.
+// writeFileKeepMode writes data to dest atomically (a crash never leaves
+// half a flow), with the mode of src.
 func writeFileKeepMode(dest, src string, data []byte) error {
 	mode := os.FileMode(0o644)
 	if st, err := os.Stat(src); err == nil {
 		mode = st.Mode().Perm()
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(dest), ".rpa-fmt-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), dest)
+	return atomicfile.Write(dest, data, mode)
 }
 
 // yamlComments counts the comment lines of a YAML source (0 when it does

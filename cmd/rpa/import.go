@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -30,24 +28,6 @@ var importFormats = map[string]importer.Format{
 	"chrome": importer.FormatChrome, "side": importer.FormatSide, "json": importer.FormatJSONFlow,
 }
 
-// parseInterspersed parses flags that may stand before or after the
-// positional arguments (`rpa import FILE -o OUT`), returning the
-// positionals.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
-}
-
 // runImport imports FILE. One flow goes to stdout, or to -o OUT (a .flow
 // file, or a folder); the flows of a .side project (one per test) need -o
 // DIR and are written as DIR/NAME.flow. Diagnostics (what could not be
@@ -60,12 +40,9 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "", "output: a .flow file, or a folder (one NAME.flow per flow)")
 	strict := fs.Bool("strict", false, "anything that cannot be expressed is an error, and nothing is written")
 	formatName := fs.String("format", "", "input format: chrome, side or json (default: detected)")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	pos, done, code := parseArgs(fs, args)
+	if done {
+		return code
 	}
 	if len(pos) != 1 {
 		fs.Usage()

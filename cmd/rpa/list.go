@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,41 +18,45 @@ func init() {
 		name:    "list",
 		usage:   "rpa list [DIR]",
 		summary: "print the MCP tools a folder of flows serves (default $RPA_HOME/flows)",
-		run:     runList,
+		run:     func(args []string) int { return runList(args, os.Stdout, os.Stderr) },
 	})
 }
 
-func runList(args []string) int {
-	fs := flag.NewFlagSet("list", flag.ContinueOnError)
-	if err := fs.Parse(args); err != nil {
-		return 2
+// runList prints the tools of DIR's flows (listFlows); the errors of files
+// that do not load follow on stderr, one line each. Exit 0, 1 when a flow
+// has errors, 2 on usage or when DIR is not a folder.
+func runList(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("list", stderr)
+	if done, code := parseFlags(fs, args); done {
+		return code
 	}
 	if fs.NArg() > 1 {
-		fmt.Fprintln(os.Stderr, "usage: rpa list [DIR]")
-		return 2
+		fs.Usage()
+		return exitUsage
 	}
 	dir := defaultFlowsDir()
 	if fs.NArg() == 1 {
 		dir = fs.Arg(0)
 	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		fmt.Fprintf(os.Stderr, "rpa list: %s is not a folder\n", dir)
-		return 2
+		fmt.Fprintf(stderr, "rpa list: %s is not a folder\n", dir)
+		return exitUsage
 	}
 	flows, ds := lang.LoadDir(dir)
-	code := listFlows(os.Stdout, flows)
+	code := listFlows(stdout, stderr, flows)
 	for _, d := range ds {
 		if d.Severity == diag.Error {
-			fmt.Fprintln(os.Stderr, d.OneLine())
-			code = 1
+			fmt.Fprintln(stderr, d.OneLine())
+			code = exitFailed
 		}
 	}
 	return code
 }
 
 // listFlows prints one line per tool: name, arguments (required ones
-// marked *), description. It returns 1 when a flow has no valid schema.
-func listFlows(w io.Writer, flows map[string]*lang.Flow) int {
+// marked *), description, on w; a flow without a valid schema is reported
+// on stderr instead and makes the result exitFailed.
+func listFlows(w, stderr io.Writer, flows map[string]*lang.Flow) int {
 	names := make([]string, 0, len(flows))
 	for n := range flows {
 		names = append(names, n)
@@ -61,12 +64,12 @@ func listFlows(w io.Writer, flows map[string]*lang.Flow) int {
 	sort.Strings(names)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TOOL\tARGUMENTS\tDESCRIPTION")
-	code := 0
+	code := exitOK
 	for _, n := range names {
 		f := flows[n]
 		if _, err := mcpserver.InputSchema(f.File); err != nil {
-			fmt.Fprintf(os.Stderr, "%s: %v\n", f.Path, err)
-			code = 1
+			fmt.Fprintf(stderr, "%s: %v\n", f.Path, err)
+			code = exitFailed
 			continue
 		}
 		var params []string

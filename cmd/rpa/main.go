@@ -130,7 +130,7 @@ func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 }
 
 // parseFlags parses args with fs; done is true when the command must stop
-// now with code (0 after -h, 2 on a bad flag).
+// now with code (exitOK after -h, exitUsage on a bad flag).
 func parseFlags(fs *flag.FlagSet, args []string) (done bool, code int) {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -139,4 +139,21 @@ func parseFlags(fs *flag.FlagSet, args []string) (done bool, code int) {
 		return true, exitUsage
 	}
 	return false, exitOK
+}
+
+// parseArgs is parseFlags for commands whose flags may stand before,
+// between and after their positional arguments (`rpa run FILE --json`,
+// `rpa connect URL --device-id ID`); it returns the positional arguments
+// in order. After `--` everything is positional.
+func parseArgs(fs *flag.FlagSet, args []string) (pos []string, done bool, code int) {
+	for {
+		if done, code := parseFlags(fs, args); done {
+			return nil, true, code
+		}
+		if fs.NArg() == 0 {
+			return pos, false, exitOK
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
 }

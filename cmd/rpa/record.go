@@ -55,9 +55,9 @@ func runRecord(args []string, stdout, stderr io.Writer) int {
 	headless := fs.Bool("headless", false, "no window (for scripted sessions)")
 	var params paramFlags
 	fs.Var(&params, "param", "NAME=SELECTOR: the value of the field matching SELECTOR becomes param NAME (repeatable)")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return exitUsage
+	pos, done, code := parseArgs(fs, args)
+	if done {
+		return code
 	}
 	if len(pos) != 1 || *out == "" {
 		fs.Usage()

@@ -21,11 +21,11 @@ import (
 	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 	rodd "github.com/rpa-dev/rpa/drivers/rod"
+	"github.com/rpa-dev/rpa/execpolicy"
 	"github.com/rpa-dev/rpa/interp"
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/ast"
 	"github.com/rpa-dev/rpa/lang/diag"
-	"github.com/rpa-dev/rpa/mcpserver"
 )
 
 func init() {
@@ -88,7 +88,7 @@ type runFlags struct {
 	remote   string
 	bin      string
 	// exec is the policy of the `exec` action (--allow-exec, --exec-allow).
-	exec      mcpserver.ExecPolicy
+	exec      execpolicy.Policy
 	execAllow kvList
 	hitl      string // --hitl order ("" = default; run_hitl.go)
 }
@@ -114,16 +114,9 @@ func parseRunFlags(args []string, stderr io.Writer) (rf *runFlags, done bool, co
 	fs.BoolVar(&rf.exec.Enabled, "allow-exec", false, "let the flow's exec actions run commands (refused otherwise)")
 	fs.Var(&rf.execAllow, "exec-allow", "with --allow-exec, allow only commands matching this glob (repeatable)")
 	fs.StringVar(&rf.hitl, "hitl", "", hitlUsage)
-	var pos []string
-	for {
-		if done, code := parseFlags(fs, args); done {
-			return nil, true, code
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
+	pos, done, code := parseArgs(fs, args)
+	if done {
+		return nil, true, code
 	}
 	if len(pos) != 1 {
 		if len(pos) == 0 {
@@ -140,6 +133,7 @@ func parseRunFlags(args []string, stderr io.Writer) (rf *runFlags, done bool, co
 		return nil, true, exitUsage
 	}
 	rf.exec.Allow = rf.execAllow
+	rf.exec.Disabled = "rpa run: command execution is disabled (run with --allow-exec)"
 	if rf.timeout < 0 {
 		fmt.Fprintln(stderr, "rpa run: --timeout must not be negative")
 		return nil, true, exitUsage
@@ -248,6 +242,11 @@ func execute(ctx context.Context, f *lang.Flow, typed map[string]any, rf *runFla
 			fmt.Fprintf(stderr, "rpa %s: the run was stopped by --timeout %s while the browser was starting\n", rf.cmd, rf.timeout)
 			return nil, exitFailed
 		}
+		if ie := (*drivers.InUseError)(nil); errors.As(err, &ie) {
+			// Another rpa process holds the profile: bad input, not a crash.
+			fmt.Fprintf(stderr, "rpa %s: %v\n", rf.cmd, ie)
+			return nil, exitUsage
+		}
 		fmt.Fprintf(stderr, "rpa %s: the browser could not be started: %v\n", rf.cmd, err)
 		return nil, exitFailed
 	}
@@ -278,27 +277,6 @@ func execute(ctx context.Context, f *lang.Flow, typed map[string]any, rf *runFla
 		}
 		return res, exitFailed
 	}
-}
-
-// runExec runs an `exec` action under rf's policy (the one `rpa serve`
-// applies): refused with kind exec_refused unless --allow-exec, then
-// limited to the --exec-allow globs when any.
-func (rf *runFlags) runExec(ctx context.Context, c core.ExecCommand) (*core.ExecResult, error) {
-	var out *mcpserver.ExecOutput
-	var err error
-	if len(c.Args) > 0 {
-		out, err = rf.exec.RunArgs(ctx, c.Args, c.Timeout)
-	} else {
-		out, err = rf.exec.Run(ctx, c.Shell, c.Timeout)
-	}
-	if err != nil {
-		var re *mcpserver.RefusedError
-		if errors.As(err, &re) {
-			return nil, &core.Error{Kind: core.KindExecRefused, Msg: "exec: " + re.Error() + " (rpa run --allow-exec enables it)"}
-		}
-		return nil, err
-	}
-	return &core.ExecResult{Stdout: out.Stdout, Stderr: out.Stderr, Code: out.Code, Truncated: out.Truncated}, nil
 }
 
 // flowArgs builds the typed arguments from --args (JSON) and --arg

@@ -42,7 +42,7 @@ func (rf *runFlags) runHost(rio runIO) (core.Host, error) {
 	if err != nil {
 		return core.Host{}, fmt.Errorf("llm: %v", err)
 	}
-	return core.Host{Ask: cfg.Chain(nil).Ask, LLM: llm.Host(nil, env), Exec: rf.runExec}, nil
+	return core.Host{Ask: cfg.Chain(nil).Ask, LLM: llm.Host(nil, env), Exec: rf.exec.Exec}, nil
 }
 
 // serverHITL is the human-in-the-loop set-up of `rpa serve` and `rpa

@@ -2,8 +2,8 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/rpa-dev/rpa/lang"
@@ -15,39 +15,42 @@ func init() {
 		name:    "schema",
 		usage:   "rpa schema FILE",
 		summary: "print the MCP tool definition of one flow as JSON",
-		run:     runSchema,
+		run:     func(args []string) int { return runSchema(args, os.Stdout, os.Stderr) },
 	})
 }
 
-func runSchema(args []string) int {
-	fs := flag.NewFlagSet("schema", flag.ContinueOnError)
-	if err := fs.Parse(args); err != nil {
-		return 2
+// runSchema prints the MCP tool definition of FILE's flow as indented
+// JSON. Exit 0, 1 when the flow does not load or has no valid schema, 2 on
+// usage or a path that is not a readable flow file.
+func runSchema(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("schema", stderr)
+	if done, code := parseFlags(fs, args); done {
+		return code
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: rpa schema FILE")
-		return 2
+		fs.Usage()
+		return exitUsage
 	}
-	if !flowFileArg("schema", fs.Arg(0), os.Stderr) {
-		return 2
+	if !flowFileArg("schema", fs.Arg(0), stderr) {
+		return exitUsage
 	}
 	f, ds := lang.LoadFile(fs.Arg(0))
 	if f == nil {
 		for _, d := range ds {
-			fmt.Fprintln(os.Stderr, d.OneLine())
+			fmt.Fprintln(stderr, d.OneLine())
 		}
-		return 1
+		return exitFailed
 	}
 	def, _, err := mcpserver.FlowTool(f.File)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", fs.Arg(0), err)
-		return 1
+		fmt.Fprintf(stderr, "%s: %v\n", fs.Arg(0), err)
+		return exitFailed
 	}
 	out, err := json.MarshalIndent(def, "", "  ")
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "rpa schema: %v\n", err)
-		return 1
+		fmt.Fprintf(stderr, "rpa schema: %v\n", err)
+		return exitFailed
 	}
-	fmt.Println(string(out))
-	return 0
+	fmt.Fprintln(stdout, string(out))
+	return exitOK
 }

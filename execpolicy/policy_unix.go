@@ -1,6 +1,6 @@
 //go:build !windows
 
-package mcpserver
+package execpolicy
 
 import (
 	"context"
