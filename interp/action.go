@@ -163,7 +163,7 @@ func (o *actionOpts) set(name string, v any) error {
 	case "wait", "every", "timeout":
 		d, ok := stdlib.ToDuration(v)
 		if !ok {
-			return fmt.Errorf("%s: must be a duration, got %s", name, typeName(v))
+			return fmt.Errorf("%s: must be a duration, got %s", name, stdlib.TypeName(v))
 		}
 		switch name {
 		case "wait":
@@ -176,13 +176,13 @@ func (o *actionOpts) set(name string, v any) error {
 	case "retries":
 		n, ok := stdlib.ToInt(v)
 		if !ok || n < 0 {
-			return fmt.Errorf("retries: must be a non-negative integer, got %s", typeName(v))
+			return fmt.Errorf("retries: must be a non-negative integer, got %s", stdlib.TypeName(v))
 		}
 		o.retries = n
 	case "optional":
 		b, ok := v.(bool)
 		if !ok {
-			return fmt.Errorf("optional: must be true or false, got %s", typeName(v))
+			return fmt.Errorf("optional: must be true or false, got %s", stdlib.TypeName(v))
 		}
 		o.optional = b
 	default:
@@ -219,7 +219,7 @@ func (r *runner) attempts(c *stdlib.Call, impl stdlib.Impl, o actionOpts) (any, 
 		if try >= o.retries || actx.Err() != nil || core.IsFinal(err) {
 			break
 		}
-		if sleepCtx(actx, o.every) != nil {
+		if core.Sleep(actx, o.every) != nil {
 			if r.ctx.Err() != nil {
 				return nil, r.ctx.Err()
 			}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
-	"time"
 
 	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/lang"
@@ -203,7 +202,7 @@ func (r *runner) cond(fr *frame, e ast.Expr, sc *Scope) (bool, error) {
 	}
 	b, ok := v.(bool)
 	if !ok {
-		return false, errAt(e, core.KindExpression, "", nil, "condition %s is %s, not a bool", exprText(e), typeName(v))
+		return false, errAt(e, core.KindExpression, "", nil, "condition %s is %s, not a bool", exprText(e), stdlib.TypeName(v))
 	}
 	return b, nil
 }
@@ -238,7 +237,7 @@ func (r *runner) forStmt(fr *frame, s *ast.ForStmt, sc *Scope) (ctl, error) {
 		}
 		rv := reflect.ValueOf(it)
 		if rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array {
-			return ctlNext, errAt(s.Iter, core.KindExpression, "", nil, "for: cannot loop over %s (want a list, a map or an int)", typeName(it))
+			return ctlNext, errAt(s.Iter, core.KindExpression, "", nil, "for: cannot loop over %s (want a list, a map or an int)", stdlib.TypeName(it))
 		}
 		items = make([]any, rv.Len())
 		for i := range items {
@@ -270,7 +269,7 @@ func (r *runner) retryStmt(fr *frame, s *ast.RetryStmt, sc *Scope) (ctl, error) 
 	}
 	n, ok := stdlib.ToInt(nv)
 	if !ok || n < 0 {
-		return ctlNext, errAt(s.Count, core.KindExpression, "", nil, "retry: count must be a non-negative integer, got %s", typeName(nv))
+		return ctlNext, errAt(s.Count, core.KindExpression, "", nil, "retry: count must be a non-negative integer, got %s", stdlib.TypeName(nv))
 	}
 	every := fr.defs.every
 	if s.Every != nil {
@@ -280,7 +279,7 @@ func (r *runner) retryStmt(fr *frame, s *ast.RetryStmt, sc *Scope) (ctl, error) 
 		}
 		d, ok := stdlib.ToDuration(v)
 		if !ok {
-			return ctlNext, errAt(s.Every, core.KindExpression, "", nil, "retry: every: must be a duration, got %s", typeName(v))
+			return ctlNext, errAt(s.Every, core.KindExpression, "", nil, "retry: every: must be a duration, got %s", stdlib.TypeName(v))
 		}
 		every = d
 	}
@@ -294,7 +293,7 @@ func (r *runner) retryStmt(fr *frame, s *ast.RetryStmt, sc *Scope) (ctl, error) 
 			return ctlNext, re
 		}
 		r.logLine(fmt.Sprintf("retry %d/%d (line %d) after: %s", try+1, n, s.Range.Start.Line, re.Message))
-		if err := sleepCtx(r.ctx, every); err != nil {
+		if err := core.Sleep(r.ctx, every); err != nil {
 			return ctlNext, r.cancelled(s, err)
 		}
 	}
@@ -345,7 +344,7 @@ func selList(v any) ([]string, error) {
 		for _, e := range x {
 			s, ok := e.(string)
 			if !ok || s == "" {
-				return nil, fmt.Errorf("selector list holds %s", typeName(e))
+				return nil, fmt.Errorf("selector list holds %s", stdlib.TypeName(e))
 			}
 			out = append(out, s)
 		}
@@ -353,7 +352,7 @@ func selList(v any) ([]string, error) {
 			return out, nil
 		}
 	}
-	return nil, fmt.Errorf("want a selector or a list of selectors, got %s", typeName(v))
+	return nil, fmt.Errorf("want a selector or a list of selectors, got %s", stdlib.TypeName(v))
 }
 
 func quoteSels(sels []string) string {
@@ -363,34 +362,5 @@ func quoteSels(sels []string) string {
 	return fmt.Sprintf("%q", sels)
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
-func typeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case bool:
-		return "a bool"
-	case int, int64, float64:
-		return "a number"
-	case []any:
-		return "a list"
-	case map[string]any:
-		return "a map"
-	}
-	return fmt.Sprintf("a %T", v)
-}
+// typeName is stdlib.TypeName, for the argument messages of args.go.
+func typeName(v any) string { return stdlib.TypeName(v) }

@@ -124,10 +124,13 @@ func quoteList(sels []string) string {
 
 // argErr reports a bad argument value.
 func (c *Call) argErr(what string, v any, want string) error {
-	return &core.Error{Kind: core.KindExpression, Msg: fmt.Sprintf("%s: %s must be %s, got %s", c.Action.Name, what, want, typeName(v))}
+	return &core.Error{Kind: core.KindExpression, Msg: fmt.Sprintf("%s: %s must be %s, got %s", c.Action.Name, what, want, TypeName(v))}
 }
 
-func typeName(v any) string {
+// TypeName names the kind of a flow value for error messages: "null", "a
+// string", "a bool", "a number", "a list", "a map" (else "a T" with its Go
+// type).
+func TypeName(v any) string {
 	switch v.(type) {
 	case nil:
 		return "null"
@@ -147,15 +150,6 @@ func typeName(v any) string {
 
 // Has reports whether positional i was given.
 func (c *Call) Has(i int) bool { return i < len(c.Args) && c.Args[i] != nil }
-
-// Sels returns positional i as a selector list.
-func (c *Call) Sels(i int) ([]string, error) {
-	var v any
-	if i < len(c.Args) {
-		v = c.Args[i]
-	}
-	return toSels(c, c.Action.Params[i].Name, v)
-}
 
 func toSels(c *Call, what string, v any) ([]string, error) {
 	switch x := v.(type) {
@@ -184,16 +178,6 @@ func toSels(c *Call, what string, v any) ([]string, error) {
 	return nil, c.argErr(what, v, "a selector or a list of selectors")
 }
 
-// Str returns positional i as a string: strings as they are, numbers and
-// bools in their plain form (fill "#qty" 3).
-func (c *Call) Str(i int) (string, error) {
-	var v any
-	if i < len(c.Args) {
-		v = c.Args[i]
-	}
-	return toStr(c, c.Action.Params[i].Name, v)
-}
-
 func toStr(c *Call, what string, v any) (string, error) {
 	switch x := v.(type) {
 	case string:
@@ -217,54 +201,6 @@ func toStr(c *Call, what string, v any) (string, error) {
 func (c *Call) Opt(name string) (any, bool) {
 	v, ok := c.Opts[name]
 	return v, ok && v != nil
-}
-
-// OptStr returns option name as a string, def when absent.
-func (c *Call) OptStr(name, def string) (string, error) {
-	v, ok := c.Opt(name)
-	if !ok {
-		return def, nil
-	}
-	return toStr(c, name+":", v)
-}
-
-// OptBool returns option name as a bool, false when absent.
-func (c *Call) OptBool(name string) (bool, error) {
-	v, ok := c.Opt(name)
-	if !ok {
-		return false, nil
-	}
-	b, isB := v.(bool)
-	if !isB {
-		return false, c.argErr(name+":", v, "true or false")
-	}
-	return b, nil
-}
-
-// OptInt returns option name as an int, def when absent.
-func (c *Call) OptInt(name string, def int) (int, error) {
-	v, ok := c.Opt(name)
-	if !ok {
-		return def, nil
-	}
-	n, isN := ToInt(v)
-	if !isN {
-		return 0, c.argErr(name+":", v, "an integer")
-	}
-	return n, nil
-}
-
-// OptDuration returns option name as a duration, def when absent.
-func (c *Call) OptDuration(name string, def time.Duration) (time.Duration, error) {
-	v, ok := c.Opt(name)
-	if !ok {
-		return def, nil
-	}
-	d, isD := ToDuration(v)
-	if !isD {
-		return 0, c.argErr(name+":", v, "a duration")
-	}
-	return d, nil
 }
 
 // ToInt converts an integral number (int, int64, integral float64) to int.

@@ -21,18 +21,8 @@ func ask(ctx context.Context, c *Call) (any, error) {
 	if h.Ask == nil {
 		return nil, core.Errorf(core.KindHITLDeclined, "ask: no person can be asked here (this host has no human-in-the-loop channel)")
 	}
-	title, err := c.Str(0)
-	if err != nil {
-		return nil, err
-	}
-	q := core.Question{Title: title, Input: "text", Timeout: AskTimeout}
-	if q.Message, err = c.OptStr("message", ""); err != nil {
-		return nil, err
-	}
-	if q.Input, err = c.OptStr("input", "text"); err != nil {
-		return nil, err
-	}
-	if q.Timeout, err = c.OptDuration("timeout", AskTimeout); err != nil {
+	q := core.Question{Input: "text", Timeout: AskTimeout}
+	if err := c.Unpack("title", &q.Title, "message", &q.Message, "input", &q.Input, "timeout", &q.Timeout); err != nil {
 		return nil, err
 	}
 	actx, cancel := context.WithTimeout(ctx, q.Timeout)
@@ -55,7 +45,7 @@ func ask(ctx context.Context, c *Call) (any, error) {
 	case core.AnswerTimeout:
 		return nil, core.Errorf(core.KindHITLTimeout, "ask: no answer within %s", q.Timeout)
 	default:
-		return nil, core.Errorf(core.KindHITLDeclined, "ask: %q was %s", title, ans.Status)
+		return nil, core.Errorf(core.KindHITLDeclined, "ask: %q was %s", q.Title, ans.Status)
 	}
 	switch q.Input {
 	case "password":
@@ -79,8 +69,8 @@ func llm(ctx context.Context, c *Call) (any, error) {
 	if h.LLM == nil {
 		return nil, core.Errorf(core.KindBrowser, "llm: not enabled here (it needs an MCP client that offers sampling)")
 	}
-	prompt, err := c.Str(0)
-	if err != nil {
+	var prompt string
+	if err := c.Unpack("prompt", &prompt); err != nil {
 		return nil, err
 	}
 	input, _ := c.Opt("input")
@@ -128,8 +118,8 @@ func execCmd(ctx context.Context, c *Call) (any, error) {
 }
 
 func call(ctx context.Context, c *Call) (any, error) {
-	name, err := c.Str(0)
-	if err != nil {
+	var name string
+	if err := c.Unpack("flow", &name); err != nil {
 		return nil, err
 	}
 	var with map[string]any

@@ -39,8 +39,8 @@ func uncheck(ctx context.Context, c *Call) (any, error) {
 // open navigates the current tab; the run's first tab is created already
 // at the URL (one round trip less).
 func open(ctx context.Context, c *Call) (any, error) {
-	u, err := c.Str(0)
-	if err != nil {
+	var u string
+	if err := c.Unpack("url", &u); err != nil {
 		return nil, err
 	}
 	if msg := actions.CheckOpenURL(u); msg != "" {
@@ -73,23 +73,16 @@ func pageDo(ctx context.Context, c *Call, f func(drivers.Page, context.Context) 
 }
 
 func click(ctx context.Context, c *Call) (any, error) {
-	sels, err := c.Sels(0)
-	if err != nil {
-		return nil, err
-	}
-	button, err := c.OptStr("button", "left")
-	if err != nil {
-		return nil, err
-	}
-	count, err := c.OptInt("count", 1)
-	if err != nil {
+	var sels []string
+	button, count := "left", 1
+	if err := c.Unpack("selector", &sels, "button", &button, "count", &count); err != nil {
 		return nil, err
 	}
 	if count < 1 {
 		return nil, core.Errorf(core.KindExpression, "click: count: must be at least 1, got %d", count)
 	}
-	force, err := c.OptBool("force")
-	if err != nil {
+	var force bool
+	if err := c.Unpack("force", &force); err != nil {
 		return nil, err
 	}
 	want := drivers.ForPointer
@@ -116,8 +109,8 @@ type forceClicker interface {
 }
 
 func hover(ctx context.Context, c *Call) (any, error) {
-	sels, err := c.Sels(0)
-	if err != nil {
+	var sels []string
+	if err := c.Unpack("selector", &sels); err != nil {
 		return nil, err
 	}
 	el, err := c.Locate(ctx, sels, drivers.ForPointer)
@@ -128,12 +121,9 @@ func hover(ctx context.Context, c *Call) (any, error) {
 }
 
 func fill(ctx context.Context, c *Call) (any, error) {
-	sels, err := c.Sels(0)
-	if err != nil {
-		return nil, err
-	}
-	v, err := c.Str(1)
-	if err != nil {
+	var sels []string
+	var v string
+	if err := c.Unpack("selector", &sels, "value", &v); err != nil {
 		return nil, err
 	}
 	el, err := c.Locate(ctx, sels, drivers.ForInput)
@@ -144,16 +134,10 @@ func fill(ctx context.Context, c *Call) (any, error) {
 }
 
 func typeText(ctx context.Context, c *Call) (any, error) {
-	sels, err := c.Sels(0)
-	if err != nil {
-		return nil, err
-	}
-	v, err := c.Str(1)
-	if err != nil {
-		return nil, err
-	}
-	delay, err := c.OptDuration("delay", 0)
-	if err != nil {
+	var sels []string
+	var v string
+	var delay time.Duration
+	if err := c.Unpack("selector", &sels, "value", &v, "delay", &delay); err != nil {
 		return nil, err
 	}
 	el, err := c.Locate(ctx, sels, drivers.ForInput)
@@ -164,16 +148,13 @@ func typeText(ctx context.Context, c *Call) (any, error) {
 }
 
 func press(ctx context.Context, c *Call) (any, error) {
-	key, err := c.Str(0)
-	if err != nil {
+	var key string
+	var on []string
+	if err := c.Unpack("key", &key, "on", &on); err != nil {
 		return nil, err
 	}
-	if on, ok := c.Opt("on"); ok {
-		sels, err := toSels(c, "on:", on)
-		if err != nil {
-			return nil, err
-		}
-		el, err := c.Locate(ctx, sels, drivers.Attached)
+	if on != nil {
+		el, err := c.Locate(ctx, on, drivers.Attached)
 		if err != nil {
 			return nil, err
 		}
@@ -189,16 +170,9 @@ func press(ctx context.Context, c *Call) (any, error) {
 }
 
 func selectOpt(ctx context.Context, c *Call) (any, error) {
-	sels, err := c.Sels(0)
-	if err != nil {
-		return nil, err
-	}
-	v, err := c.Str(1)
-	if err != nil {
-		return nil, err
-	}
-	by, err := c.OptStr("by", "")
-	if err != nil {
+	var sels []string
+	var v, by string
+	if err := c.Unpack("selector", &sels, "value", &v, "by", &by); err != nil {
 		return nil, err
 	}
 	el, err := c.Locate(ctx, sels, drivers.ForInput)
@@ -210,8 +184,8 @@ func selectOpt(ctx context.Context, c *Call) (any, error) {
 
 // setChecked clicks only when the state differs, then verifies it.
 func setChecked(ctx context.Context, c *Call, want bool) error {
-	sels, err := c.Sels(0)
-	if err != nil {
+	var sels []string
+	if err := c.Unpack("selector", &sels); err != nil {
 		return err
 	}
 	el, err := c.Locate(ctx, sels, drivers.ForPointer)
@@ -243,8 +217,8 @@ func setChecked(ctx context.Context, c *Call, want bool) error {
 }
 
 func upload(ctx context.Context, c *Call) (any, error) {
-	sels, err := c.Sels(0)
-	if err != nil {
+	var sels []string
+	if err := c.Unpack("selector", &sels); err != nil {
 		return nil, err
 	}
 	var paths []string
@@ -302,12 +276,9 @@ func scroll(ctx context.Context, c *Call) (any, error) {
 		}
 		return nil, root.ScrollContent(ctx, s)
 	}
-	sels, err := c.Sels(0)
-	if err != nil {
-		return nil, err
-	}
-	to, err := c.OptStr("to", "")
-	if err != nil {
+	var sels []string
+	var to string
+	if err := c.Unpack("target", &sels, "to", &to); err != nil {
 		return nil, err
 	}
 	el, err := c.Locate(ctx, sels, drivers.ForRead)
@@ -344,8 +315,8 @@ func tab(ctx context.Context, c *Call) (any, error) {
 		}
 		return nil, nil
 	}
-	which, err := c.Str(0)
-	if err != nil {
+	var which string
+	if err := c.Unpack("which", &which); err != nil {
 		return nil, err
 	}
 	if which == "last" {
@@ -390,7 +361,7 @@ func tab(ctx context.Context, c *Call) (any, error) {
 				}
 			}
 		}
-		if err := sleepCtx(wctx, 100*time.Millisecond); err != nil {
+		if err := core.Sleep(wctx, 100*time.Millisecond); err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
@@ -441,15 +412,14 @@ func closeTab(ctx context.Context, c *Call) (any, error) {
 }
 
 func dialog(ctx context.Context, c *Call) (any, error) {
-	policy, err := c.Str(0)
-	if err != nil {
+	var policy, text string
+	if err := c.Unpack("policy", &policy); err != nil {
 		return nil, err
 	}
 	if policy != "accept" && policy != "dismiss" {
 		return nil, core.Errorf(core.KindExpression, `dialog: policy must be "accept" or "dismiss", got %q`, policy)
 	}
-	text, err := c.OptStr("text", "")
-	if err != nil {
+	if err := c.Unpack("text", &text); err != nil {
 		return nil, err
 	}
 	c.Env.SetDialogPolicy(policy == "accept", text)
@@ -459,12 +429,9 @@ func dialog(ctx context.Context, c *Call) (any, error) {
 // download clicks the element (the element wait bounded by wait) and waits
 // for the file, within the action's timeout.
 func download(ctx context.Context, c *Call) (any, error) {
-	sels, err := c.Sels(0)
-	if err != nil {
-		return nil, err
-	}
-	dir, err := c.OptStr("to", "")
-	if err != nil {
+	var sels []string
+	var dir string
+	if err := c.Unpack("selector", &sels, "to", &dir); err != nil {
 		return nil, err
 	}
 	if dir == "" {
@@ -493,12 +460,9 @@ func download(ctx context.Context, c *Call) (any, error) {
 }
 
 func screenshot(ctx context.Context, c *Call) (any, error) {
-	path, err := c.OptStr("path", "")
-	if err != nil {
-		return nil, err
-	}
-	full, err := c.OptBool("full")
-	if err != nil {
+	var path string
+	var full bool
+	if err := c.Unpack("path", &path, "full", &full); err != nil {
 		return nil, err
 	}
 	if path != "" {
@@ -507,26 +471,26 @@ func screenshot(ctx context.Context, c *Call) (any, error) {
 		}
 	}
 	var png []byte
-	if c.Has(0) {
-		sels, err := c.Sels(0)
-		if err != nil {
+	var sels []string
+	if err := c.Unpack("selector", &sels); err != nil {
+		return nil, err
+	}
+	// Fields holding a secret of the run (and password fields) are masked
+	// in the picture (drivers.Capture).
+	holds := func(v string) bool { m, _ := c.Env.Mask(v).(string); return m != v }
+	var el drivers.Element
+	if sels != nil {
+		var err error
+		if el, err = c.Locate(ctx, sels, drivers.ForRead); err != nil {
 			return nil, err
 		}
-		el, err := c.Locate(ctx, sels, drivers.ForRead)
-		if err != nil {
-			return nil, err
-		}
-		if png, err = el.Screenshot(ctx); err != nil {
-			return nil, err
-		}
-	} else {
-		p, err := c.Env.Page(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if png, err = p.Screenshot(ctx, full); err != nil {
-			return nil, err
-		}
+	}
+	p, err := c.Env.Page(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if png, err = drivers.Capture(ctx, p, el, full && el == nil, holds); err != nil {
+		return nil, err
 	}
 	if path == "" {
 		f, err := os.CreateTemp("", "rpa-screenshot-*.png")
@@ -544,16 +508,4 @@ func screenshot(ctx context.Context, c *Call) (any, error) {
 		return nil, err
 	}
 	return path, nil
-}
-
-// sleepCtx sleeps d or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -28,12 +28,9 @@ func pageTitle(ctx context.Context, c *Call) (any, error) {
 }
 
 func text(ctx context.Context, c *Call) (any, error) {
-	sels, err := c.Sels(0)
-	if err != nil {
-		return nil, err
-	}
-	all, err := c.OptBool("all")
-	if err != nil {
+	var sels []string
+	var all bool
+	if err := c.Unpack("selector", &sels, "all", &all); err != nil {
 		return nil, err
 	}
 	if !all {
@@ -67,12 +64,9 @@ func text(ctx context.Context, c *Call) (any, error) {
 }
 
 func attr(ctx context.Context, c *Call) (any, error) {
-	sels, err := c.Sels(0)
-	if err != nil {
-		return nil, err
-	}
-	name, err := c.Str(1)
-	if err != nil {
+	var sels []string
+	var name string
+	if err := c.Unpack("selector", &sels, "name", &name); err != nil {
 		return nil, err
 	}
 	el, err := c.Locate(ctx, sels, drivers.ForRead)
@@ -88,8 +82,8 @@ func attr(ctx context.Context, c *Call) (any, error) {
 
 // value reads a form control; a password field's value becomes a secret.
 func value(ctx context.Context, c *Call) (any, error) {
-	sels, err := c.Sels(0)
-	if err != nil {
+	var sels []string
+	if err := c.Unpack("selector", &sels); err != nil {
 		return nil, err
 	}
 	el, err := c.Locate(ctx, sels, drivers.ForRead)
@@ -109,31 +103,13 @@ func value(ctx context.Context, c *Call) (any, error) {
 }
 
 func html(ctx context.Context, c *Call) (any, error) {
-	if !c.Has(0) {
-		f, err := c.Env.Frame(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return f.HTML(ctx)
-	}
-	sels, err := c.Sels(0)
-	if err != nil {
-		return nil, err
-	}
-	el, err := c.Locate(ctx, sels, drivers.ForRead)
-	if err != nil {
-		return nil, err
-	}
-	return el.HTML(ctx)
+	return elementOrDocument(ctx, c, drivers.Element.HTML, drivers.Frame.HTML)
 }
 
 func table(ctx context.Context, c *Call) (any, error) {
-	sels, err := c.Sels(0)
-	if err != nil {
-		return nil, err
-	}
-	mode, err := c.OptStr("header", "auto")
-	if err != nil {
+	var sels []string
+	mode := "auto"
+	if err := c.Unpack("selector", &sels, "header", &mode); err != nil {
 		return nil, err
 	}
 	el, err := c.Locate(ctx, sels, drivers.ForRead)
@@ -156,22 +132,30 @@ func table(ctx context.Context, c *Call) (any, error) {
 }
 
 func form(ctx context.Context, c *Call) (any, error) {
-	if !c.Has(0) {
+	return elementOrDocument(ctx, c, drivers.Element.Form, drivers.Frame.Form)
+}
+
+// elementOrDocument reads the element of the optional selector with el, or
+// the current document with doc when the action gives no selector.
+func elementOrDocument[T any](ctx context.Context, c *Call,
+	el func(drivers.Element, context.Context) (T, error),
+	doc func(drivers.Frame, context.Context) (T, error)) (any, error) {
+	var sels []string
+	if err := c.Unpack("selector", &sels); err != nil {
+		return nil, err
+	}
+	if sels == nil {
 		f, err := c.Env.Frame(ctx)
 		if err != nil {
 			return nil, err
 		}
-		return f.Form(ctx)
+		return doc(f, ctx)
 	}
-	sels, err := c.Sels(0)
+	e, err := c.Locate(ctx, sels, drivers.ForRead)
 	if err != nil {
 		return nil, err
 	}
-	el, err := c.Locate(ctx, sels, drivers.ForRead)
-	if err != nil {
-		return nil, err
-	}
-	return el.Form(ctx)
+	return el(e, ctx)
 }
 
 // pollEvery is how often `wait text:` on an element and `wait until:`
@@ -201,7 +185,8 @@ func wait(ctx context.Context, c *Call) (any, error) {
 		}
 		return nil, timedOut(p.WaitURL(ctx, pat), "the URL to match "+quote(pat))
 	}
-	if idle, err := c.OptBool("idle"); err != nil {
+	var idle bool
+	if err := c.Unpack("idle", &idle); err != nil {
 		return nil, err
 	} else if idle {
 		p, err := c.Env.Page(ctx)
@@ -225,7 +210,7 @@ func wait(ctx context.Context, c *Call) (any, error) {
 			} else if !ok {
 				return nil, c.argErr("until:", v, "a bool")
 			}
-			if err := sleepCtx(ctx, pollEvery); err != nil {
+			if err := core.Sleep(ctx, pollEvery); err != nil {
 				return nil, timedOut(err, "the until: condition")
 			}
 		}
@@ -239,12 +224,12 @@ func wait(ctx context.Context, c *Call) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !c.Has(0) {
-			return nil, timedOut(f.WaitText(ctx, want), "text "+quote(want))
-		}
-		sels, err := c.Sels(0)
-		if err != nil {
+		var sels []string
+		if err := c.Unpack("selector", &sels); err != nil {
 			return nil, err
+		}
+		if sels == nil {
+			return nil, timedOut(f.WaitText(ctx, want), "text "+quote(want))
 		}
 		for {
 			el, i, err := f.Locate(ctx, sels, drivers.Attached)
@@ -256,7 +241,7 @@ func wait(ctx context.Context, c *Call) (any, error) {
 			if err == nil && strings.Contains(got, want) {
 				return nil, nil
 			}
-			if err := sleepCtx(ctx, pollEvery); err != nil {
+			if err := core.Sleep(ctx, pollEvery); err != nil {
 				return nil, timedOut(err, "text "+quote(want)+" in "+quote(sels[i]))
 			}
 		}
@@ -264,12 +249,9 @@ func wait(ctx context.Context, c *Call) (any, error) {
 	if !c.Has(0) {
 		return nil, core.Errorf(core.KindExpression, "wait: needs a selector, text:, url:, idle: or until:")
 	}
-	sels, err := c.Sels(0)
-	if err != nil {
-		return nil, err
-	}
-	st, err := c.OptStr("state", string(drivers.StateVisible))
-	if err != nil {
+	var sels []string
+	st := string(drivers.StateVisible)
+	if err := c.Unpack("selector", &sels, "state", &st); err != nil {
 		return nil, err
 	}
 	i, err := f.WaitState(ctx, sels, drivers.State(st))
@@ -289,5 +271,5 @@ func sleep(ctx context.Context, c *Call) (any, error) {
 	if !ok {
 		return nil, c.argErr("duration", c.Args[0], "a duration")
 	}
-	return nil, sleepCtx(ctx, d)
+	return nil, core.Sleep(ctx, d)
 }
