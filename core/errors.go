@@ -8,10 +8,11 @@ import (
 
 // Kind classifies a failure. The names are the result's error kinds of
 // LANGUAGE.md ("Result of a run"): a failed flow reports one of them in
-// `error.kind` of its WorkflowExecutionResult, always with JSON-RPC code
-// -32002 (PROTOCOL.md, "Calls and results"). The MCP layer maps a few of
-// them to its own codes where a built-in tool (not a flow) fails, as said
-// per kind below.
+// `error.kind` of its WorkflowExecutionResult, always with code -32002
+// (PROTOCOL.md, "Calls and results"), in `rpa run` too. Where a built-in
+// MCP tool fails instead of a flow, the MCP layer answers a JSON-RPC error:
+// browser_read answers -32004 for KindBrowser (the browser could not be
+// reached) and -32001 with data.kind for the others; KindBusy is -32004.
 type Kind string
 
 // The kinds. Each is declared here once; the drivers, the interpreter, the
@@ -19,13 +20,13 @@ type Kind string
 const (
 	// KindTimeout: an action, a wait or the run's deadline ran out (the
 	// element never became ready, the URL never matched, `rpa run
-	// --timeout` passed). browser_read: -32001 with data.kind.
+	// --timeout` passed).
 	KindTimeout Kind = "timeout"
 	// KindNotFound: no element matches the selector(s), no such tab, an
-	// upload file that does not exist. browser_read: -32001.
+	// upload file that does not exist.
 	KindNotFound Kind = "not_found"
 	// KindNotVisible: the element exists but has no visible box (hidden,
-	// zero size, outside the viewport). browser_read: -32001.
+	// zero size, outside the viewport).
 	KindNotVisible Kind = "not_visible"
 	// KindCovered: another element receives the pointer at the element's
 	// centre (a consent banner, an overlay); the message names it.
@@ -36,8 +37,8 @@ const (
 	// failure page, no history in that direction, a file: URL refused).
 	KindNavigation Kind = "navigation"
 	// KindBrowser: the browser failed or is gone, or an error no other kind
-	// describes (the default of [KindOf]). browser_read and the MCP layer:
-	// -32004 (the browser could not be started or reached).
+	// describes (the default of [KindOf]). The MCP layer answers -32004
+	// where it cannot start or reach the browser.
 	KindBrowser Kind = "browser"
 	// KindAssertion: an `assert` statement was false.
 	KindAssertion Kind = "assertion"
