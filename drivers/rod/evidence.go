@@ -242,7 +242,7 @@ func (w *watcher) loop(p *page, events <-chan *rod.Message, cancel context.Cance
 			}
 		case "Network.responseReceived":
 			var e proto.NetworkResponseReceived
-			if msg.Load(&e) && e.Response != nil && e.Response.Status >= 400 {
+			if msg.Load(&e) && e.Response != nil && e.Response.Status >= 400 && !strings.HasSuffix(e.Response.URL, "/favicon.ico") {
 				w.add(drivers.Problem{Kind: "network", Text: fmt.Sprintf("%d %s", e.Response.Status, e.Response.StatusText),
 					URL: e.Response.URL, Status: e.Response.Status})
 			}
