@@ -238,12 +238,10 @@ func (s *Server) browserRead(ctx context.Context, req *mcp.CallToolRequest, args
 			value = gridTable(g)
 		}
 	case "screenshot":
-		var png []byte
-		if el != nil {
-			png, err = el.Screenshot(rctx)
-		} else {
-			png, err = pg.Screenshot(rctx, false)
-		}
+		// Fields holding the profile's secrets, and password fields, are
+		// masked in the picture (drivers.Capture).
+		holds := func(v string) bool { m, _ := mask(v).(string); return m != v }
+		png, err := drivers.Capture(rctx, pg, el, false, holds)
 		if err != nil {
 			return nil, readErr(err)
 		}
