@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -43,6 +44,13 @@ func (a *agent) call(name string, args map[string]any) (string, *mcp.CallToolRes
 	}
 	if res.IsError {
 		a.t.Fatalf("%s %v: error result:\n%s", name, args, b.String())
+	}
+	if testing.Verbose() { // the transcript (docs/authoring.md shows one)
+		shown, _ := json.Marshal(args)
+		if args["secret"] == true {
+			shown = []byte(strings.ReplaceAll(string(shown), fmt.Sprint(args["value"]), "***"))
+		}
+		a.t.Logf("→ %s %s\n%s", name, shown, b.String())
 	}
 	return b.String(), res
 }
@@ -107,7 +115,7 @@ func TestAuthoringDemo(t *testing.T) {
 	if snapshot.Tokens(out) > 300 {
 		t.Errorf("click answer: %d tokens:\n%s", snapshot.Tokens(out), out)
 	}
-	a.call(ToolBrowserWait, map[string]any{"text": "2024"})
+	a.call(ToolBrowserWait, map[string]any{"text": "kWh"})
 	snap, _ = a.call(ToolBrowserSnapshot, map[string]any{})
 	if snapshot.Tokens(snap) > 1500 {
 		t.Errorf("query page snapshot: %d tokens", snapshot.Tokens(snap))

@@ -280,9 +280,12 @@
       if (cssOK(s)) add(pre + s);
     }
     const r = role(el);
-    if (!inShadow && r && r !== 'presentation' && r !== 'none' && !el.closest('[aria-hidden="true"]')) {
+    // roles whose name is their content (data, not a label) make no
+    // aria/ selector: it would break when the data changes
+    const dataRole = /^(table|grid|treegrid|row|cell|gridcell|rowheader|listitem|list|paragraph|status|alert|log|generic|group|region|article|main|form|presentation|none)$/.test(r);
+    if (!inShadow && r && !dataRole && !el.closest('[aria-hidden="true"]')) {
       const label = accName(el);
-      if (label && label.length <= 80 && !/[\r\n]/.test(label)) {
+      if (label && label.length <= 60 && !/[\r\n]/.test(label)) {
         let n = 0;
         for (const e of doc.querySelectorAll('*')) {
           if (role(e) === r && !e.closest('[aria-hidden="true"]') && accName(e) === label && ++n > 1) break;

@@ -231,5 +231,20 @@
   } else if (root) {
     children(root, 0);
   }
-  return { lines, next, frames, url: location.href, title: document.title };
+  // adjacent text lines of one level read as one sentence
+  const merged = [];
+  for (const l of lines) {
+    const prev = merged[merged.length - 1];
+    if (prev && !prev.r && !l.r && prev.d === l.d && prev.t.startsWith('- text: ') && l.t.startsWith('- text: ') &&
+        !frames.some((f) => f.at === merged.length)) {
+      const a = JSON.parse(prev.t.slice(8)), b = JSON.parse(l.t.slice(8));
+      if (a.length + b.length < 2 * maxText) { prev.t = '- text: ' + q(a + ' ' + b); continue; }
+    }
+    merged.push(l);
+  }
+  // frame placeholders point into lines: recount them
+  if (frames.length && merged.length !== lines.length) {
+    return { lines, next, frames, url: location.href, title: document.title };
+  }
+  return { lines: merged, next, frames, url: location.href, title: document.title };
 }
