@@ -19,27 +19,14 @@
     return el;
   }
 
-  function generatedID(id) {
-    return /\d{3,}|^\d|:|^(ember|react|mui|rc-|radix|headlessui|yui|ext-)|[a-f0-9]{8,}|__|[A-Za-z]+_[A-Za-z0-9]{6,}$/i.test(id);
-  }
-  function unique(doc, css) {
-    try { return doc.querySelectorAll(css).length === 1; } catch (e) { return false; }
-  }
-  function quoteAttr(v) { return '"' + v.replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"'; }
+  // role is the recorder's coarse role, for field labels (selectors and
+  // descriptions come from the shared generator, package selectorgen).
   function role(el) {
     const r = el.getAttribute('role');
     if (r) return r;
     const t = el.tagName;
     if (t === 'BUTTON' || (t === 'INPUT' && /^(button|submit|reset|image)$/i.test(el.type))) return 'button';
     if (t === 'A' && el.hasAttribute('href')) return 'link';
-    if (t === 'SELECT') return 'combobox';
-    if (t === 'TEXTAREA') return 'textbox';
-    if (t === 'INPUT') {
-      if (el.type === 'checkbox') return 'checkbox';
-      if (el.type === 'radio') return 'radio';
-      if (el.type === 'password') return '';
-      if (textLike(el)) return el.type === 'search' ? 'searchbox' : 'textbox';
-    }
     return '';
   }
   function labelOf(el) {
@@ -62,88 +49,30 @@
     }
     return norm(el.getAttribute('title') || el.getAttribute('placeholder') || '');
   }
-  function innermostTextMatches(doc, tag, txt) {
-    let n = 0;
-    for (const e of doc.querySelectorAll(tag)) {
-      if (norm(e.innerText) === txt) n++;
-    }
-    return n;
-  }
-  function cssPath(el) {
-    const doc = el.ownerDocument;
-    const parts = [];
-    let cur = el;
-    for (let depth = 0; cur && cur.nodeType === 1 && depth < 6; depth++) {
-      if (cur.id && !generatedID(cur.id) && unique(doc, '#' + CSS.escape(cur.id))) {
-        parts.unshift('#' + CSS.escape(cur.id));
-        break;
-      }
-      let part = cur.tagName.toLowerCase();
-      const parent = cur.parentElement;
-      if (parent) {
-        const same = Array.from(parent.children).filter((c) => c.tagName === cur.tagName);
-        if (same.length > 1) part += ':nth-of-type(' + (same.indexOf(cur) + 1) + ')';
-      }
-      parts.unshift(part);
-      if (cur.tagName === 'BODY') break;
-      const css = parts.join(' > ');
-      if (unique(doc, css)) return css;
-      cur = parent;
-    }
-    const css = parts.join(' > ');
-    return unique(doc, css) ? css : '';
-  }
+  const GEN = globalThis.__rpaSelGen; // selectorgen.js, installed just before this script
   // selectors returns the element's fallback list, best first, each one
-  // matching exactly one element of its document.
-  function selectors(el) {
-    const doc = el.ownerDocument;
-    const out = [];
-    const tag = el.tagName.toLowerCase();
-    if (el.id && !generatedID(el.id) && unique(doc, '#' + CSS.escape(el.id))) out.push('#' + CSS.escape(el.id));
-    for (const a of ['data-testid', 'data-test', 'data-qa']) {
-      const v = el.getAttribute(a);
-      if (v) {
-        const s = '[' + a + '=' + quoteAttr(v) + ']';
-        if (unique(doc, s)) { out.push(s); break; }
-      }
-    }
-    const name = el.getAttribute('name');
-    if (name && /^(input|select|textarea|button)$/.test(tag)) {
-      let s = tag + '[name=' + quoteAttr(name) + ']';
-      if (el.type === 'radio') s += '[value=' + quoteAttr(el.value) + ']';
-      if (unique(doc, s)) out.push(s);
-    }
-    const label = labelOf(el);
-    const r = role(el);
-    if (label && label.length <= 80) {
-      let n = 0;
-      for (const e of doc.querySelectorAll(tag)) if (labelOf(e) === label && role(e) === r) n++;
-      if (n === 1) out.push('aria/' + label + (r ? '[role="' + r + '"]' : ''));
-    }
-    if (r === 'button' || r === 'link') {
-      const txt = norm(el.innerText);
-      if (txt && txt.length <= 50 && !txt.includes('"') && innermostTextMatches(doc, tag, txt) === 1) out.push('text="' + txt + '"');
-    }
-    const path = cssPath(el);
-    if (path && !out.includes(path)) out.push(path);
-    return out.slice(0, 4);
-  }
-  function framePath() {
+  // matching exactly one element of its document; the XPath only when
+  // nothing else names the element (recorded flows stay readable).
+  const selectors = (el) => {
+    const all = GEN.selectors(el, 0);
+    const short = all.filter((s) => !s.startsWith('xpath='));
+    return (short.length ? short : all).slice(0, 4);
+  };
+  const framePath = () => {
+    if (window === window.top) return [];
     const out = [];
     let w = window;
-    while (w !== w.top) {
-      const fe = w.frameElement;
-      if (!fe) return null; // cross-origin: unknown
-      out.unshift(selectors(fe));
-      w = w.parent;
-    }
+    try {
+      while (w !== w.top) {
+        const fe = w.frameElement;
+        if (!fe) return null; // another origin: Go asks each parent document
+        out.unshift(selectors(fe));
+        w = w.parent;
+      }
+    } catch (e) { return null; }
     return out;
-  }
-  function describe(el) {
-    const r = role(el) || el.tagName.toLowerCase();
-    const l = labelOf(el);
-    return l ? r + ' "' + l + '"' : r + (el.id ? ' #' + el.id : '');
-  }
+  };
+  const describe = (el) => GEN.describe(el);
   function field(el) {
     return { type: el.tagName === 'INPUT' ? (el.type || 'text') : el.tagName.toLowerCase(), name: el.getAttribute('name') || '', id: el.id || '', label: labelOf(el) };
   }

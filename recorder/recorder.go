@@ -1,7 +1,8 @@
 // Package recorder records a person's browser session as a flow (`rpa
 // record`). It opens Chromium (visible by default) and listens through the
 // DevTools protocol: a script added to every document and frame
-// (Page.addScriptToEvaluateOnNewDocument, see record.js) reports clicks,
+// (Page.addScriptToEvaluateOnNewDocument, see record.js, after the shared
+// selector generator of package selectorgen) reports clicks,
 // the final value of each field (never every keystroke, never a password),
 // selects, checks, Enter/Tab/Escape, uploads, with a selector fallback
 // list checked to match exactly one element, back to Go through a binding
@@ -34,6 +35,7 @@ import (
 	"github.com/rpa-dev/rpa/importer"
 	"github.com/rpa-dev/rpa/lang/ast"
 	"github.com/rpa-dev/rpa/lang/diag"
+	"github.com/rpa-dev/rpa/selectorgen"
 )
 
 //go:embed record.js
@@ -105,7 +107,7 @@ func Start(ctx context.Context, opts Options) (*Session, error) {
 	s := &Session{opts: opts, done: make(chan struct{}), exited: make(chan struct{}),
 		pages: map[proto.TargetTargetID]*rod.Page{}, attached: map[proto.TargetTargetID]bool{}, requested: map[proto.PageFrameID]bool{},
 		ctxFrame: map[proto.RuntimeExecutionContextID]proto.PageFrameID{}, parent: map[proto.PageFrameID]proto.PageFrameID{},
-		script: strings.Replace(recordJS, "__RPA_CONFIG__", string(cfg), 1)}
+		script: selectorgen.Script + "\n" + strings.Replace(recordJS, "__RPA_CONFIG__", string(cfg), 1)}
 	dir := opts.UserDataDir
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "rpa-record-")

@@ -293,6 +293,19 @@
         if (n === 1) add('aria/' + label + '[role=' + quote(r) + ']');
       }
     }
+    if (!inShadow && !r && (el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby')) && !el.closest('[aria-hidden="true"]')) {
+      // no role: aria/Name alone, matched among the elements that can
+      // carry a name (as the engine does)
+      const label = accName(el);
+      if (label && label.length <= 60 && !/[\r\n]/.test(label)) {
+        let n = 0;
+        for (const e of doc.querySelectorAll('*')) {
+          if (!role(e) && !e.hasAttribute('aria-label') && !e.hasAttribute('aria-labelledby') && !e.hasAttribute('title')) continue;
+          if (!e.closest('[aria-hidden="true"]') && accName(e) === label && ++n > 1) break;
+        }
+        if (n === 1) add('aria/' + label);
+      }
+    }
     if (!inShadow && /^(button|link|tab|menuitem|menuitemcheckbox|menuitemradio|option|treeitem)$/.test(r)) {
       const txt = textOf(el);
       if (txt && txt.length <= 60) {
