@@ -38,6 +38,8 @@ type serverFlags struct {
 	remote     string
 	verbose    bool
 	hitl       string
+	authoring  bool   // --authoring: the authoring tools (mcpserver.EnableAuthoring)
+	steps      string // --steps FLOW: one tool per step of FLOW (mcpserver.ServeSteps)
 }
 
 // register declares the shared flags on fs.
@@ -51,6 +53,8 @@ func (sf *serverFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&sf.remote, "browser", "", "attach to a running DevTools endpoint (ws://HOST:PORT/...) instead of launching")
 	fs.BoolVar(&sf.verbose, "v", false, "log debug lines")
 	fs.StringVar(&sf.hitl, "hitl", "", hitlUsage)
+	fs.BoolVar(&sf.authoring, "authoring", false, "add the authoring tools: an agent explores with browser_* tools and flow_save writes the flow (docs/authoring.md)")
+	fs.StringVar(&sf.steps, "steps", "", "also serve every step of this flow file as its own tool (step_03_click), for authoring and debugging")
 }
 
 // flowServer is what `rpa serve` and `rpa connect` both build: a logger on
@@ -101,6 +105,15 @@ func (sf *serverFlags) build(cmd string, stderr io.Writer, opts mcpserver.Option
 	if s.srv, err = mcpserver.New(opts); err != nil {
 		s.pool.Close()
 		return fail(err)
+	}
+	if sf.authoring {
+		s.srv.EnableAuthoring()
+	}
+	if sf.steps != "" {
+		if err := s.srv.ServeSteps(sf.steps); err != nil {
+			s.Close()
+			return fail(fmt.Errorf("--steps: %w", err))
+		}
 	}
 	return s, exitOK
 }
