@@ -175,7 +175,7 @@ r = exec ["ls", dir]
 s = exec "ls {{ dir }}" timeout: 3s
 return [r.stdout, r.code]
 `
-	res = mustRun(t, load(t, src), Options{Host: ex})
+	mustRun(t, load(t, src), Options{Host: ex})
 	if cmds[0].Args[1] != "a b; rm -rf /" || cmds[1].Shell != `ls 'a b; rm -rf /'` || cmds[1].Timeout != 3*time.Second {
 		t.Fatalf("cmds %+v", cmds)
 	}
