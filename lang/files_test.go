@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"testing/fstest"
 )
 
 func TestFlowFilesAndFindFlow(t *testing.T) {
@@ -53,5 +54,22 @@ func TestSetHeader(t *testing.T) {
 		if got := string(SetHeader([]byte(c.src), f, c.name, c.desc)); got != c.want {
 			t.Errorf("SetHeader(%q, %q, %q) = %q, want %q", c.src, c.name, c.desc, got, c.want)
 		}
+	}
+}
+
+func TestLoadFS(t *testing.T) {
+	fsys := fstest.MapFS{
+		"a.flow":    {Data: []byte("flow a\ncall b with: { \"n\": 1 }\n")},
+		"b.flow":    {Data: []byte("flow b\nparam n: int\nlog n\n")},
+		"c.flow":    {Data: []byte("flow c\ncall b with: { \"m\": 1 }\n")},
+		"notes.md":  {Data: []byte("x")},
+		".hid.flow": {Data: []byte("flow hid\n")},
+	}
+	flows, ds := LoadFS(fsys)
+	if got := Names(flows); !reflect.DeepEqual(got, []string{"a", "b"}) {
+		t.Errorf("flows %v", got)
+	}
+	if len(ds) != 2 || ds[0].Subject.File != "c.flow" || ds[1].Subject.File != "c.flow" {
+		t.Errorf("diagnostics %v", ds)
 	}
 }

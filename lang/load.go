@@ -5,6 +5,7 @@
 package lang
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -45,6 +46,21 @@ func (f *Flow) Program(e *ast.ExprSrc) *vm.Program {
 
 // Name is the flow's NAME from its header.
 func (f *Flow) Name() string { return f.File.Name }
+
+// Profile is the flow's `defaults profile: "ID"`: the browser profile its
+// runs use unless the caller names one; "" when absent.
+func (f *Flow) Profile() string {
+	for _, o := range f.File.Defaults {
+		if o.Name != "profile" {
+			continue
+		}
+		if s, ok := o.Value.(*ast.StringLit); ok {
+			v, _ := s.Value()
+			return v
+		}
+	}
+	return ""
+}
 
 // IsFlowFile reports whether name has an extension Load understands
 // (.flow, .yaml, .yml).
@@ -187,6 +203,30 @@ func LoadDir(dir string) (map[string]*Flow, diag.Diagnostics) {
 		ds.Errorf(ast.Range{File: dir}, "cannot read flow folder: %v", unwrapPath(err))
 		return nil, ds
 	}
+	return loadFolder(flowPaths, os.ReadFile)
+}
+
+// LoadFS is LoadDir for the flow files at the root of fsys (an embedded
+// folder, say); diagnostics name the files by their names in fsys.
+func LoadFS(fsys fs.FS) (map[string]*Flow, diag.Diagnostics) {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		var ds diag.Diagnostics
+		ds.Errorf(ast.Range{}, "cannot read flow folder: %v", unwrapPath(err))
+		return nil, ds
+	}
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() && IsFlowFile(e.Name()) && !strings.HasPrefix(e.Name(), ".") {
+			names = append(names, e.Name())
+		}
+	}
+	return loadFolder(names, func(name string) ([]byte, error) { return fs.ReadFile(fsys, name) })
+}
+
+// loadFolder loads the flow files at flowPaths (one folder) through read.
+func loadFolder(flowPaths []string, read func(string) ([]byte, error)) (map[string]*Flow, diag.Diagnostics) {
+	var ds diag.Diagnostics
 	type loaded struct {
 		path string
 		file *ast.File
@@ -200,7 +240,7 @@ func LoadDir(dir string) (map[string]*Flow, diag.Diagnostics) {
 	// independent once the folder's names are known.
 	parallel(len(files), func(i int) {
 		l := files[i]
-		src, err := os.ReadFile(l.path)
+		src, err := read(l.path)
 		if err != nil {
 			l.ds.Errorf(ast.Range{File: l.path}, "cannot read flow: %v", unwrapPath(err))
 			return

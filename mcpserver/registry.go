@@ -174,14 +174,7 @@ func (r *registry) reload() bool {
 }
 
 func newFlowEntry(path string, f *lang.Flow) *flowEntry {
-	e := &flowEntry{name: f.File.Name, path: path, flow: f}
-	for _, o := range f.File.Defaults {
-		if o.Name == "profile" {
-			if sl, ok := o.Value.(*ast.StringLit); ok {
-				e.profile, _ = sl.Value()
-			}
-		}
-	}
+	e := &flowEntry{name: f.File.Name, path: path, flow: f, profile: f.Profile()}
 	for _, p := range f.File.Params {
 		if p.Type != nil && p.Type.Name == "secret" {
 			e.secrets = append(e.secrets, p.Name)

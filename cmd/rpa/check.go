@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/diag"
@@ -44,7 +43,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		if st.IsDir() {
-			if !hasFlowFiles(p) {
+			// An unreadable folder is left to LoadDir, which reports it.
+			if files, err := lang.FlowFiles(p); err == nil && len(files) == 0 {
 				fmt.Fprintf(stderr, "rpa check: no flow files in %s (want .flow, .yaml or .yml directly in it)\n", p)
 				return exitUsage
 			}
@@ -95,22 +95,6 @@ func plural(n int, word string) string {
 
 func count(n int, word string) string {
 	return fmt.Sprintf("%d %s", n, plural(n, word))
-}
-
-// hasFlowFiles reports whether dir holds a flow file directly (as
-// lang.LoadDir reads it); an unreadable dir counts as having one, so
-// LoadDir reports the error.
-func hasFlowFiles(dir string) bool {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return true
-	}
-	for _, e := range entries {
-		if !e.IsDir() && lang.IsFlowFile(e.Name()) && !strings.HasPrefix(e.Name(), ".") {
-			return true
-		}
-	}
-	return false
 }
 
 // flowFileArg reports whether path names a readable flow file; when not,

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"net"
 	"os"
 	"os/signal"
@@ -18,7 +17,6 @@ import (
 	"github.com/rpa-dev/rpa/internal/demoapp"
 	"github.com/rpa-dev/rpa/interp"
 	"github.com/rpa-dev/rpa/lang"
-	"github.com/rpa-dev/rpa/lang/diag"
 )
 
 func init() {
@@ -75,7 +73,7 @@ func runDemo(ctx context.Context, args []string, rio runIO) int {
 		return exitOK
 	}
 
-	all, ds := loadEmbeddedFlows()
+	all, ds := lang.LoadFS(flows.FS)
 	if ds.HasErrors() {
 		fmt.Fprintf(stderr, "rpa demo: the embedded flows do not load: %v\n", ds)
 		return exitFailed
@@ -127,28 +125,6 @@ func runDemo(ctx context.Context, args []string, rio runIO) int {
 	}
 	printOutcome(io.Discard, stderr, f, res)
 	return code
-}
-
-// loadEmbeddedFlows loads every flow of flows.FS by name.
-func loadEmbeddedFlows() (map[string]*lang.Flow, diag.Diagnostics) {
-	out := map[string]*lang.Flow{}
-	var all diag.Diagnostics
-	names, _ := fs.Glob(flows.FS, "*")
-	for _, n := range names {
-		if !lang.IsFlowFile(n) {
-			continue
-		}
-		src, err := fs.ReadFile(flows.FS, n)
-		if err != nil {
-			continue
-		}
-		f, ds := lang.Load(n, src)
-		all = append(all, ds...)
-		if f != nil && !ds.HasErrors() {
-			out[f.File.Name] = f
-		}
-	}
-	return out, all
 }
 
 // tableColumns are the demo table's columns in display order; the region

@@ -24,7 +24,6 @@ import (
 	"github.com/rpa-dev/rpa/execpolicy"
 	"github.com/rpa-dev/rpa/interp"
 	"github.com/rpa-dev/rpa/lang"
-	"github.com/rpa-dev/rpa/lang/ast"
 	"github.com/rpa-dev/rpa/lang/diag"
 )
 
@@ -279,12 +278,8 @@ func execute(ctx context.Context, f *lang.Flow, typed map[string]any, rf *runFla
 	}
 }
 
-// flowArgs builds the typed arguments from --args (JSON) and --arg
-// (strings). With --arg only, strings are converted by param type
-// (interp.ParseArgs); with --args only, JSON values are checked
-// (interp.CheckArgs); with both, each JSON value is turned back into its
-// --arg spelling (a string as is, anything else as JSON) and --arg
-// overrides it, then all are converted as strings.
+// flowArgs builds the typed arguments from --args (a JSON file, see
+// interp.ArgsFromJSON) and --arg (strings, interp.ParseArgs).
 func flowArgs(f *lang.Flow, rf *runFlags) (map[string]any, error) {
 	if rf.argsFile == "" {
 		return interp.ParseArgs(f, rf.args.m)
@@ -293,72 +288,12 @@ func flowArgs(f *lang.Flow, rf *runFlags) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--args: %w", err)
 	}
-	var obj map[string]any
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.UseNumber()
-	if err := dec.Decode(&obj); err != nil || obj == nil {
-		if err == nil {
-			err = errors.New("want a JSON object")
-		}
+	args, err := interp.ArgsFromJSON(f, b, rf.args.m)
+	var ae *interp.ArgError
+	if err != nil && !errors.As(err, &ae) {
 		return nil, fmt.Errorf("--args %s: %v", rf.argsFile, err)
 	}
-	if len(rf.args.m) == 0 {
-		return interp.CheckArgs(f, numbersToGo(obj).(map[string]any))
-	}
-	kv := map[string]string{}
-	for k, v := range obj {
-		switch x := v.(type) {
-		case string:
-			kv[k] = x
-		case nil:
-		default:
-			js, _ := json.Marshal(x)
-			kv[k] = string(js)
-		}
-	}
-	for k, v := range rf.args.m {
-		kv[k] = v
-	}
-	return interp.ParseArgs(f, kv)
-}
-
-// numbersToGo turns json.Number into int (when integral) or float64,
-// recursively, so `int` params accept 3 and `number` params 2.5.
-func numbersToGo(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if n, err := x.Int64(); err == nil {
-			return int(n)
-		}
-		f, _ := x.Float64()
-		return f
-	case map[string]any:
-		for k, e := range x {
-			x[k] = numbersToGo(e)
-		}
-		return x
-	case []any:
-		for i, e := range x {
-			x[i] = numbersToGo(e)
-		}
-		return x
-	}
-	return v
-}
-
-// flowProfile returns the flow's `defaults profile: "ID"`, or "".
-func flowProfile(f *lang.Flow) string {
-	for _, o := range f.File.Defaults {
-		if o.Name != "profile" {
-			continue
-		}
-		if s, ok := o.Value.(*ast.StringLit); ok {
-			if v, ok := s.Value(); ok {
-				return v
-			}
-		}
-	}
-	return ""
+	return args, err
 }
 
 // runProfile picks the browser user-data folder (PROTOCOL.md): --profile
@@ -366,7 +301,7 @@ func flowProfile(f *lang.Flow) string {
 // $RPA_HOME removed by cleanup.
 func runProfile(f *lang.Flow, id string) (dir string, cleanup func(), err error) {
 	if id == "" {
-		id = flowProfile(f)
+		id = f.Profile()
 	}
 	if id != "" {
 		dir, err := drivers.ProfileDir(id)
