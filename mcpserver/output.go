@@ -25,7 +25,9 @@ var OutputSchema = json.RawMessage(compactJSON(`{
     "outputs": {},
     "error": {"type": ["object", "null"]},
     "durationMs": {"type": "integer"},
-    "log": {"type": "array", "items": {"type": "string"}}
+    "log": {"type": "array", "items": {"type": "string"}},
+    "runId": {"type": "string"},
+    "failure": {"type": "object", "properties": {"line": {"type": "integer"}, "action": {"type": "string"}, "source": {"type": "string"}, "selectors": {"type": "array", "items": {"type": "object"}}, "url": {"type": "string"}, "title": {"type": "string"}, "hints": {"type": "array", "items": {"type": "string"}}}}
   },
   "required": ["success", "results", "outputs", "error"]
 }`))

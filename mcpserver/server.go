@@ -34,6 +34,7 @@ import (
 
 	"github.com/rpa-dev/rpa/hitl"
 	"github.com/rpa-dev/rpa/profiles"
+	"github.com/rpa-dev/rpa/runs"
 )
 
 // JSON-RPC error codes of PROTOCOL.md ("Calls and results").
@@ -115,6 +116,16 @@ type Options struct {
 	// Name and Version are the implementation info sent in initialize
 	// ("rpa" and "dev" when empty).
 	Name, Version string
+	// Runs, when set, records every workflow call in this run store and
+	// serves the runs as resources (runs.go); the caller owns it. Evidence
+	// is "default" or "full" ("" = the flow's `defaults evidence:`),
+	// PacketBudget the failure packet's budget in tokens (0: 2,000),
+	// RunCaller the caller kind recorded ("" = "mcp"; `rpa connect` sets
+	// "link").
+	Runs         *runs.Store
+	Evidence     string
+	PacketBudget int
+	RunCaller    string
 }
 
 // tool is one registered tool with its argument schema.
@@ -202,6 +213,7 @@ func New(opts Options) (*Server, error) {
 	})
 	s.srv.AddReceivingMiddleware(s.middleware)
 	s.addBuiltins()
+	s.addRunResources() // runs.go
 	s.reg = newRegistry(s)
 	if opts.FlowsDir != "" {
 		// Watch first, so a file saved during the first load is not missed.

@@ -174,6 +174,8 @@ func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *f
 		defer pr.close()
 		events = pr.event
 	}
+	rec := s.startRecord(req, e, typed, profile, secrets) // runs.go; nil when not recorded
+	events = rec.hook(events, l.Page())
 	res, page := interp.Run(ctx, e.flow, interp.Options{
 		Args:    typed,
 		Browser: l.Browser(),
@@ -191,7 +193,7 @@ func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *f
 	if res == nil {
 		return nil, rpcError(CodeBuiltinFailed, "the interpreter returned no result", nil)
 	}
-	return flowResult(res, secrets)
+	return flowResultRun(res, secrets, rec.finish(ctx, s, res, page))
 }
 
 // flowResult renders a WorkflowExecutionResult as the tool result: the

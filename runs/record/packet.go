@@ -159,7 +159,11 @@ func (r *Recorder) packet(ctx context.Context, res *interp.Result, page drivers.
 			}
 		}
 	}
-	p.Hints = hints(p, reps, snapText)
+	dialog := ""
+	if page != nil {
+		dialog = r.mask.String(openDialog(ctx, page))
+	}
+	p.Hints = hints(p, reps, snapText, dialog)
 	// Fit the budget: the snapshot takes what the rest leaves.
 	p.Snapshot = ""
 	rest := size(p)
@@ -218,7 +222,7 @@ func cutLines(s string, n int) string {
 var loginPath = regexp.MustCompile(`(?i)/(log-?in|sign-?in|signin|auth|sso|session/new|account/login)\b`)
 
 // hints draws plain sentences from the evidence.
-func hints(p *Packet, reps []drivers.SelectorReport, snap string) []string {
+func hints(p *Packet, reps []drivers.SelectorReport, snap, dialog string) []string {
 	var out []string
 	if u, err := url.Parse(p.URL); err == nil && loginPath.MatchString(u.Path) && !strings.Contains(strings.ToLower(p.Source), "login") {
 		out = append(out, fmt.Sprintf("the page is %s: the session probably expired (log in again, or run on the profile that holds the session)", u.Path))
@@ -238,7 +242,10 @@ func hints(p *Packet, reps []drivers.SelectorReport, snap string) []string {
 	if covered != "" {
 		out = append(out, fmt.Sprintf("%s covers the target: close or accept it first (a click on its button, e.g. an optional click before this step), or wait for it to go", covered))
 	}
-	if strings.Contains(snap, "- dialog") || strings.Contains(snap, "- alertdialog") {
+	switch {
+	case dialog != "":
+		out = append(out, fmt.Sprintf("a dialog is open on the page: %s", dialog))
+	case strings.Contains(snap, "- dialog") || strings.Contains(snap, "- alertdialog"):
 		out = append(out, "a dialog is open on the page (see the snapshot)")
 	}
 	if len(p.Dialogs) > 0 {
@@ -268,4 +275,25 @@ func hints(p *Packet, reps []drivers.SelectorReport, snap string) []string {
 		out = []string{}
 	}
 	return out
+}
+
+// openDialog names the first visible modal dialog of the page's top
+// document (dialog[open], role dialog/alertdialog, aria-modal), "" when
+// none: its accessible name or the start of its text.
+func openDialog(ctx context.Context, f drivers.Frame) string {
+	v, err := f.Eval(ctx, `() => {
+		for (const el of document.querySelectorAll('dialog[open], [role=dialog], [role=alertdialog], [aria-modal=true]')) {
+			const r = el.getBoundingClientRect();
+			const st = getComputedStyle(el);
+			if (r.width === 0 || r.height === 0 || st.visibility === 'hidden' || st.display === 'none') continue;
+			const name = el.getAttribute('aria-label') || (el.innerText || '').trim().replace(/\s+/g, ' ').slice(0, 60);
+			return JSON.stringify(name);
+		}
+		return '';
+	}`)
+	if err != nil {
+		return ""
+	}
+	s, _ := v.(string)
+	return s
 }
