@@ -141,7 +141,10 @@ func (s *Server) acquireLease(ctx context.Context, profile string, launch bool) 
 	}
 	var ie *profiles.IDError
 	var le *profiles.LaunchError
+	var be *profiles.BusyError
 	switch {
+	case errors.As(err, &be):
+		return nil, rpcError(CodeBrowser, be.Error(), map[string]any{"profileId": profile, "kind": string(core.KindBusy)})
 	case errors.As(err, &ie):
 		return nil, argError(&ArgError{Field: ProfileArg, Msg: ie.Error()})
 	case errors.As(err, &le):
@@ -210,34 +213,7 @@ func (s *Server) browserRead(ctx context.Context, req *mcp.CallToolRequest, args
 		}
 	}
 	mask := s.masker(profile)
-	var value any
-	switch action {
-	case "text":
-		if el != nil {
-			value, err = el.Text(rctx)
-		} else {
-			value, err = pg.Text(rctx)
-		}
-	case "html":
-		if el != nil {
-			value, err = el.HTML(rctx)
-		} else {
-			value, err = pg.HTML(rctx)
-		}
-	case "url":
-		value, err = pg.URL(rctx)
-	case "form":
-		if el != nil {
-			value, err = el.Form(rctx)
-		} else {
-			value, err = pg.Form(rctx)
-		}
-	case "table":
-		var g *drivers.Grid
-		if g, err = el.Table(rctx); err == nil {
-			value = gridTable(g)
-		}
-	case "screenshot":
+	if action == "screenshot" {
 		// Fields holding the profile's secrets, and password fields, are
 		// masked in the picture (drivers.Capture).
 		holds := func(v string) bool { m, _ := mask(v).(string); return m != v }
@@ -247,6 +223,7 @@ func (s *Server) browserRead(ctx context.Context, req *mcp.CallToolRequest, args
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: png, MIMEType: "image/png"}}}, nil
 	}
+	value, err := readPage(rctx, action, pg, el)
 	if err != nil {
 		return nil, readErr(err)
 	}
