@@ -490,34 +490,9 @@ func (s *Server) authRead(st *authoringState) callFunc {
 			if err != nil {
 				return nil, err
 			}
-			var value any
 			switch action {
-			case "text":
-				if el != nil {
-					value, err = el.Text(ctx)
-				} else {
-					value, err = pg.Text(ctx)
-				}
-			case "html":
-				if el != nil {
-					value, err = el.HTML(ctx)
-				} else {
-					value, err = pg.HTML(ctx)
-				}
 			case "url":
-				value, err = pg.URL(ctx)
 				target = nil
-			case "form":
-				if el != nil {
-					value, err = el.Form(ctx)
-				} else {
-					value, err = pg.Form(ctx)
-				}
-			case "table":
-				var g *drivers.Grid
-				if g, err = el.Table(ctx); err == nil {
-					value = gridTable(g)
-				}
 			case "screenshot":
 				png, err := el.Screenshot(ctx)
 				if err != nil {
@@ -525,6 +500,7 @@ func (s *Server) authRead(st *authoringState) callFunc {
 				}
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: png, MIMEType: "image/png"}}}, nil
 			}
+			value, err := readPage(ctx, action, pg, el)
 			if err != nil {
 				return nil, err
 			}
