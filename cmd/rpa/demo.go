@@ -121,9 +121,9 @@ func runDemo(ctx context.Context, args []string, rio runIO) int {
 		return code
 	}
 	if !printRows(stdout, res.Outputs) {
-		printOutcome(stdout, io.Discard, f, res)
+		interp.PrintOutcome(stdout, io.Discard, f, res)
 	}
-	printOutcome(io.Discard, stderr, f, res)
+	interp.PrintOutcome(io.Discard, stderr, f, res)
 	return code
 }
 

@@ -13,7 +13,6 @@ import (
 	"github.com/rpa-dev/rpa/lang/diag"
 	"github.com/rpa-dev/rpa/lang/format"
 	"github.com/rpa-dev/rpa/lang/yamlflow"
-	"gopkg.in/yaml.v3"
 )
 
 func init() {
@@ -77,7 +76,7 @@ func runFmt(args []string, stdout, stderr io.Writer) int {
 		}
 		var out []byte
 		if isYAML {
-			if n := yamlComments(src); n > 0 {
+			if n := yamlflow.CountComments(src); n > 0 {
 				what := "comments are"
 				if n == 1 {
 					what = "comment is"
@@ -125,29 +124,4 @@ func writeFileKeepMode(dest, src string, data []byte) error {
 		mode = st.Mode().Perm()
 	}
 	return atomicfile.Write(dest, data, mode)
-}
-
-// yamlComments counts the comment lines of a YAML source (0 when it does
-// not parse as YAML).
-func yamlComments(src []byte) int {
-	var doc yaml.Node
-	if yaml.Unmarshal(src, &doc) != nil {
-		return 0
-	}
-	n := 0
-	var walk func(*yaml.Node)
-	walk = func(nd *yaml.Node) {
-		for _, c := range []string{nd.HeadComment, nd.LineComment, nd.FootComment} {
-			for _, line := range strings.Split(c, "\n") {
-				if strings.HasPrefix(strings.TrimSpace(line), "#") {
-					n++
-				}
-			}
-		}
-		for _, ch := range nd.Content {
-			walk(ch)
-		}
-	}
-	walk(&doc)
-	return n
 }

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -18,7 +17,6 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 	rodd "github.com/rpa-dev/rpa/drivers/rod"
 	"github.com/rpa-dev/rpa/execpolicy"
@@ -190,7 +188,7 @@ func runRun(ctx context.Context, args []string, rio runIO) int {
 			}
 		}
 	default:
-		printOutcome(stdout, stderr, f, res)
+		interp.PrintOutcome(stdout, stderr, f, res)
 	}
 	return code
 }
@@ -227,7 +225,7 @@ func execute(ctx context.Context, f *lang.Flow, typed map[string]any, rf *runFla
 	}
 	defer cancel()
 
-	prog := &progress{w: stderr, live: isTerminal(stderr), quiet: rf.json, nolog: rf.nolog}
+	prog := &interp.Progress{W: stderr, Live: isTerminal(stderr), Quiet: rf.json, NoLog: rf.nolog}
 	launchCtx, lcancel := context.WithTimeout(runCtx, 60*time.Second)
 	br, err := rodd.New().Launch(launchCtx, drivers.LaunchOptions{
 		Bin: rf.bin, UserDataDir: profileDir, Show: rf.show, Remote: rf.remote})
@@ -257,14 +255,14 @@ func execute(ctx context.Context, f *lang.Flow, typed map[string]any, rf *runFla
 		Args:    typed,
 		Browser: br,
 		Flows:   flows,
-		Events:  prog.event,
+		Events:  prog.Event,
 		Host:    host,
 	})
 	if page != nil && rf.remote != "" {
 		// Leave a remote browser as we found it: close the tab we used.
 		_ = page.Close()
 	}
-	prog.flush()
+	prog.Flush()
 	switch {
 	case res.Success:
 		return res, exitOK
@@ -337,122 +335,6 @@ func folderFlows(dir string) func(string) (*lang.Flow, bool) {
 func isTerminal(w any) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// progress prints one line per action: on a terminal a live line that is
-// rewritten when the action ends, elsewhere the finished line only. Log
-// lines are printed as they come. Everything it gets is already masked.
-type progress struct {
-	w     io.Writer
-	live  bool // rewrite the current line (terminal)
-	quiet bool // print nothing (--json)
-	nolog bool // leave out the run-log lines
-	open  bool // a started line is on screen without its newline
-}
-
-const targetWidth = 44
-
-func (p *progress) line(e interp.Event) string {
-	n := fmt.Sprint(e.Index)
-	if e.Total > 0 {
-		n = fmt.Sprintf("%d/%d", e.Index, e.Total)
-	}
-	target := strings.Join(strings.Fields(e.Target), " ")
-	if r := []rune(target); len(r) > targetWidth {
-		target = string(r[:targetWidth-1]) + "…"
-	}
-	return fmt.Sprintf("%7s  %-9s %-*s", n, e.Action, targetWidth, target)
-}
-
-func (p *progress) event(e interp.Event) {
-	if p.quiet {
-		return
-	}
-	switch e.Kind {
-	case interp.EventStarted:
-		if p.live {
-			p.clear()
-			fmt.Fprintf(p.w, "%s  …", p.line(e))
-			p.open = true
-		}
-	case interp.EventFinished:
-		p.clear()
-		s := fmt.Sprintf("%s %6d ms  %s", p.line(e), e.DurationMs, e.Status)
-		if e.Status != interp.StatusOK && e.Summary != "" {
-			s += ": " + e.Summary
-		}
-		fmt.Fprintln(p.w, s)
-	case interp.EventLog:
-		if p.nolog {
-			return
-		}
-		p.clear()
-		fmt.Fprintf(p.w, "         log: %s\n", e.Summary)
-	}
-}
-
-func (p *progress) clear() {
-	if p.open {
-		fmt.Fprint(p.w, "\r\033[K")
-		p.open = false
-	}
-}
-
-func (p *progress) flush() {
-	if p.open {
-		fmt.Fprintln(p.w)
-		p.open = false
-	}
-}
-
-// printOutcome writes the human form of a result: the outputs as indented
-// JSON on stdout, a one-line summary (and the error) on stderr.
-func printOutcome(stdout, stderr io.Writer, f *lang.Flow, res *interp.Result) {
-	if res.Outputs != nil {
-		b, err := json.MarshalIndent(res.Outputs, "", "  ")
-		if err == nil {
-			fmt.Fprintf(stdout, "%s\n", b)
-		}
-	}
-	fmt.Fprintln(stderr, summaryLine(f, res))
-	if res.Error != nil {
-		e := res.Error
-		file := e.File
-		if file == "" {
-			file = f.Path
-		}
-		where := file
-		if e.Line > 0 {
-			where = fmt.Sprintf("%s:%d", file, e.Line)
-			if e.Col > 0 {
-				where += fmt.Sprintf(":%d", e.Col)
-			}
-		}
-		act := ""
-		if e.Action != "" {
-			act = " (" + e.Action + ")"
-		}
-		fmt.Fprintf(stderr, "%s: %s%s: %s\n", where, e.Kind, act, e.Message)
-	}
-}
-
-// summaryLine is "ok  NAME: 12 actions (12 ok) in 845 ms" or the FAILED
-// form.
-func summaryLine(f *lang.Flow, res *interp.Result) string {
-	state := "ok"
-	switch {
-	case res.Error != nil && res.Error.Kind == core.KindCancelled:
-		state = "CANCELLED"
-	case !res.Success:
-		state = "FAILED"
-	}
-	counts := []string{fmt.Sprintf("%d ok", res.CompletedActions)}
-	if res.FailedActions > 0 {
-		counts = append(counts, fmt.Sprintf("%d failed or skipped", res.FailedActions))
-	}
-	sort.Strings(counts[1:])
-	return fmt.Sprintf("%s  %s: %d actions (%s) in %d ms", state, f.File.Name, res.TotalActions,
-		strings.Join(counts, ", "), res.DurationMs)
 }
 
 var _ flag.Value = (*kvFlag)(nil)
