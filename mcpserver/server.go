@@ -84,7 +84,7 @@ type Options struct {
 	// AllowFiles lets served flows reach this machine's files: `open` of
 	// file: URLs, and `upload`, `download to:` and `screenshot path:`
 	// outside the temp dir (--allow-files). False refuses them (see
-	// interp.Host.NoFiles): a calling agent that controls a flow's URL or
+	// core.Host.NoFiles): a calling agent that controls a flow's URL or
 	// path params must not read local files.
 	AllowFiles bool
 	// Ask, when set and HITL is nil, is the person channel after the client
