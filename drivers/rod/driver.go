@@ -1,8 +1,7 @@
 // Package rod implements drivers.Driver with go-rod over the Chrome
 // DevTools protocol.
 //
-// Design (see /work/shared/notes/performance.md for the measurements behind
-// it): element waits run inside the page in one awaited Runtime.callFunctionOn
+// Design (bench/ measures it): element waits run inside the page in one awaited Runtime.callFunctionOn
 // (a MutationObserver plus a 40 ms re-check, in slices of at most a second so
 // a cancelled ctx returns at once), every actionability check of a step runs
 // in that same call, navigation waits for the new document's

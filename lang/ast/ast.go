@@ -3,7 +3,7 @@
 // (checker, formatter, interpreter, MCP schemas).
 //
 // Every node carries a Range. Node sets are sealed with unexported marker
-// methods (starlark-go's stmt(), see ../shared/STYLE.md), so a type switch over
+// methods (as starlark-go's syntax.Stmt has stmt()), so a type switch over
 // Stmt or Expr is exhaustive.
 //
 // Equality of two trees "up to positions" (what the .flow → YAML → .flow

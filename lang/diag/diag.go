@@ -1,5 +1,5 @@
 // Package diag holds the diagnostics of loading and checking flows: one
-// Diagnostic type (HCL's shape, see ../shared/STYLE.md), a list type that is
+// Diagnostic type (hashicorp/hcl's hcl.Diagnostic shape), a list type that is
 // an error, and the two renderers every caller uses: the compiler form with
 // source line and caret (CLI) and the one-line form (logs, MCP).
 package diag

@@ -1,5 +1,5 @@
 // Package parse reads the .flow text form of a flow into the closed AST of
-// lang/ast (see ../shared/spec/LANGUAGE.md, "Lexical rules" and
+// lang/ast (see docs/spec/LANGUAGE.md, "Lexical rules" and
 // "Statements").
 //
 // How it works: a hand-written stateful Scanner (internal/grammar) turns the
