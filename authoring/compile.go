@@ -228,6 +228,7 @@ type paramDecl struct {
 type compiler struct {
 	out     *strings.Builder
 	base    string
+	values  []paramValue // values seen for params, longest first
 	decls   []*paramDecl
 	order   []string
 	secrets []string
@@ -305,6 +306,12 @@ func (c *compiler) params(ss []step, ps []Param) error {
 			}
 		}
 	}
+	for _, s := range ss {
+		if s.e.Param != "" && !s.e.Secret && len([]rune(s.e.Value)) >= 3 && !strings.Contains(s.e.Value, "{{") {
+			c.values = append(c.values, paramValue{s.e.Param, s.e.Value})
+		}
+	}
+	sort.SliceStable(c.values, func(i, j int) bool { return len(c.values[i].value) > len(c.values[j].value) })
 	for _, d := range c.decls {
 		if d.typ == "secret" {
 			c.secrets = append(c.secrets, d.name)
@@ -312,6 +319,34 @@ func (c *compiler) params(ss []step, ps []Param) error {
 		}
 	}
 	return nil
+}
+
+// paramValue is a value the log saw for a param.
+type paramValue struct{ name, value string }
+
+// withParams writes s (a text or address the agent waited for) as a
+// string literal in which the values seen for params are interpolated:
+// waiting for "applied:SAVE-2024" after filling the param code with
+// SAVE-2024 becomes "applied:{{ code }}", so the flow waits for what it
+// was given.
+func (c *compiler) withParams(s string) string {
+	var b strings.Builder
+	for s != "" {
+		best, at := -1, len(s)
+		for i, pv := range c.values {
+			if k := strings.Index(s, pv.value); k >= 0 && k < at {
+				best, at = i, k
+			}
+		}
+		if best < 0 {
+			b.WriteString(strings.ReplaceAll(s, "{{", "{{ '{{' }}"))
+			break
+		}
+		b.WriteString(strings.ReplaceAll(s[:at], "{{", "{{ '{{' }}"))
+		b.WriteString("{{ " + c.values[best].name + " }}")
+		s = s[at+len(c.values[best].value):]
+	}
+	return strconv.Quote(b.String())
 }
 
 // convertDefault turns a quoted string default into a literal of typ
@@ -515,11 +550,11 @@ func (c *compiler) body(ss []step) {
 			case e.Target != nil:
 				c.line("wait %s", sel(e.Target))
 			case e.Text != "":
-				c.line("wait text: %s", quote(e.Text))
+				c.line("wait text: %s", c.withParams(e.Text))
 			case strings.HasPrefix(e.URL, "http://") || strings.HasPrefix(e.URL, "https://"):
 				c.line("wait url: %s", c.urlExpr(e.URL))
 			default:
-				c.line("wait url: %s", quote(e.URL))
+				c.line("wait url: %s", c.withParams(e.URL))
 			}
 		case KindTab:
 			if e.URL != "" {

@@ -176,7 +176,12 @@ func (s *Session) Locate(ctx context.Context, pg drivers.Page, ref string, want 
 	if tg == nil || len(tg.Selectors) == 0 {
 		return nil, nil, &RefError{ref, fmt.Sprintf("ref %s is not on the page any more: take a new browser_snapshot", ref)}
 	}
-	full := append(append([][]string{}, path...), tg.Frames...)
+	// a frame path the page could compute reaches from the top document;
+	// across another origin (nil) the one the snapshot found stands
+	full := tg.Frames
+	if full == nil {
+		full = path
+	}
 	af := drivers.Frame(pg)
 	if len(full) > 0 {
 		if af, err = snapshot.Enter(ctx, pg, full); err != nil {

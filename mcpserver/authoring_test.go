@@ -288,3 +288,58 @@ func TestServeSteps(t *testing.T) {
 		t.Error("the password reached the log")
 	}
 }
+
+// TestAuthoringFrames: steps inside nested iframes, of the same origin and
+// of another one, are acted on by ref, written in frame blocks, and the
+// saved flow replays on a fresh profile to the same result.
+func TestAuthoringFrames(t *testing.T) {
+	pages := httptest.NewServer(http.FileServer(http.Dir("../testdata/pages")))
+	defer pages.Close()
+	other := httptest.NewServer(http.FileServer(http.Dir("../testdata/pages")))
+	defer other.Close()
+	dir := t.TempDir()
+	s, _ := newServer(t, Options{FlowsDir: dir, Pool: newPool(t)})
+	s.EnableAuthoring()
+	cs, _ := connect(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	a := &agent{t: t, ctx: ctx, cs: cs}
+	for i, start := range []string{pages.URL + "/frames.html", pages.URL + "/frames.html?xorigin=" + other.URL + "/"} {
+		name := []string{"same_origin", "cross_origin"}[i]
+		t.Run(name, func(t *testing.T) {
+			a.t = t
+			a.call(ToolFlowReset, map[string]any{})
+			a.call(ToolBrowserOpen, map[string]any{"url": start})
+			var snap string
+			for range 100 { // the page builds its frames after load; this only bounds a hang
+				snap, _ = a.call(ToolBrowserSnapshot, map[string]any{})
+				if strings.Contains(snap, `button "Apply"`) {
+					break
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			coupon := a.ref(snap, `textbox "Coupon"`)
+			if i == 1 && !strings.HasPrefix(coupon, "f") {
+				t.Errorf("a ref in a frame of another origin: %s\n%s", coupon, snap)
+			}
+			a.call(ToolBrowserFill, map[string]any{"ref": coupon, "value": "SAVE-2024", "param": "code"})
+			a.call(ToolBrowserClick, map[string]any{"ref": a.ref(snap, `button "Apply"`)})
+			a.call(ToolBrowserWait, map[string]any{"text": "applied:SAVE-2024"})
+			a.call(ToolBrowserRead, map[string]any{"action": "text", "selector": "#result", "as": "result"})
+			out, res := a.call(ToolFlowSave, map[string]any{"name": "coupon_" + name})
+			text, _ := json.Marshal(res.StructuredContent)
+			if !strings.Contains(out, "frame [") && !strings.Contains(out, "frame \"") {
+				t.Fatalf("no frame block:\n%s", out)
+			}
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_coupon_" + name, Arguments: map[string]any{
+				"code": "SPRING-7", "profileId": "replay_" + name}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, _ := json.Marshal(res.StructuredContent)
+			if !strings.Contains(string(raw), `"outputs":{"result":"applied:SPRING-7"}`) {
+				t.Errorf("replay: %s\n%s", raw, text)
+			}
+		})
+	}
+}
