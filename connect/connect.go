@@ -301,8 +301,9 @@ func (c *Client) runLink(ctx context.Context, link *mcpws.Link) string {
 	stop := context.AfterFunc(ctx, func() { link.Close() })
 	defer stop()
 	var why string
+	onControl := func(typ string, _ []byte) { c.log.Info("control message from the backend", "type", typ) }
 	for {
-		frame, err := link.ReadFrame()
+		msg, err := mcpws.ReadMessage(link, onControl, c.log)
 		if err != nil {
 			why = err.Error()
 			var ce *websocket.CloseError
@@ -311,23 +312,13 @@ func (c *Client) runLink(ctx context.Context, link *mcpws.Link) string {
 			}
 			break
 		}
-		c.handleFrame(link, s, frame)
+		c.handleMessage(link, s, msg)
 	}
 	c.detach(link, s)
 	return why
 }
 
-func (c *Client) handleFrame(link *mcpws.Link, s *session, frame []byte) {
-	if typ, ok := mcpws.Control(frame); ok {
-		c.log.Info("control message from the backend", "type", typ)
-		return
-	}
-	msg, err := jsonrpc.DecodeMessage(frame)
-	if err != nil {
-		c.log.Warn("dropping a frame that is not JSON-RPC", "err", err, "bytes", len(frame))
-		_ = link.WriteFrame(mcpws.ParseErrorFrame(err.Error()))
-		return
-	}
+func (c *Client) handleMessage(link *mcpws.Link, s *session, msg jsonrpc.Message) {
 	switch m := msg.(type) {
 	case *jsonrpc.Request:
 		if m.IsCall() {

@@ -229,19 +229,9 @@ func validToolName(s string) bool {
 // readLoop dispatches the desktop's frames until the link ends.
 func (d *device) readLoop() error {
 	for {
-		frame, err := d.link.ReadFrame()
+		msg, err := mcpws.ReadMessage(d.link, d.control, d.g.log, "device", d.id)
 		if err != nil {
 			return err
-		}
-		if typ, ok := mcpws.Control(frame); ok {
-			d.control(typ, frame)
-			continue
-		}
-		msg, err := jsonrpc.DecodeMessage(frame)
-		if err != nil {
-			d.g.log.Warn("dropping a frame that is not JSON-RPC", "device", d.id, "err", err, "bytes", len(frame))
-			_ = d.link.WriteFrame(mcpws.ParseErrorFrame(err.Error()))
-			continue
 		}
 		switch m := msg.(type) {
 		case *jsonrpc.Response:

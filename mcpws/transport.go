@@ -31,39 +31,19 @@ type conn struct{ t *Transport }
 
 var _ mcp.Connection = (*conn)(nil)
 
-func (c *conn) logger() *slog.Logger {
-	if c.t.Logger != nil {
-		return c.t.Logger
-	}
-	return slog.Default()
-}
-
-// Read returns the next JSON-RPC message; Close unblocks it (the link's read fails).
+// Read returns the next JSON-RPC message (ReadMessage); Close unblocks it
+// (the link's read fails).
 func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	for {
-		frame, err := c.t.Link.ReadFrame()
-		if err != nil {
-			select {
-			case <-c.t.Link.Done():
-				return nil, io.EOF
-			default:
-			}
-			return nil, err
+	msg, err := ReadMessage(c.t.Link, c.t.OnControl, c.t.Logger)
+	if err != nil {
+		select {
+		case <-c.t.Link.Done():
+			return nil, io.EOF
+		default:
 		}
-		if typ, ok := Control(frame); ok {
-			if c.t.OnControl != nil {
-				c.t.OnControl(typ, frame)
-			}
-			continue
-		}
-		msg, err := jsonrpc.DecodeMessage(frame)
-		if err != nil {
-			c.logger().Warn("mcpws: dropping a frame that is not JSON-RPC", "err", err, "bytes", len(frame))
-			_ = c.t.Link.WriteFrame(ParseErrorFrame(err.Error()))
-			continue
-		}
-		return msg, nil
+		return nil, err
 	}
+	return msg, nil
 }
 
 // Write sends msg as one text frame.
