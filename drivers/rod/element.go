@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/go-rod/rod"
@@ -32,44 +33,6 @@ func (e *element) err(ctx context.Context, what string, err error) error {
 		return nil
 	}
 	return wrapErr(ctx, what+" "+e.Describe(context.Background()), err)
-}
-
-// centre scrolls the element into view if needed and returns the centre of
-// its first content quad in top-level viewport coordinates.
-func (e *element) centre(ctx context.Context) (proto.Point, error) {
-	rp := e.f.rp.Context(ctx)
-	_ = proto.DOMScrollIntoViewIfNeeded{ObjectID: e.obj.ObjectID}.Call(rp)
-	q, err := proto.DOMGetContentQuads{ObjectID: e.obj.ObjectID}.Call(rp)
-	if err != nil {
-		return proto.Point{}, err
-	}
-	for _, quad := range q.Quads {
-		if len(quad) < 8 {
-			continue
-		}
-		var x, y float64
-		for i := 0; i < 8; i += 2 {
-			x += quad[i]
-			y += quad[i+1]
-		}
-		x, y = x/4, y/4
-		if area(quad) >= 1 {
-			return proto.Point{X: x, Y: y}, nil
-		}
-	}
-	return proto.Point{}, core.Errorf(core.KindNotVisible, "%s has no visible box", e.Describe(ctx))
-}
-
-func area(q proto.DOMQuad) float64 {
-	a := 0.0
-	for i := 0; i < 8; i += 2 {
-		j := (i + 2) % 8
-		a += q[i]*q[j+1] - q[j]*q[i+1]
-	}
-	if a < 0 {
-		a = -a
-	}
-	return a / 2
 }
 
 // mouse dispatches one mouse event at pt (top-level viewport coordinates).
@@ -101,6 +64,15 @@ func mouseButton(b string) (proto.InputMouseButton, error) {
 }
 
 // Click moves the mouse to the centre and presses/releases count times.
+// The click lands where it was aimed: the element's box must not have
+// moved since it was located (else it is measured again a frame later),
+// it is scrolled out of scroll containers and from under fixed or sticky
+// bars, and the click's events are intercepted in the page so that when
+// the hit target at dispatch time is not the element (the layout changed
+// between aiming and the press: a late stylesheet, a re-render), the page
+// never sees them and the click is aimed and sent again, within ctx. A
+// hidden native checkbox or radio is clicked through its label or drawn
+// control; when its state did not change, the next such control is tried.
 func (e *element) Click(ctx context.Context, button string, count int) error {
 	btn, err := mouseButton(button)
 	if err != nil {
@@ -109,23 +81,127 @@ func (e *element) Click(ctx context.Context, button string, count int) error {
 	if count < 1 {
 		count = 1
 	}
-	pt, err := e.centre(ctx)
-	if err != nil {
-		return e.err(ctx, "click", err)
-	}
 	rp := e.f.pg.rp.Context(ctx)
-	if err := mouse(rp, proto.InputDispatchMouseEventTypeMouseMoved, pt, proto.InputMouseButtonNone, 0); err != nil {
-		return e.err(ctx, "click", err)
-	}
-	for i := 1; i <= count; i++ {
-		if err := mouse(rp, proto.InputDispatchMouseEventTypeMousePressed, pt, btn, i); err != nil {
-			return e.err(ctx, "click", err)
+	return e.pointer(ctx, "click", true, func(pt proto.Point) error {
+		if err := mouse(rp, proto.InputDispatchMouseEventTypeMouseMoved, pt, proto.InputMouseButtonNone, 0); err != nil {
+			return err
 		}
-		if err := mouse(rp, proto.InputDispatchMouseEventTypeMouseReleased, pt, btn, i); err != nil {
-			return e.err(ctx, "click", err)
+		for i := 1; i <= count; i++ {
+			if err := mouse(rp, proto.InputDispatchMouseEventTypeMousePressed, pt, btn, i); err != nil {
+				return err
+			}
+			if err := mouse(rp, proto.InputDispatchMouseEventTypeMouseReleased, pt, btn, i); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// pointer aims at the element (engine op aim), runs act at the point in
+// the tab's viewport and, when intercept is set, checks through the
+// engine's interception that the events reached the element (see Click).
+// It retries until ctx ends; the last reason is the error.
+func (e *element) pointer(ctx context.Context, what string, intercept bool, act func(proto.Point) error) error {
+	proxy := 0
+	misses := 0
+	var last error
+	for {
+		v, err := e.value(ctx, "aim", proxy, intercept)
+		if err != nil {
+			return e.err(ctx, what, err)
+		}
+		if s, ok := v.Val().(string); ok {
+			kind, msg, _ := strings.Cut(s, "\t")
+			pause := 40 * time.Millisecond
+			switch kind {
+			case "retry":
+				pause = 16 * time.Millisecond
+			case "none":
+				if last != nil {
+					return last
+				}
+				return core.Errorf(core.KindBrowser, "%s: %s", what, msg)
+			default:
+				last = &core.Error{Kind: core.Kind(kind), Msg: what + ": " + msg}
+			}
+			if err := core.Sleep(ctx, pause); err != nil {
+				if last == nil {
+					last = &core.Error{Kind: core.KindNotVisible, Msg: what + ": " + msg}
+				}
+				return withCause(last, err)
+			}
+			continue
+		}
+		arr := v.Arr()
+		if len(arr) < 4 {
+			return core.Errorf(core.KindBrowser, "%s: bad aim result", what)
+		}
+		ox, oy, err := e.f.origin(ctx)
+		if err != nil {
+			return e.err(ctx, what, err)
+		}
+		pt := proto.Point{X: arr[0].Num() + ox, Y: arr[1].Num() + oy}
+		before, kind := arr[2], arr[3].Str()
+		if err := act(pt); err != nil {
+			if intercept {
+				_, _ = e.value(context.Background(), "disarm")
+			}
+			return e.err(ctx, what, err)
+		}
+		if !intercept {
+			return nil
+		}
+		// The answer can be held up: a popup the click opened shares this
+		// renderer and shows a dialog before anyone attached to it. Then
+		// (and when the click navigated or removed the document) the click
+		// is taken as delivered; the page disarms itself (see arm).
+		dctx, cancel := context.WithTimeout(ctx, disarmWait)
+		d, err := e.value(dctx, "disarm")
+		cancel()
+		if err != nil {
+			return nil
+		}
+		res := d.Arr()
+		if len(res) < 3 {
+			return nil
+		}
+		seen, bad, after := res[0].Int(), res[1].Str(), res[2]
+		switch {
+		case bad != "":
+			last = &core.Error{Kind: core.KindCovered, Msg: fmt.Sprintf("%s: the click on %s landed on %s (the page moved under the pointer)", what, e.Describe(ctx), bad)}
+		case seen == 0:
+			misses++
+			last = &core.Error{Kind: core.KindCovered, Msg: fmt.Sprintf("%s: the click on %s did not reach its document (covered by another frame?)", what, e.Describe(ctx))}
+			if misses >= 3 {
+				return last
+			}
+		case kind != "" && !before.Nil() && before.Bool() == after.Bool() && (kind == "checkbox" || !before.Bool()):
+			// a styled checkbox/radio did not toggle: try the next control
+			proxy++
+			last = &core.Error{Kind: core.KindBrowser, Msg: fmt.Sprintf("%s: clicking %s did not change its state", what, e.Describe(ctx))}
+			continue
+		default:
+			return nil
+		}
+		if err := core.Sleep(ctx, 16*time.Millisecond); err != nil {
+			return withCause(last, err)
 		}
 	}
-	return nil
+}
+
+// disarmWait bounds the check that a click reached its element.
+const disarmWait = 500 * time.Millisecond
+
+// withCause returns last with cause attached (a *core.Error keeps its
+// kind and message).
+func withCause(last error, cause error) error {
+	if de, ok := last.(*core.Error); ok && de.Err == nil {
+		c := *de
+		c.Err = cause
+		return &c
+	}
+	return last
 }
 
 // ForceClick is `click force: true`, with no actionability checks: the
@@ -152,11 +228,10 @@ func (e *element) ForceClick(ctx context.Context, button string, count int) erro
 
 // Hover moves the mouse to the centre.
 func (e *element) Hover(ctx context.Context) error {
-	pt, err := e.centre(ctx)
-	if err != nil {
-		return e.err(ctx, "hover", err)
-	}
-	return e.err(ctx, "hover", mouse(e.f.pg.rp.Context(ctx), proto.InputDispatchMouseEventTypeMouseMoved, pt, proto.InputMouseButtonNone, 0))
+	rp := e.f.pg.rp.Context(ctx)
+	return e.pointer(ctx, "hover", false, func(pt proto.Point) error {
+		return mouse(rp, proto.InputDispatchMouseEventTypeMouseMoved, pt, proto.InputMouseButtonNone, 0)
+	})
 }
 
 // Fill replaces the value like a person: focus, select all, insert text
@@ -237,9 +312,38 @@ func (e *element) Select(ctx context.Context, value string, by string) error {
 	default:
 		return core.Errorf(core.KindBrowser, "select: unknown by %q (value, label, index)", by)
 	}
-	_, err := e.value(ctx, "selectOption", value, by)
-	return e.err(ctx, "select", err)
+	// Wait for the option (cascading selects fill in late) within ctx; a
+	// ctx without deadline waits selectWait.
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, selectWait)
+		defer cancel()
+	}
+	last := ""
+	for {
+		v, err := e.value(ctx, "selectOption", value, by, sliceMs(ctx))
+		if err != nil {
+			if ctx.Err() != nil && last != "" {
+				break
+			}
+			return e.err(ctx, "select", err)
+		}
+		arr := v.Arr()
+		if len(arr) == 2 && arr[0].Bool() {
+			return nil
+		}
+		if len(arr) == 2 {
+			last = arr[1].Str()
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return &core.Error{Kind: core.KindNotFound, Msg: last, Err: ctx.Err()}
 }
+
+// selectWait bounds select's wait for its option when ctx has no deadline.
+const selectWait = 5 * time.Second
 
 // Checked reports a checkbox/radio state.
 func (e *element) Checked(ctx context.Context) (bool, error) {

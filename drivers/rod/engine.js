@@ -1,12 +1,28 @@
 // rpa's in-page engine: selector matching, actionability checks, waiting and
-// reads. It is installed once per JS context by rod's helper cache (see
-// engine.go) and called as engine(op, ...args) with `this` bound to an
-// element for element operations.
+// reads. It is installed through rod's helper cache (see frame.go) and
+// called as engine(op, ...args) with `this` bound to an element for element
+// operations. One instance lives per JS context (kept under a registered
+// symbol of the global object, not enumerable): state such as the armed
+// click interception (arm/disarm) and boxes seen by locate (lastBox) must
+// survive from one call to the next even if rod installs the helper again.
 (() => {
+  const instanceKey = Symbol.for('rpa.engine/2');
+  if (globalThis[instanceKey]) return globalThis[instanceKey];
   const closedRoots = new WeakMap(); // host -> closed ShadowRoot, learnt from CDP
 
-  const collapse = (s) => (s || '').replace(/[\s\u200b]+/g, ' ').trim();
-  const collapseKeepNbsp = (s) => (s || '').replace(/[ \t\n\r\f\v\u200b]+/g, ' ').replace(/\u00a0/g, ' ').trim();
+  // Text as a person reads it (LANGUAGE.md, "Text normalisation"; what
+  // Playwright's normalizeWhiteSpace does): zero-width characters (U+200B,
+  // U+200C, U+200D, U+FEFF) and soft hyphens (U+00AD) are removed, no-break
+  // spaces count as spaces, runs of ASCII whitespace become one space, ends
+  // trimmed.
+  const invisibleRe = /[\u200b\u200c\u200d\ufeff\u00ad]/g;
+  // Other spaces (U+3000 ideographic space, ...) are text and kept.
+  const norm = (s) => String(s == null ? '' : s).replace(invisibleRe, '').replace(/[ \t\n\r\f\v\u00a0]+/g, ' ').replace(/^ | $/g, '');
+  // normValue is norm without collapsing or trimming (form values keep
+  // their own spacing).
+  const normValue = (s) => String(s == null ? '' : s).replace(invisibleRe, '').replace(/\u00a0/g, ' ');
+  const collapse = norm;
+  const collapseKeepNbsp = norm;
 
   function describe(el) {
     if (!el || el.nodeType !== 1) return String(el);
@@ -81,28 +97,225 @@
     return h;
   }
 
-  function receives(el) {
+  // ---- hit-testing ----
+
+  // clipParents lists el's ancestors (across shadow roots) that clip their
+  // content (overflow other than visible), innermost first. The document's
+  // own scroller is the viewport and is left out.
+  function clipParents(el) {
+    const out = [];
     const doc = el.ownerDocument;
-    const win = doc.defaultView;
-    let r = el.getBoundingClientRect();
-    const inView = (rr) => {
-      const cx = rr.left + rr.width / 2, cy = rr.top + rr.height / 2;
-      return cx >= 0 && cy >= 0 && cx < win.innerWidth && cy < win.innerHeight;
-    };
-    if (!inView(r)) {
-      el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
-      r = el.getBoundingClientRect();
+    for (let n = composedParent(el); n; n = composedParent(n)) {
+      if (n.nodeType !== 1) continue;
+      if (n === doc.documentElement || n === doc.body || n === doc.scrollingElement) continue;
+      const st = getComputedStyle(n);
+      if (st.overflowX === 'visible' && st.overflowY === 'visible') continue;
+      if (st.display === 'inline' || st.display === 'contents') continue;
+      out.push(n);
     }
-    const x = r.left + r.width / 2, y = r.top + r.height / 2;
-    const hit = hitAt(doc, x, y);
-    if (!hit) return { ok: false, outside: true };
-    if (containsComposed(el, hit)) return { ok: true };
-    // A label forwards clicks to its control; a hit on the label of el is fine.
-    if (el.labels && Array.from(el.labels).some((l) => containsComposed(l, hit))) return { ok: true };
-    // A closed shadow root we could not enter: the host stands for its content.
+    return out;
+  }
+
+  // inClips reports whether the point x,y (the frame's viewport) is inside
+  // the viewport and inside the inner box of every clipping ancestor of el.
+  function inClips(el, x, y) {
+    const win = el.ownerDocument.defaultView;
+    if (!(x >= 0 && y >= 0 && x < win.innerWidth && y < win.innerHeight)) return false;
+    for (const n of clipParents(el)) {
+      const r = n.getBoundingClientRect();
+      const l = r.left + n.clientLeft, t = r.top + n.clientTop;
+      const w = n.clientWidth || r.width, h = n.clientHeight || r.height;
+      if (x < l || y < t || x >= l + w || y >= t + h) return false;
+    }
+    return true;
+  }
+
+  // pinned returns the fixed or sticky element that hit sits in, unless
+  // that element also holds el (then scrolling cannot separate them).
+  function pinned(hit, el) {
+    for (let n = hit; n; n = composedParent(n)) {
+      if (n.nodeType !== 1) continue;
+      if (containsComposed(n, el)) return null;
+      const p = getComputedStyle(n).position;
+      if (p === 'fixed' || p === 'sticky') return n;
+    }
+    return null;
+  }
+
+  // hitOK reports whether a pointer event on hit reaches el: hit is el or
+  // inside it, inside one of its labels (a label forwards clicks to its
+  // control), or the host of a closed shadow root el lives in.
+  function hitOK(el, hit, doc) {
+    if (containsComposed(el, hit)) return true;
+    if (el.labels && Array.from(el.labels).some((l) => containsComposed(l, hit))) return true;
     if (!shadowOf(hit) && containsComposed(hit, el) && hit.shadowRoot === null && hit !== el.parentElement &&
-        el.getRootNode() !== doc) return { ok: true };
-    return { ok: false, cover: describe(hit) };
+        el.getRootNode() !== doc) return true;
+    return false;
+  }
+
+  // Scroll alignments tried in turn to bring an element out from under a
+  // fixed or sticky bar.
+  const aligns = ['center', 'start', 'end'];
+
+  // receives checks that el gets a pointer event at its centre, scrolling
+  // as a person would first: when the centre is outside the viewport or
+  // outside the view of a scroll container, el is scrolled to the middle
+  // (scrollIntoView moves every scrollable ancestor); when a fixed or sticky
+  // element covers the point, el is scrolled out from under it (centre,
+  // then start, then end). tries (el -> scrolls so far, one map per wait)
+  // bounds the scrolling. Returns {ok, x, y} (the frame's viewport), {retry}
+  // after a scroll (look again after a frame: a virtualised list may have
+  // re-rendered), {cover, hit} or {outside}.
+  function receives(el, tries) {
+    const doc = el.ownerDocument;
+    tries = tries || new WeakMap();
+    let n = tries.get(el) || 0;
+    // scroll reports whether scrolling to block moved el (else there is
+    // nothing to wait for: go on with the hit test)
+    const scroll = (block) => {
+      tries.set(el, ++n);
+      const k = rectKey(el);
+      el.scrollIntoView({ block, inline: 'center', behavior: 'instant' });
+      return rectKey(el) !== k;
+    };
+    let r = el.getBoundingClientRect();
+    let x = r.left + r.width / 2, y = r.top + r.height / 2;
+    if (!inClips(el, x, y) && n < 3) {
+      if (scroll('center')) return { retry: true };
+    }
+    const hit = hitAt(doc, x, y);
+    if (!hit) return { outside: true };
+    if (hitOK(el, hit, doc)) return { ok: true, x, y };
+    if (pinned(hit, el)) {
+      while (n < 3) if (scroll(aligns[n % aligns.length])) return { retry: true };
+    }
+    return { cover: describe(hit), hit };
+  }
+
+  // ---- styled checkboxes, radios and switches ----
+
+  function isToggle(el) {
+    if (el.localName !== 'input') return false;
+    const t = (el.type || '').toLowerCase();
+    return t === 'checkbox' || t === 'radio';
+  }
+
+  // proxies lists what a person clicks to toggle a checkbox or radio whose
+  // native input is hidden, 0x0, transparent or clipped: its visible
+  // labels, then a visible styled sibling (the drawn box or switch).
+  function proxies(el) {
+    const out = [];
+    if (el.labels) for (const l of el.labels) if (visible(l) && !out.includes(l)) out.push(l);
+    for (const s of [el.nextElementSibling, el.previousElementSibling]) {
+      if (s && !out.includes(s) && visible(s) && !s.matches('input, select, textarea, button, a[href]')) out.push(s);
+    }
+    return out;
+  }
+
+  // toggleTarget returns the element a pointer action on el aims at: el
+  // itself, or for a checkbox/radio too small or hidden to click, its k-th
+  // proxy (null when k is past the last).
+  function toggleTarget(el, k) {
+    if (!isToggle(el)) return k === 0 ? el : null;
+    const r = el.getBoundingClientRect();
+    const own = visible(el) && r.width >= 4 && r.height >= 4;
+    const list = own ? [el, ...proxies(el)] : proxies(el);
+    if (!list.length && k === 0) return el;
+    return list[k] || null;
+  }
+
+  // ---- hit target at dispatch ----
+
+  // armed intercepts the trusted pointer events of one click: an event
+  // whose target is not the aimed element (the page moved under the
+  // pointer) is stopped before the page sees it, so nothing else is
+  // clicked, and recorded; disarm reports it and the driver re-aims.
+  let armed = null;
+  const instanceID = Math.random();
+  function inst() { return instanceID; }
+  const hitEvents = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'dblclick', 'auxclick', 'contextmenu'];
+  function arm(target, el) {
+    disarmNow();
+    const win = target.ownerDocument.defaultView;
+    const anchors = [target, el];
+    if (el.labels) anchors.push(...el.labels);
+    for (const x of [target, el]) {
+      for (let root = x.getRootNode(); root && root.host; root = root.host.getRootNode()) {
+        if (root.mode === 'closed') anchors.push(root.host);
+      }
+    }
+    const st = { seen: 0, bad: '' };
+    const h = (ev) => {
+      if (!ev.isTrusted) return;
+      st.seen++;
+      const path = ev.composedPath();
+      if (!st.bad && !anchors.some((a) => path.includes(a))) st.bad = describe(path[0]);
+      if (st.bad) { ev.preventDefault(); ev.stopImmediatePropagation(); }
+    };
+    for (const t of hitEvents) win.addEventListener(t, h, true);
+    st.off = () => { for (const t of hitEvents) win.removeEventListener(t, h, true); };
+    st.el = el;
+    armed = st;
+    // never outlive the click: a keyboard or later click must not be held
+    // up if the driver could not disarm (see element.go, disarmWait)
+    setTimeout(() => { if (armed === st) disarmNow(); }, 1500);
+  }
+  function disarmNow() {
+    const st = armed;
+    armed = null;
+    if (st) st.off();
+    return st;
+  }
+
+  // aim prepares a pointer action on this element: it picks the target
+  // (the element, or the k-th proxy of a hidden checkbox/radio), checks the
+  // box did not move since the element was located, scrolls and hit-tests
+  // like locate, and, when arming, intercepts the click's events (see arm).
+  // Returns [x, y, checked] (the frame's viewport; checked is the toggle's
+  // state or null) or "reason\tmessage" (reason "retry": aim again after a
+  // frame; "none": no further proxy).
+  function aim(k, doArm) {
+    const el = this;
+    if (!el.isConnected) return 'not_found\telement was detached';
+    const t = toggleTarget(el, k);
+    if (!t) return 'none\tno other control toggles ' + describe(el);
+    if (!visible(t)) return 'not_visible\t' + describe(t) + ' is not visible';
+    const key = rectKey(t);
+    const before = lastBox.get(t);
+    lastBox.set(t, key);
+    if (before !== undefined && before !== key) return 'retry\t' + describe(t) + ' moved';
+    const h = receives(t, aimTries);
+    if (h.retry) { lastBox.delete(t); return 'retry\t' + describe(t) + ' was scrolled into view'; }
+    let target = t, x = h.x, y = h.y;
+    if (!h.ok) {
+      const p = proxyHit(el, h.hit);
+      if (!p) return h.outside ? 'not_visible\t' + describe(t) + ' is outside the viewport' : 'covered\t' + describe(t) + ' is covered by ' + h.cover;
+      const r = t.getBoundingClientRect();
+      target = p; x = r.left + r.width / 2; y = r.top + r.height / 2;
+    }
+    aimTries = new WeakMap();
+    if (doArm) arm(target, el);
+    return [x, y, isToggle(el) ? !!el.checked : null, isToggle(el) ? el.type.toLowerCase() : ''];
+  }
+  let aimTries = new WeakMap();
+
+  // disarm ends the interception of the last aim and reports [events seen,
+  // the wrong target hit or "", the toggle's state or null].
+  function disarm() {
+    const st = disarmNow();
+    if (!st) return [0, '', null];
+    return [st.seen, st.bad, isToggle(st.el) ? !!st.el.checked : null];
+  }
+
+  function toggleState() { return isToggle(this) ? !!this.checked : null; }
+
+  // contentOrigin is where the content box of this iframe lies in its
+  // document's viewport: [x, y].
+  function contentOrigin() {
+    const el = this;
+    const r = el.getBoundingClientRect();
+    const cs = getComputedStyle(el);
+    return [r.left + el.clientLeft + (parseFloat(cs.paddingLeft) || 0), r.top + el.clientTop + (parseFloat(cs.paddingTop) || 0)];
   }
 
   // ---- accessible names ----
@@ -240,7 +453,7 @@
     if (s.startsWith('text=') || s.startsWith('text/')) {
       const q = s.slice(5);
       if ((m = /^"((?:[^"\\]|\\.)*)"$/.exec(q)) || (m = /^'((?:[^'\\]|\\.)*)'$/.exec(q))) {
-        return { kind: 'text', exact: true, q: m[1].replace(/\\(.)/g, '$1') };
+        return { kind: 'text', exact: true, q: norm(m[1].replace(/\\(.)/g, '$1')) };
       }
       return { kind: 'text', exact: false, q: collapse(q).toLowerCase() };
     }
@@ -354,10 +567,13 @@
   const C = { attached: 1, visible: 2, stable: 4, enabled: 8, editable: 16, receives: 32 };
 
   // Synchronous checks except stable and receives.
-  function syncCheck(el, want) {
+  // t is the element pointer checks apply to (el, or the label or drawn
+  // control of a hidden checkbox/radio).
+  function syncCheck(el, want, t) {
+    t = t || el;
     if (!el.isConnected) return ['not_found', 'element was detached'];
     if (want & (C.visible | C.receives | C.stable)) {
-      if (!visible(el)) return ['not_visible', describe(el) + ' is not visible'];
+      if (!visible(t)) return ['not_visible', describe(el) + ' is not visible'];
     }
     if (want & C.enabled) {
       if (disabled(el)) return ['disabled', describe(el) + ' is disabled'];
@@ -384,11 +600,23 @@
     const r = el.getBoundingClientRect();
     return [r.left, r.top, r.width, r.height].map((v) => Math.round(v * 10) / 10).join(',');
   }
+  // lastBox remembers each element's box when locate found it stable, so a
+  // click can tell that it moved since (aim).
+  const lastBox = new WeakMap();
 
-  // One attempt: returns {el, index} or {reason, msg}.
-  async function attempt(root, parsed, sels, want) {
+  // proxyHit returns the proxy of toggle el that holds hit (the drawn box
+  // of a styled checkbox lying over its native input), or null.
+  function proxyHit(el, hit) {
+    if (!hit || !isToggle(el)) return null;
+    return proxies(el).find((p) => containsComposed(p, hit)) || null;
+  }
+
+  // One attempt: returns {el, index}, {retry} (something was scrolled:
+  // look again after a frame) or {reason, msg}.
+  async function attempt(root, parsed, sels, want, tries) {
     let firstReason = null;
     let bad = null, nbad = 0;
+    const pointer = want & (C.visible | C.receives | C.stable);
     for (let i = 0; i < parsed.length; i++) {
       let els;
       try {
@@ -403,20 +631,26 @@
       let n = 0;
       for (const el of els) {
         if (++n > 50) break;
-        const r = syncCheck(el, want);
+        // a hidden native checkbox/radio is checked through what a person
+        // clicks instead (its label or drawn control)
+        const t = pointer ? (toggleTarget(el, 0) || el) : el;
+        const r = syncCheck(el, want, t);
         if (r) { if (!firstReason) firstReason = r; continue; }
         if (want & C.stable) {
-          const k1 = rectKey(el);
+          const k1 = rectKey(t);
           await frame();
-          if (!el.isConnected) { if (!firstReason) firstReason = ['not_found', 'element was detached']; continue; }
-          if (rectKey(el) !== k1) { if (!firstReason) firstReason = ['not_visible', describe(el) + ' is still moving']; continue; }
+          if (!el.isConnected || !t.isConnected) { if (!firstReason) firstReason = ['not_found', 'element was detached']; continue; }
+          const k2 = rectKey(t);
+          if (k2 !== k1) { if (!firstReason) firstReason = ['not_visible', describe(t) + ' is still moving']; continue; }
+          lastBox.set(t, k2);
         }
         if (want & C.receives) {
-          const h = receives(el);
-          if (!h.ok) {
+          const h = receives(t, tries);
+          if (h.retry) return { retry: true };
+          if (!h.ok && !proxyHit(el, h.hit)) {
             if (!firstReason) {
-              firstReason = h.outside ? ['not_visible', describe(el) + ' is outside the viewport and cannot be scrolled into it'] :
-                ['covered', describe(el) + ' is covered by ' + h.cover];
+              firstReason = h.outside ? ['not_visible', describe(t) + ' is outside the viewport and cannot be scrolled into it'] :
+                ['covered', describe(t) + ' is covered by ' + h.cover];
             }
             continue;
           }
@@ -458,11 +692,15 @@
     const root = document;
     const parsed = parseList(sels);
     const end = Date.now() + sliceMs;
+    const tries = new WeakMap();
+    let last = null;
     for (;;) {
-      const r = await attempt(root, parsed, sels, want);
+      const r = await attempt(root, parsed, sels, want, tries);
       if (r.el) return sels.length === 1 ? r.el : [r.index, r.el];
+      if (!r.retry) last = r;
       const left = end - Date.now();
-      if (left <= 0) return r.reason + '\t' + r.msg;
+      if (left <= 0) return last ? last.reason + '\t' + last.msg : 'not_visible\tstill scrolling into view';
+      if (r.retry) { await frame(Math.min(left, 100)); continue; }
       // Re-check on any DOM change, and at least every 40 ms (CSS-only changes).
       await waitChange(root, Math.min(left, 40));
     }
@@ -665,31 +903,54 @@
     return true;
   }
 
-  function selectOption(v, by) {
-    const el = this;
-    if (el.localName !== 'select') throw new Error(describe(el) + ' is not a select');
+  // findOption returns the index of the enabled option of select el
+  // matching v by value, label or index (by "" = value, then label, then
+  // label ignoring case), or a message saying why there is none.
+  function findOption(el, v, by) {
     const opts = Array.from(el.options);
     let idx = -1;
-    const label = (o) => collapseKeepNbsp(o.label || o.textContent);
+    const label = (o) => norm(o.label || o.textContent);
+    const want = by === 'label' || by === '' || by == null ? norm(v) : String(v);
     if (by === 'index') {
       const n = Number(v);
-      if (!Number.isInteger(n) || n < 0 || n >= opts.length) throw new Error('select: no option at index ' + v + ' (' + opts.length + ' options)');
+      if (!Number.isInteger(n) || n < 0) throw new Error('select: index must be a whole number >= 0, got ' + JSON.stringify(v));
+      if (n >= opts.length) return 'select: no option at index ' + v + ' (' + opts.length + ' options)';
       idx = n;
     } else if (by === 'value') {
       idx = opts.findIndex((o) => o.value === v);
     } else if (by === 'label') {
-      idx = opts.findIndex((o) => label(o) === v);
-      if (idx < 0) idx = opts.findIndex((o) => label(o).toLowerCase() === String(v).toLowerCase());
+      idx = opts.findIndex((o) => label(o) === want);
+      if (idx < 0) idx = opts.findIndex((o) => label(o).toLowerCase() === want.toLowerCase());
     } else {
       idx = opts.findIndex((o) => o.value === v);
-      if (idx < 0) idx = opts.findIndex((o) => label(o) === v);
-      if (idx < 0) idx = opts.findIndex((o) => label(o).toLowerCase() === String(v).toLowerCase());
+      if (idx < 0) idx = opts.findIndex((o) => label(o) === want);
+      if (idx < 0) idx = opts.findIndex((o) => label(o).toLowerCase() === want.toLowerCase());
     }
     if (idx < 0) {
       const have = opts.slice(0, 10).map((o) => JSON.stringify(label(o))).join(', ');
-      throw new Error('select: no option matches ' + JSON.stringify(v) + (by ? ' by ' + by : '') + ' (options: ' + have + ')');
+      return 'select: no option matches ' + JSON.stringify(v) + (by ? ' by ' + by : '') + ' (options: ' + (have || 'none') + ')';
     }
-    if (opts[idx].disabled) throw new Error('select: option ' + JSON.stringify(label(opts[idx])) + ' is disabled');
+    if (opts[idx].disabled) return 'select: option ' + JSON.stringify(label(opts[idx])) + ' is disabled';
+    return idx;
+  }
+
+  // selectOption waits up to sliceMs for an enabled option matching v (a
+  // cascading select loads its options after another choice), selects it
+  // with the input and change events of a person's choice, and resolves to
+  // [true, value]; [false, why] when the slice ends first.
+  async function selectOption(v, by, sliceMs) {
+    const el = this;
+    if (el.localName !== 'select') throw new Error(describe(el) + ' is not a select');
+    const end = Date.now() + (sliceMs || 0);
+    let idx;
+    for (;;) {
+      idx = findOption(el, v, by);
+      if (typeof idx === 'number') break;
+      const left = end - Date.now();
+      if (left <= 0) return [false, idx];
+      await waitChange(el.ownerDocument, Math.min(left, 40));
+    }
+    const opts = Array.from(el.options);
     if (el.getRootNode().activeElement !== el) el.focus();
     if (el.multiple) {
       for (const o of opts) o.selected = false;
@@ -697,7 +958,7 @@
     opts[idx].selected = true;
     el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
     el.dispatchEvent(new Event('change', { bubbles: true }));
-    return opts[idx].value;
+    return [true, opts[idx].value];
   }
 
   function scrollIntoView() {
@@ -812,14 +1073,14 @@
         }
         if (ty === 'password') { out[name] = '***'; continue; }
         if (ty === 'file') { out[name] = Array.from(el.files || []).map((f) => f.name); continue; }
-        out[name] = el.value;
+        out[name] = normValue(el.value);
         continue;
       }
       if (el.localName === 'select') {
         out[name] = el.multiple ? Array.from(el.selectedOptions).map((o) => o.value) : el.value;
         continue;
       }
-      out[name] = el.value;
+      out[name] = normValue(el.value);
       seen[name] = true;
     }
     for (const [name, list] of Object.entries(boxes)) {
@@ -840,7 +1101,12 @@
   // cover never gets the click, and returns false.
   function forceClick(button, count) {
     const el = this;
-    if (visible(el) && receives(el).ok) return true;
+    if (visible(el)) {
+      const tries = new WeakMap();
+      let h = receives(el, tries);
+      for (let i = 0; i < 4 && h.retry; i++) h = receives(el, tries);
+      if (h.ok) return true;
+    }
     const win = el.ownerDocument.defaultView;
     const r = el.getBoundingClientRect();
     const x = r.left + r.width / 2, y = r.top + r.height / 2;
@@ -882,11 +1148,13 @@
   const api = {
     locate, all, count, waitState, waitText, text, value, html, docHTML, attr, isPassword, checked, prepFill,
     afterFill, clearValue, setValue, focus, focusEnd, isFocused, selectOption, scrollIntoView, scrollContent, scrollPage,
-    table, form, docForm, docText, desc, frameState, iframeSrc, domReady, forceClick,
+    table, form, docForm, docText, desc, frameState, iframeSrc, domReady, forceClick, aim, disarm, toggleState, contentOrigin, inst,
   };
-  return function (op, ...args) {
+  const engine = function (op, ...args) {
     const f = api[op];
     if (!f) throw new Error('rpa engine: unknown op ' + op);
     return f.apply(this, args);
   };
+  Object.defineProperty(globalThis, instanceKey, { value: engine, configurable: true });
+  return engine;
 })()

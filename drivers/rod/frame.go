@@ -37,6 +37,34 @@ const slice = time.Second
 type frame struct {
 	rp *rod.Page // rod's page for this document (an iframe clone for frames)
 	pg *page     // the tab
+	// parent and iframe (the iframe element, in parent) are set for an
+	// iframe's document; oopif says it lives in another renderer process
+	// (site isolation) and rp is its own target session.
+	parent *frame
+	iframe *proto.RuntimeRemoteObject
+	oopif  bool
+}
+
+// origin returns where this document's viewport lies in the tab's
+// viewport, in CSS pixels: 0,0 for the top document, else the parent's
+// origin plus the iframe's content box in the parent.
+func (f *frame) origin(ctx context.Context) (float64, float64, error) {
+	if f.parent == nil || f.iframe == nil {
+		return 0, 0, nil
+	}
+	px, py, err := f.parent.origin(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	v, err := f.parent.value(ctx, f.iframe, "contentOrigin")
+	if err != nil {
+		return 0, 0, err
+	}
+	arr := v.Arr()
+	if len(arr) != 2 {
+		return 0, 0, errors.New("bad iframe origin")
+	}
+	return px + arr[0].Num(), py + arr[1].Num(), nil
 }
 
 // call runs engine op in the frame with args; this is the element (nil for
@@ -502,16 +530,28 @@ func (f *frame) Frame(ctx context.Context, sels []string) (drivers.Frame, error)
 			}
 			return nil, wrapErr(ctx, "frame", err)
 		}
-		if node.Node.ContentDocument == nil {
-			// not attached yet, or a cross-process frame this driver cannot enter
-			last = "the iframe's document is not reachable (not loaded yet, or in another process)"
-		} else {
+		if node.Node.ContentDocument == nil && (node.Node.FrameID == "" || cf != nil && !cf.oopif) {
+			// not attached yet
+			last = "the iframe's document is not reachable yet"
+		} else if node.Node.ContentDocument == nil && cf == nil {
+			// A frame in another renderer process (site isolation): its
+			// document is a target of its own; attach with a flat session.
+			child, err := f.pg.b.framePage(ctx, proto.TargetTargetID(node.Node.FrameID))
+			if err == nil {
+				primeHelpers(child)
+				cf = &frame{rp: child, pg: f.pg, parent: f, iframe: e.obj, oopif: true}
+			} else {
+				last = "the iframe's document is in another process and could not be attached yet: " + err.Error()
+			}
+		}
+		if cf != nil || node.Node.ContentDocument != nil {
 			if cf == nil {
 				child, err := f.childPage(e)
 				if err != nil {
 					return nil, wrapErr(ctx, "frame", err)
 				}
-				cf = &frame{rp: child, pg: f.pg}
+				primeHelpers(child)
+				cf = &frame{rp: child, pg: f.pg, parent: f, iframe: e.obj}
 			}
 			v, err := cf.value(ctx, nil, "frameState")
 			if err == nil {
@@ -565,4 +605,16 @@ func (f *frame) Eval(ctx context.Context, js string, args ...any) (any, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// primeHelpers makes rod's helper cache of rp shared by its clones. rod
+// keeps installed helpers in a map of the page object and every
+// rp.Context(ctx) is a copy; while the original's map is nil each copy
+// starts its own, so the engine would be sent and compiled again on every
+// call. One call on the original itself creates the map (in the background:
+// the original has no deadline; it ends with the tab's session).
+func primeHelpers(rp *rod.Page) {
+	go func() {
+		_, _ = evaluate(rp, &rod.EvalOptions{ByValue: true, JS: callEngine, JSArgs: []any{engine, "inst"}})
+	}()
 }

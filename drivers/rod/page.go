@@ -62,6 +62,7 @@ func newPage(b *browser, rp *rod.Page) *page {
 		lastNet:   time.Now(),
 	}
 	p.frame = &frame{rp: rp, pg: p}
+	primeHelpers(rp)
 	return p
 }
 
@@ -331,6 +332,9 @@ func navErr(ctx context.Context, url string, err error) error {
 	}
 	if ctx.Err() != nil {
 		return &core.Error{Kind: core.KindTimeout, Msg: fmt.Sprintf("open %s: page did not reach DOMContentLoaded in time", url), Err: ctx.Err()}
+	}
+	if connLost(err) {
+		return &core.Error{Kind: core.KindBrowser, Msg: fmt.Sprintf("open %s: the browser is gone (connection lost)", url), Err: err}
 	}
 	return &core.Error{Kind: core.KindNavigation, Msg: fmt.Sprintf("open %s: %v", url, err), Err: err}
 }
