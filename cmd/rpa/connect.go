@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/rpa-dev/rpa/connect"
 	"github.com/rpa-dev/rpa/mcpserver"
@@ -22,6 +23,7 @@ func init() {
 		run: func(args []string) int {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			context.AfterFunc(ctx, stop) // a second signal kills at once
 			return runConnect(ctx, args, os.Stderr)
 		},
 	})
@@ -87,7 +89,12 @@ func runConnect(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	s.srv.OnToolsChanged(c.ToolsChanged)
 	s.log.Info("connecting", "device", *deviceID, "flows", s.dir, "tools", len(s.srv.ToolNames()))
-	if err := c.Run(ctx); err != nil {
+	// A signal cancels the calls in flight; the link stays up a moment so
+	// their cancelled results reach the backend, then Run ends.
+	runCtx, endRun := context.WithCancel(context.Background())
+	defer endRun()
+	defer onSignal(ctx, s.srv, s.log, func() { time.Sleep(answerGrace); endRun() })()
+	if err := c.Run(runCtx); err != nil {
 		fmt.Fprintf(stderr, "rpa connect: %v\n", err)
 		return exitFailed
 	}

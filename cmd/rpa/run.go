@@ -244,6 +244,11 @@ func execute(ctx context.Context, f *lang.Flow, typed map[string]any, rf *runFla
 			fmt.Fprintf(stderr, "rpa %s: %v\n", rf.cmd, ie)
 			return nil, exitUsage
 		}
+		if ie := (*drivers.InUseError)(nil); errors.As(err, &ie) {
+			// Another rpa process holds the profile: bad input, not a crash.
+			fmt.Fprintf(stderr, "rpa %s: %v\n", rf.cmd, ie)
+			return nil, exitUsage
+		}
 		fmt.Fprintf(stderr, "rpa %s: the browser could not be started: %v\n", rf.cmd, err)
 		return nil, exitFailed
 	}

@@ -24,6 +24,7 @@ func init() {
 		run: func(args []string) int {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			context.AfterFunc(ctx, stop) // a second signal kills at once
 			return runServe(ctx, args, os.Stderr)
 		},
 	})
@@ -66,7 +67,11 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) int {
 	srv, log, dir := s.srv, s.log, s.dir
 	if *httpAddr == "" {
 		log.Info("serving MCP over stdio", "flows", dir, "tools", len(srv.ToolNames()))
-		err := srv.MCP().Run(ctx, &mcpserver.StdioTransport{Logger: log})
+		// A signal cancels the calls in flight and ends the input: the
+		// transport then waits for their answers before the session ends.
+		in := newStopReader(os.Stdin)
+		defer onSignal(ctx, srv, log, in.stop)()
+		err := srv.MCP().Run(context.Background(), &mcpserver.StdioTransport{In: in, Logger: log})
 		if err != nil && !errors.Is(err, context.Canceled) && !isEOF(err) {
 			log.Error("stdio session ended", "error", err.Error())
 		}

@@ -1,0 +1,416 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	rodd "github.com/rpa-dev/rpa/drivers/rod"
+)
+
+// Process life of `rpa run` and `rpa serve` (issue 16): the built binary,
+// real headless Chromium, a page served by the test.
+
+// lifeSite serves a plain page at / and counts its requests.
+func lifeSite(t *testing.T) (url string, hits *atomic.Int32) {
+	t.Helper()
+	hits = new(atomic.Int32)
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		fmt.Fprint(w, `<!doctype html><title>life</title><h1 id="t">alive</h1>`)
+	}))
+	t.Cleanup(s.Close)
+	return s.URL, hits
+}
+
+// lifeFlows writes hold.flow (open, then sleep) and quick.flow (open, read
+// the heading) into a new folder.
+func lifeFlows(t *testing.T, site string) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"hold.flow": "flow hold \"Open a page and wait\"\n\nopen \"" + site + "/\"\nsleep 120s\n",
+		"quick.flow": "flow quick \"Open a page and read its heading\"\n\nopen \"" + site + "/\"\n" +
+			"h = text \"#t\"\nreturn { \"heading\": h }\n",
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// browsersOn lists the live processes whose command line names dir
+// (Chromium and its helpers carry --user-data-dir=dir).
+func browsersOn(dir string) []int {
+	want := "--user-data-dir=" + dir
+	var pids []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		if !strings.Contains(string(b), want) {
+			continue
+		}
+		st, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if i := bytes.LastIndexByte(st, ')'); i > 0 && i+2 < len(st) && st[i+2] == 'Z' {
+			continue // dead, not reaped yet
+		}
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+// waitNoBrowsers waits (at most bound) until no process uses dir and
+// returns how long that took.
+func waitNoBrowsers(t *testing.T, dir string, bound time.Duration) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for {
+		left := browsersOn(dir)
+		if len(left) == 0 {
+			return time.Since(start)
+		}
+		if time.Since(start) > bound {
+			for _, pid := range left {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+			t.Fatalf("%d browser processes still use the profile %s after the parent died: %v", len(left), bound, left)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitFor polls cond (at most 60 s: a hang guard, not a timing).
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func needLinux(t *testing.T) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	if _, err := rodd.FindBrowser(""); err != nil {
+		t.Skip(err)
+	}
+}
+
+// startRun starts `rpa run FLOW --profile work` under home.
+func startRun(t *testing.T, home, flow string, extra ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(rpaBin(t), append([]string{"run", flow, "--profile", "work"}, extra...)...)
+	cmd.Env = append(os.Environ(), "RPA_HOME="+home)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		waitNoBrowsers(t, filepath.Join(home, "profiles", "work"), 10*time.Second) // before home is removed
+	})
+	return cmd, &errb
+}
+
+// runQuick runs quick.flow on profile work under home and wants success.
+func runQuick(t *testing.T, home, flows string) {
+	t.Helper()
+	cmd := exec.Command(rpaBin(t), "run", filepath.Join(flows, "quick.flow"), "--profile", "work", "--json")
+	cmd.Env = append(os.Environ(), "RPA_HOME="+home)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `"heading": "alive"`) {
+		t.Fatalf("a run on the profile afterwards failed (%v):\n%s", err, out)
+	}
+}
+
+// TestKill9RunLeavesNoBrowser: after kill -9 of `rpa run`, no Chromium of
+// its profile is left, and the next run on that profile works.
+func TestKill9RunLeavesNoBrowser(t *testing.T) {
+	needLinux(t)
+	site, hits := lifeSite(t)
+	flows := lifeFlows(t, site)
+	home := t.TempDir()
+	profile := filepath.Join(home, "profiles", "work")
+	cmd, _ := startRun(t, home, filepath.Join(flows, "hold.flow"))
+	waitFor(t, "the page to be opened", func() bool { return hits.Load() > 0 })
+	if n := len(browsersOn(profile)); n == 0 {
+		t.Fatal("expected Chromium's processes on the profile, found none")
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+	took := waitNoBrowsers(t, profile, 10*time.Second)
+	t.Logf("kill -9 of rpa run -> no Chromium left: %d ms", took.Milliseconds())
+	runQuick(t, home, flows)
+}
+
+// TestOrphanBrowserEndedAtStart: a Chromium left running on the profile
+// by an rpa that could not take it down (it holds Chromium's
+// SingletonLock) is ended by the next run, which then works.
+func TestOrphanBrowserEndedAtStart(t *testing.T) {
+	needLinux(t)
+	site, _ := lifeSite(t)
+	flows := lifeFlows(t, site)
+	home := t.TempDir()
+	profile := filepath.Join(home, "profiles", "work")
+	if err := os.MkdirAll(profile, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	bin, _ := rodd.FindBrowser("")
+	orphan := exec.Command(bin, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+		"--user-data-dir="+profile, "--remote-debugging-port=0", "about:blank")
+	orphan.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := orphan.Start(); err != nil {
+		t.Fatal(err)
+	}
+	reaped := make(chan struct{})
+	go func() { _ = orphan.Wait(); close(reaped) }()
+	t.Cleanup(func() { _ = syscall.Kill(-orphan.Process.Pid, syscall.SIGKILL); <-reaped })
+	waitFor(t, "the orphan's SingletonLock", func() bool {
+		_, err := os.Lstat(filepath.Join(profile, "SingletonLock"))
+		return err == nil
+	})
+	runQuick(t, home, flows)
+	select {
+	case <-reaped:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the orphan browser is still running")
+	}
+	waitNoBrowsers(t, profile, 10*time.Second)
+}
+
+// TestProfileInUseByAnotherRun: a second `rpa run` on a profile another
+// rpa process is using is refused with exit 2 and a message naming that
+// process, never Chromium's own stderr.
+func TestProfileInUseByAnotherRun(t *testing.T) {
+	needLinux(t)
+	site, hits := lifeSite(t)
+	flows := lifeFlows(t, site)
+	home := t.TempDir()
+	first, _ := startRun(t, home, filepath.Join(flows, "hold.flow"))
+	waitFor(t, "the first run's page", func() bool { return hits.Load() > 0 })
+	cmd := exec.Command(rpaBin(t), "run", filepath.Join(flows, "quick.flow"), "--profile", "work")
+	cmd.Env = append(os.Environ(), "RPA_HOME="+home)
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	want := fmt.Sprintf("profile work is in use by rpa (pid %d)", first.Process.Pid)
+	if code != 2 || !strings.Contains(string(out), want) {
+		t.Fatalf("second run: exit %d, output:\n%s\nwant exit 2 and %q", code, out, want)
+	}
+	if strings.Contains(string(out), "Singleton") || strings.Contains(string(out), "exited at start") {
+		t.Fatalf("Chromium's stderr reached the user:\n%s", out)
+	}
+}
+
+// serveHTTP starts `rpa serve --http 127.0.0.1:0` on flows under home and
+// returns the process and its MCP endpoint.
+func serveHTTP(t *testing.T, home, flows string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(rpaBin(t), "serve", "--http", "127.0.0.1:0", "--flows", flows)
+	cmd.Env = append(os.Environ(), "RPA_HOME="+home, "RPA_TOKEN=")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sent := false
+		for sc.Scan() {
+			if l := sc.Text(); !sent && strings.Contains(l, "listening on http://") {
+				lines <- l[strings.Index(l, "http://"):]
+				sent = true
+			}
+		}
+		_, _ = io.Copy(io.Discard, stderr)
+	}()
+	select {
+	case u := <-lines:
+		return cmd, strings.TrimSuffix(u, "/") + "/mcp"
+	case <-time.After(60 * time.Second):
+		t.Fatal("rpa serve did not say where it listens")
+	}
+	return nil, ""
+}
+
+// callQuick calls workflow_quick on profile work over Streamable HTTP.
+func callQuick(t *testing.T, endpoint string) *mcp.CallToolResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	c := mcp.NewClient(&mcp.Implementation{Name: "life-test", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_quick", Arguments: map[string]any{"profileId": "work"}})
+	if err != nil {
+		t.Fatalf("call: %v", err)
+	}
+	return res
+}
+
+// TestKill9ServeLeavesNoBrowser: kill -9 of `rpa serve` with a warm
+// browser leaves no Chromium; a restarted server on the same home serves
+// the profile again.
+func TestKill9ServeLeavesNoBrowser(t *testing.T) {
+	needLinux(t)
+	site, _ := lifeSite(t)
+	flows := lifeFlows(t, site)
+	home := t.TempDir()
+	profile := filepath.Join(home, "profiles", "work")
+	srv, endpoint := serveHTTP(t, home, flows)
+	if res := callQuick(t, endpoint); res.IsError {
+		t.Fatalf("first call failed: %+v", res.Content)
+	}
+	if len(browsersOn(profile)) == 0 {
+		t.Fatal("no warm browser after the call")
+	}
+	_ = srv.Process.Signal(syscall.SIGKILL)
+	_ = srv.Wait()
+	took := waitNoBrowsers(t, profile, 10*time.Second)
+	t.Logf("kill -9 of rpa serve -> no Chromium left: %d ms", took.Milliseconds())
+	_, endpoint = serveHTTP(t, home, flows)
+	if res := callQuick(t, endpoint); res.IsError {
+		t.Fatalf("call after restart failed: %+v", res.Content[0])
+	}
+}
+
+// holdCall calls workflow_hold and reports its result (or error) on the
+// returned channel; it returns once the page was opened.
+func holdCall(t *testing.T, cs *mcp.ClientSession, hits *atomic.Int32, args map[string]any) <-chan any {
+	t.Helper()
+	got := make(chan any, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "workflow_hold", Arguments: args})
+		if err != nil {
+			got <- err
+			return
+		}
+		got <- res
+	}()
+	waitFor(t, "the flow to open its page", func() bool { return hits.Load() > 0 })
+	return got
+}
+
+// wantCancelledAnswer waits (hang guard 60 s) for the call's answer and
+// checks it is the cancelled result; it returns how long it took.
+func wantCancelledAnswer(t *testing.T, got <-chan any, from time.Time) time.Duration {
+	t.Helper()
+	select {
+	case v := <-got:
+		took := time.Since(from)
+		res, ok := v.(*mcp.CallToolResult)
+		if !ok {
+			t.Fatalf("the call got no answer: %v", v)
+		}
+		var text string
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				text += tc.Text
+			}
+		}
+		if !res.IsError || !strings.Contains(text, `"cancelled"`) {
+			t.Fatalf("answer after the signal: isError=%v %s; want the cancelled result", res.IsError, text)
+		}
+		return took
+	case <-time.After(60 * time.Second):
+		t.Fatal("no answer within 60s of the signal")
+	}
+	return 0
+}
+
+// TestSigtermStdioAnswersCancelled: SIGTERM to `rpa serve --stdio` during
+// a call cancels the flow and writes its cancelled result before exit
+// (read by the Go SDK client); the exit code is 0.
+func TestSigtermStdioAnswersCancelled(t *testing.T) {
+	needLinux(t)
+	site, hits := lifeSite(t)
+	flows := lifeFlows(t, site)
+	home := t.TempDir()
+	cmd := exec.Command(rpaBin(t), "serve", "--stdio", "--flows", flows)
+	cmd.Env = append(os.Environ(), "RPA_HOME="+home)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "life-test", Version: "1"}, nil).
+		Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	got := holdCall(t, cs, hits, map[string]any{"profileId": "work"})
+	sent := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	took := wantCancelledAnswer(t, got, sent)
+	t.Logf("SIGTERM -> cancelled answer read over stdio: %d ms", took.Milliseconds())
+	waitNoBrowsers(t, filepath.Join(home, "profiles", "work"), 30*time.Second)
+}
+
+// TestSigtermConnectAnswersCancelled: the same for `rpa connect`: the
+// cancelled result reaches the agent through the gateway.
+func TestSigtermConnectAnswersCancelled(t *testing.T) {
+	needLinux(t)
+	site, hits := lifeSite(t)
+	flows := lifeFlows(t, site)
+	home := t.TempDir()
+	_, addr := startGatewayProc(t, home, "127.0.0.1:0")
+	desk := startProc(t, home, "connect", "ws://"+addr+"/ws", "--device-id", "pc1", "--token", linkToken, "--flows", flows)
+	waitDevice(t, addr, "pc1", "workflow_hold")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "life-test", Version: "1"}, nil).Connect(ctx,
+		&mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp", HTTPClient: &http.Client{Transport: bearerRT{}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	got := holdCall(t, cs, hits, map[string]any{"profileId": "work"})
+	sent := time.Now()
+	desk.signal(syscall.SIGTERM)
+	took := wantCancelledAnswer(t, got, sent)
+	t.Logf("SIGTERM -> cancelled answer through rpa connect and the gateway: %d ms", took.Milliseconds())
+	if code := desk.waitExit(t, 30*time.Second); code != 0 {
+		t.Errorf("rpa connect after SIGTERM: exit %d\n%s", code, desk.log())
+	}
+}
