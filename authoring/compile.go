@@ -74,6 +74,9 @@ func Compile(l *Log, m Meta) (*Output, error) {
 	if !nameRE.MatchString(m.Name) {
 		return nil, &MetaError{"name", fmt.Sprintf("%q is not a flow name ([a-z][a-z0-9_]*)", m.Name)}
 	}
+	if strings.Contains(m.Description, "{{") {
+		return nil, &MetaError{"description", "a description cannot hold {{ (it is not interpolated)"}
+	}
 	steps := make([]step, len(l.Entries))
 	for i, e := range l.Entries {
 		steps[i] = step{i + 1, e}
@@ -83,6 +86,9 @@ func Compile(l *Log, m Meta) (*Output, error) {
 		f := fmt.Sprintf("params[%d]", i)
 		if !identRE.MatchString(p.Name) {
 			return nil, &MetaError{f + ".name", fmt.Sprintf("%q is not a param name", p.Name)}
+		}
+		if strings.Contains(p.Description, "{{") {
+			return nil, &MetaError{f + ".description", "a description cannot hold {{ (it is not interpolated)"}
 		}
 		if p.Type == "secret" && p.HasDefault {
 			return nil, &MetaError{f + ".default", "a secret param takes no default (it would be written in the file)"}
@@ -260,7 +266,7 @@ func (c *compiler) params(ss []step, ps []Param) error {
 		}
 		desc := ""
 		if e.Target != nil {
-			desc = e.Target.Desc
+			desc = strings.ToValidUTF8(strings.ReplaceAll(e.Target.Desc, "{{", "{ {"), "\uFFFD") // page text: never interpolated
 		}
 		if e.Secret {
 			d.typ = "secret"
@@ -620,8 +626,9 @@ func readAction(e Entry) string {
 	}
 }
 
+// oneLine is s on one line, valid UTF-8 (for comments).
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return strings.Join(strings.Fields(strings.ToValidUTF8(s, "\uFFFD")), " ")
 }
 
 // ParamFromJSON reads one item of flow_save's params argument
