@@ -41,9 +41,17 @@ const DefaultDedupTTL = 10 * time.Minute
 // next channel".
 const CodeLinkDown = jsonrpc.CodeMethodNotFound
 
-// CloseReplaced is the WebSocket close code a backend sends on a link it replaces with a newer
-// link of the same device id.
-const CloseReplaced = 4000
+// WebSocket close codes a backend sends on a desktop link (the 4000-4999 range is for
+// applications, RFC 6455 section 7.4.2).
+const (
+	// CloseReplaced: the backend replaced this link (it stopped answering pings) with a newer
+	// link of the same device id.
+	CloseReplaced = 4000
+	// CloseWrongDevice: the token presented belongs to another device id.
+	CloseWrongDevice = 4003
+	// CloseIDInUse: another link holding this device id is connected and answering.
+	CloseIDInUse = 4009
+)
 
 // ErrDisconnected is returned by Run with Once set when the first link ends.
 var ErrDisconnected = errors.New("link to the backend ended")
@@ -86,6 +94,7 @@ const (
 	StateDialing State = iota // dialling the backend
 	StateUp                   // connected and registered
 	StateDown                 // the link ended; waiting before the next dial
+	StateRefused              // the backend refused this desktop (token, device id); waiting long
 )
 
 // String names the state as logged: "dialing", "up", "down".
@@ -97,6 +106,8 @@ func (s State) String() string {
 		return "up"
 	case StateDown:
 		return "down"
+	case StateRefused:
+		return "refused"
 	}
 	return fmt.Sprintf("State(%d)", int(s))
 }
@@ -199,6 +210,15 @@ func (c *Client) Run(ctx context.Context) error {
 			return nil
 		}
 		if err != nil {
+			if why := c.refusal(err, 0); why != "" {
+				if !c.refusedWait(ctx, sch, why) {
+					return fmt.Errorf("%w: %w: %s", ErrDisconnected, ErrRefused, why)
+				}
+				if ctx.Err() != nil {
+					return nil
+				}
+				continue
+			}
 			wait := sch.next(time.Now())
 			c.setState(StateDown, "err", err.Error(), "retry_in", wait.Round(time.Millisecond).String())
 			if c.opts.Once {
@@ -210,13 +230,22 @@ func (c *Client) Run(ctx context.Context) error {
 			continue
 		}
 		up := time.Now()
-		why := c.runLink(ctx, link)
+		why, code := c.runLink(ctx, link)
 		if ctx.Err() != nil {
 			c.setState(StateDown, "reason", "stopped")
 			return nil
 		}
 		if time.Since(up) >= c.opts.Backoff.ResetAfter {
 			sch.reset()
+		}
+		if refused := c.refusal(nil, code); refused != "" {
+			if !c.refusedWait(ctx, sch, refused) {
+				return fmt.Errorf("%w: %w: %s", ErrDisconnected, ErrRefused, refused)
+			}
+			if ctx.Err() != nil {
+				return nil
+			}
+			continue
 		}
 		wait := sch.next(time.Now())
 		c.setState(StateDown, "reason", why, "up_for", time.Since(up).Round(time.Millisecond).String(), "retry_in", wait.Round(time.Millisecond).String())
@@ -227,6 +256,41 @@ func (c *Client) Run(ctx context.Context) error {
 			return nil
 		}
 	}
+}
+
+// ErrRefused is returned by Run with Once set (wrapped with ErrDisconnected) when the backend
+// refuses this desktop.
+var ErrRefused = errors.New("the backend refused this desktop")
+
+// refusal explains a refusal by the backend (a dial answered 401 or 403, or a link closed with
+// CloseWrongDevice or CloseIDInUse); "" when err and code are no refusal.
+func (c *Client) refusal(err error, code int) string {
+	var de *mcpws.DialError
+	switch {
+	case errors.As(err, &de) && de.StatusCode == 401:
+		return "the backend refused this desktop's token (HTTP 401): give each desktop its own device token (rpa gateway --add-device ID) and pass it with --token"
+	case errors.As(err, &de) && de.StatusCode == 403:
+		return "the backend refused this desktop (HTTP 403)"
+	case code == CloseWrongDevice:
+		return fmt.Sprintf("the backend says this token belongs to another device, not %q: check --device-id and --token", c.opts.DeviceID)
+	case code == CloseIDInUse:
+		return fmt.Sprintf("device id %q is already connected from another desktop: give each desktop its own --device-id", c.opts.DeviceID)
+	}
+	return ""
+}
+
+// refusedWait logs a refusal and waits the refusal backoff; false with Once (Run then returns).
+func (c *Client) refusedWait(ctx context.Context, sch *schedule, why string) bool {
+	if c.opts.Once {
+		c.log.Error("link refused", "reason", why)
+		c.setState(StateRefused, "reason", why)
+		return false
+	}
+	wait := sch.nextRefused()
+	c.log.Error("link refused; not re-dialling fast", "reason", why, "retry_in", wait.Round(time.Second).String())
+	c.setState(StateRefused, "reason", why, "retry_in", wait.Round(time.Second).String())
+	sleep(ctx, wait)
+	return true
 }
 
 func sleep(ctx context.Context, d time.Duration) bool {
@@ -272,22 +336,23 @@ func (c *Client) register() mcpws.Register {
 	return mcpws.Register{Type: mcpws.TypeRegister, DeviceID: c.opts.DeviceID, Capabilities: c.opts.Capabilities, AvailableTools: names}
 }
 
-// runLink serves one link until it ends and returns why it ended.
-func (c *Client) runLink(ctx context.Context, link *mcpws.Link) string {
+// runLink serves one link until it ends and returns why it ended, with the WebSocket close code
+// the backend sent (0 if none).
+func (c *Client) runLink(ctx context.Context, link *mcpws.Link) (string, int) {
 	s := newSession(c)
 	c.mu.Lock()
 	c.sessions[s] = struct{}{}
 	c.mu.Unlock()
 	if _, err := c.opts.Server.Connect(ctx, s, nil); err != nil {
 		c.detach(link, s)
-		return "server session: " + err.Error()
+		return "server session: " + err.Error(), 0
 	}
 	// register is the link's first frame: the link becomes current (so anything else may be
 	// written to it) only after it.
 	first := c.register()
 	if err := link.WriteJSON(first); err != nil {
 		c.detach(link, s)
-		return "register: " + err.Error()
+		return "register: " + err.Error(), 0
 	}
 	c.mu.Lock()
 	c.link, c.cur = link, s
@@ -301,21 +366,25 @@ func (c *Client) runLink(ctx context.Context, link *mcpws.Link) string {
 	stop := context.AfterFunc(ctx, func() { link.Close() })
 	defer stop()
 	var why string
+	code := 0
 	onControl := func(typ string, _ []byte) { c.log.Info("control message from the backend", "type", typ) }
 	for {
 		msg, err := mcpws.ReadMessage(link, onControl, c.log)
 		if err != nil {
 			why = err.Error()
 			var ce *websocket.CloseError
-			if errors.As(err, &ce) && ce.Code == CloseReplaced {
-				c.log.Warn("the backend replaced this link with a newer one carrying the same device id; is another desktop using it?")
+			if errors.As(err, &ce) {
+				code = ce.Code
+				if ce.Code == CloseReplaced {
+					c.log.Warn("the backend replaced this link with a newer one carrying the same device id (this link did not answer its ping)")
+				}
 			}
 			break
 		}
 		c.handleMessage(link, s, msg)
 	}
 	c.detach(link, s)
-	return why
+	return why, code
 }
 
 func (c *Client) handleMessage(link *mcpws.Link, s *session, msg jsonrpc.Message) {

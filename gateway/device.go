@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -45,6 +46,8 @@ type call struct {
 	agent *mcp.ServerSession     // the agent session whose call this is; nil for the gateway's own
 	ctx   context.Context        // the agent call's context
 	token any                    // the agent's progress token, if it gave one
+	tool  string                 // the tool called (agent calls)
+	id    string                 // the gateway request id (set by request)
 }
 
 // errGone is the error of calls whose desktop link dropped.
@@ -71,6 +74,7 @@ func (d *device) request(ctx context.Context, method string, params any, c *call
 		c = &call{ctx: ctx}
 	}
 	c.resp = make(chan *jsonrpc.Response, 1)
+	c.id, _ = id.Raw().(string)
 	key := idKey(id)
 	d.mu.Lock()
 	if d.gone {
@@ -79,7 +83,11 @@ func (d *device) request(ctx context.Context, method string, params any, c *call
 	}
 	d.pending[key] = c
 	d.mu.Unlock()
+	handedOff := false
 	defer func() {
+		if handedOff {
+			return
+		}
 		d.mu.Lock()
 		delete(d.pending, key)
 		d.mu.Unlock()
@@ -98,9 +106,53 @@ func (d *device) request(ctx context.Context, method string, params any, c *call
 		}
 		return r, nil
 	case <-ctx.Done():
+		if c.agent != nil && sessionLost(ctx) {
+			// The agent's session went away (not an explicit cancel): let the desktop finish and
+			// keep its answer for the agent to fetch later.
+			handedOff = true
+			d.g.log.Info("the agent's session ended during a call; its answer will be kept", "device", d.id, "id", c.id)
+			go d.awaitLate(key, c)
+			return nil, ctx.Err()
+		}
 		_ = d.notify("notifications/cancelled", map[string]any{"requestId": id.Raw(), "reason": "the caller cancelled"})
 		return nil, ctx.Err()
 	}
+}
+
+// sessionLost reports whether a call's context ended because its session did (the go-sdk
+// cancels with the read error as cause), rather than by the agent's notifications/cancelled
+// (plain context.Canceled).
+func sessionLost(ctx context.Context) bool {
+	cause := context.Cause(ctx)
+	return cause != nil && !errors.Is(cause, context.Canceled) && !errors.Is(cause, context.DeadlineExceeded)
+}
+
+// awaitLate waits (at most the late store's TTL) for the answer of a call whose agent is gone
+// and keeps it.
+func (d *device) awaitLate(key string, c *call) {
+	t := time.NewTimer(d.g.late.ttl)
+	defer t.Stop()
+	var r *jsonrpc.Response
+	select {
+	case r = <-c.resp:
+	case <-t.C:
+	}
+	d.mu.Lock()
+	if d.pending[key] == c {
+		delete(d.pending, key)
+	}
+	d.mu.Unlock()
+	if r != nil {
+		d.g.keepLate(d.id, c.tool, c.id, r)
+	}
+}
+
+// alive pings the desktop and reports whether it answered within timeout.
+func (d *device) alive(timeout time.Duration) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	r, err := d.request(ctx, "ping", map[string]any{}, nil)
+	return err == nil && r != nil
 }
 
 // notify sends a notification down the link.
@@ -240,6 +292,12 @@ func (d *device) readLoop() error {
 			c := d.pending[key]
 			d.mu.Unlock()
 			if c == nil {
+				if id, ok := m.ID.Raw().(string); ok && strings.HasPrefix(id, "gw-") && len(m.Result) > 0 {
+					// An answer to a call of an earlier gateway process (or one whose waiter gave
+					// up): keep it for the agent rather than drop it.
+					d.g.keepLate(d.id, "", id, m)
+					continue
+				}
 				d.g.log.Warn("dropping an answer to an id this gateway does not know", "device", d.id, "id", key)
 				continue
 			}

@@ -11,14 +11,13 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/rpa-dev/rpa/connect"
 	"github.com/rpa-dev/rpa/mcpws"
 )
 
 // TestGatewayRestartDuringCall kills the gateway during a long call and starts a new one on the
 // same address: the agent's call fails cleanly, the desktop re-dials and re-registers, the
-// finished answer reaches the new gateway once (which logs and drops it), the flow ran once, and
-// the agent's retry succeeds.
+// finished answer reaches the new gateway once (which keeps it as a resource the agent can read),
+// the flow ran once, and the agent's retry succeeds.
 func TestGatewayRestartDuringCall(t *testing.T) {
 	r := &runs{}
 	x := startGateway(t, "", Options{})
@@ -50,15 +49,15 @@ func TestGatewayRestartDuringCall(t *testing.T) {
 	y := startGateway(t, x.addr, Options{})
 	y.waitDevices(t, 1)
 
-	// The kept answer reaches the new gateway after the flow ends; it drops it with a log line.
+	// The kept answer reaches the new gateway after the flow ends; it keeps it for the agent.
 	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(y.logs.String(), "dropping an answer to an id this gateway does not know") {
+	for !strings.Contains(y.logs.String(), "kept a late answer") {
 		if time.Now().After(deadline) {
 			t.Fatalf("the new gateway never saw the kept answer; log:\n%s", y.logs.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if n := strings.Count(y.logs.String(), "dropping an answer"); n != 1 {
+	if n := strings.Count(y.logs.String(), "kept a late answer"); n != 1 {
 		t.Errorf("the kept answer arrived %d times", n)
 	}
 	if n := r.get("first"); n != 1 {
@@ -68,6 +67,15 @@ func TestGatewayRestartDuringCall(t *testing.T) {
 	res, err := cs2.CallTool(context.Background(), &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"key": "retry", "ms": 10}})
 	if err != nil || text(res) != "d1 done retry" {
 		t.Fatalf("retry: %v %v", res, err)
+	}
+	// The outcome of the first call is not lost: the agent finds it among the resources.
+	lr, err := cs2.ListResources(context.Background(), nil)
+	if err != nil || len(lr.Resources) != 1 || !strings.HasPrefix(lr.Resources[0].URI, RunURIPrefix+"gw-") {
+		t.Fatalf("resources after the restart: %v %+v", err, lr)
+	}
+	rr, err := cs2.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: lr.Resources[0].URI})
+	if err != nil || len(rr.Contents) != 1 || !strings.Contains(rr.Contents[0].Text, "d1 done first") || !strings.Contains(rr.Contents[0].Text, `"deviceId":"d1"`) {
+		t.Fatalf("reading the kept answer: %v %+v", err, rr)
 	}
 	_ = d
 }
@@ -154,27 +162,5 @@ func TestBadDesktops(t *testing.T) {
 	}
 	if strings.Contains(x.logs.String(), testToken) {
 		t.Error("the token reached the log")
-	}
-}
-
-// TestSameDeviceIDReplaces: a second link with a live device's id replaces the first.
-func TestSameDeviceIDReplaces(t *testing.T) {
-	x := startGateway(t, "", Options{})
-	a := startDesk(t, x.wsURL(), "dup", deskServer("A", nil), func(o *connect.Options) { o.Once = true })
-	x.waitDevices(t, 1)
-	startDesk(t, x.wsURL(), "dup", deskServer("B", nil), nil)
-	select {
-	case <-a.done:
-		if !errors.Is(a.err, connect.ErrDisconnected) || !strings.Contains(a.err.Error(), "replaced") {
-			t.Errorf("the old desktop ended with %v", a.err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the old link was not closed")
-	}
-	x.waitDevices(t, 1)
-	cs := agent(t, x.mcpURL(), nil)
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"msg": "hi"}})
-	if err != nil || text(res) != "B: hi" {
-		t.Errorf("echo after replacement: %v %v", res, err)
 	}
 }

@@ -8,6 +8,11 @@
 // unique across gateway restarts. Elicitation and sampling requests from a desktop go to the agent
 // whose call caused them. When several desktops offer one tool name, the agent-facing tool takes a
 // required `deviceId` argument (listed in its schema) that picks the desktop.
+//
+// Desktops prove their id with a token of their own (Options.Devices); a second link for an id
+// that is connected and answers a ping is refused rather than replacing the first. Shutdown
+// drains the calls in flight; answers that arrive after their agent's session was lost are kept
+// (see LateResult) for the agent to fetch as resources.
 package gateway
 
 import (
@@ -29,6 +34,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rpa-dev/rpa/connect"
+	"github.com/rpa-dev/rpa/internal/httpauth"
 	"github.com/rpa-dev/rpa/mcpws"
 )
 
@@ -49,9 +55,27 @@ const (
 
 // Options configures a Gateway.
 type Options struct {
-	// Token, when set, is required as `Authorization: Bearer TOKEN` on /ws, /mcp and /devices.
-	// It is never logged.
+	// Token, when set, is required as `Authorization: Bearer TOKEN` on /mcp and /devices (the
+	// scheme is matched without case). On /ws it is accepted only with SharedDeviceToken. It is
+	// never logged.
 	Token string
+	// Devices gives each desktop its own token (see DeviceTokens): a desktop presenting one may
+	// only register under the id it belongs to. Nil: only SharedDeviceToken can admit desktops.
+	Devices *DeviceTokens
+	// SharedDeviceToken also admits, on /ws, any desktop presenting Token, under any device id
+	// not connected now (the old, weaker mode: whoever holds the shared token can take a
+	// disconnected desktop's id). Off unless configured (--shared-device-token).
+	SharedDeviceToken bool
+	// AllowOrigins names browser origins allowed on /mcp besides loopback origins of the
+	// gateway's own port (see httpauth.OriginGuard); any other Origin gets 403.
+	AllowOrigins []string
+	// ProbeTimeout bounds the ping that checks whether a connected desktop is still there when
+	// a second link claims its id (default 5s): no answer and the new link takes over.
+	ProbeTimeout time.Duration
+	// LateResults bounds how many answers that arrived after their agent's session was lost are
+	// kept (default 256); LateTTL how long (default 1h).
+	LateResults int
+	LateTTL     time.Duration
 	// Link tunes the desktop links (ping interval, frame cap).
 	Link mcpws.Options
 	// InitTimeout bounds a desktop's register + initialize + tools/list (default 10s).
@@ -75,8 +99,14 @@ type Gateway struct {
 	devices map[string]*device
 	index   map[string][]*device // tool name → desktops offering it, sorted by id (rebuilt by sync)
 
+	claims map[string]*device // device id → the link holding it (initializing or connected)
+
 	syncMu sync.Mutex
 	listed map[string]bool // agent-facing tool names registered with srv
+
+	drain drainState // Shutdown (drain.go)
+	late  *lateStore // answers whose agent was gone (late.go)
+	posts posts      // agents' POSTs, to tell when an answer cannot be delivered (late.go)
 }
 
 // New returns a Gateway.
@@ -90,6 +120,15 @@ func New(opts Options) *Gateway {
 	if opts.AgentIdle == 0 {
 		opts.AgentIdle = 30 * time.Minute
 	}
+	if opts.ProbeTimeout <= 0 {
+		opts.ProbeTimeout = 5 * time.Second
+	}
+	if opts.LateResults <= 0 {
+		opts.LateResults = 256
+	}
+	if opts.LateTTL <= 0 {
+		opts.LateTTL = time.Hour
+	}
 	var e [6]byte
 	_, _ = rand.Read(e[:])
 	g := &Gateway{
@@ -97,13 +136,19 @@ func New(opts Options) *Gateway {
 		log:     opts.Logger,
 		epoch:   hex.EncodeToString(e[:]),
 		devices: map[string]*device{},
+		claims:  map[string]*device{},
 		listed:  map[string]bool{},
 	}
+	g.late = newLateStore(opts.LateResults, opts.LateTTL)
 	g.srv = mcp.NewServer(&mcp.Implementation{Name: "rpa-gateway", Version: Version}, &mcp.ServerOptions{
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
-		Logger:       opts.Logger,
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:     &mcp.ToolCapabilities{ListChanged: true},
+			Resources: &mcp.ResourceCapabilities{ListChanged: true},
+		},
+		Logger: opts.Logger,
 	})
 	g.srv.AddReceivingMiddleware(g.unknownTool)
+	g.addLateResources()
 	return g
 }
 
@@ -128,7 +173,7 @@ func (g *Gateway) Handler() http.Handler {
 		// in front sends its public Host header.
 		DisableLocalhostProtection: g.opts.Token != "",
 	})
-	mux.Handle("/mcp", g.auth(mcpH))
+	mux.Handle("/mcp", httpauth.OriginGuard(g.opts.AllowOrigins, g.auth(g.posts.bind(mcpH))))
 	mux.Handle("/devices", g.auth(http.HandlerFunc(g.serveDevices)))
 	return mux
 }
@@ -137,8 +182,26 @@ func (g *Gateway) authorized(r *http.Request) bool {
 	if g.opts.Token == "" {
 		return true
 	}
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	got, ok := httpauth.BearerToken(r)
 	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(g.opts.Token)) == 1
+}
+
+// deviceAuth checks a desktop's credential on /ws. It returns the device id the token belongs
+// to ("" for the shared token, which may register any id) and whether it is accepted.
+func (g *Gateway) deviceAuth(r *http.Request) (owner string, ok bool) {
+	got, has := httpauth.BearerToken(r)
+	if g.opts.Devices != nil && has {
+		if id, ok := g.opts.Devices.Owner(got); ok {
+			return id, true
+		}
+	}
+	if g.opts.SharedDeviceToken && (g.opts.Token == "" || has && subtle.ConstantTimeCompare([]byte(got), []byte(g.opts.Token)) == 1) {
+		return "", true
+	}
+	if g.opts.Devices == nil && !g.opts.SharedDeviceToken && g.opts.Token == "" {
+		return "", true // no credential configured at all (tests, loopback experiments)
+	}
+	return "", false
 }
 
 func (g *Gateway) auth(h http.Handler) http.Handler {
@@ -155,9 +218,15 @@ func (g *Gateway) auth(h http.Handler) http.Handler {
 
 // serveWS accepts one desktop link: register, initialize, list tools, then serve until it drops.
 func (g *Gateway) serveWS(w http.ResponseWriter, r *http.Request) {
-	if !g.authorized(r) {
-		g.log.Warn("refused a desktop link without a valid token", "remote", r.RemoteAddr)
-		http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+	if g.drain.draining() {
+		http.Error(w, "the gateway is restarting", http.StatusServiceUnavailable)
+		return
+	}
+	owner, ok := g.deviceAuth(r)
+	if !ok {
+		g.log.Warn("refused a desktop link: its token is not a device token of this gateway", "remote", r.RemoteAddr)
+		w.Header().Set("WWW-Authenticate", `Bearer realm="rpa-gateway"`)
+		http.Error(w, "unknown device token", http.StatusUnauthorized)
 		return
 	}
 	link, err := mcpws.Upgrade(w, r, g.opts.Link)
@@ -177,11 +246,25 @@ func (g *Gateway) serveWS(w http.ResponseWriter, r *http.Request) {
 		link.CloseWith(1008, "expected {\"type\":\"register\",\"deviceId\":...} first")
 		return
 	}
+	if owner != "" && reg.DeviceID != owner {
+		g.log.Warn("refused a desktop registering under another device's id", "device", reg.DeviceID, "remote", r.RemoteAddr)
+		link.CloseWith(connect.CloseWrongDevice, "this token does not belong to device id "+clip(reg.DeviceID))
+		return
+	}
 	d := &device{g: g, id: reg.DeviceID, link: link, since: time.Now(), caps: reg.Capabilities, names: reg.AvailableTools, pending: map[string]*call{}}
 	log := g.log.With("device", d.id, "remote", link.RemoteAddr())
 
 	done := make(chan error, 1)
 	go func() { done <- d.readLoop() }()
+
+	if !g.claim(d) {
+		log.Warn("refused a second link for a device id that is connected and answering")
+		link.CloseWith(connect.CloseIDInUse, "device id "+clip(d.id)+" is connected from another link; is another desktop using it?")
+		<-done
+		d.drop()
+		return
+	}
+	defer g.release(d)
 
 	ctx, cancel := context.WithTimeout(r.Context(), g.opts.InitTimeout)
 	err = d.initialize(ctx)
@@ -233,6 +316,53 @@ func (g *Gateway) serveWS(w http.ResponseWriter, r *http.Request) {
 	log.Info("desktop disconnected", "err", err, "up_for", time.Since(d.since).Round(time.Millisecond).String(), "devices", n)
 }
 
+// claim reserves d's id for d. A link already holding the id keeps it while it answers a ping
+// within ProbeTimeout (or is still initializing); one that does not is closed and d takes over.
+func (g *Gateway) claim(d *device) bool {
+	for try := 0; try < 2; try++ {
+		g.mu.Lock()
+		cur := g.claims[d.id]
+		if cur == nil {
+			g.claims[d.id] = d
+			g.mu.Unlock()
+			return true
+		}
+		g.mu.Unlock()
+		cur.mu.Lock()
+		ready, gone := cur.ready, cur.gone
+		cur.mu.Unlock()
+		if !gone && (!ready || cur.alive(g.opts.ProbeTimeout)) {
+			return false
+		}
+		g.log.Info("the link holding this device id does not answer; a new link takes over", "device", d.id)
+		cur.link.CloseWith(connect.CloseReplaced, "replaced: this link did not answer a ping")
+		cur.drop()
+		g.mu.Lock()
+		if g.claims[d.id] == cur {
+			delete(g.claims, d.id)
+		}
+		g.mu.Unlock()
+	}
+	return false
+}
+
+// release frees d's claim on its id.
+func (g *Gateway) release(d *device) {
+	g.mu.Lock()
+	if g.claims[d.id] == d {
+		delete(g.claims, d.id)
+	}
+	g.mu.Unlock()
+}
+
+// clip keeps a peer-chosen string short in close reasons (a close frame holds 123 bytes).
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
+
 // Close closes every desktop link (their agents' calls fail at once).
 func (g *Gateway) Close() error {
 	g.mu.Lock()
@@ -242,7 +372,7 @@ func (g *Gateway) Close() error {
 	}
 	g.mu.Unlock()
 	for _, d := range all {
-		d.link.CloseWith(1001, "gateway shutting down")
+		d.link.CloseWith(1012, "the gateway is restarting")
 		d.drop()
 	}
 	return nil
@@ -439,6 +569,10 @@ func (g *Gateway) unknownTool(next mcp.MethodHandler) mcp.MethodHandler {
 // as a raw frame, relay progress, return the desktop's answer (errors keep their codes).
 func (g *Gateway) forward(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if !g.drain.enter() {
+			return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: msgRestarting}
+		}
+		defer g.drain.leave()
 		args := map[string]json.RawMessage{}
 		if len(req.Params.Arguments) > 0 && string(req.Params.Arguments) != "null" {
 			if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
@@ -477,7 +611,7 @@ func (g *Gateway) forward(name string) mcp.ToolHandler {
 		if !pick.dt.hasDeviceID {
 			delete(args, DeviceIDArg)
 		}
-		c := &call{agent: req.Session, ctx: ctx}
+		c := &call{agent: req.Session, ctx: ctx, tool: name}
 		params := map[string]any{"name": name, "arguments": args}
 		if tok := req.Params.GetProgressToken(); tok != nil {
 			c.token = tok // request sets the desktop-side token to the forwarded request's id
@@ -486,6 +620,9 @@ func (g *Gateway) forward(name string) mcp.ToolHandler {
 		if err != nil {
 			var gone errGone
 			if errors.As(err, &gone) {
+				if g.drain.draining() {
+					return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: fmt.Sprintf("%s; the call keeps running on desktop %q and its answer will be kept as resource %s", msgRestarting, pick.d.id, RunURI(c.id))}
+				}
 				return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: gone.Error()}
 			}
 			return nil, err
@@ -496,6 +633,10 @@ func (g *Gateway) forward(name string) mcp.ToolHandler {
 				return nil, we
 			}
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: resp.Error.Error()}
+		}
+		if g.posts.gone(req) {
+			// The agent's connection went away during the call: this answer would be lost.
+			g.keepLate(pick.d.id, name, c.id, resp)
 		}
 		var res mcp.CallToolResult
 		if err := json.Unmarshal(resp.Result, &res); err != nil {

@@ -238,6 +238,9 @@ func startGateway(t testing.TB, addr string, opts Options) *gw {
 	if opts.Token == "" {
 		opts.Token = testToken
 	}
+	if opts.Devices == nil {
+		opts.SharedDeviceToken = true // the desks of most tests share testToken
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(lb, nil))
 	}

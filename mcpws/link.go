@@ -204,7 +204,7 @@ func Dial(ctx context.Context, url, token string, opts Options) (*Link, error) {
 	ws, resp, err := d.DialContext(ctx, url, h)
 	if err != nil {
 		if resp != nil {
-			return nil, fmt.Errorf("dial %s: server answered %s", redactURL(url), resp.Status)
+			return nil, &DialError{URL: redactURL(url), StatusCode: resp.StatusCode, Status: resp.Status}
 		}
 		return nil, fmt.Errorf("dial %s: %w", redactURL(url), err)
 	}

@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -14,70 +14,119 @@ import (
 	"time"
 
 	"github.com/rpa-dev/rpa/gateway"
+	"github.com/rpa-dev/rpa/mcpserver"
 	"github.com/rpa-dev/rpa/mcpws"
 )
 
 func init() {
 	register(command{
 		name:    "gateway",
-		usage:   "rpa gateway --listen ADDR --token T [--tls-cert FILE --tls-key FILE]",
+		usage:   "rpa gateway --listen ADDR --token T --devices FILE [--tls-cert FILE --tls-key FILE] | rpa gateway --devices FILE --add-device ID",
 		summary: "accept desktops (rpa connect) at /ws and serve all their tools to agents at /mcp",
-		run:     runGateway,
+		run: func(args []string) int {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runGateway(ctx, args, os.Stdout, os.Stderr)
+		},
 	})
 }
 
-func runGateway(args []string) int {
-	fs := flag.NewFlagSet("gateway", flag.ContinueOnError)
+// runGateway is `rpa gateway`: desktops dial in at /ws, agents call their
+// tools at /mcp, until ctx ends. Exit 0 when ctx ended it, 1 when serving
+// failed, 2 on usage or when the address cannot be listened on.
+func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("gateway", stderr)
 	listen := fs.String("listen", "127.0.0.1:8790", "address to listen on (HOST:PORT)")
-	token := fs.String("token", "", "bearer token required on /ws, /mcp and /devices (default $RPA_GATEWAY_TOKEN)")
+	token := fs.String("token", "", "bearer token agents send on /mcp and /devices (default $RPA_GATEWAY_TOKEN)")
+	devices := fs.String("devices", "", "file of device tokens: each desktop's own credential (see --add-device)")
+	addDevice := fs.String("add-device", "", "create a token for this device id in --devices, print it once, and exit")
+	shared := fs.Bool("shared-device-token", false, "also let desktops connect with --token under any device id not connected now (weaker)")
+	var allowOrigin multiFlag
+	fs.Var(&allowOrigin, "allow-origin", "let browser pages of this origin call /mcp (repeatable; loopback origins of the port always may)")
+	drain := fs.Duration("drain", 30*time.Second, "on SIGTERM, how long to wait for calls in flight before closing the links")
 	certFile := fs.String("tls-cert", "", "serve HTTPS/WSS with this certificate (PEM)")
 	keyFile := fs.String("tls-key", "", "private key of --tls-cert (PEM)")
 	ping := fs.Duration("ping", mcpws.DefaultPingInterval, "ping interval; a desktop is declared dead after two silent intervals")
 	maxFrame := fs.Int64("max-frame", mcpws.DefaultMaxFrame, "largest frame accepted from a desktop, in bytes")
 	verbose := fs.Bool("v", false, "log debug lines")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if done, code := parseFlags(fs, args); done {
+		return code
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "rpa gateway: unexpected argument %q\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "rpa gateway: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
+	}
+	if *addDevice != "" {
+		if *devices == "" {
+			fmt.Fprintln(stderr, "rpa gateway: --add-device needs --devices FILE")
+			return exitUsage
+		}
+		tok, err := gateway.AddDevice(*devices, *addDevice)
+		if err != nil {
+			fmt.Fprintf(stderr, "rpa gateway: %v\n", err)
+			return exitUsage
+		}
+		fmt.Fprintf(stderr, "rpa gateway: added device %q to %s; its token (shown once, only its hash is kept):\n", *addDevice, *devices)
+		fmt.Fprintln(stdout, tok)
+		return exitOK
+	}
+	for _, o := range allowOrigin {
+		if !mcpserver.ValidOrigin(o) {
+			fmt.Fprintf(stderr, "rpa gateway: --allow-origin %q: want scheme://host[:port]\n", o)
+			return exitUsage
+		}
 	}
 	if *token == "" {
 		*token = os.Getenv("RPA_GATEWAY_TOKEN")
 	}
 	if *token == "" {
-		fmt.Fprintln(os.Stderr, "rpa gateway: --token is required (or $RPA_GATEWAY_TOKEN): the gateway runs tools on every connected desktop")
+		fmt.Fprintln(stderr, "rpa gateway: --token is required (or $RPA_GATEWAY_TOKEN): the gateway runs tools on every connected desktop")
 		return exitUsage
 	}
 	if (*certFile == "") != (*keyFile == "") {
-		fmt.Fprintln(os.Stderr, "rpa gateway: --tls-cert and --tls-key go together")
+		fmt.Fprintln(stderr, "rpa gateway: --tls-cert and --tls-key go together")
+		return exitUsage
+	}
+	var tokens *gateway.DeviceTokens
+	if *devices != "" {
+		var err error
+		if tokens, err = gateway.LoadDeviceTokens(*devices); err != nil {
+			fmt.Fprintf(stderr, "rpa gateway: %v\n", err)
+			return exitUsage
+		}
+	} else if !*shared {
+		fmt.Fprintln(stderr, "rpa gateway: desktops need credentials: give each its own token with --devices FILE (create them with --add-device ID), or allow the shared --token with --shared-device-token")
 		return exitUsage
 	}
 	level := slog.LevelInfo
 	if *verbose {
 		level = slog.LevelDebug
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	g := gateway.New(gateway.Options{Token: *token, Link: mcpws.Options{PingInterval: *ping, MaxFrame: *maxFrame}, Logger: log})
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	g := gateway.New(gateway.Options{Token: *token, Devices: tokens, SharedDeviceToken: *shared, AllowOrigins: allowOrigin,
+		Link: mcpws.Options{PingInterval: *ping, MaxFrame: *maxFrame}, Logger: log})
 
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "rpa gateway: %v\n", err)
+		fmt.Fprintf(stderr, "rpa gateway: %v\n", err)
 		return exitUsage
 	}
 	scheme := "http"
 	if *certFile != "" {
 		scheme = "https"
 	}
-	fmt.Fprintf(os.Stderr, "rpa gateway: listening on %s://%s/ (desktops: /ws, agents: /mcp, GET /devices)\n", scheme, ln.Addr())
+	fmt.Fprintf(stderr, "rpa gateway: listening on %s://%s/ (desktops: /ws, agents: /mcp, GET /devices)\n", scheme, ln.Addr())
 	hs := &http.Server{Handler: g.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	go func() {
 		<-ctx.Done()
+		// Stop taking calls, let the ones in flight finish (bounded), then close the links.
+		dctx, dcancel := context.WithTimeout(context.Background(), *drain)
+		if err := g.Shutdown(dctx); err != nil {
+			log.Warn("drain ended with calls in flight; their answers stay on the desktops", "err", err)
+		}
+		dcancel()
 		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
-		_ = g.Close()
 		_ = hs.Shutdown(sctx)
 	}()
 	if *certFile != "" {
@@ -86,7 +135,7 @@ func runGateway(args []string) int {
 		err = hs.Serve(ln)
 	}
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
-		fmt.Fprintf(os.Stderr, "rpa gateway: %v\n", err)
+		fmt.Fprintf(stderr, "rpa gateway: %v\n", err)
 		return exitFailed
 	}
 	return exitOK

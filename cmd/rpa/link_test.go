@@ -131,7 +131,7 @@ var listenRE = regexp.MustCompile(`listening on https?://([0-9.:]+)/`)
 // startGatewayProc starts `rpa gateway` and returns it with its address.
 func startGatewayProc(t *testing.T, home, listen string, extra ...string) (*proc, string) {
 	t.Helper()
-	p := startProc(t, home, append([]string{"gateway", "--listen", listen, "--token", linkToken}, extra...)...)
+	p := startProc(t, home, append([]string{"gateway", "--listen", listen, "--token", linkToken, "--shared-device-token"}, extra...)...)
 	timeout := time.After(20 * time.Second)
 	for {
 		select {

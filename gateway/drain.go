@@ -1,0 +1,87 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"sync"
+)
+
+// msgRestarting is what an agent is told when its call cannot go on because the gateway is
+// shutting down (not "desktop disconnected": the desktop is fine).
+const msgRestarting = "the gateway is restarting"
+
+// drainState counts agent calls in flight and stops new ones during Shutdown.
+type drainState struct {
+	mu   sync.Mutex
+	on   bool
+	n    int
+	zero chan struct{} // closed when n reaches 0 while on
+}
+
+// enter admits a call unless draining.
+func (s *drainState) enter() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.on {
+		return false
+	}
+	s.n++
+	return true
+}
+
+// leave ends an admitted call.
+func (s *drainState) leave() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.n--
+	if s.on && s.n == 0 && s.zero != nil {
+		close(s.zero)
+		s.zero = nil
+	}
+}
+
+func (s *drainState) draining() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.on
+}
+
+// start begins draining and returns a channel closed once no call is in flight.
+func (s *drainState) start() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.on = true
+	ch := make(chan struct{})
+	if s.n == 0 {
+		close(ch)
+	} else {
+		s.zero = ch
+	}
+	return ch
+}
+
+func (s *drainState) inFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n
+}
+
+// Shutdown drains the gateway (on SIGTERM): new agent calls get -32004 "the gateway is
+// restarting" and new desktop links HTTP 503 at once, while the calls in flight are waited for
+// until ctx ends; then every link is closed (Close). Calls still running then get "the gateway
+// is restarting" with the resource their answer will be kept under; the desktop keeps the
+// answer and delivers it when it reconnects (to this gateway's successor). The HTTP server is
+// left to the caller (shut it down after Shutdown returns). The error says how many calls were
+// still in flight when ctx ended.
+func (g *Gateway) Shutdown(ctx context.Context) error {
+	idle := g.drain.start()
+	g.log.Info("draining: new calls are refused", "in_flight", g.drain.inFlight())
+	var err error
+	select {
+	case <-idle:
+	case <-ctx.Done():
+		err = fmt.Errorf("gateway: %d calls still in flight when the drain ended", g.drain.inFlight())
+	}
+	_ = g.Close()
+	return err
+}
