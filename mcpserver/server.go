@@ -109,6 +109,14 @@ type Options struct {
 	// clients that reset their request timeout on progress (the TypeScript
 	// SDK's resetTimeoutOnProgress) do not give up during a long wait.
 	Heartbeat time.Duration
+	// ShareProfiles lets every MCP session use every profile
+	// (--share-profiles). By default a profile belongs to the session of
+	// the call running on it, and of the last call for as long as that
+	// session lives (and used it within the idle time of a browser):
+	// browser_read and flow calls from another session on it get -32004
+	// with data.kind "profile_in_use", since the browser holds the first
+	// session's page, cookies and storage.
+	ShareProfiles bool
 	// AllowOrigins names the browser origins ("https://app.example.com")
 	// allowed to call the Streamable HTTP endpoint besides loopback origins
 	// of its own port (--allow-origin; see OriginGuard).
@@ -162,8 +170,9 @@ type Server struct {
 	hitl   hitlState  // person channels (hitl_host.go)
 	paused pauseTable // multi-round-trip calls waiting for input (mrtr.go)
 
-	httpReqs  httpRequests // POSTs of calls in flight (http.go)
-	httpCalls httpCalls    // calls in flight per HTTP session, for cancels (cancel.go)
+	httpReqs  httpRequests  // POSTs of calls in flight (http.go)
+	httpCalls httpCalls     // calls in flight per HTTP session, for cancels (cancel.go)
+	owners    profileOwners // which session each profile belongs to (owner.go)
 }
 
 // New builds the server, loads FlowsDir (a flow that does not load is
@@ -411,12 +420,22 @@ func (s *Server) handler(t *tool) mcp.ToolHandler {
 			s.log.Info("call refused", "tool", t.def.Name, "error", ae.Error())
 			return nil, argError(ae)
 		}
+		if p := callProfile(t, args); p != "" && !s.opts.ShareProfiles {
+			if !s.owners.claim(req.Session, p, time.Now()) {
+				s.log.Info("call refused: profile in use by another session", "tool", t.def.Name, "profile", p)
+				return nil, profileInUse(p)
+			}
+			defer func() { s.owners.done(req.Session, p, time.Now()) }()
+		}
 		var res *mcp.CallToolResult
 		var err error
 		if t.flow != nil {
 			res, err = s.callWorkflow(ctx, req, t.flow, args)
 		} else {
 			res, err = t.fn(ctx, req, args)
+		}
+		if err != nil {
+			err = s.publicError(t.def.Name, err)
 		}
 		attrs := []any{"tool", t.def.Name, "ms", time.Since(start).Milliseconds()}
 		switch {
