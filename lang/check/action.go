@@ -73,6 +73,7 @@ func (c *checker) args(s *ast.ActionStmt, a *actions.Action) {
 		}
 		p := a.Params[i]
 		c.value(arg, p.Kind, nil, s.Action+" "+p.Name)
+		c.rawInterp(s, p.Kind, arg) // escape.go
 	}
 	if a.Name == "open" && len(s.Args) > 0 {
 		// A literal URL is checked now; an interpolated one at run time.

@@ -283,6 +283,7 @@ type exprCompiler struct {
 func newCompiler() *exprCompiler {
 	cfg := conf.CreateNew()
 	strFunc(cfg)
+	escapeFuncs(cfg) // escape.go
 	cfg.Check()
 	env := nature.NatureOf(map[string]any{})
 	if env.TypeData == nil {
