@@ -141,7 +141,10 @@ func (s *Server) acquireLease(ctx context.Context, profile string, launch bool) 
 	}
 	var ie *profiles.IDError
 	var le *profiles.LaunchError
+	var be *profiles.BusyError
 	switch {
+	case errors.As(err, &be):
+		return nil, rpcError(CodeBrowser, be.Error(), map[string]any{"profileId": profile, "kind": string(core.KindBusy)})
 	case errors.As(err, &ie):
 		return nil, argError(&ArgError{Field: ProfileArg, Msg: ie.Error()})
 	case errors.As(err, &le):

@@ -190,6 +190,9 @@ func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *f
 	if res != nil && res.Error != nil && res.Error.Kind == core.KindBrowser {
 		l.MarkBroken() // the next call checks it and replaces it if dead
 	}
+	if res != nil && res.Error != nil && (res.Error.Kind == core.KindCancelled || res.Error.Kind == core.KindTimeout) {
+		l.Interrupted() // Release stops the tab's loading for the next caller
+	}
 	if res == nil {
 		return nil, rpcError(CodeBuiltinFailed, "the interpreter returned no result", nil)
 	}

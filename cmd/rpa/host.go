@@ -38,8 +38,9 @@ type serverFlags struct {
 	remote     string
 	verbose    bool
 	hitl       string
-	authoring  bool   // --authoring: the authoring tools (mcpserver.EnableAuthoring)
-	steps      string // --steps FLOW: one tool per step of FLOW (mcpserver.ServeSteps)
+	authoring  bool       // --authoring: the authoring tools (mcpserver.EnableAuthoring)
+	steps      string     // --steps FLOW: one tool per step of FLOW (mcpserver.ServeSteps)
+	limits     poolLimits // --max-browsers, --max-queue (limits.go)
 }
 
 // register declares the shared flags on fs.
@@ -53,6 +54,7 @@ func (sf *serverFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&sf.remote, "browser", "", "attach to a running DevTools endpoint (ws://HOST:PORT/...) instead of launching")
 	fs.BoolVar(&sf.verbose, "v", false, "log debug lines")
 	fs.StringVar(&sf.hitl, "hitl", "", hitlUsage)
+	sf.limits.register(fs)
 	fs.BoolVar(&sf.authoring, "authoring", false, "add the authoring tools: an agent explores with browser_* tools and flow_save writes the flow (docs/authoring.md)")
 	fs.StringVar(&sf.steps, "steps", "", "also serve every step of this flow file as its own tool (step_03_click), for authoring and debugging")
 }
@@ -91,7 +93,7 @@ func (sf *serverFlags) build(cmd string, stderr io.Writer, opts mcpserver.Option
 	}
 	s.log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	var err error
-	if s.pool, err = newProfilePool(sf.show, sf.remote, sf.idle, s.log); err != nil {
+	if s.pool, err = newProfilePool(sf.show, sf.remote, sf.idle, s.log, sf.limits); err != nil {
 		return fail(err)
 	}
 	hcfg, err := serverHITL(sf.hitl)
@@ -127,9 +129,9 @@ func (s *flowServer) Close() {
 // newProfilePool is the browser pool of `rpa serve` and `rpa connect`: one
 // Chromium per profile under drivers.ProfileDir (made on first use), or
 // every profile attached to remote (ws://...) when set; idle browsers close
-// after idle.
-func newProfilePool(show bool, remote string, idle time.Duration, log *slog.Logger) (*profiles.Pool, error) {
-	return profiles.New(profiles.Options{
+// after idle; lim bounds browsers open at once and calls queued per profile.
+func newProfilePool(show bool, remote string, idle time.Duration, log *slog.Logger, lim poolLimits) (*profiles.Pool, error) {
+	o := profiles.Options{
 		Driver: rod.New(),
 		Idle:   idle,
 		Logger: log,
@@ -147,5 +149,7 @@ func newProfilePool(show bool, remote string, idle time.Duration, log *slog.Logg
 			}
 			return o, nil
 		},
-	})
+	}
+	lim.apply(&o)
+	return profiles.New(o)
 }

@@ -1,5 +1,12 @@
 package rod
 
+import (
+	"errors"
+	"io"
+	"net"
+	"strings"
+)
+
 // Gone reports, without a DevTools round trip, that the browser has
 // ended: its process exited or its DevTools connection closed
 // (drivers.GoneReporter).
@@ -15,4 +22,17 @@ func (b *browser) Gone() bool {
 		}
 	}
 	return false
+}
+
+// connLost reports an error of a DevTools connection that is gone (the
+// browser died or closed): such a failure is kind browser, never
+// navigation, so the pool replaces the browser.
+func connLost(err error) bool {
+	if err == nil {
+		return false
+	}
+	s := err.Error()
+	return errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) ||
+		strings.Contains(s, "use of closed network connection") ||
+		strings.Contains(s, "broken pipe") || strings.Contains(s, "connection reset")
 }
