@@ -41,6 +41,9 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) int {
 	stdio := fs.Bool("stdio", false, "serve over stdin/stdout (the default)")
 	httpAddr := fs.String("http", "", "serve Streamable HTTP on ADDR (\"8765\" or \":8765\" bind 127.0.0.1)")
 	token := fs.String("token", "", "bearer token HTTP clients must send (default $RPA_TOKEN)")
+	shareProfiles := fs.Bool("share-profiles", false, "let every client session use every profile (by default a profile belongs to the session using it)")
+	var allowOrigin multiFlag
+	fs.Var(&allowOrigin, "allow-origin", "let browser pages of this origin (https://host[:port]) call --http (repeatable; loopback origins of the port always may)")
 	if err := missingHTTPAddr(args); err != nil {
 		fmt.Fprintf(stderr, "rpa serve: %v\nusage: %s\n", err, commands["serve"].usage)
 		return exitUsage
@@ -56,10 +59,16 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "rpa serve: choose one of --stdio and --http")
 		return exitUsage
 	}
+	for _, o := range allowOrigin {
+		if !mcpserver.ValidOrigin(o) {
+			fmt.Fprintf(stderr, "rpa serve: --allow-origin %q: want scheme://host[:port]\n", o)
+			return exitUsage
+		}
+	}
 	if *token == "" {
 		*token = os.Getenv("RPA_TOKEN")
 	}
-	s, code := sf.build("serve", stderr, mcpserver.Options{})
+	s, code := sf.build("serve", stderr, mcpserver.Options{AllowOrigins: allowOrigin, ShareProfiles: *shareProfiles})
 	if s == nil {
 		return code
 	}
