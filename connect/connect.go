@@ -147,7 +147,7 @@ func New(opts Options) (*Client, error) {
 	}
 	u, err := url.Parse(opts.URL)
 	if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
-		return nil, fmt.Errorf("connect: URL %q must be ws://HOST/... or wss://HOST/...", opts.URL)
+		return nil, fmt.Errorf("connect: URL %q must be ws://HOST/PATH or wss://HOST/PATH", opts.URL)
 	}
 	if opts.Capabilities == nil {
 		opts.Capabilities = []string{mcpws.CapBrowserControl, mcpws.CapWorkflowExecution}

@@ -390,8 +390,7 @@ func (b *builder) scrub(f *ast.File) {
 		return
 	}
 	sort.SliceStable(reps, func(i, j int) bool { return len(reps[i].text) > len(reps[j].text) })
-	var fix func(s *ast.StringLit)
-	fix = func(s *ast.StringLit) {
+	fix := func(s *ast.StringLit) {
 		var out []ast.StringPart
 		for _, p := range s.Parts {
 			if p.Expr != nil {

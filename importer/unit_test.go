@@ -58,8 +58,7 @@ func TestJSONPositions(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := root.get("steps").elems[0]
-	s := newSource("f", nil)
-	s = newSource("f", []byte("{\n  \"steps\": [\n    {\"type\": \"x\", \"n\": -1.5e3, \"u\": \"\\u00e9\\ud83d\\ude00\"}\n  ]\n}"))
+	s := newSource("f", []byte("{\n  \"steps\": [\n    {\"type\": \"x\", \"n\": -1.5e3, \"u\": \"\\u00e9\\ud83d\\ude00\"}\n  ]\n}"))
 	if got := s.pos(st.off).String(); got != "3:5" {
 		t.Errorf("step at %s, want 3:5", got)
 	}

@@ -148,13 +148,11 @@ func TestRetention(t *testing.T) {
 		s.Begin(running)
 		os.WriteFile(filepath.Join(s.RunDir(running.ID), "big"), make([]byte, 5000), 0o600)
 		s.UpdateSize(running.ID)
-		var ids []string
 		for i := 0; i < 4; i++ {
 			r := &Run{Flow: "f"}
 			dir, _ := s.Begin(r)
 			os.WriteFile(filepath.Join(dir, "events.jsonl"), make([]byte, 1000), 0o600)
 			s.Finish(r.ID, Outcome{Status: StatusOK})
-			ids = append(ids, r.ID)
 		}
 		l, _ := s.List(Filter{})
 		// Over the bound because of the running run: every finished run but

@@ -62,7 +62,6 @@ var (
 	typeBool    = types.Bool
 	typeList    = types.TypeOf([]any{})
 	typeMap     = types.TypeOf(map[string]any{})
-	typeAny     = types.Any
 	typePage    = structType{reflect.TypeOf(PageFuncs{})}
 	typeDialogs = types.TypeOf(func() []map[string]any { return nil })
 	typeLoop    = types.Map{"index": types.Int, "first": types.Bool, "last": types.Bool}
