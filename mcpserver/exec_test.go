@@ -119,4 +119,3 @@ func TestExecActionInFlow(t *testing.T) {
 		})
 	}
 }
-
