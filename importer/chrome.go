@@ -24,8 +24,9 @@ type chrome struct {
 
 	// key folding: keyDown/keyUp pairs become press
 	mods     []string
-	pending  string // non-modifier key pressed and not yet released
-	modAlone bool   // a modifier is down and no other key went down since
+	pending  string   // non-modifier key pressed and not yet released
+	modAlone bool     // a modifier is down and no other key went down since
+	keyNavs  []*jnode // key steps asserting a navigation, waited for once their press is out
 }
 
 var modifierKeys = map[string]bool{"Shift": true, "Control": true, "Alt": true, "Meta": true}
@@ -504,11 +505,23 @@ func withTag(s, tag string) (string, bool) {
 
 // key folds keyDown/keyUp pairs into press, with held modifiers as a chord
 // ("Control+a"); a modifier pressed and released alone is pressed alone.
+//
+// A key step's asserted navigation (Enter in a form) becomes `wait url:` right
+// after the press it belongs to, as on clicks: the next step must not race the
+// page that is loading.
 func (c *chrome) key(n int, typ string, st *jnode) {
 	k := st.getStr("key")
 	if k == "" {
 		c.errorf(st, "step %d (%s): no key", n, typ)
 		return
+	}
+	if ev := st.get("assertedEvents"); ev != nil && ev.kind == jArray && len(ev.elems) > 0 {
+		c.keyNavs = append(c.keyNavs, st)
+		defer func() {
+			if c.pending == "" && !c.modAlone {
+				c.flushKeyNavs() // the press is out (or there is none to wait for)
+			}
+		}()
 	}
 	switch {
 	case typ == "keyDown" && modifierKeys[k]:
@@ -525,6 +538,7 @@ func (c *chrome) key(n int, typ string, st *jnode) {
 			c.emit(act("press", lit(strings.Join(c.mods, "+"))))
 		}
 		c.modAlone = false
+		c.flushKeyNavs()
 		for i, m := range c.mods {
 			if m == k {
 				c.mods = append(c.mods[:i], c.mods[i+1:]...)
@@ -545,6 +559,17 @@ func (c *chrome) flushKey() {
 	chord := append(append([]string{}, c.mods...), c.pending)
 	c.emit(act("press", lit(strings.Join(chord, "+"))))
 	c.pending = ""
+	c.flushKeyNavs()
+}
+
+// flushKeyNavs emits the waits for the navigations the key steps since the
+// last press asserted.
+func (c *chrome) flushKeyNavs() {
+	navs := c.keyNavs
+	c.keyNavs = nil
+	for _, st := range navs {
+		c.navWait(st, "")
+	}
 }
 
 func (c *chrome) scroll(n int, st *jnode) {

@@ -109,6 +109,10 @@ func TestReplay(t *testing.T) {
 	}{
 		{input: "chrome/login-form.json", args: map[string]any{"password": "s3cret"}},
 		{input: "chrome/keys-frames-popup.json"},
+		// Enter submits a form that navigates a moment later; the next step's
+		// selector exists on both pages, so only a wait for the navigation
+		// asserted on the key step presses the right one.
+		{input: "chrome/enter-navigates.json"},
 		{input: "side/site.side", flow: "tools", args: map[string]any{"password": "s3cret"},
 			want: "login=alice/eu/ok/1\nsearch=kWh\ncount=1\ncount=2\ncount=3\ncount=4\nnote=hello\nack=1\n"},
 		// a prompt, a confirm and a late alert after one click, then a
