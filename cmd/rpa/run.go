@@ -184,7 +184,7 @@ func runRun(ctx context.Context, args []string, rio runIO) int {
 		if err := enc.Encode(res); err != nil {
 			fmt.Fprintf(stderr, "rpa run: cannot encode the result: %v\n", err)
 			if code == 0 {
-				code = 1 // never exit 0 without a result
+				code = exitFailed // never exit 0 without a result
 			}
 		}
 	default:
