@@ -112,6 +112,12 @@ func Take(ctx context.Context, f drivers.Frame, opts Options) (*Snapshot, error)
 		return nil, err
 	}
 	s.URL, s.Title, s.Lines = r.URL, r.Title, r.lines
+	// as in Playwright's aria snapshots, a node with children ends in ':'
+	for i := 0; i+1 < len(s.Lines); i++ {
+		if s.Lines[i+1].Depth > s.Lines[i].Depth && !hasValue(s.Lines[i].Text) {
+			s.Lines[i].Text += ":"
+		}
+	}
 	return s, nil
 }
 
@@ -190,6 +196,16 @@ func enter(ctx context.Context, f drivers.Frame, path [][]string) (drivers.Frame
 // document, waiting for each frame within ctx.
 func Enter(ctx context.Context, pg drivers.Frame, path [][]string) (drivers.Frame, error) {
 	return enter(ctx, pg, path)
+}
+
+// hasValue reports whether a line already ends in `: value`.
+func hasValue(t string) bool {
+	if i := strings.LastIndex(t, "]"); i >= 0 {
+		t = t[i:]
+	} else if strings.HasPrefix(t, "- text:") {
+		return true
+	}
+	return strings.Contains(t, ": ") || strings.HasSuffix(t, ":")
 }
 
 // Tokens estimates the tokens of a text: characters / 4, rounded up.
