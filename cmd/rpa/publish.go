@@ -31,7 +31,9 @@ func init() {
 // runPublish checks FILE and writes it (renamed with --name, described
 // with --description) into the served folder, atomically, so a watching
 // server never reads half a flow. Exit 0 published, 1 when the flow does
-// not load or its NAME is taken by another file, 2 on usage.
+// not load (there: its `call` targets are resolved in the served folder),
+// would break a flow of the folder that calls it, or its NAME is taken by
+// another file, 2 on usage.
 func runPublish(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("publish", stderr)
 	name := fs.String("name", "", "publish under this flow NAME (the tool is workflow_NAME)")
@@ -96,6 +98,20 @@ func runPublish(args []string, stdout, stderr io.Writer) int {
 	dest := filepath.Join(dir, flowName+ext)
 	if other, err := lang.FindFlow(dir, flowName); err == nil && other != dest {
 		fmt.Fprintf(stderr, "rpa publish: %s already declares flow %q; unpublish it first or use --name\n", other, flowName)
+		return exitFailed
+	}
+	// What goes into the folder must load there: its call targets are the
+	// folder's flows, not those next to FILE, and the folder's flows that
+	// call it must still load.
+	if nf, broken, ds := lang.LoadInFolder(dest, src); nf == nil || len(broken) > 0 {
+		if nf == nil {
+			fmt.Fprintf(stderr, "rpa publish: %s would not load in %s:\n", file, dir)
+		} else {
+			fmt.Fprintf(stderr, "rpa publish: with %s in %s, %s would stop loading:\n", file, dir, strings.Join(broken, ", "))
+		}
+		for _, d := range ds {
+			fmt.Fprintln(stderr, d.OneLine())
+		}
 		return exitFailed
 	}
 	if err := atomicfile.Write(dest, src, 0o600); err != nil {
