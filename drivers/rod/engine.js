@@ -187,7 +187,7 @@
     if (!hit) return { outside: true };
     if (hitOK(el, hit, doc)) return { ok: true, x, y };
     if (pinned(hit, el)) {
-      while (n < 3) if (scroll(aligns[n % aligns.length])) return { retry: true };
+      while (n < 3) if (scroll(aligns[n % aligns.length])) return { retry: true, cover: describe(hit) };
     }
     return { cover: describe(hit), hit };
   }
@@ -646,7 +646,10 @@
         }
         if (want & C.receives) {
           const h = receives(t, tries);
-          if (h.retry) return { retry: true };
+          if (h.retry) {
+            return h.cover ? { retry: true, reason: 'covered', msg: describe(t) + ' is covered by ' + h.cover } :
+              { retry: true, reason: 'not_visible', msg: describe(t) + ' is out of view (scrolling it into view)' };
+          }
           if (!h.ok && !proxyHit(el, h.hit)) {
             if (!firstReason) {
               firstReason = h.outside ? ['not_visible', describe(t) + ' is outside the viewport and cannot be scrolled into it'] :
@@ -697,7 +700,7 @@
     for (;;) {
       const r = await attempt(root, parsed, sels, want, tries);
       if (r.el) return sels.length === 1 ? r.el : [r.index, r.el];
-      if (!r.retry) last = r;
+      if (!r.retry || !last) last = r;
       const left = end - Date.now();
       if (left <= 0) return last ? last.reason + '\t' + last.msg : 'not_visible\tstill scrolling into view';
       if (r.retry) { await frame(Math.min(left, 100)); continue; }

@@ -530,29 +530,39 @@ func (f *frame) Frame(ctx context.Context, sels []string) (drivers.Frame, error)
 			}
 			return nil, wrapErr(ctx, "frame", err)
 		}
-		if node.Node.ContentDocument == nil && (node.Node.FrameID == "" || cf != nil && !cf.oopif) {
+		cd := node.Node.ContentDocument
+		switch {
+		case cd == nil && node.Node.FrameID == "":
 			// not attached yet
+			cf = nil
 			last = "the iframe's document is not reachable yet"
-		} else if node.Node.ContentDocument == nil && cf == nil {
-			// A frame in another renderer process (site isolation): its
-			// document is a target of its own; attach with a flat session.
-			child, err := f.pg.b.framePage(ctx, proto.TargetTargetID(node.Node.FrameID))
-			if err == nil {
-				primeHelpers(child)
-				cf = &frame{rp: child, pg: f.pg, parent: f, iframe: e.obj, oopif: true}
-			} else {
-				last = "the iframe's document is in another process and could not be attached yet: " + err.Error()
+		case cd == nil:
+			// A frame in another renderer process (site isolation; it may
+			// have started as an in-process about:blank): its document is
+			// a target of its own; attach with a flat session.
+			if cf == nil || !cf.oopif {
+				cf = nil
+				child, err := f.pg.b.framePage(ctx, proto.TargetTargetID(node.Node.FrameID))
+				if err == nil {
+					primeHelpers(child)
+					cf = &frame{rp: child, pg: f.pg, parent: f, iframe: e.obj, oopif: true}
+				} else {
+					last = "the iframe's document is in another process and could not be attached yet: " + err.Error()
+				}
+			}
+		default:
+			if cf == nil || cf.oopif {
+				cf = nil
+				// may race the frame's move to another process: look again
+				if child, err := f.childPage(e); err == nil {
+					primeHelpers(child)
+					cf = &frame{rp: child, pg: f.pg, parent: f, iframe: e.obj}
+				} else {
+					last = "the iframe's document changed while entering it: " + err.Error()
+				}
 			}
 		}
-		if cf != nil || node.Node.ContentDocument != nil {
-			if cf == nil {
-				child, err := f.childPage(e)
-				if err != nil {
-					return nil, wrapErr(ctx, "frame", err)
-				}
-				primeHelpers(child)
-				cf = &frame{rp: child, pg: f.pg, parent: f, iframe: e.obj}
-			}
+		if cf != nil {
 			v, err := cf.value(ctx, nil, "frameState")
 			if err == nil {
 				arr := v.Arr()
@@ -564,9 +574,13 @@ func (f *frame) Frame(ctx context.Context, sels []string) (drivers.Frame, error)
 				last = fmt.Sprintf("its document is still %s (%s)", state, href)
 			} else if ctx.Err() == nil && !transientEvalErr(err) {
 				var oe *rod.ObjectNotFoundError
-				if !errors.As(err, &oe) {
+				if !errors.As(err, &oe) && cf.oopif {
 					return nil, wrapErr(ctx, "frame", err)
 				}
+				// an in-process document that went away (the frame moved
+				// to another process, or navigated): enter it again
+				cf = nil
+				last = "the iframe's document changed while entering it: " + err.Error()
 			}
 		}
 		select {

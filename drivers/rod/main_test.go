@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -49,6 +50,7 @@ func run(m *testing.M) int {
 	}
 	testBrowser = b
 	code := m.Run()
+	stopIsolated()
 	if err := b.Close(); err != nil {
 		fmt.Fprintln(os.Stderr, "close:", err)
 	}
@@ -64,6 +66,18 @@ func pagesHandler() http.Handler {
 		time.Sleep(150 * time.Millisecond) // the reference flow's server delay
 		w.Header().Set("Cache-Control", "no-store")
 		files.ServeHTTP(w, r)
+	})
+	mux.HandleFunc("/slow.css", func(w http.ResponseWriter, r *http.Request) {
+		// latecss.html's stylesheet, after ?ms= (or until the tab goes)
+		ms, _ := strconv.Atoi(r.URL.Query().Get("ms"))
+		select {
+		case <-time.After(time.Duration(ms) * time.Millisecond):
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Content-Type", "text/css")
+		w.Header().Set("Cache-Control", "no-store")
+		fmt.Fprint(w, "#banner { height: 200px !important }")
 	})
 	mux.HandleFunc("/api/slow", func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(300 * time.Millisecond)
