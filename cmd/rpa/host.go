@@ -38,9 +38,10 @@ type serverFlags struct {
 	remote     string
 	verbose    bool
 	hitl       string
-	authoring  bool       // --authoring: the authoring tools (mcpserver.EnableAuthoring)
-	steps      string     // --steps FLOW: one tool per step of FLOW (mcpserver.ServeSteps)
-	limits     poolLimits // --max-browsers, --max-queue (limits.go)
+	authoring  bool          // --authoring: the authoring tools (mcpserver.EnableAuthoring)
+	steps      string        // --steps FLOW: one tool per step of FLOW (mcpserver.ServeSteps)
+	evid       evidenceFlags // --evidence, --runs-keep, --runs-max-mb, --packet-budget (runs.go)
+	limits     poolLimits    // --max-browsers, --max-queue (limits.go)
 }
 
 // register declares the shared flags on fs.
@@ -54,6 +55,7 @@ func (sf *serverFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&sf.remote, "browser", "", "attach to a running DevTools endpoint (ws://HOST:PORT/...) instead of launching")
 	fs.BoolVar(&sf.verbose, "v", false, "log debug lines")
 	fs.StringVar(&sf.hitl, "hitl", "", hitlUsage)
+	sf.evid.register(fs, false)
 	sf.limits.register(fs)
 	fs.BoolVar(&sf.authoring, "authoring", false, "add the authoring tools: an agent explores with browser_* tools and flow_save writes the flow (docs/authoring.md)")
 	fs.StringVar(&sf.steps, "steps", "", "also serve every step of this flow file as its own tool (step_03_click), for authoring and debugging")
@@ -66,6 +68,8 @@ type flowServer struct {
 	log  *slog.Logger
 	pool *profiles.Pool
 	srv  *mcpserver.Server
+	// closeRuns closes the run store (runs.go).
+	closeRuns func()
 }
 
 // build checks the shared flags and builds the flowServer; opts carries
@@ -104,8 +108,13 @@ func (sf *serverFlags) build(cmd string, stderr io.Writer, opts mcpserver.Option
 	hcfg.Log = s.log
 	opts.FlowsDir, opts.Pool, opts.Logger, opts.HITL = s.dir, s.pool, s.log, hcfg
 	opts.AllowExec, opts.AllowFiles, opts.ExecAllow = sf.allowExec, sf.allowFiles, sf.execAllow
+	if s.closeRuns, err = sf.evid.serverOptions(cmd, &opts); err != nil {
+		s.pool.Close()
+		return fail(err)
+	}
 	if s.srv, err = mcpserver.New(opts); err != nil {
 		s.pool.Close()
+		s.closeRuns()
 		return fail(err)
 	}
 	if sf.authoring {
@@ -124,6 +133,9 @@ func (sf *serverFlags) build(cmd string, stderr io.Writer, opts mcpserver.Option
 func (s *flowServer) Close() {
 	s.srv.Close()
 	s.pool.Close()
+	if s.closeRuns != nil {
+		s.closeRuns()
+	}
 }
 
 // newProfilePool is the browser pool of `rpa serve` and `rpa connect`: one
