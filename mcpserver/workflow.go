@@ -165,6 +165,7 @@ func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *f
 		return nil, err
 	}
 	defer l.Release()
+	l.AddSecrets(secrets...) // scrubbed from the profile folder when its browser closes
 	var events func(interp.Event)
 	pctx := ctx
 	if pause != nil {

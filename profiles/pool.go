@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"log/slog"
 	"regexp"
+	"slices"
 	"sync"
 	"time"
 
@@ -155,6 +156,13 @@ type Pool struct {
 	closed   bool
 	running  int // browsers currently open
 	starting int // browsers being started (slots taken, not yet open)
+	// secrets are the secret values calls used per profile id
+	// (Lease.AddSecrets), scrubbed from its folder when its browser
+	// closes; dirs the folder of each id's last launch; scrubbing is
+	// closed when a profile's scrub ends (a launch waits for it).
+	secrets   map[string][]string
+	dirs      map[string]string
+	scrubbing map[string]chan struct{}
 }
 
 // entry is one profile's state. Fields are guarded by Pool.mu except
@@ -210,7 +218,8 @@ func New(opts Options) (*Pool, error) {
 	if opts.MaxQueue == 0 {
 		opts.MaxQueue = DefaultMaxQueue
 	}
-	return &Pool{opts: opts, entries: map[string]*entry{}}, nil
+	return &Pool{opts: opts, entries: map[string]*entry{}, secrets: map[string][]string{},
+		dirs: map[string]string{}, scrubbing: map[string]chan struct{}{}}, nil
 }
 
 // Lease is the exclusive hold of one profile, from Acquire to Release.
@@ -346,9 +355,10 @@ func (p *Pool) expire(e *entry, gen int) {
 	if len(e.queue) == 0 && p.entries[e.id] == e {
 		delete(p.entries, e.id)
 	}
+	r := p.retireLocked(e.id, b)
 	p.mu.Unlock()
 	p.opts.Logger.Info("browser closed after idle time", "profile", e.id)
-	_ = b.Close()
+	_ = p.finish(r)
 }
 
 // Acquire waits for profile id (in arrival order), starts its browser when
@@ -468,9 +478,27 @@ func (p *Pool) launch(ctx context.Context, e *entry) (drivers.Browser, error) {
 	if err != nil {
 		return nil, &LaunchError{Profile: e.id, Err: err}
 	}
+	// A profile whose last browser is still being scrubbed waits for it.
+	p.mu.Lock()
+	scrub := p.scrubbing[e.id]
+	p.mu.Unlock()
+	if scrub != nil {
+		select {
+		case <-scrub:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 	if err := p.takeSlot(e); err != nil {
 		return nil, err
 	}
+	p.mu.Lock()
+	if lo.Remote == "" {
+		p.dirs[e.id] = lo.UserDataDir
+	} else {
+		delete(p.dirs, e.id) // not our folder: nothing to scrub
+	}
+	p.mu.Unlock()
 	start := time.Now()
 	b, err := p.opts.Driver.Launch(ctx, lo)
 	if err != nil {
@@ -532,9 +560,10 @@ func (p *Pool) takeSlot(e *entry) error {
 		delete(p.entries, victim.id)
 	}
 	p.starting++
+	r := p.retireLocked(victim.id, b)
 	p.mu.Unlock()
 	p.opts.Logger.Info("browser closed to make room (--max-browsers)", "profile", victim.id, "for", e.id)
-	_ = b.Close()
+	_ = p.finish(r)
 	return nil
 }
 
@@ -547,8 +576,72 @@ func (p *Pool) closeBrowser(e *entry, b drivers.Browser) {
 	}
 	e.browser, e.page = nil, nil
 	p.running--
+	r := p.retireLocked(e.id, b)
 	p.mu.Unlock()
-	_ = b.Close()
+	_ = p.finish(r)
+}
+
+// retirement is a browser taken out of the pool, to close and then scrub.
+type retirement struct {
+	id, dir string
+	b       drivers.Browser
+	secrets []string
+	done    chan struct{} // nil: nothing to scrub
+}
+
+// retireLocked prepares closing b, profile id's browser already taken out
+// of its entry; with secrets to scrub, launches of id wait until finish is
+// done. The caller holds p.mu.
+func (p *Pool) retireLocked(id string, b drivers.Browser) *retirement {
+	r := &retirement{id: id, dir: p.dirs[id], b: b, secrets: p.secrets[id]}
+	delete(p.secrets, id)
+	if len(r.secrets) > 0 && r.dir != "" {
+		r.done = make(chan struct{})
+		p.scrubbing[id] = r.done
+	}
+	return r
+}
+
+// finish closes the browser, then scrubs its folder of the secrets its
+// calls used (Scrub).
+func (p *Pool) finish(r *retirement) error {
+	err := r.b.Close()
+	if r.done == nil {
+		return err
+	}
+	rep, serr := Scrub(r.dir, r.secrets)
+	if serr != nil {
+		p.opts.Logger.Warn("profile scrub incomplete", "profile", r.id, "error", serr.Error())
+	}
+	if rep != nil && (rep.Rows > 0 || len(rep.Removed) > 0) {
+		p.opts.Logger.Info("secrets scrubbed from the profile", "profile", r.id, "rows", rep.Rows, "files_removed", len(rep.Removed))
+	}
+	p.mu.Lock()
+	if p.scrubbing[r.id] == r.done {
+		delete(p.scrubbing, r.id)
+	}
+	p.mu.Unlock()
+	close(r.done)
+	return err
+}
+
+// AddSecrets records secret values a call on this profile used (secret
+// params, password answers): when the profile's browser closes (idle,
+// replaced, pool closed) they are scrubbed from its folder (Scrub), so an
+// address or a form value holding one does not stay in History, the
+// cache or session files.
+func (l *Lease) AddSecrets(values ...string) {
+	l.p.mu.Lock()
+	defer l.p.mu.Unlock()
+	have := l.p.secrets[l.e.id]
+	for _, v := range values {
+		if v != "" && !slices.Contains(have, v) {
+			have = append(have, v)
+		}
+	}
+	if len(have) > 0 {
+		l.p.secrets[l.e.id] = have
+	}
 }
 
 // Running is the number of browsers currently open.
@@ -594,22 +687,25 @@ func (p *Pool) Close() error {
 		return nil
 	}
 	p.closed = true
-	var bs []drivers.Browser
+	var rs []*retirement
 	for _, e := range p.entries {
 		if e.idle != nil {
 			e.idle.Stop()
 			e.idle = nil
 		}
 		if e.browser != nil {
-			bs = append(bs, e.browser)
+			rs = append(rs, p.retireLocked(e.id, e.browser))
 			e.browser, e.page = nil, nil
 			p.running--
 		}
 	}
 	p.mu.Unlock()
-	var errs []error
-	for _, b := range bs {
-		errs = append(errs, b.Close())
+	errs := make([]error, len(rs))
+	var wg sync.WaitGroup
+	for i, r := range rs {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = p.finish(r) }()
 	}
+	wg.Wait()
 	return errors.Join(errs...)
 }

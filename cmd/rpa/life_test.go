@@ -414,3 +414,49 @@ func TestSigtermConnectAnswersCancelled(t *testing.T) {
 		t.Errorf("rpa connect after SIGTERM: exit %d\n%s", code, desk.log())
 	}
 }
+
+// TestRunSecretURLLeavesNoTrace: after `rpa run` opened an address holding
+// a secret param on a persistent profile, no file of the profile folder
+// holds the secret; a temporary profile is gone.
+func TestRunSecretURLLeavesNoTrace(t *testing.T) {
+	needLinux(t)
+	site, _ := lifeSite(t)
+	dir := t.TempDir()
+	flow := filepath.Join(dir, "leak.flow")
+	src := "flow leak \"Open an address holding a token\"\n\nparam token: secret \"API token\"\n\n" +
+		"open \"" + site + "/account?token={{ token }}\"\nopen \"" + site + "/after\"\n"
+	if err := os.WriteFile(flow, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const secret = "Zq8-7f3a9-zebra-42"
+	home := t.TempDir()
+	for _, profile := range []string{"work", ""} {
+		args := []string{"run", flow, "--arg", "token=" + secret}
+		if profile != "" {
+			args = append(args, "--profile", profile)
+		}
+		cmd := exec.Command(rpaBin(t), args...)
+		cmd.Env = append(os.Environ(), "RPA_HOME="+home)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("rpa %v: %v\n%s", args, err, out)
+		}
+	}
+	var hits []string
+	_ = filepath.Walk(home, func(path string, info os.FileInfo, err error) error {
+		if err == nil && info.Mode().IsRegular() {
+			if b, err := os.ReadFile(path); err == nil && bytes.Contains(b, []byte(secret)) {
+				hits = append(hits, path)
+			}
+		}
+		return nil
+	})
+	if len(hits) > 0 {
+		t.Fatalf("the secret is at rest in %v", hits)
+	}
+	if _, err := os.Stat(filepath.Join(home, "profiles", "work", "Default", "History")); err != nil {
+		t.Errorf("the persistent profile lost its History: %v", err)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(home, "tmp")); len(ents) != 0 {
+		t.Errorf("temporary profiles left: %d", len(ents))
+	}
+}

@@ -87,8 +87,7 @@ type runFlags struct {
 	// exec is the policy of the `exec` action (--allow-exec, --exec-allow).
 	exec      execpolicy.Policy
 	execAllow kvList
-	hitl      string        // --hitl order ("" = default; run_hitl.go)
-	evid      evidenceFlags // --evidence, --resume, --from, retention (runs.go)
+	hitl      string // --hitl order ("" = default; run_hitl.go)
 }
 
 // kvList collects a repeated string flag.
@@ -112,7 +111,6 @@ func parseRunFlags(args []string, stderr io.Writer) (rf *runFlags, done bool, co
 	fs.BoolVar(&rf.exec.Enabled, "allow-exec", false, "let the flow's exec actions run commands (refused otherwise)")
 	fs.Var(&rf.execAllow, "exec-allow", "with --allow-exec, allow only commands matching this glob (repeatable)")
 	fs.StringVar(&rf.hitl, "hitl", "", hitlUsage)
-	rf.evid.register(fs, true)
 	pos, done, code := parseArgs(fs, args)
 	if done {
 		return nil, true, code
@@ -127,10 +125,6 @@ func parseRunFlags(args []string, stderr io.Writer) (rf *runFlags, done bool, co
 		return nil, true, exitUsage
 	}
 	rf.file = pos[0]
-	if err := rf.evid.check(); err != nil {
-		fmt.Fprintf(stderr, "rpa run: %v\n", err)
-		return nil, true, exitUsage
-	}
 	if len(rf.execAllow) > 0 && !rf.exec.Enabled {
 		fmt.Fprintln(stderr, "rpa run: --exec-allow needs --allow-exec")
 		return nil, true, exitUsage
@@ -173,10 +167,6 @@ func runRun(ctx context.Context, args []string, rio runIO) int {
 		fmt.Fprintf(stderr, "rpa run: %s has errors; nothing was run\n", rf.file)
 		return exitUsage
 	}
-	if err := rf.evid.resumeRefusal(); err != nil {
-		fmt.Fprintf(stderr, "rpa run: %v\n", err)
-		return exitUsage
-	}
 	typed, err := flowArgs(f, rf)
 	if err != nil {
 		fmt.Fprintf(stderr, "rpa run: %v\n", err)
@@ -199,9 +189,6 @@ func runRun(ctx context.Context, args []string, rio runIO) int {
 		}
 	default:
 		interp.PrintOutcome(stdout, stderr, f, res)
-	}
-	if !rf.json {
-		rf.evid.printRun(stderr) // runs.go
 	}
 	return code
 }
@@ -265,20 +252,19 @@ func execute(ctx context.Context, f *lang.Flow, typed map[string]any, rf *runFla
 		fmt.Fprintf(stderr, "rpa %s: the browser could not be started: %v\n", rf.cmd, err)
 		return nil, exitFailed
 	}
-	// The browser closes before the temporary profile is removed (defers
-	// run in reverse order).
+	// The browser closes before the persistent profile is scrubbed of the
+	// run's secrets and the temporary profile removed (defers run in
+	// reverse order).
+	defer scrubAfterRun(profileDir, f, typed, stderr)()
 	defer br.Close()
 
-	rec := rf.evid.startRun(f, typed, rf.profile, stderr) // runs.go; nil when not recorded
 	res, page := interp.Run(runCtx, f, interp.Options{
 		Args:    typed,
 		Browser: br,
 		Flows:   flows,
-		Events:  rec.hook(prog.Event),
+		Events:  prog.Event,
 		Host:    host,
 	})
-	prog.Flush()
-	rec.finish(ctx, res, page, stderr)
 	if page != nil && rf.remote != "" {
 		// Leave a remote browser as we found it: close the tab we used.
 		_ = page.Close()

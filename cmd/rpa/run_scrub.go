@@ -1,0 +1,40 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/lang"
+	"github.com/rpa-dev/rpa/profiles"
+)
+
+// scrubAfterRun returns what `rpa run` defers before closing its browser
+// (so it runs after): the values of the flow's secret params are scrubbed
+// from a persistent profile folder (profiles.Scrub: History, cache and
+// session files), since Chromium keeps every address it opened. A
+// temporary profile is removed whole instead; an attached browser's
+// profile is not ours.
+func scrubAfterRun(dir string, f *lang.Flow, typed map[string]any, stderr io.Writer) func() {
+	if dir == "" || strings.HasPrefix(dir, filepath.Join(drivers.Home(), "tmp")+string(filepath.Separator)) {
+		return func() {}
+	}
+	var secrets []string
+	for _, p := range f.File.Params {
+		if p.Type != nil && p.Type.Name == "secret" {
+			if v, ok := typed[p.Name].(string); ok && v != "" {
+				secrets = append(secrets, v)
+			}
+		}
+	}
+	if len(secrets) == 0 {
+		return func() {}
+	}
+	return func() {
+		if _, err := profiles.Scrub(dir, secrets); err != nil {
+			fmt.Fprintf(stderr, "rpa: the profile could not be fully cleaned of the run's secrets: %v\n", err)
+		}
+	}
+}
