@@ -117,6 +117,32 @@ func usage(name string, a *actions.Action) string {
 	return strings.Join(parts, " ")
 }
 
+// optionHead reports what is wrong with option o of what (an action's name
+// or "defaults") before its value is looked at, in the one phrasing of
+// option errors: `what has no option "o"` (known is false; names lists the
+// options for a suggestion), `duplicate option "o"`, `option "o" needs a
+// value`. It reports whether the value is to be checked.
+func (c *checker) optionHead(what string, o *ast.Option, known bool, names func() []string, seen map[string]bool) bool {
+	if !known {
+		d := c.errorf(o.NameRange, "%s has no option %q", what, o.Name)
+		if sug := diag.Suggest(o.Name, names()); sug != "" {
+			d.Detail = fmt.Sprintf("did you mean %q?", sug)
+		} else {
+			d.Detail = "options: " + strings.Join(names(), ", ")
+		}
+		return false
+	}
+	if seen[o.Name] {
+		c.errorf(o.NameRange, "duplicate option %q", o.Name)
+	}
+	seen[o.Name] = true
+	if o.Value == nil {
+		c.errorf(o.NameRange, "option %q needs a value", o.Name)
+		return false
+	}
+	return true
+}
+
 func (c *checker) options(s *ast.ActionStmt, a *actions.Action) {
 	seen := map[string]bool{}
 	for _, o := range s.Options {
@@ -124,25 +150,10 @@ func (c *checker) options(s *ast.ActionStmt, a *actions.Action) {
 			continue
 		}
 		spec := a.Option(o.Name)
-		if spec == nil {
-			d := c.errorf(o.NameRange, "%s has no option %q", s.Action, o.Name)
-			names := optionNames(a)
-			if sug := diag.Suggest(o.Name, names); sug != "" {
-				d.Detail = fmt.Sprintf("did you mean %q?", sug)
-			} else {
-				d.Detail = "options: " + strings.Join(names, ", ")
-			}
-			if o.Value != nil {
+		if !c.optionHead(s.Action, o, spec != nil, func() []string { return optionNames(a) }, seen) {
+			if spec == nil && o.Value != nil {
 				c.value(o.Value, actions.KindAny, nil, "")
 			}
-			continue
-		}
-		if seen[o.Name] {
-			c.errorf(o.NameRange, "duplicate option %q", o.Name)
-		}
-		seen[o.Name] = true
-		if o.Value == nil {
-			c.errorf(o.NameRange, "option %q needs a value", o.Name)
 			continue
 		}
 		if a.FlowParam() >= 0 && o.Name == "with" {

@@ -422,21 +422,7 @@ func (c *checker) checkDefaults() {
 				spec = &actions.DefaultsKeys[i]
 			}
 		}
-		if spec == nil {
-			d := c.errorf(o.NameRange, "defaults has no option %q", o.Name)
-			if s := diag.Suggest(o.Name, names); s != "" {
-				d.Detail = fmt.Sprintf("did you mean %q?", s)
-			} else {
-				d.Detail = "options: " + strings.Join(names, ", ")
-			}
-			continue
-		}
-		if seen[o.Name] {
-			c.errorf(o.NameRange, "duplicate option %q", o.Name)
-		}
-		seen[o.Name] = true
-		if o.Value == nil {
-			c.errorf(o.NameRange, "option %q needs a value", o.Name)
+		if !c.optionHead("defaults", o, spec != nil, func() []string { return names }, seen) {
 			continue
 		}
 		if !isLiteral(o.Value) {
