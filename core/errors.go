@@ -13,6 +13,9 @@ import (
 // MCP tool fails instead of a flow, the MCP layer answers a JSON-RPC error:
 // browser_read answers -32004 for KindBrowser (the browser could not be
 // reached) and -32001 with data.kind for the others; KindBusy is -32004.
+// Arguments that do not fit a flow's params are not a kind: they are
+// refused before any run starts (interp.ArgError; MCP -32602, `rpa run`
+// exit 2).
 type Kind string
 
 // The kinds. Each is declared here once; the drivers, the interpreter, the
