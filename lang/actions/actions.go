@@ -182,7 +182,7 @@ var Common = []Option{
 }
 
 // DefaultsKeys are the keys `defaults` accepts beyond Common minus
-// `optional` (on_timeout, profile, max_loops).
+// `optional` (on_timeout, profile, max_loops, evidence).
 var DefaultsKeys = []Option{
 	{Name: "wait", Kind: KindDuration, Doc: Common[0].Doc},
 	{Name: "retries", Kind: KindInt, Doc: Common[1].Doc},
@@ -191,6 +191,7 @@ var DefaultsKeys = []Option{
 	{Name: "on_timeout", Kind: KindString, Enum: []string{"fail", "skip"}, Doc: `"skip": an action still failing after its tries is recorded skipped and the flow goes on`},
 	{Name: "profile", Kind: KindString, Doc: "the browser profile used when the caller names none"},
 	{Name: "max_loops", Kind: KindInt, Doc: "bound on while iterations (default 1000)"},
+	{Name: "evidence", Kind: KindString, Enum: []string{"default", "full"}, Doc: `what the run store records: "full" adds a screenshot after every page action (PROTOCOL.md, "Runs")`},
 }
 
 var sel = Param{Name: "selector", Kind: KindSelector, Doc: "CSS, xpath=, text=, aria/, pierce/ or a fallback list"}
