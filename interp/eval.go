@@ -17,6 +17,38 @@ import (
 )
 
 // stringify is how a value shows inside "{{ }}" (lang.Stringify).
+// collection evaluates the elements of a list or map literal with elem;
+// a map key that is not a string is shown as in "{{ }}" (stringify).
+func collection(e ast.Expr, elem func(ast.Expr) (any, error)) (any, error) {
+	switch x := e.(type) {
+	case *ast.ListLit:
+		out := make([]any, len(x.Elems))
+		for i, el := range x.Elems {
+			v, err := elem(el)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+		}
+		return out, nil
+	case *ast.MapLit:
+		out := make(map[string]any, len(x.Entries))
+		for _, en := range x.Entries {
+			k, err := elem(en.Key)
+			if err != nil {
+				return nil, err
+			}
+			v, err := elem(en.Value)
+			if err != nil {
+				return nil, err
+			}
+			out[stringify(k)] = v
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("not a list or map: %T", e)
+}
+
 func stringify(v any) string { return lang.Stringify(v) }
 
 // eval evaluates an argument, option value or full expression in sc.
@@ -61,34 +93,8 @@ func (r *runner) evalQ(fr *frame, e ast.Expr, sc *Scope, quote func(string) stri
 			r.mask.Add(b.String())
 		}
 		return b.String(), nil
-	case *ast.ListLit:
-		out := make([]any, len(x.Elems))
-		for i, el := range x.Elems {
-			v, err := r.eval(fr, el, sc)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = v
-		}
-		return out, nil
-	case *ast.MapLit:
-		out := make(map[string]any, len(x.Entries))
-		for _, en := range x.Entries {
-			k, err := r.eval(fr, en.Key, sc)
-			if err != nil {
-				return nil, err
-			}
-			ks, ok := k.(string)
-			if !ok {
-				ks = stringify(k)
-			}
-			v, err := r.eval(fr, en.Value, sc)
-			if err != nil {
-				return nil, err
-			}
-			out[ks] = v
-		}
-		return out, nil
+	case *ast.ListLit, *ast.MapLit:
+		return collection(e, func(el ast.Expr) (any, error) { return r.eval(fr, el, sc) })
 	}
 	return literal(e)
 }
@@ -120,30 +126,8 @@ func literal(e ast.Expr) (any, error) {
 		return nil, nil
 	case *ast.DurationLit:
 		return x.Value, nil
-	case *ast.ListLit:
-		out := make([]any, len(x.Elems))
-		for i, el := range x.Elems {
-			v, err := literal(el)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = v
-		}
-		return out, nil
-	case *ast.MapLit:
-		out := make(map[string]any, len(x.Entries))
-		for _, en := range x.Entries {
-			k, err := literal(en.Key)
-			if err != nil {
-				return nil, err
-			}
-			v, err := literal(en.Value)
-			if err != nil {
-				return nil, err
-			}
-			out[stringify(k)] = v
-		}
-		return out, nil
+	case *ast.ListLit, *ast.MapLit:
+		return collection(e, literal)
 	}
 	return nil, fmt.Errorf("not a literal: %T", e)
 }
