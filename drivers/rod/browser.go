@@ -26,6 +26,11 @@ type browser struct {
 	userDataDir string
 	remote      bool
 	dlDir       string // where Chromium writes downloads (by GUID)
+	// attached profiles (remote.go): the endpoint as given, the profile's
+	// browser context ("" = the default one), the load count dropped once
+	endpoint string
+	bctx     proto.BrowserBrowserContextID
+	loadOnce sync.Once
 
 	mu     sync.Mutex
 	closed bool
@@ -67,9 +72,10 @@ func (b *browser) setup(ctx context.Context, dlDir string) error {
 	events := b.rb.Event()
 	go b.loop(events)
 	err := proto.BrowserSetDownloadBehavior{
-		Behavior:      proto.BrowserSetDownloadBehaviorBehaviorAllowAndName,
-		DownloadPath:  dlDir,
-		EventsEnabled: true,
+		Behavior:         proto.BrowserSetDownloadBehaviorBehaviorAllowAndName,
+		BrowserContextID: b.bctx,
+		DownloadPath:     dlDir,
+		EventsEnabled:    true,
 	}.Call(b.rb.Context(ctx))
 	if err != nil {
 		return &core.Error{Kind: core.KindBrowser, Msg: "set download behaviour: " + err.Error(), Err: err}
@@ -87,7 +93,7 @@ func (b *browser) loop(events <-chan *rod.Message) {
 		switch msg.Method {
 		case "Target.targetCreated":
 			var e proto.TargetTargetCreated
-			if msg.Load(&e) && e.TargetInfo.Type == proto.TargetTargetInfoTypePage {
+			if msg.Load(&e) && e.TargetInfo.Type == proto.TargetTargetInfoTypePage && (b.bctx == "" || e.TargetInfo.BrowserContextID == b.bctx) {
 				b.mu.Lock()
 				b.seq++
 				p := popup{id: e.TargetInfo.TargetID, seq: b.seq}
@@ -199,7 +205,10 @@ func (b *browser) NewPage(ctx context.Context, url string) (drivers.Page, error)
 		url = "about:blank"
 	}
 	// The tab starts loading url while its renderer starts and we attach.
-	res, err := proto.TargetCreateTarget{URL: url}.Call(b.rb.Context(ctx))
+	// On an attached browser every tab gets its own window, in the
+	// profile's context: a tab behind another is hidden, and hidden tabs
+	// stall input and never run animation frames.
+	res, err := proto.TargetCreateTarget{URL: url, BrowserContextID: b.bctx, NewWindow: b.remote}.Call(b.rb.Context(ctx))
 	if err != nil {
 		return nil, navErr(ctx, url, err)
 	}
@@ -300,7 +309,7 @@ func (b *browser) Pages(ctx context.Context) ([]drivers.Page, error) {
 	b.mu.Unlock()
 	var ids []proto.TargetTargetID
 	for _, t := range res.TargetInfos {
-		if t.Type == proto.TargetTargetInfoTypePage {
+		if t.Type == proto.TargetTargetInfoTypePage && (b.bctx == "" || t.BrowserContextID == b.bctx) {
 			ids = append(ids, t.TargetID)
 		}
 	}
@@ -377,7 +386,8 @@ func (b *browser) Close() error {
 	}
 	if b.remote {
 		if !already {
-			b.cancel()
+			// the profile's context and its tabs go with it (remote.go)
+			b.disposeRemote()
 			_ = os.RemoveAll(b.dlDir)
 		}
 		return nil

@@ -156,7 +156,7 @@ func Args(opts drivers.LaunchOptions) ([]string, error) {
 // group, so no Chromium process outlives Close.
 func (d *Driver) Launch(ctx context.Context, opts drivers.LaunchOptions) (drivers.Browser, error) {
 	if opts.Remote != "" {
-		return attach(ctx, opts.Remote)
+		return attachPool(ctx, opts.Remote) // remote.go: a context per profile, pools
 	}
 	bin, err := FindBrowser(opts.Bin)
 	if err != nil {
@@ -176,7 +176,7 @@ func (d *Driver) Launch(ctx context.Context, opts drivers.LaunchOptions) (driver
 	var tail tailBuf
 	cmd.Stdout = io.Discard
 	cmd.Stderr = io.MultiWriter(parser, &tail)
-	if err := startBrowser(cmd); err != nil {
+	if err := StartBrowser(cmd); err != nil {
 		lock.release()
 		return nil, &core.Error{Kind: core.KindBrowser, Msg: fmt.Sprintf("launch %s: %v", bin, err), Err: err}
 	}
@@ -225,32 +225,6 @@ func (d *Driver) Launch(ctx context.Context, opts drivers.LaunchOptions) (driver
 	b.userDataDir = opts.UserDataDir
 	if err := b.setup(ctx, filepath.Join(opts.UserDataDir, "rpa-downloads")); err != nil {
 		_ = b.Close()
-		return nil, err
-	}
-	return b, nil
-}
-
-func attach(ctx context.Context, remote string) (drivers.Browser, error) {
-	ws := remote
-	if !strings.HasPrefix(remote, "ws://") && !strings.HasPrefix(remote, "wss://") {
-		u, err := launcher.ResolveURL(remote)
-		if err != nil {
-			return nil, &core.Error{Kind: core.KindBrowser, Msg: fmt.Sprintf("attach %s: %v", remote, err), Err: err}
-		}
-		ws = u
-	}
-	b, err := connect(ctx, ws)
-	if err != nil {
-		return nil, err
-	}
-	dir, err := os.MkdirTemp("", "rpa-downloads-")
-	if err != nil {
-		b.cancel()
-		return nil, &core.Error{Kind: core.KindBrowser, Msg: "attach: " + err.Error(), Err: err}
-	}
-	b.remote = true
-	if err := b.setup(ctx, dir); err != nil {
-		b.cancel()
 		return nil, err
 	}
 	return b, nil

@@ -212,9 +212,11 @@ func TestRemoteAttachReal(t *testing.T) {
 	if err != nil {
 		t.Fatalf("remote browser gone after detach: %v", err)
 	}
+	// a new profile has a browser context of its own: the first one's tab
+	// went with its context
 	pages, err := b2.Pages(ctx)
-	if err != nil || len(pages) == 0 {
-		t.Errorf("pages after re-attach: %d, %v", len(pages), err)
+	if err != nil || len(pages) != 0 {
+		t.Errorf("pages after re-attach: %d, %v (want 0: each profile has its own context)", len(pages), err)
 	}
 	_ = b2.Close()
 }
