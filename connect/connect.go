@@ -129,12 +129,13 @@ type Client struct {
 
 // entry is what the client remembers about one request id.
 type entry struct {
-	running bool
-	sess    *session    // while running
-	resp    []byte      // the encoded answer once answered
-	sentOn  *mcpws.Link // the link resp was written to (nil: not yet sent)
-	at      time.Time
-	seq     uint64
+	running   bool
+	cancelled bool        // the backend sent notifications/cancelled: no answer goes out (MCP SHOULD NOT)
+	sess      *session    // while running
+	resp      []byte      // the encoded answer once answered
+	sentOn    *mcpws.Link // the link resp was written to (nil: not yet sent)
+	at        time.Time
+	seq       uint64
 }
 
 // New checks opts and returns a Client.
@@ -421,7 +422,8 @@ func (c *Client) handleMessage(link *mcpws.Link, s *session, msg jsonrpc.Message
 	}
 }
 
-// cancelTarget finds the session running the request a notifications/cancelled names.
+// cancelTarget finds the session running the request a notifications/cancelled names, and
+// marks the request so that its answer is not sent.
 func (c *Client) cancelTarget(m *jsonrpc.Request) *session {
 	var p struct {
 		RequestID json.RawMessage `json:"requestId"`
@@ -443,6 +445,7 @@ func (c *Client) cancelTarget(m *jsonrpc.Request) *session {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e := c.ids[idKey(id)]; e != nil && e.running {
+		e.cancelled = true
 		return e.sess
 	}
 	return nil
@@ -528,6 +531,18 @@ func (c *Client) answered(s *session, resp *jsonrpc.Response) {
 		if ok {
 			_ = link.WriteFrame(b)
 		}
+		return
+	}
+	if e.cancelled {
+		// The MCP specification: a cancelled request SHOULD NOT be answered.
+		delete(c.ids, key)
+		s.inflight--
+		closeS := s.detached && s.inflight == 0
+		c.mu.Unlock()
+		if closeS {
+			c.closeSession(s)
+		}
+		c.log.Info("answer of a cancelled request dropped", "id", key)
 		return
 	}
 	c.seq++

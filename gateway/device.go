@@ -114,6 +114,7 @@ func (d *device) request(ctx context.Context, method string, params any, c *call
 			go d.awaitLate(key, c)
 			return nil, ctx.Err()
 		}
+		d.g.cancelled.add(c.id)
 		_ = d.notify("notifications/cancelled", map[string]any{"requestId": id.Raw(), "reason": "the caller cancelled"})
 		return nil, ctx.Err()
 	}
@@ -292,7 +293,7 @@ func (d *device) readLoop() error {
 			c := d.pending[key]
 			d.mu.Unlock()
 			if c == nil {
-				if id, ok := m.ID.Raw().(string); ok && strings.HasPrefix(id, "gw-") && len(m.Result) > 0 {
+				if id, ok := m.ID.Raw().(string); ok && strings.HasPrefix(id, "gw-") && len(m.Result) > 0 && !d.g.cancelled.has(id) {
 					// An answer to a call of an earlier gateway process (or one whose waiter gave
 					// up): keep it for the agent rather than drop it.
 					d.g.keepLate(d.id, "", id, m)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rpa-dev/rpa/connect"
 )
 
 func waitInFlight(t *testing.T, x *gw, n int) {
@@ -160,5 +161,44 @@ func TestLateStoreBounded(t *testing.T) {
 	}
 	if r, ok := s.get("gw-x-9"); !ok || r.ID != "run-1" {
 		t.Errorf("lookup by call id: %+v %v", r, ok)
+	}
+}
+
+// TestCancelledCallNotAnswered: an agent cancels its call; the desktop stops the tool and sends no
+// answer for it (MCP: SHOULD NOT), and nothing of it is kept as a late answer.
+func TestCancelledCallNotAnswered(t *testing.T) {
+	r := &runs{}
+	x := startGateway(t, "", Options{})
+	deskLog := &logBuf{}
+	startDesk(t, x.wsURL(), "d1", deskServer("d1", r), func(o *connect.Options) { o.Logger = slogTo(deskLog) })
+	x.waitDevices(t, 1)
+	cs := agent(t, x.mcpURL(), nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"key": "c", "ms": 20000}})
+		done <- err
+	}()
+	waitInFlight(t, x, 1)
+	cancel()
+	<-done
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(deskLog.String(), "answer of a cancelled request dropped") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the desktop did not drop the cancelled call's answer; log:\n%s", deskLog.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if r.get("c/cancelled") != 1 {
+		t.Errorf("the tool was not cancelled")
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"msg": "after"}})
+	if err != nil || text(res) != "d1: after" {
+		t.Fatalf("echo after the cancel: %v %v", res, err)
+	}
+	for _, bad := range []string{"kept a late answer", "dropping an answer"} {
+		if strings.Contains(x.logs.String(), bad) {
+			t.Errorf("the gateway saw an answer of the cancelled call (%q):\n%s", bad, x.logs.String())
+		}
 	}
 }

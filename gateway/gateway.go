@@ -104,9 +104,10 @@ type Gateway struct {
 	syncMu sync.Mutex
 	listed map[string]bool // agent-facing tool names registered with srv
 
-	drain drainState // Shutdown (drain.go)
-	late  *lateStore // answers whose agent was gone (late.go)
-	posts posts      // agents' POSTs, to tell when an answer cannot be delivered (late.go)
+	drain     drainState   // Shutdown (drain.go)
+	late      *lateStore   // answers whose agent was gone (late.go)
+	posts     posts        // agents' POSTs, to tell when an answer cannot be delivered (late.go)
+	cancelled cancelledIDs // calls cancelled by their agent: their answers are not kept (late.go)
 }
 
 // New returns a Gateway.

@@ -195,3 +195,34 @@ func (p *posts) gone(req *mcp.CallToolRequest) bool {
 	v, ok := p.m.Load(req.Extra.Header.Get(postHeader))
 	return ok && v.(context.Context).Err() != nil
 }
+
+// cancelledIDs remembers (the last 1024) request ids the gateway cancelled for their agent, so
+// that an answer still sent for one is dropped rather than kept as a late answer.
+type cancelledIDs struct {
+	mu    sync.Mutex
+	set   map[string]bool
+	order []string
+}
+
+func (s *cancelledIDs) add(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.set == nil {
+		s.set = map[string]bool{}
+	}
+	if s.set[id] {
+		return
+	}
+	if len(s.order) >= 1024 {
+		delete(s.set, s.order[0])
+		s.order = s.order[1:]
+	}
+	s.set[id] = true
+	s.order = append(s.order, id)
+}
+
+func (s *cancelledIDs) has(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.set[id]
+}
