@@ -18,14 +18,14 @@ var (
 	starts      chan startJob
 )
 
-// startBrowser starts cmd so that the kernel kills it (SIGKILL) when this
+// StartBrowser starts cmd so that the kernel kills it (SIGKILL) when this
 // process dies, however it dies (PR_SET_PDEATHSIG). The death signal
 // fires when the thread that forked the child exits, not the process, so
 // every browser is started from one goroutine locked to its OS thread for
 // the life of the process (the Go runtime never ends a thread whose
 // goroutine stays locked). Chromium's helpers end when their main process
 // does.
-func startBrowser(cmd *exec.Cmd) error {
+func StartBrowser(cmd *exec.Cmd) error {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}

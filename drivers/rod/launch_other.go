@@ -4,7 +4,7 @@ package rod
 
 import "os/exec"
 
-// startBrowser starts cmd. Outside Linux there is no parent-death signal:
+// StartBrowser starts cmd. Outside Linux there is no parent-death signal:
 // a browser whose rpa process was killed is ended by the next launch on
 // its profile (drivers.ClaimProfile), or lives on.
-func startBrowser(cmd *exec.Cmd) error { return cmd.Start() }
+func StartBrowser(cmd *exec.Cmd) error { return cmd.Start() }
