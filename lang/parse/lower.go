@@ -52,9 +52,10 @@ func (p *parser) lower(ln *g.Line, toks []lexer.Token) {
 			opt := p.option(o)
 			switch {
 			case opt.Name != "every":
-				p.errorf(opt.NameRange, "retry accepts only the every: option, not %s:", opt.Name)
+				p.errorf(opt.NameRange, "retry has no option %q", opt.Name)
+				p.diags[len(p.diags)-1].Detail = "options: every"
 			case s.Every != nil:
-				p.errorf(opt.NameRange, "every: given twice")
+				p.errorf(opt.NameRange, "duplicate option %q", opt.Name)
 			default:
 				s.Every = opt.Value
 			}
