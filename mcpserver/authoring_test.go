@@ -343,3 +343,50 @@ func TestAuthoringFrames(t *testing.T) {
 		})
 	}
 }
+
+// TestAuthoringHoverMenu: hovering through a menu that appears on hover
+// (hover.html), clicking its item, reading the result: the saved flow
+// replays on a fresh profile to the same result.
+func TestAuthoringHoverMenu(t *testing.T) {
+	pages := httptest.NewServer(http.FileServer(http.Dir("../testdata/pages")))
+	defer pages.Close()
+	dir := t.TempDir()
+	s, _ := newServer(t, Options{FlowsDir: dir, Pool: newPool(t)})
+	s.EnableAuthoring()
+	cs, _ := connect(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	a := &agent{t: t, ctx: ctx, cs: cs}
+	snapUntil := func(want string) string {
+		for range 50 { // the menu opens after a delay; this only bounds a hang
+			snap, _ := a.call(ToolBrowserSnapshot, map[string]any{})
+			if strings.Contains(snap, want) {
+				return snap
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Fatalf("%q never showed", want)
+		return ""
+	}
+	a.call(ToolBrowserOpen, map[string]any{"url": pages.URL + "/hover.html"})
+	snap := snapUntil(`menuitem "File"`)
+	a.call(ToolBrowserHover, map[string]any{"ref": a.ref(snap, `menuitem "File"`)})
+	snap = snapUntil(`menuitem "Export`)
+	a.call(ToolBrowserHover, map[string]any{"ref": a.ref(snap, `menuitem "Export`)})
+	snap = snapUntil(`menuitem "CSV`)
+	a.call(ToolBrowserClick, map[string]any{"ref": a.ref(snap, `menuitem "CSV`)})
+	a.call(ToolBrowserWait, map[string]any{"text": "action:export-csv"})
+	a.call(ToolBrowserRead, map[string]any{"action": "text", "selector": "#result", "as": "result"})
+	out, _ := a.call(ToolFlowSave, map[string]any{"name": "export_csv"})
+	if strings.Count(out, "\nhover ") != 2 {
+		t.Errorf("two hovers expected:\n%s", out)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_export_csv", Arguments: map[string]any{"profileId": "replay"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	if !strings.Contains(string(raw), `"outputs":{"result":"action:export-csv"}`) {
+		t.Errorf("replay: %s\n%s", raw, out)
+	}
+}

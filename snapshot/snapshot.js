@@ -159,6 +159,8 @@
       else if (k.nodeType === 1) walk(k, d);
     }
   }
+  const inner = 'a[href],button,input,select,textarea,[role=button],[role=link],[role=menuitem],[role=menuitemcheckbox],[role=menuitemradio],' +
+    '[role=option],[role=tab],[role=checkbox],[role=radio],[role=switch],[role=textbox],[role=menu],[role=listbox],[contenteditable=""],[contenteditable=true]';
   const rich = 'a,button,input,select,textarea,table,iframe,frame,h1,h2,h3,h4,h5,h6,img,ul,ol,dialog,details,summary,[role],[onclick],[tabindex],[contenteditable]';
   // plain is true when el's subtree holds only text and inline markup:
   // it is written as one text line.
@@ -202,6 +204,12 @@
     if (r === 'paragraph' && !collapse(el.textContent) && !el.children.length) return; // empty
     const name = node(el, r, d);
     const leaf = interactive.has(r) || r === 'generic-clickable' || r === 'heading' || r === 'img';
+    if (leaf && Array.from(el.querySelectorAll(inner)).some((e) => G.visible(e))) {
+      // a menu item holding a submenu, a button holding a link: what is
+      // inside can be acted on too
+      children(el, d + 1);
+      return;
+    }
     if (leaf) {
       // name from content: the text is the name; other content stays
       const txt = collapse(el.innerText || '');

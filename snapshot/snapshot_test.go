@@ -108,6 +108,8 @@ func TestGoldens(t *testing.T) {
 		{"form", "form.html", ""},
 		{"table", "table.html", ""},
 		{"overlay", "overlay.html", ""},
+		{"hover", "hover.html", ""},
+		{"editor", "editor.html", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			pg := open(t, ctx, srv.URL+"/"+c.page)
