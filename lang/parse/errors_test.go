@@ -158,7 +158,9 @@ func TestRobust(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
 			f, ds := parse.Flow("r.flow", []byte(tc.src))
-			if d := time.Since(start); d > 60*time.Second {
+			// Only a hang: a quadratic parse of 10 MB would take hours, and a
+			// loaded machine under -race takes over a minute for the linear one.
+			if d := time.Since(start); d > 5*time.Minute {
 				t.Errorf("took %v", d)
 			}
 			if f == nil {
