@@ -81,6 +81,7 @@ type tcase struct {
 	args     func(t *testing.T) map[string]any
 	want     map[string]any
 	contains map[string]string
+	suffix   map[string]string // outputs that must end with the value
 	steps    func(t *testing.T, res *interp.Result)
 }
 
@@ -140,6 +141,26 @@ var cases = []tcase{
 		"result": "sent:ąčiū 你好，世界\u3000👍",
 		"len":    "12", "units": "13",
 		"cps": "U+0105 U+010D U+0069 U+016B U+0020 U+4F60 U+597D U+FF0C U+4E16 U+754C U+3000 U+1F44D"}},
+	{flow: "case23_iframe_in_shadow_root", want: map[string]any{
+		"ticket": "T-4821", "result": "ticket:T-4821:INV-88"}},
+	{flow: "case24_spa_pushstate_route", want: map[string]any{
+		"title": "Order 1042 \u2014 Brightwater Ltd", "result": "route:list;approved:1042"},
+		suffix: map[string]string{"url": "/24-spa-pushstate-route/app/orders/1042"}},
+	{flow: "case25_beforeunload_submit", want: map[string]any{
+		"result":  "saved:S-204:Nordwind Handel GmbH:DE44500105175407324931",
+		"dialogs": []any{"confirm", "beforeunload"}}},
+	{flow: "case26_sticky_header_cover", want: map[string]any{
+		"result": "approved:REQ-1042", "headerClicks": "0"}},
+	{flow: "case29_sso_redirect_chain",
+		args: func(t *testing.T) map[string]any { return map[string]any{"password": "correct horse"} },
+		want: map[string]any{"welcome": "Welcome, j.doe", "result": "signed-in:j.doe:tenant-7", "fragment": "/home"}},
+	{flow: "case30_nbsp_zwsp_table", want: map[string]any{
+		"records": []any{
+			map[string]any{"Rechnungsnummer": "INV-2024-0017", "Lieferant": "Nordlicht AG", "Betrag (EUR)": "980,00", "F\u00e4llig am": "15.07.2024", "Status": "offen"},
+			map[string]any{"Rechnungsnummer": "INV-2024-0042", "Lieferant": "M\u00fcller & S\u00f6hne", "Betrag (EUR)": "12 480,00", "F\u00e4llig am": "31.07.2024", "Status": ""},
+			map[string]any{"Rechnungsnummer": "INV-2024-0108", "Lieferant": "Allgemeine Versicherungsgesellschaft", "Betrag (EUR)": "1 250 000,00", "F\u00e4llig am": "01.08.2024", "Status": "\u00fcberf\u00e4llig"},
+		},
+		"amount": "12480,00", "result": "selected:INV-2024-0042"}},
 }
 
 // TestCases runs every case flow against its page in headless Chromium and
@@ -187,6 +208,11 @@ func TestCases(t *testing.T) {
 			for k, sub := range tc.contains {
 				if s, _ := got[k].(string); !strings.Contains(s, sub) {
 					t.Errorf("%s = %q, want it to contain %q", k, s, sub)
+				}
+			}
+			for k, suf := range tc.suffix {
+				if s, _ := got[k].(string); !strings.HasSuffix(s, suf) {
+					t.Errorf("%s = %q, want it to end with %q", k, s, suf)
 				}
 			}
 			if tc.steps != nil {
