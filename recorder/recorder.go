@@ -76,6 +76,10 @@ type Session struct {
 	kill    func()
 	exited  chan struct{}
 	tmpDir  string
+	// tmpDone removes the temporary profile (drivers.TempProfile);
+	// lock is the hold on a named profile (drivers.ClaimProfile).
+	tmpDone func()
+	lock    *drivers.ProfileLock
 	ws      string
 	mainID  string
 	script  string
@@ -108,13 +112,23 @@ func Start(ctx context.Context, opts Options) (*Session, error) {
 		pages: map[proto.TargetTargetID]*rod.Page{}, attached: map[proto.TargetTargetID]bool{}, requested: map[proto.PageFrameID]bool{},
 		ctxFrame: map[proto.RuntimeExecutionContextID]proto.PageFrameID{}, parent: map[proto.PageFrameID]proto.PageFrameID{},
 		script: selectorgen.Script + "\n" + strings.Replace(recordJS, "__RPA_CONFIG__", string(cfg), 1)}
+	// The profile lives under $RPA_HOME (PROTOCOL.md): a named one is
+	// claimed (another rpa process using it is refused, a browser left on
+	// it by a killed rpa ended), without a name a temporary one under
+	// $RPA_HOME/tmp is used and removed.
 	dir := opts.UserDataDir
 	if dir == "" {
-		tmp, err := os.MkdirTemp("", "rpa-record-")
+		tmp, done, err := drivers.TempProfile()
 		if err != nil {
 			return nil, err
 		}
-		s.tmpDir, dir = tmp, tmp
+		s.tmpDir, s.tmpDone, dir = tmp, done, tmp
+	} else {
+		lock, err := drivers.ClaimProfile(dir)
+		if err != nil {
+			return nil, fmt.Errorf("record: %w", err)
+		}
+		s.lock = lock
 	}
 	if err := s.launch(ctx, dir); err != nil {
 		s.cleanup()
@@ -153,7 +167,8 @@ func (s *Session) launch(ctx context.Context, dir string) error {
 	parser := launcher.NewURLParser()
 	cmd.Stdout = io.Discard
 	cmd.Stderr = parser
-	if err := cmd.Start(); err != nil {
+	// The browser dies with this process (rodd.StartBrowser).
+	if err := rodd.StartBrowser(cmd); err != nil {
 		return fmt.Errorf("record: launch %s: %w", bin, err)
 	}
 	s.cmd = cmd
@@ -496,7 +511,8 @@ func (s *Session) Close() {
 }
 
 func (s *Session) cleanup() {
-	if s.tmpDir != "" {
-		_ = os.RemoveAll(s.tmpDir)
+	if s.tmpDone != nil {
+		s.tmpDone()
 	}
+	s.lock.Unlock()
 }

@@ -87,6 +87,11 @@ func runRecord(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rpa record: %v\n", err)
 		return exitFailed
 	}
+	if *headless {
+		// In Chromium's own words, so tools that parse it (rod,
+		// puppeteer) find the endpoint to drive the recording browser.
+		fmt.Fprintf(stderr, "DevTools listening on %s\n", sess.ControlURL())
+	}
 	fmt.Fprintf(stderr, "recording %s — close the browser or press Ctrl-C to stop\n", pos[0])
 	select {
 	case <-sess.Done():
