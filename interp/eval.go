@@ -143,10 +143,7 @@ func (r *runner) run(fr *frame, x *ast.ExprSrc, sc *Scope) (any, error) {
 // with the masker as a whole (every string and number inside it), and an
 // error of such an expression does not show the values it names.
 func (r *runner) runT(fr *frame, x *ast.ExprSrc, sc *Scope) (any, bool, error) {
-	var prog *vm.Program
-	if fr.flow.prog != nil {
-		prog = fr.flow.prog(x)
-	}
+	prog := fr.flow.Program(x)
 	if prog == nil {
 		var err error
 		if prog, err = r.compileFallback(x); err != nil {
@@ -382,13 +379,13 @@ func kindOf(err error) core.Kind {
 }
 
 // asRunError turns any error into the positioned *RunError of the run.
-func (r *runner) asRunError(err error, fl flowInfo) *RunError {
+func (r *runner) asRunError(err error, fl *lang.Flow) *RunError {
 	var re *RunError
 	if errors.As(err, &re) {
 		if re.File == "" {
-			re.File = fl.path
+			re.File = fl.Path
 		}
 		return re
 	}
-	return &RunError{Message: err.Error(), Line: fl.file.Range.Start.Line, File: fl.path, Code: FlowFailedCode, Kind: kindOf(err), cause: err}
+	return &RunError{Message: err.Error(), Line: fl.File.Range.Start.Line, File: fl.Path, Code: FlowFailedCode, Kind: kindOf(err), cause: err}
 }

@@ -44,22 +44,7 @@ func Run(ctx context.Context, f *lang.Flow, opts Options) (*Result, drivers.Page
 	if f == nil || f.File == nil {
 		return &Result{Results: []*StepResult{}, Error: &RunError{Message: "no flow to run", Code: FlowFailedCode, Kind: core.KindExpression}}, opts.Page
 	}
-	o := runOptions{Args: opts.Args, Browser: opts.Browser, Page: opts.Page, Events: opts.Events,
-		Host: opts.Host, Defaults: opts.Defaults}
-	if opts.Flows != nil {
-		o.Flows = func(name string) (flowInfo, bool) {
-			g, ok := opts.Flows(name)
-			if !ok || g == nil || g.File == nil {
-				return flowInfo{}, false
-			}
-			return infoOf(g), true
-		}
-	}
-	return start(ctx, infoOf(f), o)
-}
-
-func infoOf(f *lang.Flow) flowInfo {
-	return flowInfo{file: f.File, path: f.Path, prog: f.Program}
+	return start(ctx, f, opts)
 }
 
 // ParseArgs converts `--arg NAME=VALUE` strings to the flow's param types

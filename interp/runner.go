@@ -16,19 +16,12 @@ import (
 	"github.com/rpa-dev/rpa/stdlib"
 )
 
-// flowInfo is what the runner needs of a loaded flow.
-type flowInfo struct {
-	file *ast.File
-	path string
-	prog func(*ast.ExprSrc) *vm.Program
-}
-
 // runner is the state of one Run: tabs, frames, results, log and masking.
 // Statements run on one goroutine; mu guards what Run may read while it
 // abandons a run that does not stop in time (results, log, page).
 type runner struct {
 	ctx   context.Context
-	opts  runOptions
+	opts  Options
 	mask  *Mask
 	start time.Time
 
@@ -52,17 +45,6 @@ type runner struct {
 	held     heldCache // holdsSecret of lists and maps in scope, by identity
 }
 
-// runOptions are Options without the lang dependency.
-type runOptions struct {
-	Args     map[string]any
-	Browser  drivers.Browser
-	Page     drivers.Page
-	Flows    func(name string) (flowInfo, bool)
-	Events   func(Event)
-	Host     core.Host
-	Defaults *Defaults
-}
-
 type dialogPolicy struct {
 	accept bool
 	text   string
@@ -70,7 +52,7 @@ type dialogPolicy struct {
 
 // frame is one flow invocation (the run's flow, or a `call`).
 type frame struct {
-	flow    flowInfo
+	flow    *lang.Flow
 	defs    settings
 	outputs any
 }
@@ -97,7 +79,7 @@ const (
 	cancelGrace = 700 * time.Millisecond
 )
 
-func newRunner(ctx context.Context, o runOptions) *runner {
+func newRunner(ctx context.Context, o Options) *runner {
 	r := &runner{ctx: ctx, opts: o, mask: &Mask{}, start: time.Now(), page: o.Page,
 		res: &Result{Results: []*StepResult{}}, openers: map[drivers.Page]drivers.Page{},
 		seen: map[drivers.Page]int{}}
@@ -148,19 +130,19 @@ func newRunner(ctx context.Context, o runOptions) *runner {
 }
 
 // runFlow executes the whole flow and fills r.res.
-func (r *runner) runFlow(fl flowInfo) {
-	fr := &frame{flow: fl, defs: r.settingsOf(fl.file)}
-	args, err := checkArgs(fl.file, r.opts.Args)
+func (r *runner) runFlow(fl *lang.Flow) {
+	fr := &frame{flow: fl, defs: r.settingsOf(fl.File)}
+	args, err := checkArgs(fl.File, r.opts.Args)
 	var rerr *RunError
 	if err != nil {
-		rerr = &RunError{Message: err.Error(), Line: fl.file.Range.Start.Line, File: fl.path, Code: FlowFailedCode, Kind: core.KindExpression, cause: err}
+		rerr = &RunError{Message: err.Error(), Line: fl.File.Range.Start.Line, File: fl.Path, Code: FlowFailedCode, Kind: core.KindExpression, cause: err}
 	} else {
-		r.addSecretParams(fl.file, args)
-		if isStraight(fl.file.Body) {
-			r.total = countActions(fl.file.Body)
+		r.addSecretParams(fl.File, args)
+		if isStraight(fl.File.Body) {
+			r.total = countActions(fl.File.Body)
 		}
 		sc := NewScope(args, true).Child()
-		_, err = r.block(fr, fl.file.Body, sc)
+		_, err = r.block(fr, fl.File.Body, sc)
 		if err != nil {
 			rerr = r.asRunError(err, fl)
 		}
@@ -449,26 +431,26 @@ func (r *runner) CallFlow(ctx context.Context, name string, args map[string]any)
 		return nil, core.Errorf(core.KindExpression, "call %s: no other flows are available here", name)
 	}
 	fl, ok := r.opts.Flows(name)
-	if !ok {
+	if !ok || fl == nil || fl.File == nil {
 		return nil, core.Errorf(core.KindExpression, "call %s: no flow named %q", name, name)
 	}
 	if r.depth >= MaxCallDepth {
 		return nil, &core.Error{Kind: core.KindExpression, Err: errTooDeep,
 			Msg: fmt.Sprintf("call %s: calls nested more than %d deep (a flow calls itself, directly or through others)", name, MaxCallDepth)}
 	}
-	typed, err := checkArgs(fl.file, args)
+	typed, err := checkArgs(fl.File, args)
 	if err != nil {
 		return nil, &core.Error{Kind: core.KindExpression, Msg: fmt.Sprintf("call %s: %v", name, err), Err: err}
 	}
-	r.addSecretParams(fl.file, typed)
+	r.addSecretParams(fl.File, typed)
 	r.depth++
 	defer func() { r.depth-- }()
-	fr := &frame{flow: fl, defs: r.settingsOf(fl.file)}
+	fr := &frame{flow: fl, defs: r.settingsOf(fl.File)}
 	r.mu.Lock()
 	saved := r.frames
 	r.frames = nil
 	r.mu.Unlock()
-	_, err = r.block(fr, fl.file.Body, NewScope(typed, true).Child())
+	_, err = r.block(fr, fl.File.Body, NewScope(typed, true).Child())
 	r.mu.Lock()
 	r.frames = saved
 	r.mu.Unlock()
@@ -479,7 +461,7 @@ func (r *runner) CallFlow(ctx context.Context, name string, args map[string]any)
 			return nil, re
 		}
 		if errors.As(err, &re) {
-			where := fl.path
+			where := fl.Path
 			if where == "" {
 				where = name
 			}

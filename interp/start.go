@@ -6,13 +6,14 @@ import (
 
 	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/lang"
 )
 
 // start runs fl on its own goroutine and returns its result. When ctx ends
 // and the run does not stop within cancelGrace (a driver call ignoring
 // ctx), it returns the partial result at once, kind "cancelled"; the
 // abandoned goroutine records nothing more.
-func start(ctx context.Context, fl flowInfo, o runOptions) (*Result, drivers.Page) {
+func start(ctx context.Context, fl *lang.Flow, o Options) (*Result, drivers.Page) {
 	r := newRunner(ctx, o)
 	done := make(chan struct{})
 	go func() {
@@ -38,7 +39,7 @@ func start(ctx context.Context, fl flowInfo, o runOptions) (*Result, drivers.Pag
 		case <-t.C:
 			r.mu.Lock()
 			r.abandon = true
-			r.finish(nil, r.cancelled(fl.file, ctx.Err()))
+			r.finish(nil, r.cancelled(fl.File, ctx.Err()))
 			r.mu.Unlock()
 		}
 	}
