@@ -299,7 +299,9 @@ func quoteList(sels []string) string {
 }
 
 // engineErr turns a JS exception thrown by the engine (bad selector, not a
-// select, ...) into a *core.Error; nil for other errors.
+// select, not a table, ...) into a *core.Error of kind expression (a bad
+// argument: retrying cannot help, and the browser is fine); nil for other
+// errors.
 func engineErr(err error) *core.Error {
 	var ee *rod.EvalError
 	if !errors.As(err, &ee) {
@@ -311,7 +313,7 @@ func engineErr(err error) *core.Error {
 	}
 	msg, _, _ = strings.Cut(msg, "\n    at ")
 	msg = strings.TrimPrefix(msg, "Error: ")
-	return &core.Error{Kind: core.KindBrowser, Msg: msg, Err: err}
+	return &core.Error{Kind: core.KindExpression, Msg: msg, Err: err}
 }
 
 // wrapErr turns a rod/CDP error into a *core.Error.
