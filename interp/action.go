@@ -31,7 +31,10 @@ func (r *runner) action(fr *frame, s *ast.ActionStmt, sc *Scope) (any, error) {
 		return nil, errAt(s, core.KindExpression, s.Action, nil, "unknown action %q", s.Action)
 	}
 	name := spec.Name
-	c := &stdlib.Call{Action: spec, Args: make([]any, len(spec.Params)), Env: r, SelectorIndex: -1}
+	c := &stdlib.Call{Action: spec, Args: make([]any, len(spec.Params)), Env: r, SelectorIndex: -1, Line: s.Range.Start.Line}
+	if fr.flow != nil && fr.flow.File != nil {
+		c.Flow = fr.flow.File.Name
+	}
 	for i, a := range s.Args {
 		if i >= len(spec.Params) {
 			return nil, errAt(a, core.KindExpression, name, nil, "%s takes %d arguments, got %d", name, len(spec.Params), len(s.Args))
@@ -108,6 +111,7 @@ func (r *runner) action(fr *frame, s *ast.ActionStmt, sc *Scope) (any, error) {
 		i := c.SelectorIndex
 		step.Selector, step.SelectorIndex = r.mask.String(c.Selector), &i
 	}
+	step.Heal = c.Heal // built from masked fingerprints (package heal)
 	var rerr error
 	if err != nil {
 		kind := kindOf(err)

@@ -1,6 +1,9 @@
 package interp
 
-import "github.com/rpa-dev/rpa/core"
+import (
+	"github.com/rpa-dev/rpa/core"
+	"github.com/rpa-dev/rpa/stdlib"
+)
 
 // Result is the WorkflowExecutionResult of one run (LANGUAGE.md, "Result of
 // a run"); its JSON form is the contract of `rpa run --json` and of MCP
@@ -29,6 +32,10 @@ type StepResult struct {
 	SelectorIndex *int   `json:"selectorIndex,omitempty"`
 	Output        any    `json:"output,omitempty"`
 	Error         string `json:"error,omitempty"`
+	// Heal is set when healing looked at this step (PROTOCOL.md, "Healed
+	// steps"): status healed (the step ran on the element its fingerprint
+	// found; Heal.Selectors is the new list), suggested or refused.
+	Heal *stdlib.HealInfo `json:"heal,omitempty"`
 }
 
 // Status values of StepResult.

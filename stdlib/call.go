@@ -73,6 +73,13 @@ type Call struct {
 	// Locate); SelectorIndex is -1 until then.
 	Selector      string
 	SelectorIndex int
+
+	// Flow and Line are the flow (its name) and source line of the action
+	// (set by interp; healing keys fingerprints by them). Heal is what
+	// healing did in Locate (nil: nothing), copied into the step's result.
+	Flow string
+	Line int
+	Heal *HealInfo
 }
 
 // Locate finds the element of sels that passes want in the current frame,
@@ -89,6 +96,11 @@ func (c *Call) Locate(ctx context.Context, sels []string, want drivers.Checks) (
 	wctx, cancel := context.WithTimeout(ctx, c.Wait)
 	el, i, err := f.Locate(wctx, sels, want)
 	cancel()
+	el, err = c.hookLocate(ctx, f, sels, want, el, i, err) // healing (heal.go); a no-op without a hook
+	if err == nil && c.Heal != nil && c.Heal.Status == "healed" {
+		c.Selector, c.SelectorIndex = c.Heal.Selectors[0], -1
+		return el, nil
+	}
 	if err != nil {
 		var de *core.Error
 		if !errors.As(err, &de) && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {

@@ -1,0 +1,68 @@
+package rod
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+
+	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/js"
+	"github.com/go-rod/rod/lib/proto"
+
+	"github.com/rpa-dev/rpa/core"
+	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/selectorgen"
+)
+
+//go:embed heal.js
+var healSource string
+
+// healFn is the healing helper (heal.js after selectorgen's generator, whose
+// role, accessible name and selectors it uses); rod installs it once per JS
+// context like the engine.
+var healFn = &js.Function{Name: "rpaHeal", Definition: "(() => {\n" + selectorgen.Script + "\nreturn " + healSource + ";\n})()"}
+
+const callHeal = `function (f, op, ...a) { return f.call(this, op, ...a) }`
+
+var _ drivers.Healer = (*frame)(nil)
+
+// heal runs op of heal.js in f (this: the element, or nil) and decodes
+// its JSON result into out.
+func (f *frame) heal(ctx context.Context, this *proto.RuntimeRemoteObject, out any, op string, args ...any) error {
+	opts := &rod.EvalOptions{ByValue: true, ThisObj: this, JS: callHeal, JSArgs: append([]any{healFn, op}, args...)}
+	res, err := evaluate(f.rp.Context(ctx), opts)
+	if err != nil {
+		return wrapErr(ctx, "heal "+op, err)
+	}
+	if err := json.Unmarshal([]byte(res.Value.JSON("", "")), out); err != nil {
+		return &core.Error{Kind: core.KindBrowser, Msg: fmt.Sprintf("heal %s: bad result: %v", op, err), Err: err}
+	}
+	return nil
+}
+
+// Fingerprint describes el (an element of this tab) in one evaluation.
+func (f *frame) Fingerprint(ctx context.Context, el drivers.Element) (*drivers.Fingerprint, error) {
+	e, ok := el.(*element)
+	if !ok {
+		return nil, &core.Error{Kind: core.KindBrowser, Msg: fmt.Sprintf("fingerprint: not an element of this driver (%T)", el)}
+	}
+	var fp drivers.Fingerprint
+	if err := e.f.heal(ctx, e.obj, &fp, "fp"); err != nil {
+		return nil, err
+	}
+	return &fp, nil
+}
+
+// Candidates scores the document's elements (same-origin iframes
+// included) against fp in one evaluation.
+func (f *frame) Candidates(ctx context.Context, fp *drivers.Fingerprint, max int, visible bool) ([]drivers.HealCandidate, error) {
+	if fp == nil {
+		return nil, nil
+	}
+	var out []drivers.HealCandidate
+	if err := f.heal(ctx, nil, &out, "cands", fp, max, visible); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

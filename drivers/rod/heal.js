@@ -1,0 +1,251 @@
+// rpa's healing helper: fingerprints of elements and scoring of a page's
+// elements against one (package heal, docs/healing.md). Installed through
+// rod's helper cache after selectorgen's script (globalThis.__rpaSelGen:
+// role, accName, textOf, visible, selectors) and called as fn(op, ...args),
+// `this` bound to the element for 'fp'. Never reads a form field's value.
+(() => {
+  const G = globalThis.__rpaSelGen;
+  const norm = (s) => String(s == null ? '' : s).replace(/[\u200b\u200c\u200d\ufeff\u00ad]/g, '').replace(/[\s\u00a0]+/g, ' ').trim();
+  const cut = (s, n) => (s.length > n ? s.slice(0, n) : s);
+  const fields = new Set(['input', 'textarea', 'select']);
+  const clickTypes = new Set(['submit', 'button', 'reset', 'image']);
+  const isField = (el) => fields.has(el.localName) && !(el.localName === 'input' && clickTypes.has((el.type || '').toLowerCase())) || el.isContentEditable;
+  const keyAttrs = ['title', 'alt', 'aria-label', 'data-testid', 'data-test', 'data-qa', 'data-cy', 'for'];
+  const pathAttrs = ['href', 'src', 'action'];
+
+  function cls(el) {
+    return (typeof el.className === 'string' ? el.className : (el.getAttribute('class') || '')).trim().split(/\s+/).filter(Boolean).slice(0, 8);
+  }
+  function short(el) {
+    let s = el.localName;
+    if (el.id) s += '#' + el.id;
+    const c = cls(el);
+    if (c.length) s += '.' + c[0];
+    return s;
+  }
+  function ownText(el) {
+    if (isField(el) || el.localName === 'select') return '';
+    return cut(norm(el.textContent), 120);
+  }
+  function label(el) {
+    try {
+      if (el.labels && el.labels.length) return cut(norm(el.labels[0].textContent), 80);
+    } catch (e) { /* not labelable */ }
+    const l = el.closest && el.closest('label');
+    if (l && l !== el) return cut(norm(l.textContent), 80);
+    return '';
+  }
+  function sibText(el) {
+    if (!el || isField(el) || el.localName === 'select') return '';
+    return cut(norm(el.textContent), 40);
+  }
+  function neighbours(el) {
+    const out = [];
+    const push = (s) => { if (s && !out.includes(s) && out.length < 4) push0(s); };
+    const push0 = (s) => out.push(s);
+    push(sibText(el.previousElementSibling));
+    push(sibText(el.nextElementSibling));
+    const p = el.parentElement;
+    if (p) {
+      let own = '';
+      for (const n of p.childNodes) if (n.nodeType === 3) own += n.textContent;
+      push(cut(norm(own), 40));
+      if (out.length < 2) {
+        push(sibText(p.previousElementSibling));
+        push(sibText(p.nextElementSibling));
+      }
+    }
+    return out;
+  }
+  function path(u) {
+    try { const x = new URL(u, document.baseURI); return x.pathname + (x.hash || ''); } catch (e) { return u; }
+  }
+  function attrs(el) {
+    let o = null;
+    for (const k of keyAttrs) {
+      const v = el.getAttribute(k);
+      if (v) (o = o || {})[k] = cut(norm(v), 80);
+    }
+    for (const k of pathAttrs) {
+      const v = el.getAttribute(k);
+      if (v && !/^javascript:/i.test(v)) (o = o || {})[k] = cut(path(v), 80);
+    }
+    return o;
+  }
+  function typeOf(el) {
+    if (el.localName === 'input') return (el.getAttribute('type') || 'text').toLowerCase();
+    if (el.localName === 'button') return (el.getAttribute('type') || 'submit').toLowerCase();
+    return '';
+  }
+  function box(el) {
+    const r = el.getBoundingClientRect();
+    const w = el.ownerDocument.defaultView;
+    return { x: Math.round(r.x + w.scrollX), y: Math.round(r.y + w.scrollY), w: Math.round(r.width), h: Math.round(r.height) };
+  }
+  function fingerprint(el, depth) {
+    const anc = [];
+    for (let p = el.parentElement; p && anc.length < 5 && p.localName !== 'body' && p.localName !== 'html'; p = p.parentElement) anc.push(short(p));
+    const fp = {
+      tag: el.localName, id: el.id || '', classes: cls(el), name: el.getAttribute('name') || '', type: typeOf(el),
+      role: G.role(el) || '', accName: isField(el) && !el.labels ? '' : cut(norm(G.accName(el)), 120), text: ownText(el), label: label(el),
+      placeholder: cut(norm(el.getAttribute('placeholder') || ''), 80), attrs: attrs(el), ancestors: anc, neighbours: neighbours(el), box: box(el),
+    };
+    if (depth) fp.frame = depth;
+    return fp;
+  }
+
+  // Similarity of two short strings in [0, 1]: 1 when equal (ignoring
+  // case), else the better of word overlap and bigram overlap (Dice).
+  function sim(a, b) {
+    if (!a || !b) return 0;
+    a = a.toLowerCase(); b = b.toLowerCase();
+    if (a === b) return 1;
+    const wa = a.split(/[\s\-_:./#]+/).filter(Boolean), wb = new Set(b.split(/[\s\-_:./#]+/).filter(Boolean));
+    let common = 0;
+    for (const w of wa) if (wb.has(w)) common++;
+    const words = wa.length + wb.size ? (2 * common) / (wa.length + wb.size) : 0;
+    if (a.length < 2 || b.length < 2) return words;
+    const bg = new Map();
+    for (let i = 0; i < a.length - 1; i++) { const k = a.substr(i, 2); bg.set(k, (bg.get(k) || 0) + 1); }
+    let hit = 0;
+    for (let i = 0; i < b.length - 1; i++) { const k = b.substr(i, 2); const n = bg.get(k); if (n) { hit++; bg.set(k, n - 1); } }
+    const dice = (2 * hit) / (a.length + b.length - 2);
+    return Math.max(words, dice);
+  }
+  function setSim(a, b) {
+    if (!a || !b || !a.length || !b.length) return 0;
+    const s = new Set(b);
+    let n = 0;
+    for (const x of a) if (s.has(x)) n++;
+    return n / (a.length + b.length - n);
+  }
+  const clickTags = new Set(['button', 'a', 'summary']);
+  function group(fp) {
+    if (fields.has(fp.tag)) return clickTypes.has(fp.type) ? 'click' : 'field';
+    if (clickTags.has(fp.tag) || fp.role === 'button' || fp.role === 'link') return 'click';
+    return fp.tag;
+  }
+  function tagSim(fp, c) {
+    if (fp.tag === c.tag) return 1;
+    return group(fp) === group(c) ? 0.6 : 0;
+  }
+  // Weights of the features (docs/healing.md lists them); a feature counts
+  // only when the fingerprint has it.
+  const W = { tag: 1.5, id: 2, classes: 1, name: 2, type: 0.5, role: 1, accName: 3, text: 2, label: 2, placeholder: 1.5, attrs: 1, ancestors: 1, neighbours: 1.5, box: 1 };
+
+  // cheap scores the features that need no layout or accessible name.
+  function cheap(fp, c) {
+    let num = 0, den = 0;
+    const add = (w, has, s) => { if (has) { den += w; num += w * s; } };
+    add(W.tag, true, tagSim(fp, c));
+    add(W.id, fp.id, sim(fp.id, c.id));
+    add(W.classes, fp.classes && fp.classes.length, setSim(fp.classes, c.classes));
+    add(W.name, fp.name, fp.name === c.name ? 1 : sim(fp.name, c.name) * 0.8);
+    add(W.type, fp.type, fp.type === c.type ? 1 : 0);
+    add(W.text, fp.text, sim(fp.text, c.text));
+    add(W.placeholder, fp.placeholder, sim(fp.placeholder, c.placeholder));
+    return den ? num / den : 0;
+  }
+  function full(fp, c) {
+    let num = 0, den = 0;
+    const add = (w, has, s) => { if (has) { den += w; num += w * s; } };
+    add(W.tag, true, tagSim(fp, c));
+    add(W.id, fp.id, sim(fp.id, c.id));
+    add(W.classes, fp.classes && fp.classes.length, setSim(fp.classes, c.classes));
+    add(W.name, fp.name, fp.name === c.name ? 1 : sim(fp.name, c.name) * 0.8);
+    add(W.type, fp.type, fp.type === c.type ? 1 : 0);
+    add(W.role, fp.role, fp.role === c.role ? 1 : 0);
+    add(W.accName, fp.accName, sim(fp.accName, c.accName));
+    add(W.text, fp.text, sim(fp.text, c.text));
+    add(W.label, fp.label, sim(fp.label, c.label));
+    add(W.placeholder, fp.placeholder, sim(fp.placeholder, c.placeholder));
+    const ka = fp.attrs ? Object.keys(fp.attrs) : [];
+    if (ka.length) {
+      let s = 0;
+      for (const k of ka) s += c.attrs && c.attrs[k] ? sim(fp.attrs[k], c.attrs[k]) : 0;
+      add(W.attrs, true, s / ka.length);
+    }
+    if (fp.ancestors && fp.ancestors.length) {
+      // the nearest ancestors count most; a wrapper added shifts them by one
+      let s = 0, t = 0;
+      const ca = c.ancestors || [];
+      fp.ancestors.slice(0, 3).forEach((a, i) => {
+        const w = 1 / (i + 1);
+        t += w;
+        if (ca.includes(a)) s += w * (ca[i] === a ? 1 : 0.8);
+      });
+      add(W.ancestors, true, t ? s / t : 0);
+    }
+    if (fp.neighbours && fp.neighbours.length) {
+      let s = 0;
+      for (const n of fp.neighbours) {
+        let b = 0;
+        for (const m of c.neighbours || []) b = Math.max(b, sim(n, m));
+        s += b;
+      }
+      add(W.neighbours, true, s / fp.neighbours.length);
+    }
+    if (fp.box && (fp.box.w || fp.box.h)) {
+      const d = Math.hypot(fp.box.x - c.box.x, fp.box.y - c.box.y);
+      const size = Math.min(fp.box.w * fp.box.h, c.box.w * c.box.h) / Math.max(1, fp.box.w * fp.box.h, c.box.w * c.box.h);
+      add(W.box, true, 0.6 * Math.exp(-d / 300) + 0.4 * size);
+    }
+    return den ? num / den : 0;
+  }
+  function cheapOf(el) {
+    return { tag: el.localName, id: el.id || '', classes: cls(el), name: el.getAttribute('name') || '', type: typeOf(el),
+      text: ownText(el), placeholder: cut(norm(el.getAttribute('placeholder') || ''), 80) };
+  }
+  function docs(doc, depth, out) {
+    out.push([doc, depth]);
+    if (depth >= 3) return out;
+    for (const f of doc.querySelectorAll('iframe, frame')) {
+      let d = null;
+      try { d = f.contentDocument; } catch (e) { d = null; }
+      if (d && d.documentElement) docs(d, depth + 1, out);
+    }
+    return out;
+  }
+  function inGroup(g, el) {
+    const t = el.localName;
+    if (g === 'field') return (fields.has(t) && !(t === 'input' && clickTypes.has((el.type || '').toLowerCase()))) || el.isContentEditable || el.getAttribute('role') === 'textbox' || el.getAttribute('role') === 'combobox';
+    if (g === 'click') return clickTags.has(t) || (t === 'input' && clickTypes.has((el.type || '').toLowerCase())) || el.getAttribute('role') === 'button' || el.getAttribute('role') === 'link';
+    return t === g;
+  }
+  // candidates scores the elements of this document and of its
+  // same-origin iframes: a cheap pass over every element of fp's group,
+  // then the full score (role, accessible name, label, ancestors,
+  // neighbours, box) of the best 40.
+  function candidates(fp, max, needVisible) {
+    const g = group(fp);
+    const pre = [];
+    for (const [doc, depth] of docs(document, 0, [])) {
+      const all = doc.getElementsByTagName('*');
+      for (let i = 0; i < all.length; i++) {
+        const el = all[i];
+        if (!inGroup(g, el)) continue;
+        const c = cheapOf(el);
+        pre.push({ el, depth, c, s: cheap(fp, c) });
+      }
+    }
+    pre.sort((a, b) => b.s - a.s);
+    const scored = [];
+    for (const p of pre) {
+      if (scored.length >= 40) break;
+      if (needVisible && !G.visible(p.el)) continue;
+      const c = fingerprint(p.el, p.depth);
+      scored.push({ el: p.el, c, s: full(fp, c) });
+    }
+    scored.sort((a, b) => b.s - a.s);
+    return scored.slice(0, Math.max(1, max)).map((x) => ({
+      score: Math.round(x.s * 1000) / 1000, selectors: G.selectors(x.el, 5), desc: G.describe(x.el), frame: x.c.frame || 0, fingerprint: x.c,
+    }));
+  }
+  const ops = {
+    fp() { return fingerprint(this, 0); },
+    cands(fp, max, vis) { return candidates(fp, max, vis); },
+    // score: the full score of this element against fp (tests, benchmarks)
+    score(fp) { return full(fp, fingerprint(this, 0)); },
+  };
+  return function (op, ...a) { return ops[op].apply(this, a); };
+})()
