@@ -101,3 +101,13 @@ type ProblemWatcher interface {
 	// first (at most the last 200).
 	Problems() []Problem
 }
+
+// Thumbnailer is implemented by Pages that can take a small JPEG of the
+// viewport cheaply (the browser scales and encodes it), for evidence
+// "full". Optional, like Inspector. It does not mask fields by itself:
+// take it under MaskFields, as Capture does.
+type Thumbnailer interface {
+	// Thumbnail is a JPEG of the viewport scaled to at most maxW pixels
+	// wide, at quality q (1-100).
+	Thumbnail(ctx context.Context, maxW, q int) ([]byte, error)
+}

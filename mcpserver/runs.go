@@ -23,7 +23,8 @@ import (
 //
 //	rpa://runs/{id}                    the record as JSON (run + steps)
 //	rpa://runs/{id}/report.html        the HTML report
-//	rpa://runs/{id}/screenshots/{n}.png a screenshot (n: the step index)
+//	rpa://runs/{id}/screenshots/{n}.png a failure screenshot (n: the step index)
+//	rpa://runs/{id}/screenshots/{n}.jpg a step screenshot (evidence full)
 //
 // resources/list lists the most recent runs (RecentRuns of them).
 
@@ -48,7 +49,9 @@ func (s *Server) addRunResources() {
 		{Name: "run-report", Title: "A run's report", URITemplate: RunURIPrefix + "{id}/report.html", MIMEType: "text/html",
 			Description: "The run's self-contained HTML report (timeline, selectors, screenshots, errors)."},
 		{Name: "run-screenshot", Title: "A run's screenshot", URITemplate: RunURIPrefix + "{id}/screenshots/{n}.png", MIMEType: "image/png",
-			Description: "The screenshot taken at step n (at the failure; after every page action with evidence full)."},
+			Description: "The screenshot taken at a failed step n (the target outlined when it was found)."},
+		{Name: "run-step-screenshot", Title: "A run's step screenshot", URITemplate: RunURIPrefix + "{id}/screenshots/{n}.jpg", MIMEType: "image/jpeg",
+			Description: "The small screenshot taken after page action n (evidence full)."},
 	} {
 		s.srv.AddResourceTemplate(t, s.readRun)
 	}
@@ -141,16 +144,22 @@ func (s *Server) readRun(ctx context.Context, req *mcp.ReadResourceRequest) (*mc
 			}
 		}
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/html", Text: string(b)}}}, nil
-	case strings.HasPrefix(sub, "screenshots/") && strings.HasSuffix(sub, ".png"):
-		n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(sub, "screenshots/"), ".png"))
+	case strings.HasPrefix(sub, "screenshots/") && (strings.HasSuffix(sub, ".png") || strings.HasSuffix(sub, ".jpg")):
+		name := strings.TrimPrefix(sub, "screenshots/")
+		ext := filepath.Ext(name)
+		n, err := strconv.Atoi(strings.TrimSuffix(name, ext))
 		if err != nil || n < 0 {
 			return nil, mcp.ResourceNotFoundError(uri)
 		}
-		b, err := os.ReadFile(filepath.Join(st.RunDir(id), "screenshots", strconv.Itoa(n)+".png"))
+		b, err := os.ReadFile(filepath.Join(st.RunDir(id), "screenshots", strconv.Itoa(n)+ext))
 		if err != nil {
 			return nil, mcp.ResourceNotFoundError(uri)
 		}
-		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "image/png", Blob: b}}}, nil
+		mime := "image/png"
+		if ext == ".jpg" {
+			mime = "image/jpeg"
+		}
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mime, Blob: b}}}, nil
 	}
 	return nil, mcp.ResourceNotFoundError(uri)
 }
@@ -162,8 +171,11 @@ func runRecord(st *runs.Store, r *runs.Run) (*RunRecord, error) {
 		return nil, err
 	}
 	rec := &RunRecord{Run: r, Steps: steps, Report: RunURIPrefix + r.ID + "/" + report.FileName, Screenshots: []string{}}
-	files, _ := filepath.Glob(filepath.Join(st.RunDir(r.ID), "screenshots", "*.png"))
+	files, _ := filepath.Glob(filepath.Join(st.RunDir(r.ID), "screenshots", "*.*"))
 	for _, f := range files {
+		if e := filepath.Ext(f); e != ".png" && e != ".jpg" {
+			continue
+		}
 		rec.Screenshots = append(rec.Screenshots, RunURIPrefix+r.ID+"/screenshots/"+filepath.Base(f))
 	}
 	if b, err := os.ReadFile(filepath.Join(st.RunDir(r.ID), "failure.json")); err == nil && json.Valid(b) {

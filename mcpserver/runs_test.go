@@ -119,7 +119,7 @@ func TestRunsOverMCP(t *testing.T) {
 		t.Fatalf("resources/list lacks the run: %+v", list.Resources)
 	}
 	tl, err := cs.ListResourceTemplates(ctx, nil)
-	if err != nil || len(tl.ResourceTemplates) != 3 {
+	if err != nil || len(tl.ResourceTemplates) != 4 {
 		t.Fatalf("templates: %+v %v", tl, err)
 	}
 	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "rpa://runs/" + id})

@@ -170,6 +170,10 @@ type owner struct {
 	start int64
 }
 
+// schemaHooks are the schemas of tables other files of the package add
+// (fingerprint.go); Open creates them after the runs and steps tables.
+var schemaHooks []string
+
 // DBName is the database file inside the store's folder.
 const DBName = "runs.db"
 
@@ -241,9 +245,11 @@ func Open(home string, opts Options) (*Store, error) {
 		opts.MaxBytes = DefaultMaxBytes
 	}
 	s := &Store{dir: dir, db: db, opts: opts, me: self()}
-	if _, err := db.Exec(schema); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("run store %s: %w", path, err)
+	for _, sc := range append([]string{schema}, schemaHooks...) {
+		if _, err := db.Exec(sc); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("run store %s: %w", path, err)
+		}
 	}
 	if err := s.markInterrupted(); err != nil {
 		db.Close()

@@ -25,7 +25,30 @@ var snapshotSource string
 var (
 	_ drivers.Inspector      = (*frame)(nil)
 	_ drivers.ProblemWatcher = (*page)(nil)
+	_ drivers.Thumbnailer    = (*page)(nil)
 )
+
+// Thumbnail is a JPEG of the viewport at most maxW wide
+// (drivers.Thumbnailer); Chromium scales and encodes it.
+func (p *page) Thumbnail(ctx context.Context, maxW, q int) ([]byte, error) {
+	rp := p.rp.Context(ctx)
+	m, err := proto.PageGetLayoutMetrics{}.Call(rp)
+	if err != nil {
+		return nil, wrapErr(ctx, "screenshot", err)
+	}
+	clip := &proto.PageViewport{Width: ViewportWidth, Height: ViewportHeight, Scale: 1}
+	if v := m.CSSVisualViewport; v != nil && v.ClientWidth >= 1 && v.ClientHeight >= 1 {
+		clip.X, clip.Y, clip.Width, clip.Height = v.PageX, v.PageY, v.ClientWidth, v.ClientHeight
+	}
+	if maxW > 0 && float64(maxW) < clip.Width {
+		clip.Scale = float64(maxW) / clip.Width
+	}
+	res, err := proto.PageCaptureScreenshot{Format: proto.PageCaptureScreenshotFormatJpeg, Quality: &q, Clip: clip}.Call(rp)
+	if err != nil {
+		return nil, wrapErr(ctx, "screenshot", err)
+	}
+	return res.Data, nil
+}
 
 // Diagnose looks once at each selector (drivers.Inspector).
 func (f *frame) Diagnose(ctx context.Context, sels []string, want drivers.Checks) ([]drivers.SelectorReport, error) {

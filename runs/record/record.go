@@ -257,7 +257,7 @@ func (r *Recorder) Event(ev interp.Event) {
 			r.failed.shotTaken = true
 		}
 	case r.run.Evidence == runs.EvidenceFull && pageAction && page != nil:
-		r.screenshot(page, ev.Index, nil)
+		r.thumbnail(page, ev.Index)
 	}
 }
 
@@ -325,7 +325,7 @@ func (r *Recorder) targetBox(ev *interp.Evidence) *drivers.Box {
 func (r *Recorder) screenshot(p drivers.Page, index int, box *drivers.Box) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	png, err := p.Screenshot(ctx, false)
+	png, err := drivers.Capture(ctx, p, nil, false, r.holds)
 	if err != nil {
 		r.write(map[string]any{"kind": "screenshot", "index": index, "error": r.mask.String(err.Error())})
 		return ""
@@ -342,6 +342,47 @@ func (r *Recorder) screenshot(p drivers.Page, index int, box *drivers.Box) strin
 	r.shots++
 	r.write(map[string]any{"kind": "screenshot", "index": index, "file": "screenshots/" + name, "outlined": box != nil})
 	return name
+}
+
+// holds reports whether a field's value holds a secret of the run (its
+// secret arguments and extra secrets): drivers.Capture masks such fields
+// and password fields before a picture.
+func (r *Recorder) holds(v string) bool { return r.mask.IsSecret(v) || r.mask.String(v) != v }
+
+// ThumbWidth and ThumbQuality shape the step screenshots of evidence
+// "full" (JPEG).
+const (
+	ThumbWidth   = 640
+	ThumbQuality = 60
+)
+
+// thumbnail saves a small JPEG of p as screenshots/INDEX.jpg (evidence
+// full), secrets masked; pages without drivers.Thumbnailer get a PNG.
+func (r *Recorder) thumbnail(p drivers.Page, index int) {
+	tp, ok := p.(drivers.Thumbnailer)
+	if !ok {
+		r.screenshot(p, index, nil)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	restore, err := drivers.MaskFields(ctx, p, r.holds)
+	if err != nil {
+		r.write(map[string]any{"kind": "screenshot", "index": index, "error": r.mask.String(err.Error())})
+		return
+	}
+	jpg, err := tp.Thumbnail(ctx, ThumbWidth, ThumbQuality)
+	restore()
+	if err != nil {
+		r.write(map[string]any{"kind": "screenshot", "index": index, "error": r.mask.String(err.Error())})
+		return
+	}
+	name := fmt.Sprintf("%d.jpg", index)
+	if err := writeFile(filepath.Join(r.dir, "screenshots", name), jpg); err != nil {
+		return
+	}
+	r.shots++
+	r.write(map[string]any{"kind": "screenshot", "index": index, "file": "screenshots/" + name})
 }
 
 // write appends one line to events.jsonl ("t" is ms since the start).

@@ -210,7 +210,7 @@ func TestFullEvidence(t *testing.T) {
 	if fin.Packet != nil {
 		t.Fatal("a packet for a run that succeeded")
 	}
-	shots, _ := filepath.Glob(filepath.Join(fin.Dir, "screenshots", "*.png"))
+	shots, _ := filepath.Glob(filepath.Join(fin.Dir, "screenshots", "*.jpg"))
 	if len(shots) != 4 {
 		t.Fatalf("%d screenshots, want one per page action (4): %v", len(shots), shots)
 	}

@@ -194,17 +194,26 @@ func Render(w io.Writer, s *runs.Store, id string, o Options) error {
 // (step of the error line) first, then the step shots newest first; the
 // oldest ones that do not fit are dropped (counted in Dropped).
 func (v *view) placeShots(dir string, budget int) {
-	files, _ := filepath.Glob(filepath.Join(dir, "screenshots", "*.png"))
+	files, _ := filepath.Glob(filepath.Join(dir, "screenshots", "*.*"))
 	type shot struct {
 		index int
 		path  string
 	}
-	var shots []shot
+	byIndex := map[int]string{}
 	for _, f := range files {
-		n, err := strconv.Atoi(strings.TrimSuffix(filepath.Base(f), ".png"))
-		if err == nil {
-			shots = append(shots, shot{n, f})
+		base := filepath.Base(f)
+		ext := filepath.Ext(base)
+		if ext != ".png" && ext != ".jpg" {
+			continue
 		}
+		n, err := strconv.Atoi(strings.TrimSuffix(base, ext))
+		if err == nil && (byIndex[n] == "" || ext == ".png") {
+			byIndex[n] = f // a step with both: the PNG (a failure's)
+		}
+	}
+	var shots []shot
+	for n, f := range byIndex {
+		shots = append(shots, shot{n, f})
 	}
 	sort.Slice(shots, func(i, j int) bool { return shots[i].index > shots[j].index }) // newest first
 	failIdx := -1
@@ -250,7 +259,10 @@ func (v *view) placeShots(dir string, budget int) {
 		if !ok {
 			continue
 		}
-		jpg, err := Shrink(data, 640, 60)
+		jpg := data
+		if filepath.Ext(sh.path) != ".jpg" { // step JPEGs are already small
+			jpg, err = Shrink(data, 640, 60)
+		}
 		if err != nil || cost(jpg) > budget {
 			v.Dropped++
 			continue
