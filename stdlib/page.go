@@ -49,10 +49,14 @@ func open(ctx context.Context, c *Call) (any, error) {
 	if err := checkOpenFile(c, u); err != nil {
 		return nil, err
 	}
+	limit := time.Duration(0)
+	if dl, ok := ctx.Deadline(); ok {
+		limit = time.Until(dl)
+	}
 	if c.Env.CurrentPage() == nil && c.Env.Browser() != nil {
 		p, err := c.Env.Browser().NewPage(ctx, u)
 		if err != nil {
-			return nil, err
+			return nil, openTimeout(u, limit, err)
 		}
 		c.Env.SetPage(p, nil)
 		return nil, nil
@@ -61,7 +65,21 @@ func open(ctx context.Context, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nil, p.Navigate(ctx, u)
+	return nil, openTimeout(u, limit, p.Navigate(ctx, u))
+}
+
+// openTimeout says which URL did not load and within what limit (the
+// step's time left when open started), the same under rpa run and serve.
+func openTimeout(u string, limit time.Duration, err error) error {
+	if err == nil || core.KindOf(err) != core.KindTimeout || limit <= 0 {
+		return err
+	}
+	if limit > time.Second {
+		limit = limit.Round(100 * time.Millisecond)
+	} else {
+		limit = limit.Round(time.Millisecond)
+	}
+	return &core.Error{Kind: core.KindTimeout, Msg: fmt.Sprintf("%s did not load within %s", u, limit), Err: err}
 }
 
 func pageDo(ctx context.Context, c *Call, f func(drivers.Page, context.Context) error) error {
