@@ -96,6 +96,11 @@ func (sf *serverFlags) build(cmd string, stderr io.Writer, opts mcpserver.Option
 		level = slog.LevelDebug
 	}
 	s.log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	if sf.show && sf.remote == "" {
+		if msg := noDisplay("drop --show to run headless"); msg != "" { // display.go
+			return fail(fmt.Errorf("--show: %s", msg))
+		}
+	}
 	var err error
 	if s.pool, err = newProfilePool(sf.show, sf.remote, sf.idle, s.log, sf.limits); err != nil {
 		return fail(err)

@@ -77,6 +77,12 @@ func runRecord(args []string, stdout, stderr io.Writer) int {
 		}
 		opts.UserDataDir = dir
 	}
+	if !*headless {
+		if msg := noDisplay("record with --headless and drive the browser over the DevTools URL it prints"); msg != "" { // display.go
+			fmt.Fprintf(stderr, "rpa record: %s\n", msg)
+			return exitUsage
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	sess, err := recorder.Start(ctx, opts)
