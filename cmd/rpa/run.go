@@ -225,6 +225,12 @@ func execute(ctx context.Context, f *lang.Flow, typed map[string]any, rf *runFla
 	}
 	defer cancel()
 
+	if rf.show && rf.remote == "" {
+		if msg := noDisplay("drop --show to run headless (the default)"); msg != "" { // display.go
+			fmt.Fprintf(stderr, "rpa %s: --show: %s\n", rf.cmd, msg)
+			return nil, exitUsage
+		}
+	}
 	prog := &interp.Progress{W: stderr, Live: isTerminal(stderr), Quiet: rf.json, NoLog: rf.nolog}
 	launchCtx, lcancel := context.WithTimeout(runCtx, 60*time.Second)
 	br, err := rodd.New().Launch(launchCtx, drivers.LaunchOptions{
@@ -238,12 +244,6 @@ func execute(ctx context.Context, f *lang.Flow, typed map[string]any, rf *runFla
 		if runCtx.Err() != nil {
 			fmt.Fprintf(stderr, "rpa %s: the run was stopped by --timeout %s while the browser was starting\n", rf.cmd, rf.timeout)
 			return nil, exitFailed
-	if rf.show && rf.remote == "" {
-		if msg := noDisplay("drop --show to run headless (the default)"); msg != "" { // display.go
-			fmt.Fprintf(stderr, "rpa %s: --show: %s\n", rf.cmd, msg)
-			return nil, exitUsage
-		}
-	}
 		}
 		if ie := (*drivers.InUseError)(nil); errors.As(err, &ie) {
 			// Another rpa process holds the profile: bad input, not a crash.
