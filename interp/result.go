@@ -19,6 +19,8 @@ type Result struct {
 	DurationMs       int64         `json:"durationMs"`
 	// Log is the run log (`log` lines, dialogs seen, skipped actions), masked.
 	Log []string `json:"log,omitempty"`
+	// checkpoint is what a failed run leaves for a resume (resume.go).
+	checkpoint *Checkpoint
 }
 
 // StepResult is one executed action (loop iterations each count).

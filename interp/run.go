@@ -28,6 +28,12 @@ type Options struct {
 	Host core.Host
 	// Defaults optionally overrides the flow's defaults (tests).
 	Defaults *Defaults
+	// Resume, when set, resumes the failed run it comes from
+	// (Result.Checkpoint; resume.go): its top-level names as they stood,
+	// from the top-level statement holding line ResumeFrom (0: the failed
+	// line). Args should be the checkpoint's. The result is a new run.
+	Resume     *Checkpoint
+	ResumeFrom int
 }
 
 // Run executes f and returns its result and the current tab at the end

@@ -134,6 +134,7 @@ func (r *runner) runFlow(fl *lang.Flow) {
 	fr := &frame{flow: fl, defs: r.settingsOf(fl.File)}
 	args, err := checkArgs(fl.File, r.opts.Args)
 	var rerr *RunError
+	var sc *Scope
 	if err != nil {
 		rerr = &RunError{Message: err.Error(), Line: fl.File.Range.Start.Line, File: fl.Path, Code: FlowFailedCode, Kind: core.KindExpression, cause: err}
 	} else {
@@ -141,8 +142,14 @@ func (r *runner) runFlow(fl *lang.Flow) {
 		if isStraight(fl.File.Body) {
 			r.total = countActions(fl.File.Body)
 		}
-		sc := NewScope(args, true).Child()
-		_, err = r.block(fr, fl.File.Body, sc)
+		sc = NewScope(args, true).Child()
+		body := fl.File.Body
+		if r.opts.Resume != nil {
+			body, err = r.resumeBody(fl, args, sc) // resume.go
+		}
+		if err == nil {
+			_, err = r.block(fr, body, sc)
+		}
 		if err != nil {
 			rerr = r.asRunError(err, fl)
 		}
@@ -153,6 +160,7 @@ func (r *runner) runFlow(fl *lang.Flow) {
 		return
 	}
 	r.finish(fr.outputs, rerr)
+	r.keepCheckpoint(fl, args, sc, rerr) // resume.go
 }
 
 // finish fills the totals of r.res; r.mu is held.
