@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -41,6 +42,15 @@ type env struct {
 	wantN  int
 	want0  demoapp.Record
 	tmpDir string
+
+	// warm profiles that keep their tab: one for the one-flow figure, four
+	// (each its own profile = browser context on the shared browser) for
+	// the parallel one; the floor's counterparts
+	tab       *rpaSlot
+	par       []*rpaSlot
+	floorTab  *floorSlot
+	floorPar  []*floorSlot
+	parallelN int
 }
 
 // chromium starts Chromium with exactly the command line rpa's driver uses
@@ -120,7 +130,24 @@ func setup(tb testing.TB) *env {
 	recs := demoapp.Records(region)
 	e := &env{base: srv.URL, ws: ws, rpaBr: rpaBr, rodBr: rodBr, flow: loadFlow(tb),
 		wantN: min(50, len(recs)), want0: recs[0], tmpDir: dir}
+	e.parallelN = 4
+	e.tab = &rpaSlot{br: rpaBr}
+	for i := 0; i < e.parallelN; i++ {
+		b, err := rodd.New().Launch(ctx, drivers.LaunchOptions{Remote: ws})
+		if err != nil {
+			kill()
+			tb.Fatal(err)
+		}
+		e.par = append(e.par, &rpaSlot{br: b})
+	}
+	e.floorTab = newFloorSlot(tb, rodBr, true)
+	for i := 0; i < e.parallelN; i++ {
+		e.floorPar = append(e.floorPar, newFloorSlot(tb, rodBr, true))
+	}
 	e.close = func() {
+		for _, s := range e.par {
+			_ = s.br.Close()
+		}
 		_ = rpaBr.Close()
 		_ = rodBr.Close()
 		kill()
@@ -133,40 +160,62 @@ func setup(tb testing.TB) *env {
 // check fails unless rows are the first page of the region.
 func (e *env) check(tb testing.TB, rows []map[string]any) {
 	tb.Helper()
+	if err := e.checkErr(rows); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func (e *env) checkErr(rows []map[string]any) error {
 	if len(rows) != e.wantN {
-		tb.Fatalf("got %d rows, want %d", len(rows), e.wantN)
+		return fmt.Errorf("got %d rows, want %d", len(rows), e.wantN)
 	}
 	if rows[0]["date"] != e.want0.Date || rows[0]["kWh"] != e.want0.KWh {
-		tb.Fatalf("first row %v, want %+v", rows[0], e.want0)
+		return fmt.Errorf("first row %v, want %+v", rows[0], e.want0)
 	}
+	return nil
 }
 
 // ---- rpa: the interpreter running the flow ----
 
 // stepMs, when not nil, accumulates the time of each action of the
 // interpreter runs by "N-action" (benchmarks report it per flow).
-var stepMs map[string]float64
+var (
+	stepMs map[string]float64
+	stepMu sync.Mutex
+)
 
 func runInterp(tb testing.TB, e *env, br drivers.Browser) {
 	tb.Helper()
-	args, err := interp.ParseArgs(e.flow, map[string]string{"username": demoapp.DemoUsername,
-		"password": demoapp.DemoPassword, "region": region, "base_url": e.base})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	res, page := interp.Run(ctx, e.flow, interp.Options{Args: args, Browser: br})
+	page, err := interpFlow(e, br, nil)
 	if page != nil {
 		defer page.Close()
 	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// interpFlow runs the flow on br, starting in page when not nil (a warm
+// profile's tab, as the MCP server keeps it between calls), and returns
+// the tab it ended on.
+func interpFlow(e *env, br drivers.Browser, page drivers.Page) (drivers.Page, error) {
+	args, err := interp.ParseArgs(e.flow, map[string]string{"username": demoapp.DemoUsername,
+		"password": demoapp.DemoPassword, "region": region, "base_url": e.base})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, page := interp.Run(ctx, e.flow, interp.Options{Args: args, Browser: br, Page: page})
 	if !res.Success {
-		tb.Fatalf("flow failed: %+v", res.Error)
+		return page, fmt.Errorf("flow failed: %+v", res.Error)
 	}
 	if stepMs != nil {
+		stepMu.Lock()
 		for _, r := range res.Results {
 			stepMs[fmt.Sprintf("%d-%s", r.Index, r.Action)] += float64(r.DurationMs)
 		}
+		stepMu.Unlock()
 	}
 	out, _ := res.Outputs.(map[string]any)
 	list, _ := out["rows"].([]any)
@@ -174,7 +223,19 @@ func runInterp(tb testing.TB, e *env, br drivers.Browser) {
 	for i, r := range list {
 		rows[i], _ = r.(map[string]any)
 	}
-	e.check(tb, rows)
+	return page, e.checkErr(rows)
+}
+
+// rpaSlot is one warm profile: its browser and the tab it keeps.
+type rpaSlot struct {
+	br   drivers.Browser
+	page drivers.Page
+}
+
+func (s *rpaSlot) run(e *env) error {
+	p, err := interpFlow(e, s.br, s.page)
+	s.page = p
+	return err
 }
 
 // ---- go-rod by hand, with its defaults ----
@@ -253,10 +314,18 @@ func runFloor(tb testing.TB, e *env, br *rod.Browser) {
 		tb.Fatal(err)
 	}
 	defer page.MustClose()
-	// Wait on lifecycle events by loader id, so a late event of the
-	// about:blank document is never taken for the next one.
-	if err := (proto.PageSetLifecycleEventsEnabled{Enabled: true}).Call(page); err != nil {
+	if err := floorFlow(e, page); err != nil {
 		tb.Fatal(err)
+	}
+}
+
+// floorFlow is the floor's flow on page (a tab of its own, new or kept).
+func floorFlow(e *env, page *rod.Page) error {
+	page = page.Timeout(60 * time.Second)
+	// Wait on lifecycle events by loader id, so a late event of the
+	// previous document is never taken for the next one.
+	if err := (proto.PageSetLifecycleEventsEnabled{Enabled: true}).Call(page); err != nil {
+		return err
 	}
 	dcl := func(match func(proto.NetworkLoaderID) bool) func() {
 		return page.EachEvent(func(ev *proto.PageLifecycleEvent) bool {
@@ -264,27 +333,71 @@ func runFloor(tb testing.TB, e *env, br *rod.Browser) {
 		})
 	}
 	var login proto.NetworkLoaderID
-	loaded := dcl(func(id proto.NetworkLoaderID) bool { return id == login })
+	var mu sync.Mutex
+	loaded := dcl(func(id proto.NetworkLoaderID) bool { mu.Lock(); defer mu.Unlock(); return id == login })
 	nav, err := (proto.PageNavigate{URL: e.base + "/login"}).Call(page)
 	if err != nil {
-		tb.Fatal(err)
+		return err
 	}
+	mu.Lock()
 	login = nav.LoaderID
+	mu.Unlock()
 	loaded()
 	loaded = dcl(func(id proto.NetworkLoaderID) bool { return id != login })
 	if _, err := page.Evaluate(rod.Eval(loginJS, demoapp.DemoUsername, demoapp.DemoPassword).ByUser()); err != nil {
-		tb.Fatal(err)
+		return err
 	}
 	loaded()
 	res, err := page.Evaluate(rod.Eval(queryJS, region).ByPromise())
 	if err != nil {
-		tb.Fatal(err)
+		return err
 	}
 	var rows []map[string]any
 	if err := json.Unmarshal([]byte(res.Value.JSON("", "")), &rows); err != nil {
+		return err
+	}
+	return e.checkErr(rows)
+}
+
+// floorSlot is the floor's warm profile: a browser context and a tab of
+// its own, kept between flows.
+type floorSlot struct{ page *rod.Page }
+
+func newFloorSlot(tb testing.TB, br *rod.Browser, ownContext bool) *floorSlot {
+	tb.Helper()
+	req := proto.TargetCreateTarget{URL: "about:blank"}
+	if ownContext {
+		c, err := proto.TargetCreateBrowserContext{DisposeOnDetach: true}.Call(br)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		req.BrowserContextID = c.BrowserContextID
+		req.NewWindow = true
+	}
+	page, err := br.Page(req)
+	if err != nil {
 		tb.Fatal(err)
 	}
-	e.check(tb, rows)
+	return &floorSlot{page: page}
+}
+
+// ---- four flows on four profiles at once, one browser ----
+
+// parallel runs fn for each slot at once and returns the first error.
+func parallel(n int, fn func(i int) error) error {
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = fn(i) }()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ---- step by step: one DevTools round trip per step, event-driven ----
@@ -390,7 +503,15 @@ func coldRod(tb testing.TB, e *env, i int, run func(testing.TB, *env, *rod.Brows
 	run(tb, e, br)
 }
 
-// variants are the benchmarked implementations, warm then cold.
+func must(tb testing.TB, err error) {
+	tb.Helper()
+	if err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// variants are the benchmarked implementations: warm with a kept tab
+// (tab/), four at once (par4/), warm with a new tab per flow (warm/), cold.
 func variants(e *env) []struct {
 	name string
 	run  func(testing.TB, int)
@@ -399,6 +520,17 @@ func variants(e *env) []struct {
 		name string
 		run  func(testing.TB, int)
 	}{
+		// one flow on a warm profile that keeps its tab (an MCP call)
+		{"tab/rpa", func(tb testing.TB, _ int) { must(tb, e.tab.run(e)) }},
+		{"tab/floor", func(tb testing.TB, _ int) { must(tb, floorFlow(e, e.floorTab.page)) }},
+		// four flows on four profiles at once on the one attached browser
+		{"par4/rpa", func(tb testing.TB, _ int) {
+			must(tb, parallel(e.parallelN, func(i int) error { return e.par[i].run(e) }))
+		}},
+		{"par4/floor", func(tb testing.TB, _ int) {
+			must(tb, parallel(e.parallelN, func(i int) error { return floorFlow(e, e.floorPar[i].page) }))
+		}},
+		// a new tab per flow
 		{"warm/rpa", func(tb testing.TB, _ int) { runInterp(tb, e, e.rpaBr) }},
 		{"warm/rod-defaults", func(tb testing.TB, _ int) { runRod(tb, e, e.rodBr) }},
 		{"warm/steps", func(tb testing.TB, _ int) { runSteps(tb, e, e.rodBr) }},
@@ -454,6 +586,9 @@ func TestVariants(t *testing.T) {
 // It runs only when RPA_BENCH_ROUNDS is set:
 //
 //	RPA_BENCH_ROUNDS=15 go test ./bench -run TestSpeedTable -v
+//
+// RPA_BENCH_ONLY=tab,par4 limits it to those groups. The machine's load
+// average is logged with the table: compare ratios within one run.
 func TestSpeedTable(t *testing.T) {
 	rounds, _ := strconv.Atoi(os.Getenv("RPA_BENCH_ROUNDS"))
 	if rounds <= 0 {
@@ -462,6 +597,18 @@ func TestSpeedTable(t *testing.T) {
 	e := setup(t)
 	defer e.close()
 	vs := variants(e)
+	if only := os.Getenv("RPA_BENCH_ONLY"); only != "" {
+		// a comma-separated list of groups (tab,par4,warm,cold)
+		keep := vs[:0]
+		for _, v := range vs {
+			if strings.Contains(","+only+",", ","+v.name[:strings.Index(v.name, "/")]+",") {
+				keep = append(keep, v)
+			}
+		}
+		vs = keep
+	}
+	lb, _ := os.ReadFile("/proc/loadavg")
+	loadBefore := strings.TrimSpace(string(lb))
 	times := make([][]float64, len(vs))
 	for _, v := range vs {
 		v.run(t, -1) // warm the caches, untimed
@@ -492,5 +639,6 @@ func TestSpeedTable(t *testing.T) {
 		group := v.name[:strings.Index(v.name, "/")]
 		fmt.Fprintf(&b, "%-20s %10.0f %10.0f %8.2f\n", v.name, med(s), s[0], med(s)/floor[group])
 	}
-	t.Logf("%d rounds:%s", rounds, b.String())
+	load, _ := os.ReadFile("/proc/loadavg")
+	t.Logf("%d rounds (load average before: %s, after: %s):%s", rounds, loadBefore, strings.TrimSpace(string(load)), b.String())
 }

@@ -33,6 +33,9 @@ type page struct {
 	seqNext   int64
 	navSeq    int64 // main-frame navigations seen (incl. same-document)
 	lastNav   navRecord
+	// curURL is the top document's URL as the navigation events tell it
+	// ("" until the first one is seen: then WaitURL asks the page once)
+	curURL string
 	dialogs   []drivers.Dialog
 	accept    bool
 	text      string
@@ -159,6 +162,7 @@ func (p *page) loop(events <-chan *rod.Message) {
 				p.navSeq++
 				p.lastNav = navRecord{seq: p.navSeq, loaderID: e.Frame.LoaderID,
 					restored: e.Type == proto.PageNavigationTypeBackForwardCacheRestore}
+				p.curURL = e.Frame.URL + e.Frame.URLFragment
 				p.notify()
 				p.mu.Unlock()
 			}
@@ -168,6 +172,7 @@ func (p *page) loop(events <-chan *rod.Message) {
 				p.mu.Lock()
 				p.navSeq++
 				p.lastNav = navRecord{seq: p.navSeq, sameDoc: true}
+				p.curURL = e.URL
 				p.notify()
 				p.mu.Unlock()
 			}
@@ -443,33 +448,46 @@ const docStateJS = `() => {
 }`
 
 // WaitURL waits until the top document's URL matches pattern and that
-// document reached DOMContentLoaded.
+// document reached DOMContentLoaded. It waits on the navigation and
+// lifecycle events of the tab (no polling, no round trip); only until the
+// tab's first navigation event was seen (a tab attached after it loaded)
+// it asks the page. A same-document or back-forward-cache navigation is
+// loaded when it happens.
 func (p *page) WaitURL(ctx context.Context, pattern string) error {
 	if _, err := MatchURL(pattern, ""); err != nil {
 		return err
 	}
 	last := ""
 	for {
-		v, err := p.evalValue(ctx, docStateJS)
-		if err == nil {
-			arr := v.Arr()
-			if len(arr) == 2 {
-				last = arr[0].Str()
-				ok, _ := MatchURL(pattern, last)
-				if ok && arr[1].Str() != "loading" {
-					return nil
-				}
-			}
-		} else if ctx.Err() != nil {
-			break
-		}
 		p.mu.Lock()
+		known, cur, nav := p.curURL != "", p.curURL, p.lastNav
+		ready := known && (nav.sameDoc || nav.restored || p.loadedSince(nav.loaderID))
 		w := p.wake
 		p.mu.Unlock()
+		if known {
+			last = cur
+			if ok, _ := MatchURL(pattern, cur); ok && ready {
+				return nil
+			}
+		} else {
+			v, err := p.evalValue(ctx, docStateJS)
+			if err == nil {
+				if arr := v.Arr(); len(arr) == 2 {
+					last = arr[0].Str()
+					if ok, _ := MatchURL(pattern, last); ok && arr[1].Str() != "loading" {
+						return nil
+					}
+				}
+			}
+		}
+		var tick <-chan time.Time
+		if !known {
+			tick = time.After(50 * time.Millisecond)
+		}
 		select {
 		case <-ctx.Done():
 		case <-w:
-		case <-time.After(50 * time.Millisecond):
+		case <-tick:
 		}
 		if ctx.Err() != nil {
 			break

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -32,7 +33,21 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	srv := httptest.NewServer(http.FileServer(http.Dir("testdata")))
+	mux := http.NewServeMux()
+	mux.Handle("/", http.FileServer(http.Dir("testdata")))
+	// case 42's late stylesheet, served after ?ms=
+	mux.HandleFunc("/42-late-stylesheet/slow.css", func(w http.ResponseWriter, r *http.Request) {
+		ms, _ := strconv.Atoi(r.URL.Query().Get("ms"))
+		select {
+		case <-time.After(time.Duration(ms) * time.Millisecond):
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Content-Type", "text/css")
+		w.Header().Set("Cache-Control", "no-store")
+		fmt.Fprint(w, "#banner { height: 200px !important }")
+	})
+	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	baseURL = srv.URL
 	dir, err := os.MkdirTemp("", "rpa-cases-")
@@ -160,7 +175,22 @@ var cases = []tcase{
 			map[string]any{"Rechnungsnummer": "INV-2024-0042", "Lieferant": "M\u00fcller & S\u00f6hne", "Betrag (EUR)": "12 480,00", "F\u00e4llig am": "31.07.2024", "Status": ""},
 			map[string]any{"Rechnungsnummer": "INV-2024-0108", "Lieferant": "Allgemeine Versicherungsgesellschaft", "Betrag (EUR)": "1 250 000,00", "F\u00e4llig am": "01.08.2024", "Status": "\u00fcberf\u00e4llig"},
 		},
-		"amount": "12480,00", "result": "selected:INV-2024-0042"}},
+		"amount": "12480,00", "result": "selected:INV-2024-0042"}},	{flow: "case40_styled_toggles", want: map[string]any{
+		"result": "terms,dark,alerts,promo,plan=pro",
+		"prefs":  map[string]any{"terms": true, "news": false, "dark": true, "alerts": true, "promo": true, "plan": "pro"}}},
+	{flow: "case41_cascading_selects", want: map[string]any{"result": "de/by/late"}},
+	{flow: "case42_late_stylesheet", want: map[string]any{"result": "saved", "decoyHits": "0"}},
+	{flow: "case43_virtual_grid", want: map[string]any{
+		"opened": "open:Item 0010", "name": "Item 0012", "count": float64(8), "first": "Item 0033"}},
+	{flow: "case44_sticky_and_scroll_boxes", want: map[string]any{
+		"result": "clicked:Row 30,Row 31,Row 43,deep,wide", "barHits": "0"}},
+	{flow: "case45_invisible_characters", want: map[string]any{
+		"title": "Offene Rechnungen",
+		"rows": []any{
+			map[string]any{"Rechnungsnummer": "A-2024-0001", "Betrag (EUR)": "1 200,00", "Status": ""},
+			map[string]any{"Rechnungsnummer": "A-2024-0002", "Betrag (EUR)": "35,50", "Status": "offen"},
+		},
+		"row": "row:A-2", "bank": "v", "ref": "RE-77 A"}},
 }
 
 // TestCases runs every case flow against its page in headless Chromium and
