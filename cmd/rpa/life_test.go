@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -28,7 +29,7 @@ import (
 // real headless Chromium, a page served by the test.
 
 // lifeSite serves a plain page at / and counts its requests.
-func lifeSite(t *testing.T) (url string, hits *atomic.Int32) {
+func lifeSite(t testing.TB) (url string, hits *atomic.Int32) {
 	t.Helper()
 	hits = new(atomic.Int32)
 	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -41,7 +42,7 @@ func lifeSite(t *testing.T) (url string, hits *atomic.Int32) {
 
 // lifeFlows writes hold.flow (open, then sleep) and quick.flow (open, read
 // the heading) into a new folder.
-func lifeFlows(t *testing.T, site string) string {
+func lifeFlows(t testing.TB, site string) string {
 	t.Helper()
 	dir := t.TempDir()
 	files := map[string]string{
@@ -56,6 +57,35 @@ func lifeFlows(t *testing.T, site string) string {
 	}
 	return dir
 }
+
+// lifeBin is the rpa binary: the one the package's tests share, or for a
+// benchmark one built once for it.
+func lifeBin(tb testing.TB) string {
+	if t, ok := tb.(*testing.T); ok {
+		return rpaBin(t)
+	}
+	benchBinOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "rpa-bench-bin-")
+		if err != nil {
+			benchBinErr = err
+			return
+		}
+		benchBin = filepath.Join(dir, "rpa")
+		if out, err := exec.Command("go", "build", "-o", benchBin, ".").CombinedOutput(); err != nil {
+			benchBinErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if benchBinErr != nil {
+		tb.Fatal(benchBinErr)
+	}
+	return benchBin
+}
+
+var (
+	benchBinOnce sync.Once
+	benchBin     string
+	benchBinErr  error
+)
 
 // browsersOn lists the live processes whose command line names dir
 // (Chromium and its helpers carry --user-data-dir=dir).
@@ -238,9 +268,9 @@ func TestProfileInUseByAnotherRun(t *testing.T) {
 
 // serveHTTP starts `rpa serve --http 127.0.0.1:0` on flows under home and
 // returns the process and its MCP endpoint.
-func serveHTTP(t *testing.T, home, flows string) (*exec.Cmd, string) {
+func serveHTTP(t testing.TB, home, flows string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := exec.Command(rpaBin(t), "serve", "--http", "127.0.0.1:0", "--flows", flows)
+	cmd := exec.Command(lifeBin(t), "serve", "--http", "127.0.0.1:0", "--flows", flows)
 	cmd.Env = append(os.Environ(), "RPA_HOME="+home, "RPA_TOKEN=")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
