@@ -35,15 +35,15 @@ type page struct {
 	lastNav   navRecord
 	// curURL is the top document's URL as the navigation events tell it
 	// ("" until the first one is seen: then WaitURL asks the page once)
-	curURL string
-	dialogs   []drivers.Dialog
-	accept    bool
-	text      string
-	inflight  map[proto.NetworkRequestID]bool
-	lastNet   time.Time
-	popMark   int64
-	stopLoop  context.CancelFunc
-	ready     func() error // waits for the set-up calls of init
+	curURL   string
+	dialogs  []drivers.Dialog
+	accept   bool
+	text     string
+	inflight map[proto.NetworkRequestID]bool
+	lastNet  time.Time
+	popMark  int64
+	stopLoop context.CancelFunc
+	ready    func() error // waits for the set-up calls of init
 }
 
 type navRecord struct {
