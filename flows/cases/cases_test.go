@@ -175,7 +175,8 @@ var cases = []tcase{
 			map[string]any{"Rechnungsnummer": "INV-2024-0042", "Lieferant": "M\u00fcller & S\u00f6hne", "Betrag (EUR)": "12 480,00", "F\u00e4llig am": "31.07.2024", "Status": ""},
 			map[string]any{"Rechnungsnummer": "INV-2024-0108", "Lieferant": "Allgemeine Versicherungsgesellschaft", "Betrag (EUR)": "1 250 000,00", "F\u00e4llig am": "01.08.2024", "Status": "\u00fcberf\u00e4llig"},
 		},
-		"amount": "12480,00", "result": "selected:INV-2024-0042"}}, {flow: "case40_styled_toggles", want: map[string]any{
+		"amount": "12480,00", "result": "selected:INV-2024-0042"}},
+	{flow: "case40_styled_toggles", want: map[string]any{
 		"result": "terms,dark,alerts,promo,plan=pro",
 		"prefs":  map[string]any{"terms": true, "news": false, "dark": true, "alerts": true, "promo": true, "plan": "pro"}}},
 	{flow: "case41_cascading_selects", want: map[string]any{"result": "de/by/late"}},
