@@ -68,7 +68,7 @@ type Options struct {
 	// FlowsDir is the served flows folder; "" means Home/flows.
 	FlowsDir string
 	// ConnectEnv is the settings file of the rpa-connect user service; ""
-	// means DefaultConnectEnv(); "-" skips the check.
+	// means DefaultConnectEnv() (skipped off Linux); "-" skips the check.
 	ConnectEnv string
 	// ConnectURL, when set (ws:// or wss://), is dialled once: the check
 	// passes when the backend accepts the register message (it then sends
@@ -97,6 +97,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ConnectEnv == "" {
 		o.ConnectEnv = DefaultConnectEnv()
+		if o.ConnectEnv == "" {
+			o.ConnectEnv = "-" // no rpa-connect service on this platform
+		}
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 60 * time.Second
