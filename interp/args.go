@@ -16,9 +16,18 @@ import (
 type ArgError struct {
 	Field string
 	Msg   string
+	// Several: Msg names several params (Field is the first); Error then
+	// does not start with one argument's name.
+	Several bool
 }
 
-func (e *ArgError) Error() string { return fmt.Sprintf("argument %q: %s", e.Field, e.Msg) }
+// Error reads `argument "NAME": MSG`, or MSG alone when it names several.
+func (e *ArgError) Error() string {
+	if e.Several {
+		return e.Msg
+	}
+	return fmt.Sprintf("argument %q: %s", e.Field, e.Msg)
+}
 
 // ignoredArgs are names a caller may pass that no param can have (they
 // are reserved): the host consumes them.
@@ -122,11 +131,18 @@ func checkArgs(f *ast.File, args map[string]any) (map[string]any, error) {
 			return nil, noSuchParam(f, k)
 		}
 	}
+	var missing []*ast.Param // every required param left out, named at once
 	for _, p := range f.Params {
 		v, ok := args[p.Name]
 		if !ok || v == nil {
 			if p.Default == nil {
-				return nil, &ArgError{Field: p.Name, Msg: "required " + typeOf(p) + " param is missing"}
+				if ok { // given as null: say so rather than "missing"
+					if _, err := convertArg(p, v); err != nil {
+						return nil, &ArgError{Field: p.Name, Msg: err.Error()}
+					}
+				}
+				missing = append(missing, p)
+				continue
 			}
 			d, err := literal(p.Default)
 			if err != nil {
@@ -143,6 +159,16 @@ func checkArgs(f *ast.File, args map[string]any) (map[string]any, error) {
 			return nil, &ArgError{Field: p.Name, Msg: err.Error()}
 		}
 		out[p.Name] = cv
+	}
+	switch {
+	case len(missing) == 1:
+		return nil, &ArgError{Field: missing[0].Name, Msg: "required " + typeOf(missing[0]) + " param is missing"}
+	case len(missing) > 1:
+		names := make([]string, len(missing))
+		for i, p := range missing {
+			names[i] = p.Name + " (" + typeOf(p) + ")"
+		}
+		return nil, &ArgError{Field: missing[0].Name, Msg: "required params are missing: " + strings.Join(names, ", "), Several: true}
 	}
 	return out, nil
 }
