@@ -177,6 +177,12 @@ cleanup_pkg() { [ -n "$removed" ] || DEBIAN_FRONTEND=noninteractive as_root apt-
 trap cleanup_pkg EXIT
 for f in $files_in_pkg; do [ -e "$f" ] || fail "apt-get install: $f is missing"; done
 say "$(/usr/bin/rpa version)"
+if command -v systemd-analyze >/dev/null; then
+  # (the man: link is only checked where man is installed)
+  bad=$(systemd-analyze verify /usr/lib/systemd/user/rpa-connect.service 2>&1 | grep -v "Command 'man " || true)
+  [ -z "$bad" ] || fail "systemd-analyze verify rpa-connect.service: $bad"
+  say "systemd-analyze verify rpa-connect.service: clean"
+fi
 home="$tmp/home"
 step "/usr/bin/rpa doctor"
 RPA_HOME="$home" /usr/bin/rpa doctor --connect-env - || fail "/usr/bin/rpa doctor"
