@@ -494,7 +494,9 @@ func (s *Server) authRead(st *authoringState) callFunc {
 			case "url":
 				target = nil
 			case "screenshot":
-				png, err := el.Screenshot(ctx)
+				// Password fields masked (drivers.Capture); the page's
+				// viewport when no element was named.
+				png, err := drivers.Capture(ctx, pg, el, false, nil)
 				if err != nil {
 					return nil, err
 				}
