@@ -286,13 +286,22 @@ func errMessage(name string, err error) string {
 	return name + ": " + msg
 }
 
-// target is the masked, shortened first argument, for events.
+// target is the masked, shortened first argument, for events: a duration
+// as written (`sleep 1s`), and, for an action without one, its url: or
+// text: option (`wait url: "/done"`).
 func (r *runner) target(c *stdlib.Call) string {
 	if len(c.Args) == 0 || c.Args[0] == nil {
+		for _, o := range []string{"url", "text"} {
+			if v, ok := c.Opts[o].(string); ok {
+				return shorten(r.mask.String(o+": "+v), 80)
+			}
+		}
 		return ""
 	}
 	var s string
 	switch x := c.Args[0].(type) {
+	case time.Duration:
+		s = x.String()
 	case string:
 		s = x
 	case []any:
