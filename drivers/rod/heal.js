@@ -146,18 +146,26 @@
     add(W.placeholder, fp.placeholder, sim(fp.placeholder, c.placeholder));
     return den ? num / den : 0;
   }
+  // full is the score used for decisions: 80% what the element is (tag,
+  // id, classes, name, type, role, accessible name, text, label,
+  // placeholder, key attributes), 20% where it is (ancestors, neighbours,
+  // box), so that a moved or rewrapped element still scores high while
+  // look-alikes are told apart only by their place (a small margin: auto
+  // refuses).
   function full(fp, c) {
     let num = 0, den = 0;
     const add = (w, has, s) => { if (has) { den += w; num += w * s; } };
     add(W.tag, true, tagSim(fp, c));
-    add(W.id, fp.id, sim(fp.id, c.id));
+    // an id that is gone is weaker evidence than a different id
+    add(c.id ? W.id : W.id / 2, fp.id, sim(fp.id, c.id));
     add(W.classes, fp.classes && fp.classes.length, setSim(fp.classes, c.classes));
     add(W.name, fp.name, fp.name === c.name ? 1 : sim(fp.name, c.name) * 0.8);
     add(W.type, fp.type, fp.type === c.type ? 1 : 0);
     add(W.role, fp.role, fp.role === c.role ? 1 : 0);
     add(W.accName, fp.accName, sim(fp.accName, c.accName));
     add(W.text, fp.text, sim(fp.text, c.text));
-    add(W.label, fp.label, sim(fp.label, c.label));
+    // a field's label is usually its accessible name: counted once
+    add(W.label, fp.label && fp.label !== fp.accName, sim(fp.label, c.label));
     add(W.placeholder, fp.placeholder, sim(fp.placeholder, c.placeholder));
     const ka = fp.attrs ? Object.keys(fp.attrs) : [];
     if (ka.length) {
@@ -165,6 +173,8 @@
       for (const k of ka) s += c.attrs && c.attrs[k] ? sim(fp.attrs[k], c.attrs[k]) : 0;
       add(W.attrs, true, s / ka.length);
     }
+    const what = den ? num / den : 0;
+    num = 0; den = 0;
     if (fp.ancestors && fp.ancestors.length) {
       // the nearest ancestors count most; a wrapper added shifts them by one
       let s = 0, t = 0;
@@ -190,7 +200,8 @@
       const size = Math.min(fp.box.w * fp.box.h, c.box.w * c.box.h) / Math.max(1, fp.box.w * fp.box.h, c.box.w * c.box.h);
       add(W.box, true, 0.6 * Math.exp(-d / 300) + 0.4 * size);
     }
-    return den ? num / den : 0;
+    const where = den ? num / den : what;
+    return 0.8 * what + 0.2 * where;
   }
   function cheapOf(el) {
     return { tag: el.localName, id: el.id || '', classes: cls(el), name: el.getAttribute('name') || '', type: typeOf(el),
