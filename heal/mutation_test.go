@@ -93,7 +93,9 @@ func TestMutations(t *testing.T) {
 	}
 }
 
-func containsStr(s, sub string) bool { return len(sub) == 0 || (len(s) >= len(sub) && stringsIndex(s, sub) >= 0) }
+func containsStr(s, sub string) bool {
+	return len(sub) == 0 || (len(s) >= len(sub) && stringsIndex(s, sub) >= 0)
+}
 
 func stringsIndex(s, sub string) int {
 	for i := 0; i+len(sub) <= len(s); i++ {

@@ -192,6 +192,7 @@ var DefaultsKeys = []Option{
 	{Name: "profile", Kind: KindString, Doc: "the browser profile used when the caller names none"},
 	{Name: "max_loops", Kind: KindInt, Doc: "bound on while iterations (default 1000)"},
 	{Name: "evidence", Kind: KindString, Enum: []string{"default", "full"}, Doc: `what the run store records: "full" adds a screenshot after every page action (PROTOCOL.md, "Runs")`},
+	{Name: "heal", Kind: KindString, Enum: []string{"off", "suggest", "auto", "ask-model"}, Doc: `what happens when no selector finds an element the flow found before: "suggest" (default) fails with the closest candidate, "auto" acts on a clearly matching one, "ask-model" lets the caller's model choose, "off" (docs/healing.md)`},
 }
 
 var sel = Param{Name: "selector", Kind: KindSelector, Doc: "CSS, xpath=, text=, aria/, pierce/ or a fallback list"}
