@@ -14,6 +14,7 @@ import (
 	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/ast"
+	"github.com/rpa-dev/rpa/lang/check"
 )
 
 // stringify is how a value shows inside "{{ }}" (lang.Stringify).
@@ -169,6 +170,9 @@ func (r *runner) runT(fr *frame, x *ast.ExprSrc, sc *Scope) (any, bool, error) {
 			if fe.Prev != nil {
 				msg = fe.Prev.Error()
 			}
+		}
+		if h, ok := check.ListPlusHint(msg); ok {
+			msg = h
 		}
 		return nil, false, errAt(x, core.KindExpression, "", err, "%s: %s", strings.TrimSpace(x.Source), msg)
 	}

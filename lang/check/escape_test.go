@@ -69,3 +69,22 @@ func TestRawInterpolationWarnings(t *testing.T) {
 		})
 	}
 }
+
+func TestListPlusWording(t *testing.T) {
+	const head = "flow t\nparam l: list\nparam s: string\n"
+	for src, want := range map[string]string{
+		"x = l + [2]\nlog x + s\n":     `t.flow:4:7: error: + does not join lists: use concat(a, b) (or concat(a, [x]) to add one element)`,
+		"x = fromJSON(s) + l\nlog x\n": `t.flow:4:17: error: + does not join lists: use concat(a, b) (or concat(a, [x]) to add one element)`,
+	} {
+		got := oneLines(checkSrc(t, head+src, nil))
+		if len(got) != 1 || got[0] != want {
+			t.Errorf("%q: %q, want %q", src, got, want)
+		}
+	}
+	if h, ok := ListPlusHint("invalid operation: []interface {} + []interface {}"); !ok || !strings.Contains(h, "concat") {
+		t.Errorf("run-time wording: %q %v", h, ok)
+	}
+	if _, ok := ListPlusHint("invalid operation: + (mismatched types string and int)"); ok {
+		t.Error("a string + int error got the list hint")
+	}
+}

@@ -453,6 +453,9 @@ var exprTokenRE = regexp.MustCompile(`unexpected token (\w+)(?:\((".*")\))?`)
 // a terse summary that names the culprit in the flow's terms and, where
 // one helps, a hint. Messages it does not know pass through unchanged.
 func exprWording(msg string) (summary, detail string) {
+	if h, ok := ListPlusHint(msg); ok { // wording.go
+		return h, ""
+	}
 	switch {
 	case strings.HasPrefix(msg, "a map key must be"):
 		summary = "a map key must be a quoted string, a number, a name or an expression in parentheses"
