@@ -30,12 +30,12 @@ func init() {
 		name:    "run",
 		usage:   "rpa run FILE [--arg NAME=VALUE]... [--args FILE.json] [--profile ID] [--show] [--json] [--timeout D] [--browser ws://...] [--browser-bin PATH] [--allow-exec [--exec-allow GLOB]...]",
 		summary: "run a flow once in Chromium and print its result (exit 0 ok, 1 flow failed, 2 bad input, 130 cancelled)",
-		run: func(args []string) int {
+		run: func(args []string, stdout, stderr io.Writer) int {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			// After the first Ctrl-C the run winds down; a second one kills.
 			context.AfterFunc(ctx, stop)
-			return runRun(ctx, args, runIO{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr})
+			return runRun(ctx, args, runIO{stdin: os.Stdin, stdout: stdout, stderr: stderr})
 		},
 	})
 }
@@ -87,7 +87,9 @@ type runFlags struct {
 	// exec is the policy of the `exec` action (--allow-exec, --exec-allow).
 	exec      execpolicy.Policy
 	execAllow kvList
-	hitl      string // --hitl order ("" = default; run_hitl.go)
+	hitl      string        // --hitl order ("" = default; run_hitl.go)
+	evid      evidenceFlags // --evidence, --resume, --from, retention (runs.go)
+	heal      string        // --heal (heal.go)
 }
 
 // kvList collects a repeated string flag.
@@ -111,6 +113,8 @@ func parseRunFlags(args []string, stderr io.Writer) (rf *runFlags, done bool, co
 	fs.BoolVar(&rf.exec.Enabled, "allow-exec", false, "let the flow's exec actions run commands (refused otherwise)")
 	fs.Var(&rf.execAllow, "exec-allow", "with --allow-exec, allow only commands matching this glob (repeatable)")
 	fs.StringVar(&rf.hitl, "hitl", "", hitlUsage)
+	rf.evid.register(fs, true)
+	fs.StringVar(&rf.heal, "heal", "", healUsage)
 	pos, done, code := parseArgs(fs, args)
 	if done {
 		return nil, true, code
@@ -125,6 +129,14 @@ func parseRunFlags(args []string, stderr io.Writer) (rf *runFlags, done bool, co
 		return nil, true, exitUsage
 	}
 	rf.file = pos[0]
+	if err := checkHeal(rf.heal); err != nil {
+		fmt.Fprintf(stderr, "rpa run: --heal: %v\n", err)
+		return nil, true, exitUsage
+	}
+	if err := rf.evid.check(); err != nil {
+		fmt.Fprintf(stderr, "rpa run: %v\n", err)
+		return nil, true, exitUsage
+	}
 	if len(rf.execAllow) > 0 && !rf.exec.Enabled {
 		fmt.Fprintln(stderr, "rpa run: --exec-allow needs --allow-exec")
 		return nil, true, exitUsage
@@ -167,6 +179,10 @@ func runRun(ctx context.Context, args []string, rio runIO) int {
 		fmt.Fprintf(stderr, "rpa run: %s has errors; nothing was run\n", rf.file)
 		return exitUsage
 	}
+	if err := rf.evid.resumeRefusal(); err != nil {
+		fmt.Fprintf(stderr, "rpa run: %v\n", err)
+		return exitUsage
+	}
 	typed, err := flowArgs(f, rf)
 	if err != nil {
 		fmt.Fprintf(stderr, "rpa run: %v\n", err)
@@ -189,6 +205,9 @@ func runRun(ctx context.Context, args []string, rio runIO) int {
 		}
 	default:
 		interp.PrintOutcome(stdout, stderr, f, res)
+	}
+	if !rf.json {
+		rf.evid.printRun(stderr) // runs.go
 	}
 	return code
 }
@@ -250,11 +269,6 @@ func execute(ctx context.Context, f *lang.Flow, typed map[string]any, rf *runFla
 			fmt.Fprintf(stderr, "rpa %s: %v\n", rf.cmd, ie)
 			return nil, exitUsage
 		}
-		if ie := (*drivers.InUseError)(nil); errors.As(err, &ie) {
-			// Another rpa process holds the profile: bad input, not a crash.
-			fmt.Fprintf(stderr, "rpa %s: %v\n", rf.cmd, ie)
-			return nil, exitUsage
-		}
 		fmt.Fprintf(stderr, "rpa %s: the browser could not be started: %v\n", rf.cmd, err)
 		return nil, exitFailed
 	}
@@ -264,13 +278,18 @@ func execute(ctx context.Context, f *lang.Flow, typed map[string]any, rf *runFla
 	defer scrubAfterRun(profileDir, f, typed, stderr)()
 	defer br.Close()
 
-	res, page := interp.Run(runCtx, f, interp.Options{
+	rec := rf.evid.startRun(f, typed, rf.profile, stderr) // runs.go; nil when not recorded
+	healCtx, healFlush := healFor(runCtx, rf.heal, f, rec, stderr) // heal.go
+	res, page := interp.Run(healCtx, f, interp.Options{
 		Args:    typed,
 		Browser: br,
 		Flows:   flows,
-		Events:  prog.Event,
+		Events:  rec.hook(prog.Event),
 		Host:    host,
 	})
+	prog.Flush()
+	healFlush()
+	rec.finish(ctx, res, page, stderr)
 	if page != nil && rf.remote != "" {
 		// Leave a remote browser as we found it: close the tab we used.
 		_ = page.Close()
