@@ -71,15 +71,25 @@ func (f *frame) origin(ctx context.Context) (float64, float64, error) {
 // the document). byValue decides whether the result is JSON or a remote
 // object; promises are awaited.
 func (f *frame) call(ctx context.Context, this *proto.RuntimeRemoteObject, byValue bool, op string, args ...any) (*proto.RuntimeRemoteObject, error) {
+	// Documents created since the tab was set up have the engine from the
+	// init script (see engineInit): the call sends only op and args. Older
+	// ones (the first document of a tab, loading before we attached) get
+	// it through rod's helper cache.
 	opts := &rod.EvalOptions{
 		ByValue:      byValue,
 		AwaitPromise: true,
 		ThisObj:      this,
-		JS:           callEngine,
-		JSArgs:       append([]any{engine, op}, args...),
+		JS:           callInstalled,
+		JSArgs:       append([]any{op}, args...),
 	}
 	for attempt := 0; ; attempt++ {
 		res, err := evaluate(f.rp.Context(ctx), opts)
+		if err == nil && res != nil && res.Type == proto.RuntimeRemoteObjectTypeString && res.Value.Str() == engineMissing {
+			full := *opts
+			full.JS = callEngine
+			full.JSArgs = append([]any{engine, op}, args...)
+			res, err = evaluate(f.rp.Context(ctx), &full)
+		}
 		if err != nil && this == nil && attempt < 20 && ctx.Err() == nil && transientEvalErr(err) {
 			// the document was replaced under us: run again in the new one
 			select {
@@ -90,6 +100,25 @@ func (f *frame) call(ctx context.Context, this *proto.RuntimeRemoteObject, byVal
 		}
 		return res, err
 	}
+}
+
+// engineMissing is what callInstalled returns in a document without the
+// engine.
+const engineMissing = "\x00rpa: no engine"
+
+// callInstalled calls the engine installed in the document (engine.js
+// keeps its one instance under this symbol).
+const callInstalled = `function (op, ...a) {
+	const f = globalThis[Symbol.for('rpa.engine/2')];
+	return f ? f.call(this, op, ...a) : "\x00rpa: no engine";
+}`
+
+// engineInit installs the engine in every new document of rp's target
+// (frames included) before the page's own scripts run, so no call has to
+// send it (Page.addScriptToEvaluateOnNewDocument).
+func engineInit(rp *rod.Page) error {
+	_, err := proto.PageAddScriptToEvaluateOnNewDocument{Source: engineSource}.Call(rp)
+	return err
 }
 
 // evaluate is rod's Page.Evaluate with its panics (rod dereferences an

@@ -37,6 +37,8 @@ func (b *browser) framePage(ctx context.Context, id proto.TargetTargetID) (*rod.
 		if r.err != nil {
 			return nil, r.err
 		}
+		// its next documents get the engine up front (frame.go)
+		_ = engineInit(r.rp.Context(ctx))
 		return r.rp, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()

@@ -80,6 +80,7 @@ func (p *page) init(ctx context.Context) {
 	calls := []func() error{
 		func() error { return proto.PageSetLifecycleEventsEnabled{Enabled: true}.Call(rp) },
 		func() error { return proto.NetworkEnable{}.Call(rp) },
+		func() error { return engineInit(rp) },
 		func() error {
 			return proto.EmulationSetDeviceMetricsOverride{Width: ViewportWidth, Height: ViewportHeight, DeviceScaleFactor: 1}.Call(rp)
 		},
