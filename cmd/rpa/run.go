@@ -278,7 +278,7 @@ func execute(ctx context.Context, f *lang.Flow, typed map[string]any, rf *runFla
 	defer scrubAfterRun(profileDir, f, typed, stderr)()
 	defer br.Close()
 
-	rec := rf.evid.startRun(f, typed, rf.profile, stderr) // runs.go; nil when not recorded
+	rec := rf.evid.startRun(f, typed, rf.profile, stderr)          // runs.go; nil when not recorded
 	healCtx, healFlush := healFor(runCtx, rf.heal, f, rec, stderr) // heal.go
 	res, page := interp.Run(healCtx, f, interp.Options{
 		Args:    typed,
