@@ -6,8 +6,10 @@
 // a cancelled ctx returns at once), every actionability check of a step runs
 // in that same call, navigation waits for the new document's
 // DOMContentLoaded lifecycle event (never for network idle), and the
-// selector engine (engine.js) is installed once per JS context through rod's
-// helper cache. Pointer and keyboard input are real CDP Input events.
+// selector engine (engine.js) comes with every new document (an init
+// script; rod's helper cache for older documents), one instance per JS
+// context. Pointer and keyboard input are real CDP Input events; a click is
+// checked in the page to land on its element (element.go).
 //
 // Selectors (engine.js): CSS (also `css=`), `xpath=` / `xpath/` / a leading
 // `//`, `text=` / `text/` (case-insensitive substring of the rendered text,
@@ -16,11 +18,12 @@
 // roots; closed ones are found with DOM.describeNode(pierce) and handed to
 // the engine). In a fallback list a bad selector is skipped.
 //
-// Known limits: frames in another renderer process (site isolation forced
-// on, e.g. by a remote browser) cannot be entered (Frame times out saying
-// so); launched browsers use rod's default flags, which keep cross-origin
-// iframes in process. A page scroll is ScrollContent on the html element.
-// Element handles die with their document.
+// Frames in another renderer process (site isolation, on in any attached
+// browser; launched browsers keep rod's flags that turn it off) are entered
+// through their own target (oopif.go). Attached browsers give each profile
+// its own browser context and every tab its own window (remote.go).
+// Known limits: a page scroll is ScrollContent on the html element; element
+// handles die with their document.
 package rod
 
 import (
