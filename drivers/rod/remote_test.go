@@ -199,3 +199,24 @@ func TestRedact(t *testing.T) {
 		t.Errorf("Endpoints = %q", got)
 	}
 }
+
+// TestClassesOnSiteIsolatedBrowser runs the hard-page class tests again on
+// a profile of an attached Chromium with site isolation on (its default),
+// as a real Chrome or a remote pool runs them.
+func TestClassesOnSiteIsolatedBrowser(t *testing.T) {
+	b := remoteProfile(t, isolatedWS(t))
+	saved := testBrowser
+	testBrowser = b
+	defer func() { testBrowser = saved }()
+	for _, c := range []struct {
+		name string
+		fn   func(*testing.T)
+	}{
+		{"sticky", TestStickyBarsAndScrollContainers}, {"grid", TestVirtualisedGrid},
+		{"aim", TestClickLandsWhereAimed}, {"toggles", TestStyledToggles},
+		{"select", TestCascadingSelects}, {"text", TestTextNormalisation},
+		{"frames", TestNestedFrames}, {"shadow", TestShadowRoots}, {"overlay", TestOverlayCovered},
+	} {
+		t.Run(c.name, c.fn)
+	}
+}
