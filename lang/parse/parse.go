@@ -628,6 +628,9 @@ func (p *parser) parseError(err error, toks []lexer.Token) {
 	if br, bmsg, ok := p.badDuration(toks); ok {
 		r, msg = br, bmsg
 	}
+	if imsg, ok := p.indexAssign(toks); ok { // indexassign.go
+		r, msg = p.spanRange(toks[0], toks[1]), imsg
+	}
 	if toks[0].Value == "param" && toks[0].Type == g.Ident {
 		// After `=` only a literal may stand.
 		for _, t := range toks {
