@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -20,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	rodd "github.com/rpa-dev/rpa/drivers/rod"
@@ -488,5 +490,43 @@ func TestRunSecretURLLeavesNoTrace(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(filepath.Join(home, "tmp")); len(ents) != 0 {
 		t.Errorf("temporary profiles left: %d", len(ents))
+	}
+}
+
+// TestTwoServersOneHome: a second `rpa serve` on the same $RPA_HOME gets
+// -32004 "profile work is in use by rpa (pid N)" for a profile the first
+// one has open, never Chromium's stderr; another profile works.
+func TestTwoServersOneHome(t *testing.T) {
+	needLinux(t)
+	site, _ := lifeSite(t)
+	flows := lifeFlows(t, site)
+	home := t.TempDir()
+	first, endpoint := serveHTTP(t, home, flows)
+	if res := callQuick(t, endpoint); res.IsError {
+		t.Fatalf("first server's call failed: %+v", res.Content)
+	}
+	_, endpoint2 := serveHTTP(t, home, flows)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "life-test", Version: "1"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_quick", Arguments: map[string]any{"profileId": "work"}})
+	want := fmt.Sprintf("profile work is in use by rpa (pid %d)", first.Process.Pid)
+	// The code is -32004 (LaunchError); the SDK client may hand it back
+	// as a closed call with the message only.
+	var we *jsonrpc.Error
+	if err == nil || !strings.Contains(err.Error(), want) || (errors.As(err, &we) && we.Code != -32004) {
+		t.Fatalf("second server on a profile in use: %v; want -32004 and %q", err, want)
+	}
+	if strings.Contains(err.Error(), "Singleton") {
+		t.Fatalf("Chromium's stderr reached the caller: %v", err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_quick", Arguments: map[string]any{"profileId": "other"}})
+	if err != nil || res.IsError {
+		t.Fatalf("another profile on the second server: %v %+v", err, res)
 	}
 }
