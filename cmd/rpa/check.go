@@ -14,7 +14,7 @@ func init() {
 		name:    "check",
 		usage:   "rpa check [-oneline] FILE|DIR...",
 		summary: "parse and check flows without a browser: every problem with file:line:col, source line and caret",
-		run:     func(args []string) int { return runCheck(args, os.Stdout, os.Stderr) },
+		run:     runCheck,
 	})
 }
 

@@ -20,11 +20,11 @@ func init() {
 		name:    "connect",
 		usage:   "rpa connect URL --device-id ID [--token T] [--flows DIR] [--once] [--allow-exec [--exec-allow GLOB]...] [--allow-files] [--idle 10m] [--show] [--browser ws://...]",
 		summary: "dial out to a backend (rpa gateway) over WebSocket and serve the flows as MCP tools there",
-		run: func(args []string) int {
+		run: func(args []string, stdout, stderr io.Writer) int {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			context.AfterFunc(ctx, stop) // a second signal kills at once
-			return runConnect(ctx, args, os.Stderr)
+			return runConnect(ctx, args, stderr)
 		},
 	})
 }

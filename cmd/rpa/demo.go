@@ -24,11 +24,11 @@ func init() {
 		name:    "demo",
 		usage:   "rpa demo [--region CODE] [--flow NAME] [--show] [--json] [--browser-bin PATH] | rpa demo --serve ADDR",
 		summary: "serve the demo power-system app on loopback and run the example flow query_power_data against it",
-		run: func(args []string) int {
+		run: func(args []string, stdout, stderr io.Writer) int {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			context.AfterFunc(ctx, stop)
-			return runDemo(ctx, args, runIO{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr})
+			return runDemo(ctx, args, runIO{stdin: os.Stdin, stdout: stdout, stderr: stderr})
 		},
 	})
 }

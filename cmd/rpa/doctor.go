@@ -18,10 +18,10 @@ func init() {
 		name:    "doctor",
 		usage:   "rpa doctor [--json] [--browser-bin PATH] [--flows DIR] [--no-launch] [--connect URL [--device-id ID] [--token T]]",
 		summary: "check that this machine can run flows (browser, $RPA_HOME, profiles, display, flows, connect settings) and say how to fix what is missing",
-		run: func(args []string) int {
+		run: func(args []string, stdout, stderr io.Writer) int {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return runDoctor(ctx, args, os.Stdout, os.Stderr)
+			return runDoctor(ctx, args, stdout, stderr)
 		},
 	})
 }

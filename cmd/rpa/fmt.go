@@ -20,7 +20,7 @@ func init() {
 		name:    "fmt",
 		usage:   "rpa fmt [-w] [--to flow|yaml] FILE...",
 		summary: "print flows in canonical form, or convert between .flow and YAML (comments kept in .flow)",
-		run:     func(args []string) int { return runFmt(args, os.Stdout, os.Stderr) },
+		run:     runFmt,
 	})
 }
 

@@ -19,7 +19,7 @@ func init() {
 		name:    "import",
 		usage:   "rpa import FILE [-o OUT.flow|DIR] [--strict] [--format chrome|side|json]",
 		summary: "turn a Chrome Recorder JSON, a Selenium IDE .side project or a JSON flow into .flow files",
-		run:     func(args []string) int { return runImport(args, os.Stdout, os.Stderr) },
+		run:     runImport,
 	})
 }
 

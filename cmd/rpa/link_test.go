@@ -270,29 +270,11 @@ func TestLinkCommandsUsage(t *testing.T) {
 		{[]string{"gateway", "--token", "t", "--tls-cert", "c.pem"}, "go together"},
 	} {
 		var stderr strings.Builder
-		code := captureStderr(t, &stderr, func() int { return run(tc.args, io.Discard, io.Discard) })
+		code := run(tc.args, io.Discard, &stderr)
 		if code != exitUsage || !strings.Contains(stderr.String(), tc.want) {
 			t.Errorf("rpa %v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr.String(), tc.want)
 		}
 	}
-}
-
-// captureStderr runs fn with os.Stderr redirected into w.
-func captureStderr(t *testing.T, w *strings.Builder, fn func() int) int {
-	t.Helper()
-	r, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := os.Stderr
-	os.Stderr = pw
-	done := make(chan struct{})
-	go func() { b, _ := io.ReadAll(r); w.Write(b); close(done) }()
-	code := fn()
-	os.Stderr = old
-	pw.Close()
-	<-done
-	return code
 }
 
 // TestConnectOverTLS: `rpa gateway --tls-cert/--tls-key` and `rpa connect wss://...` (the desktop

@@ -18,7 +18,7 @@ func init() {
 		name:    "list",
 		usage:   "rpa list [DIR]",
 		summary: "print the MCP tools a folder of flows serves (default $RPA_HOME/flows)",
-		run:     func(args []string) int { return runList(args, os.Stdout, os.Stderr) },
+		run:     runList,
 	})
 }
 

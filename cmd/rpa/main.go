@@ -22,9 +22,9 @@ type command struct {
 	name    string // the word after rpa
 	usage   string // one line: "rpa check FILE|DIR..."
 	summary string // one line, lower-case, no trailing period
-	// run executes the command with the arguments after its name and
-	// returns the exit code.
-	run func(args []string) int
+	// run executes the command with the arguments after its name, writing
+	// only to stdout and stderr, and returns the exit code.
+	run func(args []string, stdout, stderr io.Writer) int
 }
 
 // Exit codes shared by every command.
@@ -83,7 +83,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "run `rpa help` for the list of commands")
 		return exitUsage
 	}
-	return c.run(args[1:])
+	return c.run(args[1:], stdout, stderr)
 }
 
 func help(w io.Writer) {

@@ -18,13 +18,13 @@ func init() {
 		name:    "publish",
 		usage:   "rpa publish FILE [--name N] [--description D] [--flows DIR]",
 		summary: "check a flow and put it in the served folder (default $RPA_HOME/flows)",
-		run:     func(args []string) int { return runPublish(args, os.Stdout, os.Stderr) },
+		run:     runPublish,
 	})
 	register(command{
 		name:    "unpublish",
 		usage:   "rpa unpublish NAME [--flows DIR]",
 		summary: "remove a flow from the served folder",
-		run:     func(args []string) int { return runUnpublish(args, os.Stdout, os.Stderr) },
+		run:     runUnpublish,
 	})
 }
 

@@ -23,7 +23,7 @@ func init() {
 		name:    "record",
 		usage:   "rpa record URL -o FILE.flow [--profile ID] [--param NAME=SELECTOR]... [--headless]",
 		summary: "record what you do in a browser as a flow (stop by closing the browser or with Ctrl-C)",
-		run:     func(args []string) int { return runRecord(args, os.Stdout, os.Stderr) },
+		run:     runRecord,
 	})
 }
 

@@ -30,8 +30,8 @@ func init() {
 			"       rpa runs report ID [-o FILE]\n" +
 			"       rpa runs prune [--keep N] [--max-mb MB]",
 		summary: "list the recorded runs, show one, write its HTML report, prune old ones ($RPA_HOME/runs)",
-		run: func(args []string) int {
-			return runRuns(args, os.Stdout, os.Stderr)
+		run: func(args []string, stdout, stderr io.Writer) int {
+			return runRuns(args, stdout, stderr)
 		},
 	})
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/mcpserver"
@@ -15,7 +14,7 @@ func init() {
 		name:    "schema",
 		usage:   "rpa schema FILE",
 		summary: "print the MCP tool definition of one flow as JSON",
-		run:     func(args []string) int { return runSchema(args, os.Stdout, os.Stderr) },
+		run:     runSchema,
 	})
 }
 

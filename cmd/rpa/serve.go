@@ -21,11 +21,11 @@ func init() {
 		name:    "serve",
 		usage:   "rpa serve [--flows DIR] [--stdio | --http ADDR] [--token T] [--allow-exec [--exec-allow GLOB]...] [--allow-files] [--idle 10m] [--show] [--browser ws://...]",
 		summary: "serve the flows of a folder as MCP tools (stdio or Streamable HTTP)",
-		run: func(args []string) int {
+		run: func(args []string, stdout, stderr io.Writer) int {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			context.AfterFunc(ctx, stop) // a second signal kills at once
-			return runServe(ctx, args, os.Stderr)
+			return runServe(ctx, args, stderr)
 		},
 	})
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/rpa-dev/rpa/internal/buildinfo"
 )
@@ -14,7 +13,7 @@ func init() {
 		name:    "version",
 		usage:   "rpa version [--json]",
 		summary: "print the version, commit, build date, Go version and OS/arch of this binary",
-		run:     func(args []string) int { return runVersion(args, os.Stdout, os.Stderr) },
+		run:     runVersion,
 	})
 }
 
