@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/selectorgen"
 	"github.com/rpa-dev/rpa/snapshot"
@@ -41,6 +42,7 @@ type Session struct {
 	last    *snapshot.Snapshot
 	next    int      // next ref number
 	secrets []string // values filled as secrets: masked in every answer
+	frames  snapshot.FrameIDs
 }
 
 // NewSession returns an empty session.
@@ -108,7 +110,7 @@ func (s *Session) take(ctx context.Context, pg drivers.Page, scope string) (*sna
 	var snap *snapshot.Snapshot
 	var err error
 	for try := 0; try < 3; try++ {
-		snap, err = snapshot.Take(ctx, pg, snapshot.Options{Scope: scope, Start: start})
+		snap, err = snapshot.Take(ctx, pg, snapshot.Options{Scope: scope, Start: start, Frames: &s.frames})
 		var se *snapshot.ScopeError
 		if err == nil || errors.As(err, &se) || ctx.Err() != nil {
 			break
@@ -123,11 +125,6 @@ func (s *Session) take(ctx context.Context, pg drivers.Page, scope string) (*sna
 	}
 	s.mu.Lock()
 	s.next = max(s.next, snap.Next)
-	if snap.Frames != nil && s.last != nil && scope != "" {
-		for k, v := range snap.Frames {
-			s.last.Frames[k] = v
-		}
-	}
 	s.mu.Unlock()
 	return snap, nil
 }
@@ -153,11 +150,7 @@ func (s *Session) Locate(ctx context.Context, pg drivers.Page, ref string, want 
 	}
 	var path [][]string
 	if strings.HasPrefix(ref, "f") {
-		s.mu.Lock()
-		if s.last != nil {
-			path = s.last.Frames[ref[:strings.Index(ref, "e")+1]]
-		}
-		s.mu.Unlock()
+		path = s.frames.Path(ref[:strings.Index(ref, "e")+1])
 		if path == nil {
 			return nil, nil, &RefError{ref, fmt.Sprintf("ref %s is not known: take a browser_snapshot", ref)}
 		}
@@ -189,6 +182,11 @@ func (s *Session) Locate(ctx context.Context, pg drivers.Page, ref string, want 
 		}
 	}
 	el, _, err := af.Locate(ctx, tg.Selectors, want)
+	if err != nil && core.KindOf(err) == core.KindBrowser && ctx.Err() == nil {
+		// a DevTools object of a document that was just replaced (after
+		// back, a bfcache restore): look once more
+		el, _, err = af.Locate(ctx, tg.Selectors, want)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -278,6 +276,13 @@ func (s *Session) after(ctx context.Context, pg drivers.Page, before string, e E
 	if e.Kind != KindOpen && e.Kind != KindBack && e.Kind != KindTab && now != "" && stripFragment(now) != stripFragment(before) {
 		e.NavURL = now
 	}
+	s.mu.Lock()
+	if s.log.Len() == 0 && e.Kind != KindOpen && strings.HasPrefix(before, "http") {
+		// the session starts on a page opened before it (or before
+		// flow_reset): the flow opens it first
+		s.log.Add(Entry{Kind: KindOpen, URL: before})
+	}
+	s.mu.Unlock()
 	step := s.Add(e)
 	snap, err := s.take(ctx, pg, "")
 	head := fmt.Sprintf("step %d: %s", step, e.Describe())

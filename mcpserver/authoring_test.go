@@ -241,6 +241,13 @@ func TestAuthoringDeadEndAndErrors(t *testing.T) {
 	if err != nil || !res.IsError {
 		t.Errorf("preview of an empty log: %v %+v", err, res)
 	}
+	// after a reset the flow starts by opening the page the session is on
+	snap, _ = a.call(ToolBrowserSnapshot, map[string]any{})
+	a.call(ToolBrowserClick, map[string]any{"ref": a.ref(snap, `button "Greet"`)})
+	prev, _ = a.call(ToolFlowPreview, map[string]any{})
+	if !strings.Contains(prev, "open \"{{ base_url }}/basic.html\"\n# click button \"Greet\"") {
+		t.Errorf("no open of the current page first:\n%s", prev)
+	}
 }
 
 // TestServeSteps serves the reference flow step by step: one tool per

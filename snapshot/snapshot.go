@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rpa-dev/rpa/drivers"
@@ -57,6 +58,43 @@ type Options struct {
 	// MaxRows and MaxOptions cut tables and option lists (defaults 10
 	// and 25).
 	MaxRows, MaxOptions int
+	// Frames, when set, numbers the frames of other origins for a series
+	// of snapshots (a session), so a frame keeps its ref prefix ("f1e")
+	// from one snapshot to the next. Nil numbers them per snapshot.
+	Frames *FrameIDs
+}
+
+// FrameIDs numbers frames of other origins by their path (the selector
+// lists of the iframes leading to them). Safe for concurrent use.
+type FrameIDs struct {
+	mu     sync.Mutex
+	byPath map[string]string
+	paths  map[string][][]string
+}
+
+// prefix returns the ref prefix of the frame at path, giving it the next
+// number when it is new.
+func (ids *FrameIDs) prefix(path [][]string) string {
+	ids.mu.Lock()
+	defer ids.mu.Unlock()
+	if ids.byPath == nil {
+		ids.byPath, ids.paths = map[string]string{}, map[string][][]string{}
+	}
+	raw, _ := json.Marshal(path)
+	if p, ok := ids.byPath[string(raw)]; ok {
+		return p
+	}
+	p := fmt.Sprintf("f%de", len(ids.byPath)+1)
+	ids.byPath[string(raw)] = p
+	ids.paths[p] = path
+	return p
+}
+
+// Path is the frame path of a ref prefix ("f1e"), nil when unknown.
+func (ids *FrameIDs) Path(prefix string) [][]string {
+	ids.mu.Lock()
+	defer ids.mu.Unlock()
+	return ids.paths[prefix]
 }
 
 // Line is one node of a snapshot.
@@ -157,9 +195,13 @@ func take(ctx context.Context, f drivers.Frame, opts Options, prefix string, pat
 			child, err := enter(fctx, f, fr.Path)
 			cancel()
 			if err == nil {
-				*nf++
-				p := fmt.Sprintf("f%de", *nf)
 				cpath := append(append([][]string{}, path...), fr.Path...)
+				ids := opts.Frames
+				if ids == nil {
+					ids = &FrameIDs{}
+					opts.Frames = ids
+				}
+				p := ids.prefix(cpath)
 				s.Frames[p] = cpath
 				copts := opts
 				copts.Scope = ""
@@ -224,7 +266,10 @@ func (s *Snapshot) Render(maxTokens int) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "page: %q %s\n", s.Title, s.URL)
-	budget := maxTokens*4 - 200 // room for the note
+	budget := maxTokens*4 - 440 // room for the note
+	if maxTokens < 200 {
+		budget = maxTokens*4 - 100 // a short note
+	}
 	used := len([]rune(b.String()))
 	n := 0
 	for ; n < len(s.Lines); n++ {
@@ -240,12 +285,17 @@ func (s *Snapshot) Render(maxTokens int) string {
 	if n == len(s.Lines) {
 		return b.String()
 	}
-	// drop lines until the note fits
+	// drop lines until the note fits (a short one when the budget is small)
 	text := b.String()
 	for {
-		out := text + cutNote(s.Lines[n:], maxTokens)
-		if Tokens(out) <= maxTokens || n <= 1 {
-			return out
+		if maxTokens >= 200 {
+			if out := text + cutNote(s.Lines[n:], maxTokens); Tokens(out) <= maxTokens {
+				return out
+			}
+		}
+		short := text + fmt.Sprintf("[cut: %d more lines; call browser_snapshot with a larger maxTokens or a selector]\n", len(s.Lines)-n)
+		if Tokens(short) <= maxTokens || n == 0 {
+			return short
 		}
 		n--
 		text = text[:strings.LastIndex(strings.TrimSuffix(text, "\n"), "\n")+1]
@@ -260,12 +310,19 @@ func cutNote(rest []Line, maxTokens int) string {
 	for _, l := range rest {
 		minDepth = min(minDepth, l.Depth)
 	}
+	for _, depth := range []int{minDepth, minDepth + 1} {
+		for _, l := range rest {
+			if l.Ref != "" && l.Depth == depth && len(sections) < 5 {
+				sections = append(sections, l.Ref+" ("+headOf(l.Text)+")")
+			}
+		}
+		if len(sections) >= 3 {
+			break
+		}
+	}
 	for _, l := range rest {
 		if l.Ref != "" {
 			refs++
-			if l.Depth <= minDepth+1 && len(sections) < 6 {
-				sections = append(sections, l.Ref+" ("+headOf(l.Text)+")")
-			}
 		}
 	}
 	tokens := 0
@@ -284,7 +341,7 @@ var refRE = regexp.MustCompile(` \[ref=[^\]]+\]`)
 
 // headOf is a line's `role "name"` without state and value, cut short.
 func headOf(t string) string {
-	t = strings.TrimPrefix(refRE.ReplaceAllString(t, ""), "- ")
+	t = strings.TrimSuffix(strings.TrimPrefix(refRE.ReplaceAllString(t, ""), "- "), ":")
 	if i := strings.Index(t, ": "); i > 0 {
 		t = t[:i]
 	}
