@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/interp"
+	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/runs"
 	"github.com/rpa-dev/rpa/runs/record"
 	"github.com/rpa-dev/rpa/runs/report"
@@ -187,11 +189,13 @@ func runRecord(st *runs.Store, r *runs.Run) (*RunRecord, error) {
 // callRecord is the recording of one workflow call (nil when runs are
 // not recorded or the record could not start).
 type callRecord struct {
-	rec *record.Recorder
+	rec     *record.Recorder
+	flow    *lang.Flow
+	profile string
 }
 
 // startRecord begins the record of a workflow call.
-func (s *Server) startRecord(req *mcp.CallToolRequest, e *flowEntry, typed map[string]any, profile string, secrets []string) *callRecord {
+func (s *Server) startRecord(req *mcp.CallToolRequest, e *flowEntry, typed map[string]any, profile string, secrets []string, resume *resumeReq) *callRecord {
 	st := s.runsOf()
 	if st == nil {
 		return nil
@@ -208,12 +212,12 @@ func (s *Server) startRecord(req *mcp.CallToolRequest, e *flowEntry, typed map[s
 		}
 	}
 	rec, err := record.Start(record.Options{Store: st, Flow: e.flow, Args: typed, Caller: caller, Profile: profile,
-		Evidence: s.opts.Evidence, Secrets: secrets, PacketBudget: s.opts.PacketBudget})
+		Evidence: s.opts.Evidence, Secrets: secrets, PacketBudget: s.opts.PacketBudget, ResumedFrom: resume.resumedFrom()})
 	if err != nil {
 		s.log.Warn("run not recorded", "tool", "workflow_"+e.flow.File.Name, "err", err)
 		return nil
 	}
-	return &callRecord{rec: rec}
+	return &callRecord{rec: rec, flow: e.flow, profile: profile}
 }
 
 // hook wraps the run's Events hook (nil-safe).
@@ -233,6 +237,10 @@ func (c *callRecord) finish(ctx context.Context, s *Server, res *interp.Result, 
 	fin := c.rec.Finish(ctx, res, page)
 	if fin.Err != nil {
 		s.log.Warn("run record incomplete", "run", fin.ID, "err", fin.Err)
+	}
+	if cp := res.Checkpoint(); cp != nil {
+		// Resumable while held (resume.go).
+		s.heldRuns().hold(&heldRun{id: fin.ID, flow: c.flow, profile: c.profile, cp: cp, at: time.Now()})
 	}
 	return fin
 }

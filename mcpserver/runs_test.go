@@ -40,6 +40,14 @@ return { "out": out }
 // while broken is set.
 func flipSite(t *testing.T, broken *atomic.Bool) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/state" {
+			if broken.Load() {
+				fmt.Fprint(w, "broken")
+			} else {
+				fmt.Fprint(w, "fixed")
+			}
+			return
+		}
 		if r.URL.Path != "/page" {
 			http.NotFound(w, r)
 			return
@@ -48,8 +56,12 @@ func flipSite(t *testing.T, broken *atomic.Bool) *httptest.Server {
 		if broken.Load() {
 			cover = `<div id="cover" style="position:fixed;inset:0;background:rgba(0,0,0,.3)" role="dialog" aria-label="Maintenance">Down for maintenance</div>`
 		}
+		// The page asks the server every 100 ms whether it was fixed and then
+		// drops its cover by itself.
 		fmt.Fprintf(w, `<!doctype html><title>Flip</title><main><input id="token" type="password" aria-label="Token">
-<button id="go" onclick="document.getElementById('out').textContent='done'">Go</button><div id="out">waiting</div></main>%s`, cover)
+<button id="go" onclick="document.getElementById('out').textContent='done'">Go</button><div id="out">waiting</div></main>%s
+<script>setInterval(async () => { const c = document.getElementById('cover'); if (!c) return;
+  const r = await fetch('/state'); if ((await r.text()) === 'fixed') c.remove(); }, 100);</script>`, cover)
 	}))
 	t.Cleanup(srv.Close)
 	return srv
@@ -149,8 +161,36 @@ func TestRunsOverMCP(t *testing.T) {
 		t.Fatal("an unknown run was read")
 	}
 
-	// A run that succeeds carries its runId and no failure.
+	// Resume: the page is fixed (the server flips its switch), the run
+	// resumes at its failed line with the scope as it stood and ends with
+	// the outputs of a whole run; it is a new run linked to the first.
 	broken.Store(false)
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_flip", Arguments: map[string]any{"resumeRunId": id}})
+	if err != nil || res.IsError {
+		t.Fatalf("resume: %v %s", err, textOf(t, res))
+	}
+	m = structured(t, res)
+	rid, _ := m["runId"].(string)
+	if out, _ := m["outputs"].(map[string]any); out["out"] != "done" || rid == id || m["completedActions"] != 2.0 {
+		t.Fatalf("resumed result: %v", m)
+	}
+	if r, err := st.Get(rid); err != nil || r.ResumedFrom != id || r.Status != runs.StatusOK {
+		t.Fatalf("resumed record: %+v %v", r, err)
+	}
+	for _, c := range []struct {
+		args  map[string]any
+		field string
+	}{
+		{map[string]any{"resumeRunId": "20261201T125300123-ffff"}, "resumeRunId"},
+		{map[string]any{"resumeFrom": 3.0, "base": site.URL, "token": "x"}, "resumeFrom"},
+		{map[string]any{"resumeRunId": rid}, "resumeRunId"}, // it succeeded: nothing held
+	} {
+		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_flip", Arguments: c.args}); err == nil || !strings.Contains(err.Error(), c.field) {
+			t.Errorf("%v: %v", c.args, err)
+		}
+	}
+
+	// A run that succeeds carries its runId and no failure.
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_flip", Arguments: map[string]any{"base": site.URL, "token": flipSecret}})
 	if err != nil || res.IsError {
 		t.Fatalf("second call: %v %s", err, textOf(t, res))

@@ -140,8 +140,8 @@ func InputSchema(f *ast.File) (*Schema, error) {
 	}
 	out := &Schema{props: map[string]*jsonschema.Resolved{}}
 	for _, p := range f.Params {
-		if p.Name == ProfileArg {
-			return nil, fmt.Errorf("param %q: the name is reserved for the profile argument", p.Name)
+		if p.Name == ProfileArg || p.Name == ResumeRunArg || p.Name == ResumeFromArg {
+			return nil, fmt.Errorf("param %q: the name is reserved for the profile and resume arguments", p.Name)
 		}
 		if _, dup := root.Properties[p.Name]; dup {
 			return nil, fmt.Errorf("param %q declared twice", p.Name)
@@ -158,6 +158,10 @@ func InputSchema(f *ast.File) (*Schema, error) {
 	}
 	root.Properties[ProfileArg] = &jsonschema.Schema{Type: "string", Description: "Browser profile ID (optional override)"}
 	root.PropertyOrder = append(root.PropertyOrder, ProfileArg)
+	// resume.go: resume a failed run of this tool (the other arguments are then ignored).
+	root.Properties[ResumeRunArg] = &jsonschema.Schema{Type: "string", Description: "Resume this failed run (its runId) from its failed line"}
+	root.Properties[ResumeFromArg] = &jsonschema.Schema{Type: "integer", Description: "With resumeRunId, the line to resume from"}
+	root.PropertyOrder = append(root.PropertyOrder, ResumeRunArg, ResumeFromArg)
 	if err := out.compile(root); err != nil {
 		return nil, err
 	}
@@ -237,8 +241,9 @@ func (s *Schema) Validate(args map[string]any) error {
 			return &ArgError{Field: k, Msg: "unknown argument"}
 		}
 	}
+	_, resuming := args[ResumeRunArg] // resume.go: the held run's arguments are used
 	for _, r := range s.required {
-		if _, ok := args[r]; !ok {
+		if _, ok := args[r]; !ok && !resuming {
 			return &ArgError{Field: r, Msg: "required argument missing"}
 		}
 	}

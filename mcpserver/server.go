@@ -223,6 +223,8 @@ func New(opts Options) (*Server, error) {
 	s.srv.AddReceivingMiddleware(s.middleware)
 	s.addBuiltins()
 	s.addRunResources() // runs.go
+	// resume.go: the held runs go with the server.
+	context.AfterFunc(s.ctx, s.dropHeld)
 	s.reg = newRegistry(s)
 	if opts.FlowsDir != "" {
 		// Watch first, so a file saved during the first load is not missed.

@@ -144,7 +144,12 @@ func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *f
 	if err := profiles.ValidID(profile); err != nil {
 		return nil, argError(&ArgError{Field: ProfileArg, Msg: err.Error()})
 	}
-	typed, err := interp.CheckArgs(e.flow, args)
+	resume, err := s.takeResume(e, args) // resume.go; nil unless resumeRunId
+	if err != nil {
+		return nil, err
+	}
+	profile = resume.profileOr(profile)
+	typed, err := resume.args(e.flow, args)
 	if err != nil {
 		var ae *interp.ArgError
 		if errors.As(err, &ae) {
@@ -175,7 +180,7 @@ func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *f
 		defer pr.close()
 		events = pr.event
 	}
-	rec := s.startRecord(req, e, typed, profile, secrets) // runs.go; nil when not recorded
+	rec := s.startRecord(req, e, typed, profile, secrets, resume) // runs.go; nil when not recorded
 	events = rec.hook(events, l.Page())
 	res, page := interp.Run(ctx, e.flow, interp.Options{
 		Args:    typed,
@@ -184,6 +189,9 @@ func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *f
 		Flows:   s.reg.lookup,
 		Events:  events,
 		Host:    s.hostFor(req, profile, pause),
+		// resume.go: nil and 0 for a fresh run
+		Resume:     resume.checkpoint(),
+		ResumeFrom: resume.fromLine(),
 	})
 	// nil (the flow closed its last tab): the next reader falls back to
 	// the newest open tab.
