@@ -221,6 +221,7 @@ func (h *Hook) Missed(ctx context.Context, c *stdlib.Call, f drivers.Frame, sels
 	msels := maskSels(c, sels)
 	fp := h.last(c, msels)
 	if fp == nil {
+		h.failed(c, msels)
 		return nil, lerr // never found before: nothing to compare with
 	}
 	cands, err := hf.Candidates(ctx, fp, scoreMax, want&drivers.Visible != 0)
@@ -248,6 +249,7 @@ func (h *Hook) Missed(ctx context.Context, c *stdlib.Call, f drivers.Frame, sels
 		}
 		info.Status, info.Reason = "refused", err.Error()
 	}
+	h.failed(c, msels)
 	return nil, withHeal(lerr, info)
 }
 
@@ -270,9 +272,17 @@ func (h *Hook) act(ctx context.Context, c *stdlib.Call, f drivers.Frame, cand dr
 		h.fresh[key(c.Flow, maskSels(c, origSels(c)))] = cand.Fingerprint
 	}
 	h.pending = append(h.pending, runs.Mark{Flow: c.Flow, Line: c.Line, Selectors: maskSels(c, origSels(c)), At: time.Now(), Run: h.Run,
-		Matched: -1, Healed: cand.Selectors, Score: cand.Score, Fingerprint: raw})
+		Matched: runs.MatchedHealed, Healed: cand.Selectors, Score: cand.Score, Fingerprint: raw})
 	h.mu.Unlock()
 	return el, nil
+}
+
+// failed keeps a mark saying that no selector of sels matched (Matched
+// MatchedNone): `rpa heal` marks lines whose first selector did not match.
+func (h *Hook) failed(c *stdlib.Call, sels []string) {
+	h.mu.Lock()
+	h.pending = append(h.pending, runs.Mark{Flow: c.Flow, Line: c.Line, Selectors: sels, At: time.Now(), Run: h.Run, Matched: runs.MatchedNone})
+	h.mu.Unlock()
 }
 
 // origSels is the action's own selector list (its first argument).

@@ -36,15 +36,24 @@ CREATE INDEX IF NOT EXISTS heal_marks_flow ON heal_marks(flow, at);
 
 func init() { schemaHooks = append(schemaHooks, marksSchema) }
 
-// Mark is one successful locate.
+// Special values of Mark.Matched.
+const (
+	MatchedHealed = -1
+	MatchedNone   = -2
+)
+
+// Mark is one locate of a page action: which selector matched, or that it
+// healed, or that nothing matched.
 type Mark struct {
 	Flow      string    `json:"flow"`
 	Line      int       `json:"line"`
 	Selectors []string  `json:"selectors"` // the list as the flow wrote it (masked)
 	At        time.Time `json:"at"`
 	Run       string    `json:"run,omitempty"` // run ID when known
-	// Matched is the index in Selectors of the selector that matched; -1
-	// when the step healed (Healed is then the healed element's list).
+	// Matched is the index in Selectors of the selector that matched;
+	// MatchedHealed when the step healed (Healed is then the healed
+	// element's list), MatchedNone when nothing matched and it did not
+	// heal (no fingerprint then).
 	Matched int      `json:"matched"`
 	Healed  []string `json:"healed,omitempty"`
 	Score   float64  `json:"score,omitempty"`
