@@ -57,6 +57,7 @@ type MetaError struct {
 	Msg   string
 }
 
+// Error names the field and what is wrong with it.
 func (e *MetaError) Error() string { return e.Field + ": " + e.Msg }
 
 var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)

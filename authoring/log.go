@@ -31,18 +31,17 @@ import (
 
 // Kinds of Entry.
 const (
-	KindOpen    = "open"   // URL
-	KindClick   = "click"  // Target
-	KindFill    = "fill"   // Target, Value / Param / Secret
-	KindSelect  = "select" // Target, Value (the option) / Param
-	KindCheck   = "check"  // Target, Checked
-	KindPress   = "press"  // Key, Target (optional: the element focused first)
-	KindHover   = "hover"  // Target
-	KindWait    = "wait"   // one of Text, URL, Target
-	KindTab     = "tab"    // TabIndex or URL
-	KindBack    = "back"   //
-	KindRead    = "read"   // Read, Target (optional), As
-	KindUnknown = ""
+	KindOpen   = "open"   // URL
+	KindClick  = "click"  // Target
+	KindFill   = "fill"   // Target, Value / Param / Secret
+	KindSelect = "select" // Target, Value (the option) / Param
+	KindCheck  = "check"  // Target, Checked
+	KindPress  = "press"  // Key, Target (optional: the element focused first)
+	KindHover  = "hover"  // Target
+	KindWait   = "wait"   // one of Text, URL, Target
+	KindTab    = "tab"    // TabIndex or URL
+	KindBack   = "back"   //
+	KindRead   = "read"   // Read, Target (optional), As
 )
 
 // Element is the element an action acted on, as the selector generator

@@ -132,6 +132,7 @@ func (s *Session) take(ctx context.Context, pg drivers.Page, scope string) (*sna
 // RefError is a ref that names no element of the page now.
 type RefError struct{ Ref, Msg string }
 
+// Error says why the ref names no element and what to do.
 func (e *RefError) Error() string { return e.Msg }
 
 var refRE = regexp.MustCompile(`^(e|f\d+e)\d+$`)

@@ -133,6 +133,7 @@ type jsResult struct {
 // ScopeError reports a Scope that matches nothing or is not a selector.
 type ScopeError struct{ Msg string }
 
+// Error says what the scope did not match.
 func (e *ScopeError) Error() string { return "snapshot: " + e.Msg }
 
 // frameWait bounds entering one other-origin frame.
@@ -144,8 +145,7 @@ func Take(ctx context.Context, f drivers.Frame, opts Options) (*Snapshot, error)
 		opts.Start = 1
 	}
 	s := &Snapshot{Frames: map[string][][]string{}}
-	nf := 0
-	r, err := take(ctx, f, opts, "e", nil, s, &nf, 0)
+	r, err := take(ctx, f, opts, "e", nil, s, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +164,7 @@ type taken struct {
 	lines      []Line
 }
 
-func take(ctx context.Context, f drivers.Frame, opts Options, prefix string, path [][]string, s *Snapshot, nf *int, depth int) (*taken, error) {
+func take(ctx context.Context, f drivers.Frame, opts Options, prefix string, path [][]string, s *Snapshot, depth int) (*taken, error) {
 	arg := map[string]any{"start": opts.Start, "scope": opts.Scope, "maxRows": opts.MaxRows, "maxOptions": opts.MaxOptions, "refPrefix": prefix}
 	if s.Next > opts.Start {
 		arg["start"] = s.Next
@@ -205,7 +205,7 @@ func take(ctx context.Context, f drivers.Frame, opts Options, prefix string, pat
 				s.Frames[p] = cpath
 				copts := opts
 				copts.Scope = ""
-				if t, err := take(ctx, child, copts, p, cpath, s, nf, depth+1); err == nil {
+				if t, err := take(ctx, child, copts, p, cpath, s, depth+1); err == nil {
 					inner = t.lines
 				}
 			}
@@ -253,6 +253,7 @@ func hasValue(t string) bool {
 // Tokens estimates the tokens of a text: characters / 4, rounded up.
 func Tokens(s string) int { return (len([]rune(s)) + 3) / 4 }
 
+// String is the line with its indentation (two spaces per level).
 func (l Line) String() string { return strings.Repeat("  ", l.Depth) + l.Text }
 
 // Render writes the snapshot within maxTokens (DefaultMaxTokens when ≤ 0).
