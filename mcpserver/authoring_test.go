@@ -130,7 +130,7 @@ func TestAuthoringDemo(t *testing.T) {
 		t.Errorf("preview:\n%s", preview)
 	}
 	before := ev.lists()
-	out, res = a.call(ToolFlowSave, map[string]any{"name": "demo_rows", "description": "Log in to the demo and read a region's rows",
+	out, _ = a.call(ToolFlowSave, map[string]any{"name": "demo_rows", "description": "Log in to the demo and read a region's rows",
 		"params": []any{map[string]any{"name": "region", "description": "Region code"}}})
 	if !strings.Contains(out, "workflow_demo_rows") {
 		t.Fatalf("save:\n%s", out)
