@@ -75,6 +75,9 @@ func IsFlowFile(name string) bool {
 // Parse turns source into an AST by the file's extension (.flow, or
 // .yaml/.yml) without checking it. Any other extension is an error.
 func Parse(filename string, src []byte) (*ast.File, diag.Diagnostics) {
+	if ds := notUTF8(filename, src); ds != nil { // utf8.go
+		return nil, ds
+	}
 	switch strings.ToLower(filepath.Ext(filename)) {
 	case ".yaml", ".yml":
 		return yamlflow.Parse(filename, src)
