@@ -111,7 +111,7 @@ func (r *runner) action(fr *frame, s *ast.ActionStmt, sc *Scope) (any, error) {
 		i := c.SelectorIndex
 		step.Selector, step.SelectorIndex = r.mask.String(c.Selector), &i
 	}
-	step.Heal = c.Heal // built from masked fingerprints (package heal)
+	r.healStep(step, c) // heal.go
 	var rerr error
 	if err != nil {
 		kind := kindOf(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/interp"
 	"github.com/rpa-dev/rpa/runs/report"
+	"github.com/rpa-dev/rpa/stdlib"
 )
 
 // DefaultPacketBudget is the failure packet's default budget in tokens,
@@ -53,6 +54,10 @@ type Packet struct {
 	Screenshot string `json:"screenshot,omitempty"`
 	// Truncated is true when parts were cut to fit the budget.
 	Truncated bool `json:"truncated,omitempty"`
+	// Heal is what healing did at the failing step (package heal): the
+	// candidates it suggests, or why it refused ("the element seems to be
+	// gone", "two elements look alike"); nil when it did not look.
+	Heal *stdlib.HealInfo `json:"heal,omitempty"`
 }
 
 // SelectorReason is one selector and why it failed.
@@ -163,6 +168,7 @@ func (r *Recorder) packet(ctx context.Context, res *interp.Result, page drivers.
 	if page != nil {
 		dialog = r.mask.String(openDialog(ctx, page))
 	}
+	p.Heal = failedHeal(res, e.Line) // heal_packet.go
 	p.Hints = hints(p, reps, snapText, dialog)
 	// Fit the budget: the snapshot takes what the rest leaves.
 	p.Snapshot = ""
