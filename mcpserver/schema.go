@@ -251,7 +251,9 @@ func (s *Schema) Validate(args map[string]any) error {
 		rs := s.props[k]
 		if err := rs.Validate(args[k]); err != nil {
 			msg := err.Error()
-			if rs.Schema().WriteOnly {
+			if args[k] == nil { // jsonschema-go says `<invalid reflect.Value> has type "null"`
+				msg = "want " + wantWord(rs.Schema().Type) + ", got null"
+			} else if rs.Schema().WriteOnly {
 				msg = "wrong type or value (secret, value not shown)"
 			} else if i := strings.LastIndex(msg, ": "); i >= 0 && strings.HasPrefix(msg, "validating") {
 				msg = msg[i+2:]
@@ -260,6 +262,26 @@ func (s *Schema) Validate(args map[string]any) error {
 		}
 	}
 	return nil
+}
+
+// wantWord names a JSON Schema type in the words of interp's argument
+// errors ("want an integer, got null").
+func wantWord(t string) string {
+	switch t {
+	case "integer":
+		return "an integer"
+	case "number":
+		return "a number"
+	case "string":
+		return "a string"
+	case "boolean":
+		return "true or false"
+	case "array":
+		return "a list"
+	case "object":
+		return "a map"
+	}
+	return "a value"
 }
 
 // shortValidation turns jsonschema-go's message into a terse one; the
