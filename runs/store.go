@@ -588,3 +588,16 @@ func dirSize(dir string) int64 {
 
 // Ping checks the database answers (for doctor-style checks).
 func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
+
+// Check runs SQLite's integrity check; nil when the database is sound,
+// else an error quoting the first problem.
+func (s *Store) Check(ctx context.Context) error {
+	var res string
+	if err := s.db.QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&res); err != nil {
+		return fmt.Errorf("run store: %w", err)
+	}
+	if res != "ok" {
+		return fmt.Errorf("run store %s: integrity check: %s", filepath.Join(s.dir, DBName), res)
+	}
+	return nil
+}
