@@ -202,3 +202,25 @@ func TestCancelledCallNotAnswered(t *testing.T) {
 		}
 	}
 }
+
+// TestRunResourcesThroughGateway: an agent reads a desktop's run resources (rpa://runs/...)
+// through the gateway.
+func TestRunResourcesThroughGateway(t *testing.T) {
+	x := startGateway(t, "", Options{})
+	srv := deskServer("d1", nil)
+	srv.AddResource(&mcp.Resource{URI: "rpa://runs/r-1/report.html", Name: "report", MIMEType: "text/html"},
+		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/html", Text: "<h1>run r-1</h1>"}}}, nil
+		})
+	startDesk(t, x.wsURL(), "d0", deskServer("d0", nil), nil) // a desktop without the run
+	startDesk(t, x.wsURL(), "d1", srv, nil)
+	x.waitDevices(t, 2)
+	cs := agent(t, x.mcpURL(), nil)
+	rr, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "rpa://runs/r-1/report.html"})
+	if err != nil || len(rr.Contents) != 1 || rr.Contents[0].Text != "<h1>run r-1</h1>" {
+		t.Fatalf("read through the gateway: %v %+v", err, rr)
+	}
+	if _, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "rpa://runs/nope"}); err == nil {
+		t.Error("a run no desktop has was found")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"net/http"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -141,23 +142,65 @@ func validRunID(s string) bool {
 	return true
 }
 
-// addLateResources serves rpa://runs/{id} from the late store (by run id or call id).
+// addLateResources serves rpa://runs/... : a kept answer by run id or call id, else the run
+// resources of the desktops (PROTOCOL.md, "Runs"), read from the desktop that ran the call when
+// the gateway knows it, else from the first connected desktop that has the resource.
 func (g *Gateway) addLateResources() {
-	g.srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: RunURIPrefix + "{id}", Name: "late answers",
-		MIMEType: "application/json", Description: "Answers of calls whose agent was gone when the desktop answered, by run id or the gateway's call id."}, g.readLate)
+	g.srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: RunURIPrefix + "{+path}", Name: "runs",
+		MIMEType: "application/json", Description: "Runs of the connected desktops (record, report, screenshots), and answers of calls whose agent was gone when the desktop answered, by run id or the gateway's call id."}, g.readLate)
 }
 
-func (g *Gateway) readLate(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	id, ok := strings.CutPrefix(req.Params.URI, RunURIPrefix)
-	r, found := g.late.get(id)
-	if !ok || !found {
+func (g *Gateway) readLate(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	path, ok := strings.CutPrefix(req.Params.URI, RunURIPrefix)
+	if !ok {
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)
 	}
-	raw, err := json.Marshal(r)
-	if err != nil {
-		return nil, err
+	id, _, _ := strings.Cut(path, "/")
+	r, found := g.late.get(id)
+	if found && !strings.Contains(path, "/") && (id == r.CallID || r.ID == r.CallID) {
+		raw, err := json.Marshal(r)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "application/json", Text: string(raw)}}}, nil
 	}
-	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "application/json", Text: string(raw)}}}, nil
+	// A run of a desktop: ask the one that ran it first, then the others.
+	var ds []*device
+	g.mu.Lock()
+	if found {
+		if d := g.devices[r.Device]; d != nil {
+			ds = append(ds, d)
+		}
+	}
+	ids := make([]string, 0, len(g.devices))
+	for did := range g.devices {
+		ids = append(ids, did)
+	}
+	sort.Strings(ids)
+	for _, did := range ids {
+		if d := g.devices[did]; len(ds) == 0 || d != ds[0] {
+			ds = append(ds, d)
+		}
+	}
+	g.mu.Unlock()
+	for _, d := range ds {
+		resp, err := d.request(ctx, "resources/read", map[string]any{"uri": req.Params.URI}, nil)
+		if err != nil || resp.Error != nil {
+			continue
+		}
+		var res mcp.ReadResourceResult
+		if json.Unmarshal(resp.Result, &res) == nil && len(res.Contents) > 0 {
+			return &res, nil
+		}
+	}
+	if found { // the desktop is gone: the kept answer is all there is
+		raw, err := json.Marshal(r)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "application/json", Text: string(raw)}}}, nil
+	}
+	return nil, mcp.ResourceNotFoundError(req.Params.URI)
 }
 
 // postHeader carries, from the /mcp wrapper to the tool handler (through the SDK's
