@@ -9,11 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 	"unicode"
+
+	"github.com/rpa-dev/rpa/internal/atomicfile"
 )
 
 // DeviceTokens holds each desktop's own credential: a token per device id, kept as the SHA-256
@@ -185,27 +186,7 @@ func AddDevice(path, id string) (string, error) {
 		}
 	}
 	fmt.Fprintf(&out, "%s sha256:%s\n", id, hex.EncodeToString(sum[:]))
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".devices-*")
-	if err != nil {
-		return "", err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if _, err := tmp.Write(out.Bytes()); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if err := tmp.Close(); err != nil {
-		return "", err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := atomicfile.Write(path, out.Bytes(), 0o600); err != nil {
 		return "", err
 	}
 	return token, nil

@@ -17,6 +17,7 @@ import (
 	"github.com/rpa-dev/rpa/authoring"
 	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/internal/atomicfile"
 	"github.com/rpa-dev/rpa/snapshot"
 )
 
@@ -630,18 +631,7 @@ func (s *Server) saveFlow(name string, text []byte, overwrite bool) (string, err
 	if _, err := os.Stat(path); err == nil && !overwrite {
 		return "", fmt.Errorf("%s exists: pass overwrite: true to replace it", filepath.Base(path))
 	}
-	tmp, err := os.CreateTemp(dir, "."+name+".*.tmp")
-	if err != nil {
-		return "", err
-	}
-	_, werr := tmp.Write(text)
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil {
-		_ = os.Remove(tmp.Name())
-		return "", errors.Join(werr, cerr)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		_ = os.Remove(tmp.Name())
+	if err := atomicfile.Write(path, text, 0o600); err != nil {
 		return "", err
 	}
 	return path, nil

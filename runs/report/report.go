@@ -28,6 +28,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rpa-dev/rpa/internal/atomicfile"
 	"github.com/rpa-dev/rpa/runs"
 )
 
@@ -55,23 +56,8 @@ func WriteFile(s *runs.Store, id string, o Options) (string, error) {
 	if err := Render(&b, s, id, o); err != nil {
 		return "", err
 	}
-	dir := s.RunDir(id)
-	tmp, err := os.CreateTemp(dir, ".report-*")
-	if err != nil {
-		return "", err
-	}
-	if _, err := tmp.Write(b.Bytes()); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return "", err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return "", err
-	}
-	path := filepath.Join(dir, FileName)
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
+	path := filepath.Join(s.RunDir(id), FileName)
+	if err := atomicfile.Write(path, b.Bytes(), 0o600); err != nil {
 		return "", err
 	}
 	return path, nil
