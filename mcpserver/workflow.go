@@ -205,7 +205,9 @@ func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *f
 	if res == nil {
 		return nil, rpcError(CodeBuiltinFailed, "the interpreter returned no result", nil)
 	}
-	return flowResultRun(res, secrets, rec.finish(ctx, s, res, page))
+	out, err := flowResultRun(res, secrets, rec.finish(ctx, s, res, page))
+	RemoveTempScreenshots(res) // after the evidence took its copy
+	return out, err
 }
 
 // flowResult renders a WorkflowExecutionResult as the tool result: the

@@ -36,7 +36,7 @@ func soak(b *testing.B, calls int) {
 	}
 	site, _ := lifeSite(b)
 	flows := lifeFlows(b, site)
-	home := b.TempDir()
+	home := lifeHome(b)
 	profile := filepath.Join(home, "profiles", "work")
 	srv, endpoint := serveHTTP(b, home, flows)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
@@ -70,7 +70,7 @@ func soak(b *testing.B, calls int) {
 	b.ReportMetric(float64(time.Since(start).Milliseconds())/float64(calls), "ms/call")
 	b.StopTimer()
 	_ = srv.Process.Signal(syscall.SIGTERM)
-	_ = srv.Wait()
+	waitGone(b, srv.Process.Pid)
 }
 
 // rssKB is a process's resident set in kB (0 when gone).

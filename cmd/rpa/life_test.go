@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -118,7 +119,7 @@ func browsersOn(dir string) []int {
 
 // waitNoBrowsers waits (at most bound) until no process uses dir and
 // returns how long that took.
-func waitNoBrowsers(t *testing.T, dir string, bound time.Duration) time.Duration {
+func waitNoBrowsers(t testing.TB, dir string, bound time.Duration) time.Duration {
 	t.Helper()
 	start := time.Now()
 	for {
@@ -133,6 +134,28 @@ func waitNoBrowsers(t *testing.T, dir string, bound time.Duration) time.Duration
 			t.Fatalf("%d browser processes still use the profile %s after the parent died: %v", len(left), bound, left)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// lifeHome is a fresh $RPA_HOME; once the test's processes are stopped
+// (cleanups run last-registered first) it waits until no browser uses it,
+// before the folder is removed.
+func lifeHome(tb testing.TB) string {
+	home := tb.TempDir()
+	tb.Cleanup(func() { waitNoBrowsers(tb, home, 20*time.Second) })
+	return home
+}
+
+// waitGone waits (hang guard 30 s) until process pid has exited and been
+// reaped (serveHTTP's goroutine waits for it).
+func waitGone(tb testing.TB, pid int) {
+	tb.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			tb.Fatalf("process %d did not exit", pid)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -171,7 +194,6 @@ func startRun(t *testing.T, home, flow string, extra ...string) (*exec.Cmd, *byt
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
-		waitNoBrowsers(t, filepath.Join(home, "profiles", "work"), 10*time.Second) // before home is removed
 	})
 	return cmd, &errb
 }
@@ -193,7 +215,7 @@ func TestKill9RunLeavesNoBrowser(t *testing.T) {
 	needLinux(t)
 	site, hits := lifeSite(t)
 	flows := lifeFlows(t, site)
-	home := t.TempDir()
+	home := lifeHome(t)
 	profile := filepath.Join(home, "profiles", "work")
 	cmd, _ := startRun(t, home, filepath.Join(flows, "hold.flow"))
 	waitFor(t, "the page to be opened", func() bool { return hits.Load() > 0 })
@@ -214,7 +236,7 @@ func TestOrphanBrowserEndedAtStart(t *testing.T) {
 	needLinux(t)
 	site, _ := lifeSite(t)
 	flows := lifeFlows(t, site)
-	home := t.TempDir()
+	home := lifeHome(t)
 	profile := filepath.Join(home, "profiles", "work")
 	if err := os.MkdirAll(profile, 0o700); err != nil {
 		t.Fatal(err)
@@ -249,7 +271,7 @@ func TestProfileInUseByAnotherRun(t *testing.T) {
 	needLinux(t)
 	site, hits := lifeSite(t)
 	flows := lifeFlows(t, site)
-	home := t.TempDir()
+	home := lifeHome(t)
 	first, _ := startRun(t, home, filepath.Join(flows, "hold.flow"))
 	waitFor(t, "the first run's page", func() bool { return hits.Load() > 0 })
 	cmd := exec.Command(rpaBin(t), "run", filepath.Join(flows, "quick.flow"), "--profile", "work")
@@ -281,7 +303,19 @@ func serveHTTP(t testing.TB, home, flows string) (*exec.Cmd, string) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		// Gracefully (the pool closes its browsers), then for sure; the
+		// browsers are gone before home is removed.
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(20 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	})
 	lines := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
@@ -328,7 +362,7 @@ func TestKill9ServeLeavesNoBrowser(t *testing.T) {
 	needLinux(t)
 	site, _ := lifeSite(t)
 	flows := lifeFlows(t, site)
-	home := t.TempDir()
+	home := lifeHome(t)
 	profile := filepath.Join(home, "profiles", "work")
 	srv, endpoint := serveHTTP(t, home, flows)
 	if res := callQuick(t, endpoint); res.IsError {
@@ -338,7 +372,7 @@ func TestKill9ServeLeavesNoBrowser(t *testing.T) {
 		t.Fatal("no warm browser after the call")
 	}
 	_ = srv.Process.Signal(syscall.SIGKILL)
-	_ = srv.Wait()
+	waitGone(t, srv.Process.Pid)
 	took := waitNoBrowsers(t, profile, 10*time.Second)
 	t.Logf("kill -9 of rpa serve -> no Chromium left: %d ms", took.Milliseconds())
 	_, endpoint = serveHTTP(t, home, flows)
@@ -398,7 +432,7 @@ func TestSigtermStdioAnswersCancelled(t *testing.T) {
 	needLinux(t)
 	site, hits := lifeSite(t)
 	flows := lifeFlows(t, site)
-	home := t.TempDir()
+	home := lifeHome(t)
 	cmd := exec.Command(rpaBin(t), "serve", "--stdio", "--flows", flows)
 	cmd.Env = append(os.Environ(), "RPA_HOME="+home)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -425,7 +459,7 @@ func TestSigtermConnectAnswersCancelled(t *testing.T) {
 	needLinux(t)
 	site, hits := lifeSite(t)
 	flows := lifeFlows(t, site)
-	home := t.TempDir()
+	home := lifeHome(t)
 	_, addr := startGatewayProc(t, home, "127.0.0.1:0")
 	desk := startProc(t, home, "connect", "ws://"+addr+"/ws", "--device-id", "pc1", "--token", linkToken, "--flows", flows)
 	waitDevice(t, addr, "pc1", "workflow_hold")
@@ -461,7 +495,7 @@ func TestRunSecretURLLeavesNoTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	const secret = "Zq8-7f3a9-zebra-42"
-	home := t.TempDir()
+	home := lifeHome(t)
 	for _, profile := range []string{"work", ""} {
 		args := []string{"run", flow, "--arg", "token=" + secret}
 		if profile != "" {
@@ -500,7 +534,7 @@ func TestTwoServersOneHome(t *testing.T) {
 	needLinux(t)
 	site, _ := lifeSite(t)
 	flows := lifeFlows(t, site)
-	home := t.TempDir()
+	home := lifeHome(t)
 	first, endpoint := serveHTTP(t, home, flows)
 	if res := callQuick(t, endpoint); res.IsError {
 		t.Fatalf("first server's call failed: %+v", res.Content)
@@ -528,5 +562,50 @@ func TestTwoServersOneHome(t *testing.T) {
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_quick", Arguments: map[string]any{"profileId": "other"}})
 	if err != nil || res.IsError {
 		t.Fatalf("another profile on the second server: %v %+v", err, res)
+	}
+}
+
+// TestRunRemovesTempScreenshots: a screenshot without path: (written to
+// the temp folder) is removed after the run; one with path: is kept.
+func TestRunRemovesTempScreenshots(t *testing.T) {
+	needLinux(t)
+	site, _ := lifeSite(t)
+	dir := t.TempDir()
+	flow := filepath.Join(dir, "shots.flow")
+	src := "flow shots \"Take two screenshots\"\n\nparam dir: string \"Where to keep one\"\n\n" +
+		"open \"" + site + "/\"\nscreenshot\nscreenshot path: \"{{ dir }}/keep.png\"\n"
+	if err := os.WriteFile(flow, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	cmd := exec.Command(rpaBin(t), "run", flow, "--arg", "dir="+dir, "--json")
+	cmd.Env = append(os.Environ(), "RPA_HOME="+lifeHome(t), "TMPDIR="+tmp)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("rpa run: %v\n%s", err, out)
+	}
+	var res struct {
+		Results []struct {
+			Action string `json:"action"`
+			Output any    `json:"output"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatal(err)
+	}
+	var temp string
+	for _, r := range res.Results {
+		if p, ok := r.Output.(string); ok && r.Action == "screenshot" && strings.HasPrefix(p, tmp) {
+			temp = p
+		}
+	}
+	if temp == "" {
+		t.Fatalf("no screenshot in the temp folder among the results:\n%s", out)
+	}
+	if _, err := os.Stat(temp); !os.IsNotExist(err) {
+		t.Errorf("the temp screenshot %s is still there: %v", temp, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "keep.png")); err != nil {
+		t.Errorf("the screenshot with path: was removed: %v", err)
 	}
 }

@@ -22,7 +22,7 @@ func TestRecordHeadlessProfileAndDevTools(t *testing.T) {
 	needLinux(t)
 	srv := httptest.NewServer(http.FileServer(http.Dir("../../recorder/testdata/pages")))
 	defer srv.Close()
-	home := t.TempDir()
+	home := lifeHome(t)
 	out := filepath.Join(t.TempDir(), "x.flow")
 	cmd := exec.Command(rpaBin(t), "record", srv.URL+"/login.html", "-o", out, "--headless")
 	cmd.Env = append(os.Environ(), "RPA_HOME="+home)

@@ -23,6 +23,7 @@ import (
 	"github.com/rpa-dev/rpa/interp"
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/diag"
+	"github.com/rpa-dev/rpa/mcpserver"
 )
 
 func init() {
@@ -209,6 +210,7 @@ func runRun(ctx context.Context, args []string, rio runIO) int {
 	if !rf.json {
 		rf.evid.printRun(stderr) // runs.go
 	}
+	mcpserver.RemoveTempScreenshots(res) // no picture of a page left in the temp folder
 	return code
 }
 
