@@ -43,6 +43,13 @@ import (
 //go:embed snapshot.js
 var snapshotJS string
 
+// callJS runs the installed snapshot function (null when this document
+// has none yet); installJS installs it (with the selector generator, whose
+// role and name it uses) and runs it.
+const callJS = `(o) => (typeof globalThis.__rpaSnapshot === 'function' ? globalThis.__rpaSnapshot(o) : null)`
+
+var installJS = "(o) => {\n" + selectorgen.Script + "\nglobalThis.__rpaSnapshot = (" + snapshotJS + ");\nreturn globalThis.__rpaSnapshot(o);\n}"
+
 // DefaultMaxTokens is the default budget of a snapshot (characters / 4).
 const DefaultMaxTokens = 2000
 
@@ -169,7 +176,12 @@ func take(ctx context.Context, f drivers.Frame, opts Options, prefix string, pat
 	if s.Next > opts.Start {
 		arg["start"] = s.Next
 	}
-	v, err := f.Eval(ctx, "(o) => {\n"+selectorgen.Script+"\nreturn ("+snapshotJS+")(o);\n}", arg)
+	// the function is installed once per document; later snapshots send
+	// only a call
+	v, err := f.Eval(ctx, callJS, arg)
+	if err == nil && v == nil {
+		v, err = f.Eval(ctx, installJS, arg)
+	}
 	if err != nil {
 		return nil, err
 	}
