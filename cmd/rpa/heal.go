@@ -120,36 +120,10 @@ func runHeal(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, heal.Diff(filepath.Base(path), src, out))
 		return exitOK
 	}
-	if err := writeAtomic(path, out); err != nil {
+	if err := writeFileKeepMode(path, path, out); err != nil {
 		fmt.Fprintf(stderr, "rpa heal: %v\n", err)
 		return exitFailed
 	}
 	fmt.Fprintf(stderr, "rpa heal: %s: %d changes written\n", path, len(props))
 	return exitOK
-}
-
-// writeAtomic writes b to path through a temp file in its folder and a
-// rename (a kill never leaves it half-written).
-func writeAtomic(path string, b []byte) error {
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
