@@ -277,3 +277,45 @@ func TestAliveOwner(t *testing.T) {
 		t.Fatal("pid 0 alive")
 	}
 }
+
+// Concurrent recorders (an MCP server running calls on several profiles)
+// share one store.
+func TestConcurrentRuns(t *testing.T) {
+	s := openT(t, t.TempDir(), Options{Keep: 5})
+	errs := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		go func() {
+			var err error
+			defer func() { errs <- err }()
+			for i := 0; i < 5 && err == nil; i++ {
+				r := &Run{Flow: fmt.Sprintf("f%d", g)}
+				if _, err = s.Begin(r); err != nil {
+					return
+				}
+				for j := 1; j <= 3 && err == nil; j++ {
+					err = s.AddStep(r.ID, Step{Index: j, Action: "click", Status: "ok", SelectorIndex: -1})
+				}
+				if err == nil {
+					err = s.Finish(r.ID, Outcome{Status: StatusOK})
+				}
+				if err == nil {
+					_, err = s.List(Filter{})
+				}
+			}
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := s.List(Filter{Limit: 100})
+	if err != nil || len(l) != 5 {
+		t.Fatalf("kept %d runs, want 5: %v", len(l), err)
+	}
+	for _, r := range l {
+		if r.Actions != 3 {
+			t.Fatalf("run %s has %d actions", r.ID, r.Actions)
+		}
+	}
+}

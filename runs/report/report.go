@@ -222,7 +222,7 @@ func (v *view) placeShots(dir string, budget int) {
 			continue
 		}
 		if sh.index == failIdx {
-			for _, sz := range []struct{ w, q int }{{1280, 80}, {960, 70}, {640, 60}, {400, 50}} {
+			for _, sz := range []struct{ w, q int }{{960, 75}, {640, 60}, {400, 50}} {
 				jpg, err := Shrink(data, sz.w, sz.q)
 				if err != nil {
 					break
@@ -230,7 +230,7 @@ func (v *view) placeShots(dir string, budget int) {
 				if cost(jpg) <= budget {
 					v.FailShot = uri(jpg)
 					budget -= cost(jpg)
-					if sz.w < 1280 {
+					if sz.w < 960 {
 						v.Shrunk = true
 					}
 					break
