@@ -39,6 +39,10 @@ type browser struct {
 	popups map[proto.TargetTargetID][]popup
 	orphan []popup                       // new tabs whose opener is unknown
 	own    map[proto.TargetTargetID]bool // tabs made by NewPage (never popups)
+	// closing holds tabs Close was asked to close and whose
+	// targetDestroyed has not come yet: Pages skips them (attaching to a
+	// closing tab blocks)
+	closing map[proto.TargetTargetID]bool
 	// sessions maps attached tabs' sessions to their pages; early holds
 	// dialogs of sessions still being attached (answered with the default
 	// policy, dismiss), adopted by the page once attached.
@@ -117,6 +121,7 @@ func (b *browser) loop(events <-chan *rod.Message) {
 				}
 				delete(b.pages, e.TargetID)
 				delete(b.own, e.TargetID)
+				delete(b.closing, e.TargetID)
 				delete(b.popups, e.TargetID)
 				for opener, list := range b.popups {
 					b.popups[opener] = dropPopup(list, e.TargetID)
@@ -308,7 +313,16 @@ func (b *browser) Pages(ctx context.Context) ([]drivers.Page, error) {
 	}
 	b.mu.Unlock()
 	var ids []proto.TargetTargetID
+	b.mu.Lock()
+	closing := make(map[proto.TargetTargetID]bool, len(b.closing))
+	for id := range b.closing {
+		closing[id] = true
+	}
+	b.mu.Unlock()
 	for _, t := range res.TargetInfos {
+		if closing[t.TargetID] {
+			continue
+		}
 		if t.Type == proto.TargetTargetInfoTypePage && (b.bctx == "" || t.BrowserContextID == b.bctx) {
 			ids = append(ids, t.TargetID)
 		}

@@ -662,6 +662,12 @@ func (p *page) waitFirstDocument(ctx context.Context, target string) error {
 func (p *page) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	p.b.mu.Lock()
+	if p.b.closing == nil {
+		p.b.closing = map[proto.TargetTargetID]bool{}
+	}
+	p.b.closing[p.targetID] = true
+	p.b.mu.Unlock()
 	_, err := proto.TargetCloseTarget{TargetID: p.targetID}.Call(p.b.rb.Context(ctx))
 	p.stop()
 	p.b.mu.Lock()
