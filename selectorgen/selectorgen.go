@@ -87,10 +87,19 @@ func Func(find string, max int) string {
 	return fmt.Sprintf("(...a) => {\n%s\nconst el = (%s);\nif (!el || el.nodeType !== 1) return null;\nreturn globalThis.__rpaSelGen.target(el, %d);\n}", Script, find, max)
 }
 
-// Of runs Func(find, max) in f with args and decodes the result. It
-// returns (nil, nil) when find yields no element.
+// notInstalled is what the short call answers in a document without the
+// generator.
+const notInstalled = "__rpa_selgen_missing__"
+
+// Of returns target(el, max) for the element find yields in f (see Func),
+// installing the generator in that document on first use. It returns
+// (nil, nil) when find yields no element.
 func Of(ctx context.Context, f drivers.Frame, find string, max int, args ...any) (*Target, error) {
-	v, err := f.Eval(ctx, Func(find, max), args...)
+	// the generator is sent once per document; later calls send only the call
+	v, err := f.Eval(ctx, fmt.Sprintf("(...a) => {\nif (!globalThis.__rpaSelGen) return %q;\nconst el = (%s);\nif (!el || el.nodeType !== 1) return null;\nreturn globalThis.__rpaSelGen.target(el, %d);\n}", notInstalled, find, max), args...)
+	if err == nil && v == notInstalled {
+		v, err = f.Eval(ctx, Func(find, max), args...)
+	}
 	if err != nil {
 		return nil, err
 	}
