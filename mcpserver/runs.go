@@ -204,7 +204,7 @@ func (s *Server) startRecord(req *mcp.CallToolRequest, e *flowEntry, typed map[s
 	if kind == "" {
 		kind = runs.CallerMCP
 	}
-	caller := runs.Caller{Kind: kind}
+	caller := runs.Caller{Kind: kind, Device: s.opts.RunDevice}
 	if req != nil && req.Session != nil {
 		caller.Session = req.Session.ID()
 		if ip := req.Session.InitializeParams(); ip != nil && ip.ClientInfo != nil {

@@ -129,11 +129,13 @@ type Options struct {
 	// is "default" or "full" ("" = the flow's `defaults evidence:`),
 	// PacketBudget the failure packet's budget in tokens (0: 2,000),
 	// RunCaller the caller kind recorded ("" = "mcp"; `rpa connect` sets
-	// "link").
+	// "link") and RunDevice the device ID recorded (`rpa connect
+	// --device-id`).
 	Runs         *runs.Store
 	Evidence     string
 	PacketBudget int
 	RunCaller    string
+	RunDevice    string
 }
 
 // tool is one registered tool with its argument schema.

@@ -62,7 +62,8 @@ func runConnect(ctx context.Context, args []string, stderr io.Writer) int {
 		*token = os.Getenv("RPA_TOKEN")
 	}
 	// The backend is not on this machine: passwords go to the desktop channels.
-	s, code := sf.build("connect", stderr, mcpserver.Options{NoURLElicitation: true, ShareProfiles: true /* one caller: the backend (each link is a new session) */})
+	s, code := sf.build("connect", stderr, mcpserver.Options{NoURLElicitation: true, ShareProfiles: true, /* one caller: the backend (each link is a new session) */
+		RunDevice: *deviceID /* recorded with its runs (runs.go) */})
 	if s == nil {
 		return code
 	}
