@@ -48,6 +48,7 @@ const (
 const (
 	actionTimeout = 15 * time.Second
 	waitTimeout   = 10 * time.Second
+	maxWait       = 120 * time.Second // browser_wait's largest timeout (its schema's maximum)
 )
 
 const profileProp = `"profileId": {"type": "string", "description": "Browser profile of the authoring session (default \"authoring\")"}`
@@ -205,7 +206,11 @@ func (s *Server) withSession(st *authoringState, tool string, needPage bool, fn 
 		if pg == nil && needPage {
 			return toolError(tool + ": no page is open in this session: call browser_open first"), nil
 		}
-		ctx, cancel := context.WithTimeout(ctx, actionTimeout)
+		timeout := actionTimeout
+		if tool == ToolBrowserWait {
+			timeout = maxWait + actionTimeout // its own timeout bounds the wait
+		}
+		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		res, err := fn(ctx, st.session(profile), l, pg, args)
 		if err != nil {
@@ -394,10 +399,8 @@ func (s *Server) authWait(st *authoringState) callFunc {
 		if t, ok := args["timeout"].(float64); ok {
 			d = time.Duration(t * float64(time.Second))
 		}
-		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d)
+		wctx, cancel := context.WithTimeout(ctx, d)
 		defer cancel()
-		stop := context.AfterFunc(ctx, cancel)
-		defer stop()
 		a := authoring.Action{Entry: authoring.Entry{Kind: authoring.KindWait, Text: text, URL: u}}
 		switch {
 		case ref != "":
@@ -408,7 +411,10 @@ func (s *Server) authWait(st *authoringState) callFunc {
 		default:
 			a.Run = func(context.Context, drivers.Element) error { return pg.WaitURL(wctx, u) }
 		}
-		return authOutcome(sess.Do(wctx, pg, a))
+		if ref != "" {
+			return authOutcome(sess.Do(wctx, pg, a)) // the locate is the wait
+		}
+		return authOutcome(sess.Do(ctx, pg, a))
 	})
 }
 
