@@ -12,6 +12,7 @@ import (
 
 	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/interp"
 	"github.com/rpa-dev/rpa/selectorgen"
 	"github.com/rpa-dev/rpa/snapshot"
 )
@@ -69,14 +70,19 @@ func (s *Session) Secrets() []string {
 	return append([]string(nil), s.secrets...)
 }
 
-// Mask replaces every secret value of the session in text with ***.
+// Mask replaces the session's secret values in text with *** by the rules
+// of interp.Mask (their escaped spellings too; a short secret only as a
+// whole value, so it neither garbles nor reveals itself).
 func (s *Session) Mask(text string) string {
-	for _, v := range s.Secrets() {
-		if v != "" {
-			text = strings.ReplaceAll(text, v, "***")
-		}
+	sec := s.Secrets()
+	if len(sec) == 0 {
+		return text
 	}
-	return text
+	m := &interp.Mask{}
+	for _, v := range sec {
+		m.Add(v)
+	}
+	return m.String(text)
 }
 
 // Add appends an entry to the log and returns its step number.

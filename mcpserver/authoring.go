@@ -597,7 +597,7 @@ func (s *Server) authSave(st *authoringState, save bool) callFunc {
 		for _, d := range out.Diagnostics {
 			diags = append(diags, d.OneLine())
 		}
-		text := sess.Mask(string(out.Text)) // a guard: the log holds no secret value
+		text := string(out.Text) // the log holds no secret value (Log.Add drops it)
 		sc := map[string]any{"name": m.Name, "text": text, "diagnostics": diags, "params": out.Params, "secrets": out.Secrets, "dropped": out.Dropped}
 		if out.Flow == nil {
 			sc["saved"] = false
