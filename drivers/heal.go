@@ -40,8 +40,12 @@ type HealCandidate struct {
 	// Score is the similarity in [0, 1] (1: every feature equal).
 	Score float64 `json:"score"`
 	// Selectors is the candidate's fallback list from package selectorgen,
-	// each matching exactly this element when computed.
+	// each matching exactly this element when computed. Candidates
+	// leaves it empty (selectors cost more than the scoring on a big
+	// page); Healer.CandidateSelectors gives them.
 	Selectors []string `json:"selectors"`
+	// Ref numbers the candidate for CandidateSelectors (its rank, 0 first).
+	Ref int `json:"ref"`
 	// Desc names it for people: `button "Query"`.
 	Desc string `json:"desc"`
 	// Frame is the iframe depth of its document below the scored one; a
@@ -61,8 +65,11 @@ type Healer interface {
 	Fingerprint(ctx context.Context, el Element) (*Fingerprint, error)
 	// Candidates scores the elements of this document and of its
 	// same-origin iframes against fp in one page evaluation and returns
-	// the best max of them, best first, with their selectors. visible
+	// the best max of them, best first (without selectors). visible
 	// limits candidates to elements with a box (pointer and input
 	// actions).
 	Candidates(ctx context.Context, fp *Fingerprint, max int, visible bool) ([]HealCandidate, error)
+	// CandidateSelectors returns the selectors of candidate ref of the
+	// last Candidates call on this document (nil when it is gone).
+	CandidateSelectors(ctx context.Context, ref int) ([]string, error)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/lang/ast"
+	"github.com/rpa-dev/rpa/snapshot"
 	"github.com/rpa-dev/rpa/stdlib"
 )
 
@@ -26,6 +27,9 @@ func stringLit(e ast.Expr) (string, bool) {
 	}
 	return b.String(), true
 }
+
+// snapshotTokens is the budget of the snapshot sent to the model.
+const snapshotTokens = 750
 
 // ModelRequest is what ask-model shows the caller's model: the element
 // the step looked for (as its last fingerprint describes it), the
@@ -133,10 +137,8 @@ func (h *Hook) askModel(ctx context.Context, c *stdlib.Call, f drivers.Frame, fp
 		return -1
 	}
 	req := ModelRequest{Action: c.Action.Name, Line: c.Line, Was: describeFP(fp), Candidates: offer}
-	if in, ok := f.(drivers.Inspector); ok {
-		if snap, err := in.Snapshot(ctx, drivers.SnapshotOptions{Around: cands[0].Selectors, MaxChars: 3000}); err == nil && snap != nil {
-			req.Snapshot = maskStr(c, snap.Text)
-		}
+	if snap, err := snapshot.Take(ctx, f, snapshot.Options{MaxRows: 5, MaxOptions: 10}); err == nil && snap != nil {
+		req.Snapshot = maskStr(c, snap.Render(snapshotTokens)) // never a field's value (package snapshot)
 	}
 	prompt := maskStr(c, Prompt(req))
 	answer, err := host.LLM(ctx, prompt, nil)

@@ -228,6 +228,12 @@ func (h *Hook) Missed(ctx context.Context, c *stdlib.Call, f drivers.Frame, sels
 	if err != nil {
 		return nil, lerr
 	}
+	if len(cands) > 0 && cands[0].Score >= SuggestMin {
+		// the best candidate's selectors: shown (suggest), acted on (auto)
+		if sels, err := hf.CandidateSelectors(ctx, cands[0].Ref); err == nil {
+			cands[0].Selectors = sels
+		}
+	}
 	for i := range cands {
 		cands[i].Selectors = maskSels(c, cands[i].Selectors)
 		cands[i].Desc = maskStr(c, cands[i].Desc)
@@ -243,6 +249,12 @@ func (h *Hook) Missed(ctx context.Context, c *stdlib.Call, f drivers.Frame, sels
 		pick = h.askModel(ctx, c, f, fp, cands, info)
 	}
 	if pick >= 0 {
+		if len(cands[pick].Selectors) == 0 {
+			sels, err := hf.CandidateSelectors(ctx, cands[pick].Ref)
+			if err == nil {
+				cands[pick].Selectors = maskSels(c, sels)
+			}
+		}
 		el, err := h.act(ctx, c, f, cands[pick], want, info)
 		if err == nil {
 			return el, nil

@@ -21,7 +21,7 @@ var healSource string
 // healFn is the healing helper (heal.js after selectorgen's generator, whose
 // role, accessible name and selectors it uses); rod installs it once per JS
 // context like the engine.
-var healFn = &js.Function{Name: "rpaHeal", Definition: "(() => {\n" + selectorgen.Script + "\nreturn " + healSource + ";\n})()"}
+var healFn = &js.Function{Name: "rpaHeal", Definition: "(() => {\n" + selectorgen.Script + "\nreturn (\n" + healSource + "\n);\n})()"}
 
 const callHeal = `function (f, op, ...a) { return f.call(this, op, ...a) }`
 
@@ -62,6 +62,16 @@ func (f *frame) Candidates(ctx context.Context, fp *drivers.Fingerprint, max int
 	}
 	var out []drivers.HealCandidate
 	if err := f.heal(ctx, nil, &out, "cands", fp, max, visible); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// CandidateSelectors returns the selectors of candidate ref of the last
+// Candidates call in this document.
+func (f *frame) CandidateSelectors(ctx context.Context, ref int) ([]string, error) {
+	var out []string
+	if err := f.heal(ctx, nil, &out, "sels", ref); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -27,6 +27,12 @@
     if (isField(el) || el.localName === 'select') return '';
     return cut(norm(el.textContent), 120);
   }
+  // renderedText is the text as shown (innerText: cells and blocks apart),
+  // for fingerprints; ownText (textContent) serves the cheap pass.
+  function renderedText(el) {
+    if (isField(el) || el.localName === 'select') return '';
+    return cut(norm(G.textOf(el)), 120);
+  }
   function label(el) {
     try {
       if (el.labels && el.labels.length) return cut(norm(el.labels[0].textContent), 80);
@@ -48,7 +54,8 @@
     const p = el.parentElement;
     if (p) {
       let own = '';
-      for (const n of p.childNodes) if (n.nodeType === 3) own += n.textContent;
+      const kids = p.childNodes;
+      for (let i = 0; i < kids.length && i < 40; i++) if (kids[i].nodeType === 3) own += kids[i].textContent;
       push(cut(norm(own), 40));
       if (out.length < 2) {
         push(sibText(p.previousElementSibling));
@@ -87,7 +94,7 @@
     for (let p = el.parentElement; p && anc.length < 5 && p.localName !== 'body' && p.localName !== 'html'; p = p.parentElement) anc.push(short(p));
     const fp = {
       tag: el.localName, id: el.id || '', classes: cls(el), name: el.getAttribute('name') || '', type: typeOf(el),
-      role: G.role(el) || '', accName: isField(el) && !el.labels ? '' : cut(norm(G.accName(el)), 120), text: ownText(el), label: label(el),
+      role: G.role(el) || '', accName: isField(el) && !el.labels ? '' : cut(norm(G.accName(el)), 120), text: renderedText(el), label: label(el),
       placeholder: cut(norm(el.getAttribute('placeholder') || ''), 80), attrs: attrs(el), ancestors: anc, neighbours: neighbours(el), box: box(el),
     };
     if (depth) fp.frame = depth;
@@ -95,11 +102,22 @@
   }
 
   // Similarity of two short strings in [0, 1]: 1 when equal (ignoring
-  // case), else the better of word overlap and bigram overlap (Dice).
+  // case), else 0.9 times the better of word overlap and bigram overlap
+  // (Dice), halved when the numbers of short strings differ ("Item 100"
+  // is not "Item 1000": numbers tell rows, orders and ids apart).
+  // digits are the numbers of a short string (at most 4 words and 40
+  // characters: labels, names, ids; there
+  // numbers tell things apart); a long text (a table, a paragraph) has
+  // none, its numbers being data that changes.
+  const digits = (s) => (s.length > 40 || s.split(' ').length > 4 ? '' : (s.match(/\d+/g) || []).join(','));
   function sim(a, b) {
     if (!a || !b) return 0;
     a = a.toLowerCase(); b = b.toLowerCase();
     if (a === b) return 1;
+    const s = 0.9 * sim0(a, b);
+    return digits(a) === digits(b) ? s : s / 2;
+  }
+  function sim0(a, b) {
     const wa = a.split(/[\s\-_:./#]+/).filter(Boolean), wb = new Set(b.split(/[\s\-_:./#]+/).filter(Boolean));
     let common = 0;
     for (const w of wa) if (wb.has(w)) common++;
@@ -133,17 +151,43 @@
   // only when the fingerprint has it.
   const W = { tag: 1.5, id: 2, classes: 1, name: 2, type: 0.5, role: 1, accName: 3, text: 2, label: 2, placeholder: 1.5, attrs: 1, ancestors: 1, neighbours: 1.5, box: 1 };
 
-  // cheap scores the features that need no layout or accessible name.
-  function cheap(fp, c) {
+  // cheap ranks an element for the full score on the features that need
+  // no layout or accessible name, with a quick string test (equal 1,
+  // containing 0.6, else the share of fp's words it has, halved when the
+  // numbers differ); q is prep(fp).
+  function prep(fp) {
+    const lw = (s) => (s || '').toLowerCase();
+    const q = { id: lw(fp.id), name: lw(fp.name), text: lw(fp.text), ph: lw(fp.placeholder) };
+    q.words = new Set(q.text.split(/\s+/).filter(Boolean));
+    q.textDigits = digits(q.text);
+    return q;
+  }
+  function quick(a, b) {
+    if (!a || !b) return 0;
+    b = b.toLowerCase();
+    if (a === b) return 1;
+    if (b.includes(a) || a.includes(b)) return digits(a) === digits(b) ? 0.6 : 0.3;
+    return 0;
+  }
+  function cheap(fp, q, c) {
     let num = 0, den = 0;
     const add = (w, has, s) => { if (has) { den += w; num += w * s; } };
     add(W.tag, true, tagSim(fp, c));
-    add(W.id, fp.id, sim(fp.id, c.id));
+    add(W.id, q.id, quick(q.id, c.id));
     add(W.classes, fp.classes && fp.classes.length, setSim(fp.classes, c.classes));
-    add(W.name, fp.name, fp.name === c.name ? 1 : sim(fp.name, c.name) * 0.8);
+    add(W.name, q.name, quick(q.name, c.name));
     add(W.type, fp.type, fp.type === c.type ? 1 : 0);
-    add(W.text, fp.text, sim(fp.text, c.text));
-    add(W.placeholder, fp.placeholder, sim(fp.placeholder, c.placeholder));
+    if (q.text) {
+      let s = quick(q.text, c.text);
+      if (!s && c.text && q.words.size) {
+        let n = 0;
+        const lt = c.text.toLowerCase();
+        for (const w of lt.split(/\s+/)) if (q.words.has(w)) n++;
+        s = (n / Math.max(q.words.size, 1)) * (digits(lt) === q.textDigits ? 0.8 : 0.4);
+      }
+      add(W.text, true, s);
+    }
+    add(W.placeholder, q.ph, quick(q.ph, c.placeholder));
     return den ? num / den : 0;
   }
   // full is the score used for decisions: 80% what the element is (tag,
@@ -226,9 +270,10 @@
   // candidates scores the elements of this document and of its
   // same-origin iframes: a cheap pass over every element of fp's group,
   // then the full score (role, accessible name, label, ancestors,
-  // neighbours, box) of the best 40.
+  // neighbours, box) of the best 60.
   function candidates(fp, max, needVisible) {
     const g = group(fp);
+    const q = prep(fp);
     const pre = [];
     for (const [doc, depth] of docs(document, 0, [])) {
       const all = doc.getElementsByTagName('*');
@@ -236,25 +281,34 @@
         const el = all[i];
         if (!inGroup(g, el)) continue;
         const c = cheapOf(el);
-        pre.push({ el, depth, c, s: cheap(fp, c) });
+        pre.push({ el, depth, s: cheap(fp, q, c) });
       }
     }
     pre.sort((a, b) => b.s - a.s);
     const scored = [];
     for (const p of pre) {
-      if (scored.length >= 40) break;
+      if (scored.length >= 60) break;
       if (needVisible && !G.visible(p.el)) continue;
       const c = fingerprint(p.el, p.depth);
       scored.push({ el: p.el, c, s: full(fp, c) });
     }
     scored.sort((a, b) => b.s - a.s);
-    return scored.slice(0, Math.max(1, max)).map((x) => ({
-      score: Math.round(x.s * 1000) / 1000, selectors: G.selectors(x.el, 5), desc: G.describe(x.el), frame: x.c.frame || 0, fingerprint: x.c,
+    const top = scored.slice(0, Math.max(1, max));
+    ranked = top.map((x) => new WeakRef(x.el));
+    // selectors (package selectorgen) cost more than the scoring on a big
+    // page: they come on demand (op sels)
+    return top.map((x, i) => ({
+      score: Math.round(x.s * 1000) / 1000, selectors: null, desc: G.describe(x.el), frame: x.c.frame || 0, fingerprint: x.c, ref: i,
     }));
   }
+  let ranked = []; // the last candidates of this document, by ref
   const ops = {
     fp() { return fingerprint(this, 0); },
     cands(fp, max, vis) { return candidates(fp, max, vis); },
+    sels(ref) {
+      const el = ranked[ref] && ranked[ref].deref();
+      return el && el.isConnected ? G.selectors(el, 5) : null;
+    },
     // score: the full score of this element against fp (tests, benchmarks)
     score(fp) { return full(fp, fingerprint(this, 0)); },
   };
