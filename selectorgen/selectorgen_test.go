@@ -61,6 +61,7 @@ type genCase struct {
 	frames [][]string // iframes to enter, outermost first
 	seed   string     // CSS of the element (open shadow roots searched too)
 	first  string     // the expected best selector
+	gone   string     // wait for this element to leave first (the page changes its structure)
 }
 
 var cases = []genCase{
@@ -76,7 +77,7 @@ var cases = []genCase{
 	{page: "form.html", seed: "input[name=topics][value=sport]", first: `input[name="topics"][value="sport"]`},
 	{page: "form.html", seed: "#f-submit", first: "#f-submit"},
 	{page: "login.html", seed: "#password", first: "#password"},
-	{page: "overlay.html", seed: ".card-link", first: `aria/Open card[role="link"]`},
+	{page: "overlay.html", seed: ".card-link", first: `aria/Open card[role="link"]`, gone: "#spinner"},
 	{page: "table.html", seed: "#report tbody tr:nth-child(2) td:nth-child(2)", first: ""},
 	{page: "i18n.html", seed: "#note", first: "#note"},
 	{page: "shadow.html", seed: ".btn", first: "pierce/button.btn"},
@@ -117,6 +118,11 @@ func TestSelectorsOnHardPages(t *testing.T) {
 				t.Fatalf("%s: frame %v: %v", c.page, fs, err)
 			}
 			f = child
+		}
+		if c.gone != "" {
+			if _, err := f.WaitState(ctx, []string{c.gone}, drivers.StateDetached); err != nil {
+				t.Fatalf("%s: %s did not leave: %v", c.page, c.gone, err)
+			}
 		}
 		// wait for late elements (frames.html builds its frames later)
 		if _, _, err := f.Locate(ctx, []string{"pierce/" + c.seed}, drivers.Attached); err != nil {
