@@ -136,6 +136,10 @@ type Options struct {
 	PacketBudget int
 	RunCaller    string
 	RunDevice    string
+	// Heal is the heal mode of every workflow call (off, suggest, auto,
+	// ask-model; "" = the flow's `defaults heal:`, else suggest;
+	// docs/healing.md, heal.go).
+	Heal string
 }
 
 // tool is one registered tool with its argument schema.
@@ -224,7 +228,8 @@ func New(opts Options) (*Server, error) {
 	})
 	s.srv.AddReceivingMiddleware(s.middleware)
 	s.addBuiltins()
-	s.addRunResources() // runs.go
+	s.addRunResources()  // runs.go
+	s.addHealResources() // heal.go
 	// resume.go: the held runs go with the server.
 	context.AfterFunc(s.ctx, s.dropHeld)
 	s.reg = newRegistry(s)

@@ -182,7 +182,8 @@ func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *f
 	}
 	rec := s.startRecord(req, e, typed, profile, secrets, resume) // runs.go; nil when not recorded
 	events = rec.hook(events, l.Page())
-	res, page := interp.Run(ctx, e.flow, interp.Options{
+	hctx, healFlush := s.healCtx(ctx, e, rec) // heal.go
+	res, page := interp.Run(hctx, e.flow, interp.Options{
 		Args:    typed,
 		Browser: l.Browser(),
 		Page:    l.Page(),
@@ -193,6 +194,7 @@ func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *f
 		Resume:     resume.checkpoint(),
 		ResumeFrom: resume.fromLine(),
 	})
+	healFlush()
 	// nil (the flow closed its last tab): the next reader falls back to
 	// the newest open tab.
 	l.SetPage(page)
