@@ -42,6 +42,7 @@ type serverFlags struct {
 	steps      string        // --steps FLOW: one tool per step of FLOW (mcpserver.ServeSteps)
 	evid       evidenceFlags // --evidence, --runs-keep, --runs-max-mb, --packet-budget (runs.go)
 	limits     poolLimits    // --max-browsers, --max-queue (limits.go)
+	heal       string        // --heal (heal.go)
 }
 
 // register declares the shared flags on fs.
@@ -57,6 +58,7 @@ func (sf *serverFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&sf.hitl, "hitl", "", hitlUsage)
 	sf.evid.register(fs, false)
 	sf.limits.register(fs)
+	fs.StringVar(&sf.heal, "heal", "", healUsage)
 	fs.BoolVar(&sf.authoring, "authoring", false, "add the authoring tools: an agent explores with browser_* tools and flow_save writes the flow (docs/authoring.md)")
 	fs.StringVar(&sf.steps, "steps", "", "also serve every step of this flow file as its own tool (step_03_click), for authoring and debugging")
 }
@@ -105,6 +107,11 @@ func (sf *serverFlags) build(cmd string, stderr io.Writer, opts mcpserver.Option
 	if s.pool, err = newProfilePool(sf.show, sf.remote, sf.idle, s.log, sf.limits); err != nil {
 		return fail(err)
 	}
+	if err := checkHeal(sf.heal); err != nil {
+		s.pool.Close()
+		return fail(fmt.Errorf("--heal: %v", err))
+	}
+	opts.Heal = sf.heal
 	hcfg, err := serverHITL(sf.hitl)
 	if err != nil {
 		s.pool.Close()
