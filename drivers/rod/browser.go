@@ -190,7 +190,7 @@ func (b *browser) waitFor(ctx context.Context, cond func() bool) error {
 			return nil
 		}
 		if closed {
-			return core.Errorf(core.KindBrowser, "browser closed")
+			return b.goneErr()
 		}
 		select {
 		case <-w:
@@ -200,11 +200,20 @@ func (b *browser) waitFor(ctx context.Context, cond func() bool) error {
 	}
 }
 
+// goneErr is the error of a call on a closed browser; for an attached one
+// it names the endpoint (tokens masked).
+func (b *browser) goneErr() error {
+	if b.endpoint != "" {
+		return core.Errorf(core.KindBrowser, "the remote browser at %s is gone (connection closed); the next call attaches again", Redact(b.endpoint))
+	}
+	return core.Errorf(core.KindBrowser, "browser closed")
+}
+
 // NewPage opens a tab at url ("" = about:blank) and waits for its
 // DOMContentLoaded.
 func (b *browser) NewPage(ctx context.Context, url string) (drivers.Page, error) {
 	if b.isClosed() {
-		return nil, core.Errorf(core.KindBrowser, "browser closed")
+		return nil, b.goneErr()
 	}
 	if url == "" {
 		url = "about:blank"

@@ -231,42 +231,53 @@ var isolated struct {
 func isolatedWS(t *testing.T) string {
 	t.Helper()
 	isolated.once.Do(func() {
-		bin, err := rodd.FindBrowser("")
-		if err != nil {
-			isolated.err = err
-			return
-		}
-		dir, err := os.MkdirTemp("", "rpa-isolated-")
-		if err != nil {
-			isolated.err = err
-			return
-		}
-		cmd := exec.Command(bin, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-			"--disable-background-networking", "--disable-component-update", "--disable-sync",
-			"--remote-debugging-port=0", "--user-data-dir="+filepath.Join(dir, "profile"), "about:blank")
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		parser := launcher.NewURLParser()
-		cmd.Stderr = parser
-		if err := cmd.Start(); err != nil {
-			isolated.err = err
-			return
-		}
-		isolated.stop = func() {
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			_ = cmd.Wait()
-			_ = os.RemoveAll(dir)
-		}
-		select {
-		case u := <-parser.URL:
-			isolated.ws, isolated.err = launcher.ResolveURL(u)
-		case <-time.After(30 * time.Second):
-			isolated.err = context.DeadlineExceeded
-		}
+		isolated.ws, isolated.stop, isolated.err = startIsolated()
 	})
 	if isolated.err != nil {
 		t.Fatalf("isolated chromium: %v", isolated.err)
 	}
 	return isolated.ws
+}
+
+// startIsolated starts a Chromium with site isolation on and returns its
+// DevTools WebSocket URL and a func that kills it (process group) and
+// removes its profile.
+func startIsolated() (string, func(), error) {
+	bin, err := rodd.FindBrowser("")
+	if err != nil {
+		return "", nil, err
+	}
+	dir, err := os.MkdirTemp("", "rpa-isolated-")
+	if err != nil {
+		return "", nil, err
+	}
+	cmd := exec.Command(bin, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--remote-debugging-port=0", "--user-data-dir="+filepath.Join(dir, "profile"), "about:blank")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	parser := launcher.NewURLParser()
+	cmd.Stderr = parser
+	if err := cmd.Start(); err != nil {
+		_ = os.RemoveAll(dir)
+		return "", nil, err
+	}
+	stop := func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		_ = os.RemoveAll(dir)
+	}
+	select {
+	case u := <-parser.URL:
+		ws, err := launcher.ResolveURL(u)
+		if err != nil {
+			stop()
+			return "", nil, err
+		}
+		return ws, stop, nil
+	case <-time.After(30 * time.Second):
+		stop()
+		return "", nil, context.DeadlineExceeded
+	}
 }
 
 // stopIsolated ends the site-isolated Chromium (TestMain).

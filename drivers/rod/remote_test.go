@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	neturl "net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -219,4 +220,53 @@ func TestClassesOnSiteIsolatedBrowser(t *testing.T) {
 	} {
 		t.Run(c.name, c.fn)
 	}
+}
+
+func TestRemoteBrowserGoneNamesEndpoint(t *testing.T) {
+	ws, stop, err := startIsolated()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	b, err := rodd.New().Launch(tctx(t, 30*time.Second), drivers.LaunchOptions{Remote: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	stop()
+	ctx := tctx(t, 20*time.Second)
+	for ctx.Err() == nil && b.Alive() {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if b.Alive() {
+		t.Fatal("still alive after its browser was killed")
+	}
+	_, err = b.NewPage(ctx, url("basic.html"))
+	if err == nil || !strings.Contains(err.Error(), ws) {
+		t.Errorf("call on a gone remote browser: %v (want the endpoint named)", err)
+	}
+	// the next launch (the pool's next call) reports the endpoint too
+	_, err = rodd.New().Launch(tctx(t, 10*time.Second), drivers.LaunchOptions{Remote: ws})
+	if err == nil || !strings.Contains(err.Error(), ws) {
+		t.Errorf("reattach to a gone browser: %v", err)
+	}
+}
+
+// FuzzRedact: Redact never panics and never shows a query value.
+func FuzzRedact(f *testing.F) {
+	for _, s := range []string{"wss://h?token=abc", "ws://127.0.0.1:9222/devtools/browser/x", "http://u:p@h:1/?a=1&b=22", "%zz?token=secret", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := rodd.Redact(s)
+		if u, err := neturl.Parse(s); err == nil && u.RawQuery != "" {
+			for _, vs := range u.Query() {
+				for _, v := range vs {
+					if len(v) >= 3 && !strings.Contains(v, "*") && strings.Contains(out, "="+v) {
+						t.Errorf("Redact(%q) = %q shows %q", s, out, v)
+					}
+				}
+			}
+		}
+	})
 }
