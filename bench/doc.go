@@ -2,10 +2,25 @@
 // (flows/query_power_data.flow against internal/demoapp, 150 ms server
 // delay, a 50-row table): the same steps run by rpa's interpreter, written
 // by hand with go-rod's defaults, and as a raw event-driven floor (page work
-// fused into a few DevTools calls), on one shared Chromium (warm) and with a
-// browser launch per flow (cold). Run:
+// fused into a few DevTools calls), on one shared Chromium that rpa attaches
+// to. Groups of variants, each against its own floor:
+//
+//   - tab/: one flow on a warm profile that keeps its tab between flows (an
+//     MCP call); the floor keeps a browser context and a tab too;
+//   - par4/: four flows on four profiles at once on the one attached browser
+//     (each profile its own browser context and window), against four floor
+//     slots with a context and tab each;
+//   - warm/: a new tab per flow, also by go-rod with its defaults and step by
+//     step over raw DevTools;
+//   - cold/: a browser launch per flow (what `rpa run` does).
+//
+// Run:
 //
 //	go test ./bench -run '^$' -bench . -benchtime 10x
+//	RPA_BENCH_ROUNDS=8 RPA_BENCH_ONLY=tab,par4,cold go test ./bench -run TestSpeedTable -v
 //
-// Each variant reports ms/flow. The package has no non-test code.
+// Each variant reports ms/flow (par4: ms per round of four). TestSpeedTable
+// interleaves the variants round by round and logs medians, minima, ratios
+// to the floor and the machine's load average: on a shared machine compare
+// ratios within one run. The package has no non-test code.
 package bench
