@@ -65,6 +65,16 @@ type Options struct {
 	// MaxRows and MaxOptions cut tables and option lists (defaults 10
 	// and 25).
 	MaxRows, MaxOptions int
+	// Around, when set (and Scope is ""), limits the snapshot to the
+	// region of the first element matching one of these selectors (tried
+	// in order, in the forms of LANGUAGE.md "Selectors", without waiting;
+	// closed shadow roots are not searched): its nearest landmark, form,
+	// fieldset, section or dialog ancestor, across open shadow roots. That
+	// element's line is marked [target] and gets a ref (a bare container
+	// shows as `- generic`). When nothing matches, or the element has no
+	// such ancestor, the whole document is taken. The failure packet and
+	// healing's prompt use it.
+	Around []string
 	// Frames, when set, numbers the frames of other origins for a series
 	// of snapshots (a session), so a frame keeps its ref prefix ("f1e")
 	// from one snapshot to the next. Nil numbers them per snapshot.
@@ -122,6 +132,8 @@ type Snapshot struct {
 	// document, outermost first. Refs of the top document (and of the
 	// same-origin frames inside it) start with "e".
 	Frames map[string][][]string
+	// Target is the ref of the Around element ("" when none was shown).
+	Target string
 }
 
 type jsResult struct {
@@ -132,9 +144,10 @@ type jsResult struct {
 		D    int        `json:"d"`
 		Path [][]string `json:"path"`
 	} `json:"frames"`
-	URL   string `json:"url"`
-	Title string `json:"title"`
-	Error string `json:"error"`
+	URL    string `json:"url"`
+	Title  string `json:"title"`
+	Target string `json:"target"`
+	Error  string `json:"error"`
 }
 
 // ScopeError reports a Scope that matches nothing or is not a selector.
@@ -156,7 +169,7 @@ func Take(ctx context.Context, f drivers.Frame, opts Options) (*Snapshot, error)
 	if err != nil {
 		return nil, err
 	}
-	s.URL, s.Title, s.Lines = r.URL, r.Title, r.lines
+	s.URL, s.Title, s.Lines, s.Target = r.URL, r.Title, r.lines, r.target
 	// as in Playwright's aria snapshots, a node with children ends in ':'
 	for i := 0; i+1 < len(s.Lines); i++ {
 		if s.Lines[i+1].Depth > s.Lines[i].Depth && !hasValue(s.Lines[i].Text) {
@@ -169,10 +182,14 @@ func Take(ctx context.Context, f drivers.Frame, opts Options) (*Snapshot, error)
 type taken struct {
 	URL, Title string
 	lines      []Line
+	target     string
 }
 
 func take(ctx context.Context, f drivers.Frame, opts Options, prefix string, path [][]string, s *Snapshot, depth int) (*taken, error) {
 	arg := map[string]any{"start": opts.Start, "scope": opts.Scope, "maxRows": opts.MaxRows, "maxOptions": opts.MaxOptions, "refPrefix": prefix}
+	if len(opts.Around) > 0 && opts.Scope == "" {
+		arg["around"] = opts.Around
+	}
 	if s.Next > opts.Start {
 		arg["start"] = s.Next
 	}
@@ -216,7 +233,7 @@ func take(ctx context.Context, f drivers.Frame, opts Options, prefix string, pat
 				p := ids.prefix(cpath)
 				s.Frames[p] = cpath
 				copts := opts
-				copts.Scope = ""
+				copts.Scope, copts.Around = "", nil
 				if t, err := take(ctx, child, copts, p, cpath, s, depth+1); err == nil {
 					inner = t.lines
 				}
@@ -231,7 +248,7 @@ func take(ctx context.Context, f drivers.Frame, opts Options, prefix string, pat
 		at := min(max(fr.At, 0), len(lines))
 		lines = append(lines[:at], append(inner, lines[at:]...)...)
 	}
-	return &taken{URL: r.URL, Title: r.Title, lines: lines}, nil
+	return &taken{URL: r.URL, Title: r.Title, lines: lines, target: r.Target}, nil
 }
 
 // enter goes down a frame path from f.

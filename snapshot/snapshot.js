@@ -2,10 +2,11 @@
 // after selectorgen.js (it uses its role, accName, visible and textOf, the
 // engine's notions). Called as a function of one options object:
 //   {start: next ref number, scope: CSS selector or ref ("" = whole page),
-//    maxRows, maxOptions, maxText, refPrefix}
+//    maxRows, maxOptions, maxText, refPrefix, around: [selectors]}
 // It returns {lines: [{d: depth, t: text, r: ref}], next, frames: [{at:
 // line index, d: depth, sels: [...]}] (iframes of another origin, to be
-// snapshotted by the caller), url, title, error}.
+// snapshotted by the caller), url, title, target: ref of the around
+// element, error}.
 // Every actionable node gets a ref ("e12"), kept by the element across
 // snapshots (a WeakMap), so a later snapshot's unchanged lines are equal
 // and a diff shows what changed. Refs resolve through
@@ -14,10 +15,12 @@
   const G = globalThis.__rpaSelGen;
   const top = globalThis;
   if (!top.__rpaRefs) { top.__rpaRefs = new Map(); top.__rpaRefOf = new WeakMap(); }
-  let next = opts.start || 1;
+  // ref numbers never repeat in a window, whatever start says
+  let next = Math.max(opts.start || 1, top.__rpaRefNext || 1);
   const prefix = opts.refPrefix || 'e';
   const maxRows = opts.maxRows || 10, maxOptions = opts.maxOptions || 25, maxText = opts.maxText || 100;
   const lines = [], frames = [];
+  let target = null, targetRef = '';
 
   const interactive = new Set(['button', 'link', 'textbox', 'searchbox', 'checkbox', 'radio', 'combobox', 'listbox', 'option',
     'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab', 'switch', 'slider', 'spinbutton', 'treeitem']);
@@ -99,8 +102,9 @@
     return '';
   }
   function line(d, text, el, r) {
-    const withRef = el && refRoles.has(r);
+    const withRef = el && (refRoles.has(r) || el === target);
     const ref = withRef ? refOf(el) : '';
+    if (el && el === target) targetRef = ref;
     lines.push({ d, t: text + (ref ? ' [ref=' + ref + ']' : ''), r: ref });
   }
   function node(el, r, d, extra) {
@@ -108,6 +112,7 @@
     let t = '- ' + r.replace('generic-clickable', 'generic');
     if (name) t += ' ' + q(name);
     const st = states(el, r);
+    if (el === target) st.push('target');
     if (st.length) t += ' [' + st.join('] [') + ']';
     line(d, t, el, r === 'generic-clickable' ? 'button' : r);
     const v = valueOf(el, r);
@@ -165,6 +170,7 @@
   // plain is true when el's subtree holds only text and inline markup:
   // it is written as one text line.
   function plain(el) {
+    if (target && el !== target && el.contains(target)) return false;
     if (el.querySelector(rich)) return false;
     for (const e of el.querySelectorAll('*')) if (e.shadowRoot) return false;
     return !el.shadowRoot;
@@ -196,6 +202,12 @@
     }
     if (r === 'table' || r === 'grid') { table(el, d); return; }
     if (ln === 'select') { select(el, r, d); return; }
+    if (el === target && (!r || r === 'generic')) {
+      // the around element is shown even when it is a bare container
+      node(el, 'generic', d);
+      children(el, d + 1);
+      return;
+    }
     if (!r || r === 'generic' || r === 'listitem' || (!landmark.has(r) && !interactive.has(r) && r !== 'generic-clickable' && !refRoles.has(r))) {
       if (el.children.length && plain(el)) { textLine(d, el.innerText); return; }
       children(el, d);
@@ -226,8 +238,84 @@
     children(el, d + 1);
   }
 
+  // match finds the first element of sel in the selector forms of
+  // LANGUAGE.md ("Selectors"): CSS, xpath= or //, text=, aria/, pierce/.
+  // Closed shadow roots are not searched.
+  function shadowRoots() {
+    const out = [document];
+    const it = document.createTreeWalker(document, NodeFilter.SHOW_ELEMENT);
+    const walkRoot = (w) => { for (let n = w.nextNode(); n; n = w.nextNode()) if (n.shadowRoot) { out.push(n.shadowRoot); walkRoot(document.createTreeWalker(n.shadowRoot, NodeFilter.SHOW_ELEMENT)); } };
+    walkRoot(it);
+    return out;
+  }
+  function match(sel) {
+    try {
+      if (sel.startsWith('xpath=') || sel.startsWith('//') || sel.startsWith('(//')) {
+        const x = sel.startsWith('xpath=') ? sel.slice(6) : sel;
+        const n = document.evaluate(x, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
+        return n && n.nodeType === 1 ? n : null;
+      }
+      if (sel.startsWith('pierce/')) {
+        for (const r of shadowRoots()) { const e = r.querySelector(sel.slice(7)); if (e) return e; }
+        return null;
+      }
+      if (sel.startsWith('aria/')) {
+        let name = sel.slice(5), role = '';
+        const m = /^(.*)\[role=["']?([^"'\]]*)["']?\]$/.exec(name);
+        if (m) { name = m[1]; role = m[2]; }
+        for (const e of document.querySelectorAll('*')) {
+          if ((!role || G.role(e) === role) && G.accName(e) === name) return e;
+        }
+        return null;
+      }
+      if (sel.startsWith('text=')) {
+        let t = sel.slice(5), exact = false;
+        if (t.length > 1 && t.startsWith('"') && t.endsWith('"')) { t = JSON.parse(t); exact = true; }
+        t = collapse(t).toLowerCase();
+        const hit = (e) => {
+          if (skip.has(e.localName) || !G.visible(e)) return false;
+          const s = collapse(G.textOf(e)).toLowerCase();
+          return exact ? s === t : s.includes(t);
+        };
+        // the innermost match, first in document order
+        for (const e of document.body ? document.body.querySelectorAll('*') : []) {
+          if (hit(e) && !Array.from(e.children).some(hit)) return e;
+        }
+        return null;
+      }
+      return document.querySelector(sel);
+    } catch (e) {
+      return null; // a selector this document rejects: try the next
+    }
+  }
+  // the region of the around element: its nearest landmark, form or
+  // dialog ancestor (across open shadow roots), else the document
+  const regionSel = 'main, nav, form, dialog, aside, header, footer, section, article, fieldset, ' +
+    '[role=main], [role=navigation], [role=form], [role=search], [role=dialog], [role=alertdialog], [role=region], [role=complementary]';
+  function regionOf(el) {
+    for (let e = el; e;) {
+      const c = e.parentElement ? e.parentElement.closest(regionSel) : null;
+      if (c) return c;
+      const h = e.getRootNode().host;
+      if (!h) return null;
+      if (h.matches(regionSel)) return h;
+      e = h;
+    }
+    return null;
+  }
+
   let root = document.body || document.documentElement;
   const scope = opts.scope || '';
+  if (!scope && opts.around && opts.around.length) {
+    for (const s of opts.around) { target = match(String(s)); if (target) break; }
+    if (target) {
+      const region = regionOf(target);
+      if (region) {
+        walk(region, 0);
+        if (!lines.length) children(region, 0);
+      }
+    }
+  }
   if (scope) {
     root = /^[ef]\d+$|^f\d+e\d+$/.test(scope) ? top.__rpaRefs.get(scope) : null;
     if (!root) {
@@ -236,9 +324,12 @@
     if (!root) return { error: 'nothing matches ' + q(scope) };
     walk(root, 0);
     if (!lines.length) children(root, 0);
+  } else if (lines.length) {
+    // the around element's region, taken above
   } else if (root) {
     children(root, 0);
   }
+  top.__rpaRefNext = next;
   // adjacent text lines of one level read as one sentence
   const merged = [];
   for (const l of lines) {
@@ -252,7 +343,7 @@
   }
   // frame placeholders point into lines: recount them
   if (frames.length && merged.length !== lines.length) {
-    return { lines, next, frames, url: location.href, title: document.title };
+    return { lines, next, frames, url: location.href, title: document.title, target: targetRef };
   }
-  return { lines: merged, next, frames, url: location.href, title: document.title };
+  return { lines: merged, next, frames, url: location.href, title: document.title, target: targetRef };
 }

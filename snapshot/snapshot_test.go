@@ -101,8 +101,8 @@ func TestGoldens(t *testing.T) {
 		name, page, ready string
 	}{
 		{"basic", "basic.html", ""},
-		{"frames", "frames.html", "#shop-frame"},
-		{"frames-xorigin", "frames.html?xorigin=" + url.QueryEscape(srv2.URL+"/"), "#shop-frame"},
+		{"frames", "frames.html", "#apply"},
+		{"frames-xorigin", "frames.html?xorigin=" + url.QueryEscape(srv2.URL+"/"), "#apply"},
 		{"shadow", "shadow.html", ""},
 		{"dialogs", "dialogs.html", ""},
 		{"form", "form.html", ""},
@@ -114,10 +114,14 @@ func TestGoldens(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			pg := open(t, ctx, srv.URL+"/"+c.page)
 			if c.ready != "" {
-				if _, _, err := pg.Locate(ctx, []string{c.ready}, drivers.Attached); err != nil {
+				// frames.html builds its frames late: wait for the inner button
+				f, err := snapshot.Enter(ctx, pg, [][]string{{"#shop-frame"}, {"iframe[name=coupon]"}})
+				if err != nil {
 					t.Fatal(err)
 				}
-				time.Sleep(1200 * time.Millisecond) // frames.html builds its inner frames late (not a timing assertion)
+				if _, _, err := f.Locate(ctx, []string{c.ready}, drivers.Attached); err != nil {
+					t.Fatal(err)
+				}
 			}
 			s, err := snapshot.Take(ctx, pg, snapshot.Options{})
 			if err != nil {
