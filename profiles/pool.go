@@ -48,7 +48,7 @@ const DefaultMaxBrowsers = 3
 
 // DefaultMaxQueue is how many calls may wait for one profile (besides the
 // one holding it) unless Options.MaxQueue says otherwise.
-const DefaultMaxQueue = 16
+const DefaultMaxQueue = 32
 
 // BusyError reports a call refused because a limit was reached: too many
 // browsers open at once (every one in use) or too many calls already
