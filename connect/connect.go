@@ -409,7 +409,7 @@ func (c *Client) handleMessage(link *mcpws.Link, s *session, msg jsonrpc.Message
 			c.flush(link)
 		}
 	case *jsonrpc.Response:
-		key := idKey(m.ID)
+		key := mcpws.IDKey(m.ID)
 		c.mu.Lock()
 		_, ok := s.pendingOut[key]
 		delete(s.pendingOut, key)
@@ -444,7 +444,7 @@ func (c *Client) cancelTarget(m *jsonrpc.Request) *session {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e := c.ids[idKey(id)]; e != nil && e.running {
+	if e := c.ids[mcpws.IDKey(id)]; e != nil && e.running {
 		e.cancelled = true
 		return e.sess
 	}
@@ -454,7 +454,7 @@ func (c *Client) cancelTarget(m *jsonrpc.Request) *session {
 // incomingCall applies the run-once rule, then hands the request to the link's session.
 func (c *Client) incomingCall(link *mcpws.Link, s *session, m *jsonrpc.Request) {
 	if m.Method != "initialize" && m.Method != "ping" {
-		key := idKey(m.ID)
+		key := mcpws.IDKey(m.ID)
 		c.mu.Lock()
 		if e := c.ids[key]; e != nil {
 			if e.running {
@@ -521,7 +521,7 @@ func (c *Client) answered(s *session, resp *jsonrpc.Response) {
 		c.log.Error("cannot encode an answer", "err", err)
 		return
 	}
-	key := idKey(resp.ID)
+	key := mcpws.IDKey(resp.ID)
 	now := time.Now()
 	c.mu.Lock()
 	e := c.ids[key]
@@ -657,7 +657,7 @@ func (c *Client) outgoing(ctx context.Context, s *session, m *jsonrpc.Request) {
 	link := c.link
 	current := s == c.cur && link != nil && !s.detached
 	if m.IsCall() && current {
-		s.pendingOut[idKey(m.ID)] = m.ID
+		s.pendingOut[mcpws.IDKey(m.ID)] = m.ID
 	}
 	c.mu.Unlock()
 	if !m.IsCall() {
@@ -682,22 +682,8 @@ func (c *Client) outgoing(ctx context.Context, s *session, m *jsonrpc.Request) {
 			return
 		}
 		c.mu.Lock()
-		delete(s.pendingOut, idKey(m.ID))
+		delete(s.pendingOut, mcpws.IDKey(m.ID))
 		c.mu.Unlock()
 	}
 	go s.deliver(linkDownResponse(m.ID))
-}
-
-// idKey is a map key for a JSON-RPC id ("s:abc" or "n:12").
-func idKey(id jsonrpc.ID) string {
-	switch v := id.Raw().(type) {
-	case string:
-		return "s:" + v
-	case int64:
-		return fmt.Sprintf("n:%d", v)
-	case nil:
-		return "null"
-	default:
-		return fmt.Sprintf("?:%v", v)
-	}
 }

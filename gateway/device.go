@@ -75,7 +75,7 @@ func (d *device) request(ctx context.Context, method string, params any, c *call
 	}
 	c.resp = make(chan *jsonrpc.Response, 1)
 	c.id, _ = id.Raw().(string)
-	key := idKey(id)
+	key := mcpws.IDKey(id)
 	d.mu.Lock()
 	if d.gone {
 		d.mu.Unlock()
@@ -288,7 +288,7 @@ func (d *device) readLoop() error {
 		}
 		switch m := msg.(type) {
 		case *jsonrpc.Response:
-			key := idKey(m.ID)
+			key := mcpws.IDKey(m.ID)
 			d.mu.Lock()
 			c := d.pending[key]
 			d.mu.Unlock()
@@ -521,14 +521,4 @@ func (d *device) drop() {
 		default:
 		}
 	}
-}
-
-func idKey(id jsonrpc.ID) string {
-	switch v := id.Raw().(type) {
-	case string:
-		return "s:" + v
-	case int64:
-		return fmt.Sprintf("n:%d", v)
-	}
-	return fmt.Sprintf("?:%v", id.Raw())
 }
