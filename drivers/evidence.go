@@ -8,7 +8,8 @@ import (
 )
 
 // Inspector is implemented by a driver's documents (Frame, and so Page) that
-// can explain a failure and describe a page for an agent. It is optional:
+// can explain a failure. (The accessibility snapshot is package snapshot,
+// which needs only Frame.Eval.) It is optional:
 // callers type-assert (`f.(drivers.Inspector)`) and do without it (the
 // fake driver has none). drivers/rod implements it.
 type Inspector interface {
@@ -17,10 +18,6 @@ type Inspector interface {
 	// (the reasons Frame.Locate reports: not_found, not_visible, covered
 	// with the cover named, disabled). Reports are in the order of sels.
 	Diagnose(ctx context.Context, sels []string, want Checks) ([]SelectorReport, error)
-	// Snapshot is the document's accessibility snapshot as text (see
-	// Snapshot for the form), optionally around the first element matching
-	// one of opts.Around.
-	Snapshot(ctx context.Context, opts SnapshotOptions) (*Snapshot, error)
 }
 
 // SelectorReport is what Diagnose found for one selector.
@@ -46,37 +43,6 @@ type Box struct {
 	Y float64 `json:"y"`
 	W float64 `json:"w"`
 	H float64 `json:"h"`
-}
-
-// SnapshotOptions shape a Snapshot.
-type SnapshotOptions struct {
-	// Around, when set, limits the snapshot to the region holding the
-	// first element matching one of these selectors (its nearest landmark,
-	// form or dialog ancestor), that element marked [target]. When nothing
-	// matches, the whole document is taken.
-	Around []string
-	// MaxChars bounds the text (0: 8,000); lines past it are cut and a last
-	// line says how many were left out.
-	MaxChars int
-}
-
-// Snapshot is an accessibility snapshot in the text form of Playwright's
-// aria snapshots as used by Playwright MCP: one node per line,
-// `- role "name" [state]... [ref=eN]`, children indented by two spaces
-// under a parent line ending in `:`, text as `- text: "..."`. States are
-// [checked], [disabled], [expanded], [pressed], [selected], [level=N],
-// [target]. Generic containers (div, span) are left out and their children
-// lifted. Same-origin iframes and open shadow roots are walked in place;
-// a cross-origin iframe is one `- iframe` line. Field values are never
-// included (they may be secret). Refs are stable per document: an element
-// keeps its ref across snapshots of the same document, new elements get
-// new numbers.
-type Snapshot struct {
-	Text string `json:"text"`
-	// Truncated is true when MaxChars cut lines.
-	Truncated bool `json:"truncated,omitempty"`
-	// Target is the ref of the Around element ("" when none).
-	Target string `json:"target,omitempty"`
 }
 
 // Problem is a page problem seen while a run watched it: a console error,

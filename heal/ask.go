@@ -137,7 +137,11 @@ func (h *Hook) askModel(ctx context.Context, c *stdlib.Call, f drivers.Frame, fp
 		return -1
 	}
 	req := ModelRequest{Action: c.Action.Name, Line: c.Line, Was: describeFP(fp), Candidates: offer}
-	if snap, err := snapshot.Take(ctx, f, snapshot.Options{MaxRows: 5, MaxOptions: 10}); err == nil && snap != nil {
+	sopts := snapshot.Options{MaxRows: 5, MaxOptions: 10}
+	if cands[0].Frame == 0 {
+		sopts.Around = cands[0].Selectors // the region of the best candidate, marked [target]
+	}
+	if snap, err := snapshot.Take(ctx, f, sopts); err == nil && snap != nil {
 		req.Snapshot = maskStr(c, snap.Render(snapshotTokens)) // never a field's value (package snapshot)
 	}
 	prompt := maskStr(c, Prompt(req))

@@ -16,11 +16,8 @@ import (
 )
 
 // This file is the evidence side of the driver (drivers.Inspector,
-// drivers.ProblemWatcher): what a run records when it fails, and the
-// accessibility snapshot an agent reads.
-
-//go:embed snapshot.js
-var snapshotSource string
+// drivers.ProblemWatcher): what a run records when it fails. The
+// accessibility snapshot is package snapshot.
 
 var (
 	_ drivers.Inspector      = (*frame)(nil)
@@ -113,39 +110,6 @@ func (f *frame) measure(ctx context.Context, sel string, roots []any, rep *drive
 		rep.Box = &drivers.Box{X: v.Get("x").Num(), Y: v.Get("y").Num(), W: v.Get("w").Num(), H: v.Get("h").Num()}
 	}
 	return nil
-}
-
-// Snapshot is the accessibility snapshot (drivers.Inspector).
-func (f *frame) Snapshot(ctx context.Context, opts drivers.SnapshotOptions) (*drivers.Snapshot, error) {
-	var target *proto.RuntimeRemoteObject
-	if len(opts.Around) > 0 {
-		var roots []any
-		if needsRoots(opts.Around) {
-			roots, _ = f.closedRoots(ctx)
-		}
-		for _, sel := range opts.Around {
-			arr, err := f.call(ctx, nil, false, "all", append([]any{sel}, roots...)...)
-			if err != nil || arr.ObjectID == "" {
-				continue // a selector the engine rejects: try the next
-			}
-			el, err := evaluate(f.rp.Context(ctx), &rod.EvalOptions{ThisObj: arr, JS: `function () { return this[0] || null }`})
-			_ = proto.RuntimeReleaseObject{ObjectID: arr.ObjectID}.Call(f.rp.Context(context.Background()))
-			if err == nil && el.Subtype == proto.RuntimeRemoteObjectSubtypeNode {
-				target = el
-				break
-			}
-		}
-	}
-	args := []any{nil, opts.MaxChars}
-	if target != nil {
-		args[0] = target
-	}
-	res, err := evaluate(f.rp.Context(ctx), &rod.EvalOptions{ByValue: true, JS: snapshotSource, JSArgs: args})
-	if err != nil {
-		return nil, wrapErr(ctx, "snapshot", err)
-	}
-	v := res.Value
-	return &drivers.Snapshot{Text: v.Get("text").Str(), Truncated: v.Get("truncated").Bool(), Target: v.Get("target").Str()}, nil
 }
 
 // maxProblems bounds what a page keeps.

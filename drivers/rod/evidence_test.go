@@ -41,61 +41,6 @@ func TestDiagnose(t *testing.T) {
 	}
 }
 
-func TestSnapshot(t *testing.T) {
-	p := open(t, "overlay.html")
-	in := p.(drivers.Inspector)
-	ctx := tctx(t, 10*time.Second)
-	s, err := in.Snapshot(ctx, drivers.SnapshotOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{`- dialog "Cookies" [ref=e`, `  - button "Accept all" [ref=e`, `- heading "Product" [level=3] [ref=e`, `- text: "Overlay hits: 0 , backdrop hits: 0"`} {
-		if !strings.Contains(s.Text, want) {
-			t.Errorf("snapshot lacks %q:\n%s", want, s.Text)
-		}
-	}
-	// Refs are stable per document.
-	s2, err := in.Snapshot(ctx, drivers.SnapshotOptions{Around: []string{"#nope", "#reject"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref := func(text, line string) string {
-		for _, l := range strings.Split(text, "\n") {
-			if strings.Contains(l, line) {
-				i := strings.Index(l, "[ref=")
-				return l[i:]
-			}
-		}
-		return ""
-	}
-	if a, b := ref(s.Text, `button "Accept all"`), ref(s2.Text, `button "Accept all"`); a == "" || a != b {
-		t.Fatalf("ref of Accept all changed: %q then %q\n%s", a, b, s2.Text)
-	}
-	if !strings.Contains(s2.Text, `button "Reject" [target]`) || s2.Target == "" || strings.Contains(s2.Text, "Later") {
-		t.Fatalf("around #buy:\n%s (target %q)", s2.Text, s2.Target)
-	}
-	small, err := in.Snapshot(ctx, drivers.SnapshotOptions{MaxChars: 80})
-	if err != nil || !small.Truncated || len(small.Text) > 200 || !strings.Contains(small.Text, "more lines left out") {
-		t.Fatalf("budget: %+v %v", small, err)
-	}
-}
-
-func TestSnapshotShadowAndFrames(t *testing.T) {
-	for _, c := range []struct{ page, want string }{
-		{"shadow.html", "button"},
-		{"frames.html", "- iframe"},
-	} {
-		p := open(t, c.page)
-		s, err := p.(drivers.Inspector).Snapshot(tctx(t, 10*time.Second), drivers.SnapshotOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(s.Text, c.want) {
-			t.Errorf("%s: snapshot lacks %q:\n%s", c.page, c.want, s.Text)
-		}
-	}
-}
-
 func TestProblems(t *testing.T) {
 	p := open(t, "basic.html")
 	w, ok := p.(drivers.ProblemWatcher)

@@ -12,6 +12,7 @@ import (
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/interp"
 	"github.com/rpa-dev/rpa/runs/report"
+	"github.com/rpa-dev/rpa/snapshot"
 	"github.com/rpa-dev/rpa/stdlib"
 )
 
@@ -42,7 +43,7 @@ type Packet struct {
 	// policy), Tabs the open tabs.
 	Dialogs []drivers.Dialog `json:"dialogs"`
 	Tabs    []Tab            `json:"tabs"`
-	// Snapshot is a trimmed accessibility snapshot (drivers.Snapshot form)
+	// Snapshot is a trimmed accessibility snapshot (package snapshot's form)
 	// around the target, or of the page when there is no target.
 	Snapshot string `json:"snapshot,omitempty"`
 	// Problems are the page's last console and network errors.
@@ -154,14 +155,12 @@ func (r *Recorder) packet(ctx context.Context, res *interp.Result, page drivers.
 	}
 	snapText := ""
 	if frame != nil {
-		if in, ok := frame.(drivers.Inspector); ok {
-			opts := drivers.SnapshotOptions{MaxChars: maxChars}
-			if ev != nil {
-				opts.Around = ev.Selectors
-			}
-			if s, err := in.Snapshot(ctx, opts); err == nil {
-				snapText = r.mask.String(s.Text)
-			}
+		opts := snapshot.Options{MaxRows: 5, MaxOptions: 10}
+		if ev != nil {
+			opts.Around = ev.Selectors
+		}
+		if s, err := snapshot.Take(ctx, frame, opts); err == nil {
+			snapText = r.mask.String(s.Render(budget))
 		}
 	}
 	dialog := ""
