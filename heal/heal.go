@@ -136,6 +136,7 @@ type Hook struct {
 	Run string
 
 	mu      sync.Mutex
+	wg      sync.WaitGroup // fingerprints being taken
 	pending []runs.Mark
 	fresh   map[string]*drivers.Fingerprint // this run's, by key
 }
@@ -158,22 +159,40 @@ func (h *Hook) Found(ctx context.Context, c *stdlib.Call, f drivers.Frame, el dr
 	if !ok {
 		return
 	}
-	fp, err := hf.Fingerprint(ctx, el)
-	if err != nil {
-		return // the page moved on (a navigation): no mark this time
-	}
+	// The fingerprint is taken beside the action, not before it: its
+	// evaluation is sent now (the page runs it before the action's input
+	// events) and the action does not wait for its answer. Flush waits.
 	msels := maskSels(c, sels)
-	fp = maskFP(c, fp)
-	raw, _ := json.Marshal(fp)
-	h.mu.Lock()
-	h.fresh[key(c.Flow, msels)] = fp
-	h.pending = append(h.pending, runs.Mark{Flow: c.Flow, Line: c.Line, Selectors: msels, At: time.Now(), Run: h.Run, Matched: index, Fingerprint: raw})
-	h.mu.Unlock()
+	flow, line, at := c.Flow, c.Line, time.Now()
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), fingerprintWait)
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		defer cancel()
+		fp, err := hf.Fingerprint(fctx, el)
+		if err != nil {
+			return // the page moved on (a navigation): no mark this time
+		}
+		fp = maskFP(c, fp)
+		raw, _ := json.Marshal(fp)
+		h.mu.Lock()
+		h.fresh[key(flow, msels)] = fp
+		h.pending = append(h.pending, runs.Mark{Flow: flow, Line: line, Selectors: msels, At: at, Run: h.Run, Matched: index, Fingerprint: raw})
+		h.mu.Unlock()
+	}()
 }
 
-// Flush writes the marks kept so far to the store.
+// fingerprintWait bounds one fingerprint's evaluation.
+const fingerprintWait = 5 * time.Second
+
+// Flush waits for the fingerprints being taken and writes the marks kept
+// so far to the store.
 func (h *Hook) Flush() error {
-	if h == nil || h.Store == nil {
+	if h == nil {
+		return nil
+	}
+	h.wg.Wait()
+	if h.Store == nil {
 		return nil
 	}
 	h.mu.Lock()
@@ -183,8 +202,10 @@ func (h *Hook) Flush() error {
 	return h.Store.AddMarks(ms)
 }
 
-// Marks returns the marks not yet flushed (tests).
+// Marks returns the marks not yet flushed (tests), once the fingerprints
+// being taken are in.
 func (h *Hook) Marks() []runs.Mark {
+	h.wg.Wait()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return append([]runs.Mark(nil), h.pending...)
