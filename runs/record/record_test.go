@@ -125,7 +125,7 @@ func TestCoveredButton(t *testing.T) {
 	if !strings.Contains(strings.Join(p.Hints, "\n"), "div#consent covers the target") {
 		t.Errorf("hints: %q", p.Hints)
 	}
-	if !strings.Contains(p.Snapshot, `dialog "Cookies"`) || p.Screenshot == "" || len(fin.Image) == 0 {
+	if !strings.Contains(p.Snapshot, `dialog "Cookies"`) || !strings.Contains(p.Snapshot, `[target]`) || p.Screenshot == "" || len(fin.Image) == 0 {
 		t.Errorf("snapshot %q, screenshot %q, image %d bytes", p.Snapshot, p.Screenshot, len(fin.Image))
 	}
 	if n := len(mustJSON(t, p)); n > 4*record.DefaultPacketBudget {
