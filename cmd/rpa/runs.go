@@ -2,15 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/rpa-dev/rpa/drivers"
@@ -120,19 +116,12 @@ func (e *evidenceFlags) resumeRefusal() error {
 	if e.resume == "" {
 		return nil
 	}
-	what := "run " + e.resume
-	if st, err := e.openStore(); err == nil {
-		if r, err := st.Get(e.resume); err == nil {
-			what = fmt.Sprintf("run %s (%s, %s at line %d)", r.ID, r.Flow, r.Status, r.ErrorLine)
-		} else if errors.Is(err, runs.ErrNotFound) {
-			st.Close()
-			return fmt.Errorf("--resume: no run %s in %s", e.resume, st.Dir())
-		}
-		st.Close()
+	st, err := e.openStore()
+	if err != nil {
+		return runs.ResumeRefusal(nil, e.resume)
 	}
-	return fmt.Errorf("--resume: %s cannot be resumed here: the variables it had bound lived in the process that ran it "+
-		"and are gone (secrets are never stored). Resume works over MCP while the server still holds the run "+
-		"(workflow tool arguments resumeRunId and resumeFrom); here, run the flow again", what)
+	defer st.Close()
+	return runs.ResumeRefusal(st, e.resume)
 }
 
 // cliRun records one `rpa run`.
@@ -220,7 +209,7 @@ func runRuns(args []string, stdout, stderr io.Writer) int {
 	}
 	f := runs.Filter{Flow: *flow, Failed: *failed, Limit: *limit}
 	if *since != "" {
-		t, err := parseSince(*since, time.Now())
+		t, err := runs.ParseSince(*since, time.Now())
 		if err != nil {
 			fmt.Fprintf(stderr, "rpa runs: --since: %v\n", err)
 			return exitUsage
@@ -245,58 +234,12 @@ func runRuns(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "no runs recorded yet")
 		return exitOK
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tFLOW\tSTATUS\tSTARTED\tDURATION\tACTIONS\tCALLER\tERROR")
-	for _, r := range l {
-		errs := ""
-		if r.ErrorKind != "" {
-			errs = r.ErrorKind
-			if r.ErrorLine > 0 {
-				errs += " at line " + strconv.Itoa(r.ErrorLine)
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.ID, r.Flow, r.Status, r.Start.Local().Format("2006-01-02 15:04:05"),
-			(time.Duration(r.DurationMs) * time.Millisecond).String(), r.Actions, callerText(r.Caller), errs)
-	}
-	tw.Flush()
+	runs.WriteList(stdout, l)
 	return exitOK
 }
 
-func callerText(c runs.Caller) string {
-	s := c.Kind
-	if c.Client != "" {
-		s += " " + c.Client
-	}
-	if c.Device != "" {
-		s += " @" + c.Device
-	}
-	return s
-}
-
-// parseSince reads a duration back from now or a date (2006-01-02, or
-// RFC 3339).
-func parseSince(s string, now time.Time) (time.Time, error) {
-	if d, err := time.ParseDuration(s); err == nil && d > 0 {
-		return now.Add(-d), nil
-	}
-	if strings.HasSuffix(s, "d") {
-		if n, err := strconv.Atoi(strings.TrimSuffix(s, "d")); err == nil && n > 0 {
-			return now.AddDate(0, 0, -n), nil
-		}
-	}
-	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04", "2006-01-02"} {
-		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
-			return t, nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("%q: want a duration (24h, 7d) or a date (2026-12-01)", s)
-}
-
 func printJSON(stdout, stderr io.Writer, v any) int {
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	if err := runs.WriteJSON(stdout, v); err != nil {
 		fmt.Fprintf(stderr, "rpa runs: %v\n", err)
 		return exitFailed
 	}
@@ -350,57 +293,10 @@ func runsShow(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	if *asJSON {
-		return printJSON(stdout, stderr, struct {
-			*runs.Run
-			Steps []runs.Step `json:"steps"`
-		}{r, steps})
+		return printJSON(stdout, stderr, runs.RunSteps{Run: r, Steps: steps})
 	}
-	fmt.Fprintf(stdout, "run %s  %s  %s\n", r.ID, r.Flow, strings.ToUpper(r.Status))
-	fmt.Fprintf(stdout, "started %s, %s, caller %s", r.Start.Local().Format("2006-01-02 15:04:05"),
-		time.Duration(r.DurationMs)*time.Millisecond, callerText(r.Caller))
-	if r.Profile != "" {
-		fmt.Fprintf(stdout, ", profile %s", r.Profile)
-	}
-	if r.ResumedFrom != "" {
-		fmt.Fprintf(stdout, ", resumes %s", r.ResumedFrom)
-	}
-	fmt.Fprintln(stdout)
-	if r.FlowPath != "" {
-		fmt.Fprintf(stdout, "flow file %s\n", r.FlowPath)
-	}
-	if len(r.Args) > 0 {
-		b, _ := json.Marshal(r.Args)
-		fmt.Fprintf(stdout, "arguments %s\n", b)
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)
-	fmt.Fprintln(tw, "\n#\tLINE\tACTION\tTARGET\tSELECTOR\tSTATUS\tDURATION")
-	for _, s := range steps {
-		sel := s.Selector
-		if s.SelectorIndex > 0 {
-			sel += fmt.Sprintf(" (fallback %d)", s.SelectorIndex+1)
-		}
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%d ms\n", s.Index, s.Line, s.Action, clip(s.Target, 40), clip(sel, 40), s.Status, s.DurationMs)
-	}
-	tw.Flush()
-	if r.ErrorKind != "" {
-		fmt.Fprintf(stdout, "\n%s", r.ErrorKind)
-		if r.ErrorLine > 0 {
-			fmt.Fprintf(stdout, " at line %d", r.ErrorLine)
-		}
-		if r.ErrorAction != "" {
-			fmt.Fprintf(stdout, " (%s)", r.ErrorAction)
-		}
-		fmt.Fprintf(stdout, ": %s\n", r.ErrorMessage)
-	}
-	fmt.Fprintf(stdout, "\nfolder %s\n", st.RunDir(r.ID))
+	runs.WriteRun(stdout, r, steps, st.RunDir(r.ID))
 	return exitOK
-}
-
-func clip(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 // runsReport is `rpa runs report ID [-o FILE]`: the report's path (written
@@ -413,12 +309,10 @@ func runsReport(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	defer st.Close()
-	path := st.RunDir(r.ID) + string(os.PathSeparator) + report.FileName
-	if _, err := os.Stat(path); err != nil {
-		if path, err = report.WriteFile(st, r.ID, report.Options{}); err != nil {
-			fmt.Fprintf(stderr, "rpa runs report: %v\n", err)
-			return exitFailed
-		}
+	path, err := report.Ensure(st, r.ID)
+	if err != nil {
+		fmt.Fprintf(stderr, "rpa runs report: %v\n", err)
+		return exitFailed
 	}
 	if *out == "" {
 		fmt.Fprintln(stdout, path)

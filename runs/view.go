@@ -1,0 +1,153 @@
+package runs
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// ParseSince reads `rpa runs --since`: a duration back from now (24h,
+// 30m, or whole days 7d) or a local date (2006-01-02, 2006-01-02T15:04,
+// RFC 3339). Anything else is an error naming the value.
+func ParseSince(s string, now time.Time) (time.Time, error) {
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return now.Add(-d), nil
+	}
+	if strings.HasSuffix(s, "d") {
+		if n, err := strconv.Atoi(strings.TrimSuffix(s, "d")); err == nil && n > 0 {
+			return now.AddDate(0, 0, -n), nil
+		}
+	}
+	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q: want a duration (24h, 7d) or a date (2026-12-01)", s)
+}
+
+// CallerText is c in a table cell: "mcp Claude @laptop-1" (kind, client
+// name, @device when there is one).
+func CallerText(c Caller) string {
+	s := c.Kind
+	if c.Client != "" {
+		s += " " + c.Client
+	}
+	if c.Device != "" {
+		s += " @" + c.Device
+	}
+	return s
+}
+
+// WriteJSON writes v as indented JSON (HTML characters not escaped) and a
+// newline: the --json output of `rpa runs`.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// RunSteps is one run with its steps: the JSON of `rpa runs show --json`
+// (the run's fields and "steps").
+type RunSteps struct {
+	*Run
+	Steps []Step `json:"steps"`
+}
+
+// WriteList writes l as the table of `rpa runs`: run, flow, status, local
+// start time, duration, actions, caller, and the error kind with its line.
+func WriteList(w io.Writer, l []*Run) error {
+	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tFLOW\tSTATUS\tSTARTED\tDURATION\tACTIONS\tCALLER\tERROR")
+	for _, r := range l {
+		errs := ""
+		if r.ErrorKind != "" {
+			errs = r.ErrorKind
+			if r.ErrorLine > 0 {
+				errs += " at line " + strconv.Itoa(r.ErrorLine)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.ID, r.Flow, r.Status, r.Start.Local().Format("2006-01-02 15:04:05"),
+			(time.Duration(r.DurationMs) * time.Millisecond).String(), r.Actions, CallerText(r.Caller), errs)
+	}
+	return tw.Flush()
+}
+
+// WriteRun writes one run as `rpa runs show` prints it: a header (ID,
+// flow, status, start, duration, caller, profile, resumed run, flow file,
+// masked arguments), the table of its steps (targets and selectors cut
+// to 40 characters; a fallback selector numbered from 1), the error, and
+// the run's folder dir.
+func WriteRun(w io.Writer, r *Run, steps []Step, dir string) error {
+	fmt.Fprintf(w, "run %s  %s  %s\n", r.ID, r.Flow, strings.ToUpper(r.Status))
+	fmt.Fprintf(w, "started %s, %s, caller %s", r.Start.Local().Format("2006-01-02 15:04:05"),
+		time.Duration(r.DurationMs)*time.Millisecond, CallerText(r.Caller))
+	if r.Profile != "" {
+		fmt.Fprintf(w, ", profile %s", r.Profile)
+	}
+	if r.ResumedFrom != "" {
+		fmt.Fprintf(w, ", resumes %s", r.ResumedFrom)
+	}
+	fmt.Fprintln(w)
+	if r.FlowPath != "" {
+		fmt.Fprintf(w, "flow file %s\n", r.FlowPath)
+	}
+	if len(r.Args) > 0 {
+		b, _ := json.Marshal(r.Args)
+		fmt.Fprintf(w, "arguments %s\n", b)
+	}
+	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+	fmt.Fprintln(tw, "\n#\tLINE\tACTION\tTARGET\tSELECTOR\tSTATUS\tDURATION")
+	for _, s := range steps {
+		sel := s.Selector
+		if s.SelectorIndex > 0 {
+			sel += fmt.Sprintf(" (fallback %d)", s.SelectorIndex+1)
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%d ms\n", s.Index, s.Line, s.Action, clip(s.Target, 40), clip(sel, 40), s.Status, s.DurationMs)
+	}
+	tw.Flush()
+	if r.ErrorKind != "" {
+		fmt.Fprintf(w, "\n%s", r.ErrorKind)
+		if r.ErrorLine > 0 {
+			fmt.Fprintf(w, " at line %d", r.ErrorLine)
+		}
+		if r.ErrorAction != "" {
+			fmt.Fprintf(w, " (%s)", r.ErrorAction)
+		}
+		fmt.Fprintf(w, ": %s\n", r.ErrorMessage)
+	}
+	_, err := fmt.Fprintf(w, "\nfolder %s\n", dir)
+	return err
+}
+
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// ResumeRefusal is the answer of `rpa run --resume ID`: one process runs
+// one flow, so another process's run cannot be resumed (the variables it
+// bound are gone, and secrets are never stored). The error names the run
+// (flow, status, failed line) when st holds it, says so when st does not;
+// st may be nil (the store could not be opened).
+func ResumeRefusal(st *Store, id string) error {
+	what := "run " + id
+	if st != nil {
+		if r, err := st.Get(id); err == nil {
+			what = fmt.Sprintf("run %s (%s, %s at line %d)", r.ID, r.Flow, r.Status, r.ErrorLine)
+		} else if errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("--resume: no run %s in %s", id, st.Dir())
+		}
+	}
+	return fmt.Errorf("--resume: %s cannot be resumed here: the variables it had bound lived in the process that ran it "+
+		"and are gone (secrets are never stored). Resume works over MCP while the server still holds the run "+
+		"(workflow tool arguments resumeRunId and resumeFrom); here, run the flow again", what)
+}
