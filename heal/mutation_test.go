@@ -2,11 +2,14 @@ package heal_test
 
 import (
 	"encoding/json"
+	"os"
 	"slices"
 	"testing"
 
 	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/heal"
+	"github.com/rpa-dev/rpa/lang"
+	"github.com/rpa-dev/rpa/runs"
 )
 
 // The order form's elements in the order form.flow acts on them (data-k
@@ -73,6 +76,12 @@ func TestMutations(t *testing.T) {
 					t.Errorf("succeeded without healing: the mutation broke no selector")
 				}
 				healed++
+				// the patch `rpa heal --write` would write runs with no healing
+				patched := patchFlow(t, store)
+				p := runFlow(t, patched, map[string]any{"url": srv.URL + "/" + m.page + ".html"}, heal.Off, nil, core.Host{})
+				if !p.res.Success || !slices.Equal(p.log, wantLog) {
+					t.Errorf("patched flow on %s: success %v log %v: %+v", m.page, p.res.Success, p.log, p.res.Error)
+				}
 			} else {
 				last := o.res.Results[len(o.res.Results)-1]
 				if last.Heal == nil || last.Heal.Status != "refused" {
@@ -91,6 +100,33 @@ func TestMutations(t *testing.T) {
 	if wrong > 0 {
 		t.Errorf("%d wrong elements", wrong)
 	}
+}
+
+// patchFlow applies the proposals of the store's marks to form.flow (as
+// `rpa heal --write` does) and loads the result.
+func patchFlow(t *testing.T, store *runs.Store) *lang.Flow {
+	t.Helper()
+	src, err := os.ReadFile("../testdata/heal/form.flow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, ds := lang.Parse("form.flow", src)
+	if ds.HasErrors() {
+		t.Fatal(ds)
+	}
+	marks, err := store.Marks(file.Name, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := heal.Apply("form.flow", src, file, heal.Propose(file, marks, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, ds := lang.Load("form.flow", out)
+	if ds.HasErrors() {
+		t.Fatalf("patched flow: %v\n%s", ds, out)
+	}
+	return f
 }
 
 func containsStr(s, sub string) bool {
