@@ -680,10 +680,23 @@ func (p *page) Close() error {
 }
 
 // evalValue evaluates js in the top document and returns its JSON value.
+// It uses Runtime.evaluate, which always runs in the tab's current
+// document (no object ids that a back-forward-cache restore can leave
+// stale), and retries while a navigation replaces the document.
 func (p *page) evalValue(ctx context.Context, js string) (gson.JSON, error) {
-	res, err := p.rp.Context(ctx).Evaluate(rod.Eval(js).ByPromise())
-	if err != nil {
-		return gson.JSON{}, wrapErr(ctx, "evaluate", err)
+	for attempt := 0; ; attempt++ {
+		res, err := proto.RuntimeEvaluate{Expression: "(" + js + ")()", ReturnByValue: true, AwaitPromise: true}.Call(p.rp.Context(ctx))
+		if err == nil && res.ExceptionDetails != nil {
+			err = &rod.EvalError{RuntimeExceptionDetails: res.ExceptionDetails}
+		}
+		if err != nil {
+			if attempt < 20 && ctx.Err() == nil && transientEvalErr(err) {
+				if core.Sleep(ctx, 20*time.Millisecond) == nil {
+					continue
+				}
+			}
+			return gson.JSON{}, wrapErr(ctx, "evaluate", err)
+		}
+		return res.Result.Value, nil
 	}
-	return res.Value, nil
 }
