@@ -11,7 +11,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -189,7 +188,7 @@ func runRun(ctx context.Context, args []string, rio runIO) int {
 		fmt.Fprintf(stderr, "rpa run: %v\n", err)
 		return exitUsage
 	}
-	res, code := execute(ctx, f, typed, rf, rio, folderFlows(filepath.Dir(rf.file)))
+	res, code := execute(ctx, f, typed, rf, rio, lang.FolderFlows(filepath.Dir(rf.file)))
 	if res == nil {
 		return code
 	}
@@ -231,7 +230,11 @@ func execute(ctx context.Context, f *lang.Flow, typed map[string]any, rf *runFla
 	}
 	var profileDir string
 	if rf.remote == "" {
-		dir, cleanup, err := runProfile(f, rf.profile)
+		id := rf.profile
+		if id == "" {
+			id = f.Profile()
+		}
+		dir, cleanup, err := drivers.RunProfile(id)
 		if err != nil {
 			fmt.Fprintf(stderr, "rpa %s: %v\n", rf.cmd, err)
 			return nil, exitUsage
@@ -326,43 +329,6 @@ func flowArgs(f *lang.Flow, rf *runFlags) (map[string]any, error) {
 		return nil, fmt.Errorf("--args %s: %v", rf.argsFile, err)
 	}
 	return args, err
-}
-
-// runProfile picks the browser user-data folder (PROTOCOL.md): --profile
-// ID, else the flow's `defaults profile:`, else a temporary profile under
-// $RPA_HOME removed by cleanup.
-func runProfile(f *lang.Flow, id string) (dir string, cleanup func(), err error) {
-	if id == "" {
-		id = f.Profile()
-	}
-	if id != "" {
-		dir, err := drivers.ProfileDir(id)
-		if err != nil {
-			return "", nil, fmt.Errorf("profile %q: %v", id, err)
-		}
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return "", nil, err
-		}
-		return dir, func() {}, nil
-	}
-	dir, cleanup, err = drivers.TempProfile()
-	if err != nil {
-		return "", nil, fmt.Errorf("temporary profile: %v", err)
-	}
-	return dir, cleanup, nil
-}
-
-// folderFlows resolves `call NAME` among the flows of dir, loading the
-// folder once on the first call. Files of the folder that do not load are
-// skipped (their problems belong to `rpa check DIR`).
-func folderFlows(dir string) func(string) (*lang.Flow, bool) {
-	var once sync.Once
-	var flows map[string]*lang.Flow
-	return func(name string) (*lang.Flow, bool) {
-		once.Do(func() { flows, _ = lang.LoadDir(dir) })
-		f, ok := flows[name]
-		return f, ok
-	}
 }
 
 // isTerminal reports whether w is a terminal.

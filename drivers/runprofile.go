@@ -1,0 +1,29 @@
+package drivers
+
+import (
+	"fmt"
+	"os"
+)
+
+// RunProfile is the browser user-data folder of one run (PROTOCOL.md):
+// the persistent profile id (ProfileDir, created when missing), or, when
+// id is "", a temporary profile under $RPA_HOME that cleanup removes.
+// cleanup is never nil when err is nil. The caller picks id: --profile,
+// else the flow's `defaults profile:`.
+func RunProfile(id string) (dir string, cleanup func(), err error) {
+	if id != "" {
+		dir, err := ProfileDir(id)
+		if err != nil {
+			return "", nil, fmt.Errorf("profile %q: %v", id, err)
+		}
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return "", nil, err
+		}
+		return dir, func() {}, nil
+	}
+	dir, cleanup, err = TempProfile()
+	if err != nil {
+		return "", nil, fmt.Errorf("temporary profile: %v", err)
+	}
+	return dir, cleanup, nil
+}
