@@ -44,7 +44,9 @@ var sqliteMagic = []byte("SQLite format 3\x00")
 // rewritten (VACUUM, so no deleted page keeps the text); any other file
 // holding one (HTTP cache entries, Sessions files) is deleted. A database
 // that still holds a secret after that is deleted too. Files that cannot be
-// read are skipped and reported in the error.
+// read are skipped and reported in the error; a file gone between the
+// listing and its reading (a SQLite journal the scrub of its database
+// deleted, say History-journal) is no error.
 //
 // Chromium has no DevTools call that forgets a visit, so this is how a
 // navigation to an address holding a secret leaves no trace in a
@@ -59,7 +61,9 @@ func Scrub(dir string, secrets []string) (*ScrubReport, error) {
 	var errs []error
 	walkErr := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			errs = append(errs, err)
+			if !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+			}
 			return nil
 		}
 		if !d.Type().IsRegular() {
@@ -67,7 +71,9 @@ func Scrub(dir string, secrets []string) (*ScrubReport, error) {
 		}
 		b, err := os.ReadFile(path)
 		if err != nil {
-			errs = append(errs, err)
+			if !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+			}
 			return nil
 		}
 		if !holdsAny(b, needles) {
@@ -85,7 +91,7 @@ func Scrub(dir string, secrets []string) (*ScrubReport, error) {
 			}
 			// Not clean (or not a database we can open): the file goes.
 		}
-		if err := os.Remove(path); err != nil {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, err)
 			return nil
 		}
