@@ -91,9 +91,20 @@ func sourceLine(src []byte, n int) (string, bool) {
 	return strings.TrimRight(string(src), "\r"), true
 }
 
+// MaxShown is the most display columns of a source line a diagnostic
+// shows: a longer line (minified, generated, one 2 MB line) is cut to a
+// window around the subject, each cut side marked with "…".
+const MaxShown = 120
+
+// shownBefore is how many columns of context the window keeps before the
+// subject's start when the line is cut.
+const shownBefore = 40
+
 // caretLine expands tabs in line and builds the `^~~~` line under the
 // subject's columns, counting display width (wide runes take two columns,
-// combining marks none). Columns are byte columns (ast.Pos.Col).
+// combining marks none). Columns are byte columns (ast.Pos.Col). A line
+// wider than MaxShown columns is cut to MaxShown columns around the
+// subject, with "…" where it was cut.
 func caretLine(line string, r ast.Range) (string, string) {
 	from := r.Start.Col - 1
 	to := from + 1
@@ -109,28 +120,63 @@ func caretLine(line string, r ast.Range) (string, string) {
 	if to > len(line) {
 		to = len(line)
 	}
-	var shown, caret strings.Builder
-	col := 0
-	for i, c := range line {
+	// cell is how rune c, at display column col, is shown.
+	cell := func(c rune, col int) (string, int) {
 		w := runeWidth(c)
-		if c == '\t' {
-			w = TabWidth - col%TabWidth
-			shown.WriteString(strings.Repeat(" ", w))
-		} else if c == utf8.RuneError || !unicode.IsPrint(c) && w > 0 {
-			shown.WriteRune('?')
-			w = 1
-		} else {
-			shown.WriteRune(c)
-		}
 		switch {
-		case i < from:
-			caret.WriteString(strings.Repeat(" ", w))
-		case i == from:
-			caret.WriteString("^" + strings.Repeat("~", max(w-1, 0)))
-		case i < to:
-			caret.WriteString(strings.Repeat("~", w))
+		case c == '\t':
+			w = TabWidth - col%TabWidth
+			return strings.Repeat(" ", w), w
+		case c == utf8.RuneError || !unicode.IsPrint(c) && w > 0:
+			return "?", 1
+		}
+		return string(c), w
+	}
+	// First pass: the line's width and the subject's start column.
+	col, fromCol := 0, -1
+	for i, c := range line {
+		if i >= from && fromCol < 0 {
+			fromCol = col
+		}
+		_, w := cell(c, col)
+		col += w
+	}
+	total := col
+	if fromCol < 0 {
+		fromCol = total
+	}
+	lo, hi := 0, total
+	if total > MaxShown {
+		lo = max(fromCol-shownBefore, 0)
+		hi = min(lo+MaxShown, total)
+		lo = max(hi-MaxShown, 0)
+	}
+	var shown, caret strings.Builder
+	if lo > 0 {
+		shown.WriteString("…")
+		caret.WriteString(" ")
+	}
+	col = 0
+	for i, c := range line {
+		s, w := cell(c, col)
+		if col >= hi {
+			break
+		}
+		if col >= lo && col+w <= hi {
+			shown.WriteString(s)
+			switch {
+			case i < from:
+				caret.WriteString(strings.Repeat(" ", w))
+			case i == from:
+				caret.WriteString("^" + strings.Repeat("~", max(w-1, 0)))
+			case i < to:
+				caret.WriteString(strings.Repeat("~", w))
+			}
 		}
 		col += w
+	}
+	if hi < total {
+		shown.WriteString("…")
 	}
 	if from >= len(line) {
 		caret.WriteString("^")
