@@ -34,6 +34,12 @@ type Options struct {
 	// line). Args should be the checkpoint's. The result is a new run.
 	Resume     *Checkpoint
 	ResumeFrom int
+	// Mask, when set, is the run's masker (nil: a new one). A host that
+	// keeps its own record of the run (runs/record: URLs, snapshots,
+	// screenshots it reads from the page) passes its masker here, so the
+	// values the run derives from a secret and renders into actions
+	// (open "{{ urlquery(lower(password)) }}") are hidden there too.
+	Mask *Mask
 }
 
 // Run executes f and returns its result and the current tab at the end

@@ -83,6 +83,9 @@ func newRunner(ctx context.Context, o Options) *runner {
 	r := &runner{ctx: ctx, opts: o, mask: &Mask{}, start: time.Now(), page: o.Page,
 		res: &Result{Results: []*StepResult{}}, openers: map[drivers.Page]drivers.Page{},
 		seen: map[drivers.Page]int{}}
+	if o.Mask != nil {
+		r.mask = o.Mask
+	}
 	// page.* look without waiting and without side effects: with no tab
 	// open yet, nothing exists and the URL and title are "".
 	r.pageFns = lang.PageFuncs{

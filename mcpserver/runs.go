@@ -277,3 +277,13 @@ func flowResultRun(res *interp.Result, secrets []string, fin *record.Finished) (
 	}
 	return out, nil
 }
+
+// mask is the record's masker for interp.Options.Mask (nil when the call
+// is not recorded: interp then makes its own), so values the run derives
+// from a secret are hidden in the record too.
+func (c *callRecord) mask() *interp.Mask {
+	if c == nil || c.rec == nil {
+		return nil
+	}
+	return c.rec.Mask()
+}

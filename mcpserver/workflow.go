@@ -190,6 +190,7 @@ func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *f
 		Flows:   s.reg.lookup,
 		Events:  events,
 		Host:    s.hostFor(req, profile, pause),
+		Mask:    rec.mask(), // runs.go; nil when not recorded
 		// resume.go: nil and 0 for a fresh run
 		Resume:     resume.checkpoint(),
 		ResumeFrom: resume.fromLine(),
