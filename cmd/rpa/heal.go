@@ -18,7 +18,7 @@ const healUsage = `healing when no selector finds an element found before: off, 
 
 // healFor returns ctx carrying the heal hook of a run of f (mode: flag over
 // the flow's defaults over suggest; marks kept in rec's store) and a func
-// that writes the run's marks (call it before rec.finish). A bad --heal is
+// that writes the run's marks (call it before finishing rec). A bad --heal is
 // reported by checkHeal before the run.
 func healFor(ctx context.Context, flag string, f *lang.Flow, rec *cliRun, stderr io.Writer) (context.Context, func()) {
 	mode, err := heal.Resolve(flag, f)
@@ -28,8 +28,8 @@ func healFor(ctx context.Context, flag string, f *lang.Flow, rec *cliRun, stderr
 	var store heal.Store
 	run := ""
 	if rec != nil {
-		store = rec.st
-		run = rec.rec.ID()
+		store = rec.Store
+		run = rec.Rec.ID()
 	}
 	h := heal.New(mode, store, run)
 	return stdlib.WithLocateHook(ctx, h), func() {

@@ -289,12 +289,12 @@ func execute(ctx context.Context, f *lang.Flow, typed map[string]any, rf *runFla
 		Args:    typed,
 		Browser: br,
 		Flows:   flows,
-		Events:  rec.hook(prog.Event),
+		Events:  rec.Hook(prog.Event),
 		Host:    host,
 	})
 	prog.Flush()
 	healFlush()
-	rec.finish(ctx, res, page, stderr)
+	rf.evid.finishRun(ctx, rec, res, page, stderr)
 	if page != nil && rf.remote != "" {
 		// Leave a remote browser as we found it: close the tab we used.
 		_ = page.Close()

@@ -75,17 +75,10 @@ func (e *evidenceFlags) check() error {
 
 // openStore opens $RPA_HOME/runs with the flags over the environment.
 func (e *evidenceFlags) openStore() (*runs.Store, error) {
-	o, err := runs.OptionsFromEnv()
-	if err != nil {
-		return nil, err
+	if e == nil {
+		return runs.OpenHome(drivers.Home(), 0, 0)
 	}
-	if e != nil && e.keep > 0 {
-		o.Keep = e.keep
-	}
-	if e != nil && e.maxMB > 0 {
-		o.MaxBytes = int64(e.maxMB * (1 << 20))
-	}
-	return runs.Open(drivers.Home(), o)
+	return runs.OpenHome(drivers.Home(), e.keep, e.maxMB)
 }
 
 // serverOptions sets the run-store fields of a server's options; the
@@ -124,54 +117,33 @@ func (e *evidenceFlags) resumeRefusal() error {
 	return runs.ResumeRefusal(st, e.resume)
 }
 
-// cliRun records one `rpa run`.
-type cliRun struct {
-	e   *evidenceFlags
-	st  *runs.Store
-	rec *record.Recorder
-}
+// cliRun records one `rpa run` (nil: not recorded).
+type cliRun = record.Local
 
 // startRun begins the record of an `rpa run`; a store that cannot be
 // opened is reported on stderr and the run goes on unrecorded (nil).
 func (e *evidenceFlags) startRun(f *lang.Flow, typed map[string]any, profile string, stderr io.Writer) *cliRun {
 	st, err := e.openStore()
-	if err != nil {
-		fmt.Fprintf(stderr, "rpa run: this run is not recorded: %v\n", err)
-		return nil
+	if err == nil {
+		var rec *cliRun
+		rec, err = record.StartLocal(st, record.Options{Flow: f, Args: typed, Caller: runs.Caller{Kind: runs.CallerCLI},
+			Profile: profile, Evidence: e.mode, PacketBudget: e.packet})
+		if err == nil {
+			return rec
+		}
 	}
-	rec, err := record.Start(record.Options{Store: st, Flow: f, Args: typed, Caller: runs.Caller{Kind: runs.CallerCLI},
-		Profile: profile, Evidence: e.mode, PacketBudget: e.packet})
-	if err != nil {
-		st.Close()
-		fmt.Fprintf(stderr, "rpa run: this run is not recorded: %v\n", err)
-		return nil
-	}
-	return &cliRun{e: e, st: st, rec: rec}
+	fmt.Fprintf(stderr, "rpa run: this run is not recorded: %v\n", err)
+	return nil
 }
 
-// hook wraps next with the recorder (nil-safe).
-func (c *cliRun) hook(next func(interp.Event)) func(interp.Event) {
-	if c == nil {
-		return next
+// finishRun completes the record of rec; printRun then prints the run ID
+// and the report's path.
+func (e *evidenceFlags) finishRun(ctx context.Context, rec *cliRun, res *interp.Result, page drivers.Page, stderr io.Writer) {
+	line, err := rec.Finish(ctx, res, page)
+	if err != nil {
+		fmt.Fprintf(stderr, "rpa run: the run record is incomplete: %v\n", err)
 	}
-	return c.rec.Hook(next)
-}
-
-// finish completes the record; printRun then prints the run ID and the
-// report's path (nil-safe).
-func (c *cliRun) finish(ctx context.Context, res *interp.Result, page drivers.Page, stderr io.Writer) {
-	if c == nil {
-		return
-	}
-	defer c.st.Close()
-	fin := c.rec.Finish(ctx, res, page)
-	if fin.Err != nil {
-		fmt.Fprintf(stderr, "rpa run: the run record is incomplete: %v\n", fin.Err)
-	}
-	c.e.done = "run " + fin.ID
-	if fin.Report != "" {
-		c.e.done += "  report " + fin.Report
-	}
+	e.done = line
 }
 
 // printRun prints "run ID  report PATH" of the finished run on w (the
