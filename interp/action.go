@@ -85,6 +85,7 @@ func (r *runner) action(fr *frame, s *ast.ActionStmt, sc *Scope) (any, error) {
 	r.mu.Lock()
 	index := len(r.res.Results) + 1
 	page := r.page
+	r.res.running = s.Range.Start.Line
 	r.mu.Unlock()
 	target := r.target(c)
 	r.emit(Event{Kind: EventStarted, Index: index, Total: r.total, Action: name, Target: target, Line: s.Range.Start.Line,

@@ -21,6 +21,9 @@ type Result struct {
 	Log []string `json:"log,omitempty"`
 	// checkpoint is what a failed run leaves for a resume (resume.go).
 	checkpoint *Checkpoint
+	// running is the line of the action in flight (0: none yet): where an
+	// abandoned run (start.go) was cancelled.
+	running int
 }
 
 // StepResult is one executed action (loop iterations each count).

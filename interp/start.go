@@ -11,8 +11,9 @@ import (
 
 // start runs fl on its own goroutine and returns its result. When ctx ends
 // and the run does not stop within cancelGrace (a driver call ignoring
-// ctx), it returns the partial result at once, kind "cancelled"; the
-// abandoned goroutine records nothing more.
+// ctx), it returns the partial result at once, kind "cancelled" at the
+// line of the action in flight; the abandoned goroutine records nothing
+// more.
 func start(ctx context.Context, fl *lang.Flow, o Options) (*Result, drivers.Page) {
 	r := newRunner(ctx, o)
 	done := make(chan struct{})
@@ -39,7 +40,11 @@ func start(ctx context.Context, fl *lang.Flow, o Options) (*Result, drivers.Page
 		case <-t.C:
 			r.mu.Lock()
 			r.abandon = true
-			r.finish(nil, r.cancelled(fl.File, ctx.Err()))
+			ce := r.cancelled(fl.File, ctx.Err())
+			if r.res.running > 0 {
+				ce.Line = r.res.running // the action that ignored ctx
+			}
+			r.finish(nil, ce)
 			r.mu.Unlock()
 		}
 	}
