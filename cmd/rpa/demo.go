@@ -10,7 +10,6 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/rpa-dev/rpa/flows"
@@ -120,54 +119,9 @@ func runDemo(ctx context.Context, args []string, rio runIO) int {
 		_ = enc.Encode(res)
 		return code
 	}
-	if !printRows(stdout, res.Outputs) {
+	if !demoapp.PrintRows(stdout, res.Outputs) {
 		interp.PrintOutcome(stdout, io.Discard, f, res)
 	}
 	interp.PrintOutcome(io.Discard, stderr, f, res)
 	return code
-}
-
-// tableColumns are the demo table's columns in display order; the region
-// (the same on every row, in CJK characters that tabwriter cannot
-// measure) goes in the count line instead.
-var tableColumns = []string{"date", "kWh", "peak", "valley", "cost"}
-
-// printRows prints outputs.rows (a list of maps keyed by the table's
-// header) as an aligned table with a count line; false when outputs holds
-// no such list.
-func printRows(w io.Writer, outputs any) bool {
-	m, ok := outputs.(map[string]any)
-	if !ok {
-		return false
-	}
-	rows, ok := m["rows"].([]any)
-	if !ok {
-		return false
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, strings.Join(tableColumns, "\t")+"\t")
-	for _, r := range rows {
-		row, _ := r.(map[string]any)
-		cells := make([]string, len(tableColumns))
-		for i, c := range tableColumns {
-			cells[i] = fmt.Sprint(row[c])
-		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
-	}
-	_ = tw.Flush()
-	regions := map[string]bool{}
-	var names []string
-	for _, r := range rows {
-		row, _ := r.(map[string]any)
-		if s, ok := row["region"].(string); ok && !regions[s] {
-			regions[s] = true
-			names = append(names, s)
-		}
-	}
-	fmt.Fprintf(w, "%d rows", len(rows))
-	if len(names) > 0 {
-		fmt.Fprintf(w, " · region %s", strings.Join(names, ", "))
-	}
-	fmt.Fprintln(w)
-	return true
 }
