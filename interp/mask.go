@@ -33,10 +33,18 @@ import (
 type Mask struct {
 	mu      sync.RWMutex
 	version int             // bumped by every Add that registers something
-	secrets []string        // substring-masked spellings, longest first
+	secrets []string        // substring-masked spellings of at most longForm bytes
+	long    []*longSecret   // longer substring-masked spellings, longest first
 	exact   map[string]bool // every registered spelling, masked as a whole value
 	rep     *strings.Replacer
 }
+
+// longForm is the length in bytes above which a spelling is searched for
+// on its own (longSecret, Knuth-Morris-Pratt: linear in the text) instead
+// of inside the strings.Replacer of the shorter ones, whose trie walks up
+// to a pattern's length at every position of the text (a 8,000-character
+// secret against a long non-ASCII text took seconds per string).
+const longForm = 256
 
 // MinSubstring is the length in characters from which a secret is masked
 // inside longer strings too; shorter secrets are masked as whole values
@@ -72,7 +80,10 @@ func (m *Mask) Add(s string) {
 		}
 		m.exact[x] = true
 		m.version++
-		if long {
+		if long && len(x) > longForm {
+			m.long = append(m.long, &longSecret{s: x})
+			sort.SliceStable(m.long, func(i, j int) bool { return len(m.long[i].s) > len(m.long[j].s) })
+		} else if long {
 			m.secrets = append(m.secrets, x)
 			added = true
 		}
@@ -156,15 +167,82 @@ func (m *Mask) String(s string) string {
 		return s
 	}
 	m.mu.RLock()
-	rep, whole := m.rep, m.exact[s]
+	rep, long, whole := m.rep, m.long, m.exact[s]
 	m.mu.RUnlock()
 	if whole {
 		return Masked
+	}
+	// Longest first: the long spellings one by one (each linear in s; one
+	// longer than s cannot be in it), then the short ones in one pass.
+	for _, l := range long {
+		if len(l.s) <= len(s) {
+			s = l.replace(s)
+		}
 	}
 	if rep == nil {
 		return s
 	}
 	return rep.Replace(s)
+}
+
+// longSecret is a spelling longer than longForm bytes with its
+// Knuth-Morris-Pratt failure table, made on first use (a long secret is
+// searched for only in texts at least as long as itself).
+type longSecret struct {
+	s    string
+	once sync.Once
+	fail []int32 // fail[i]: length of the longest proper border of s[:i+1]
+}
+
+// replace returns text with every occurrence of l.s (left to right, not
+// overlapping) replaced by Masked, in time linear in len(text)+len(l.s).
+func (l *longSecret) replace(text string) string {
+	l.once.Do(func() {
+		p := l.s
+		l.fail = make([]int32, len(p))
+		k := int32(0)
+		for i := 1; i < len(p); i++ {
+			for k > 0 && p[i] != p[k] {
+				k = l.fail[k-1]
+			}
+			if p[i] == p[k] {
+				k++
+			}
+			l.fail[i] = k
+		}
+	})
+	p, fail := l.s, l.fail
+	var b strings.Builder
+	last, k := 0, int32(0)
+	for i := 0; i < len(text); i++ {
+		if k == 0 { // skip to the next byte that can start a match
+			j := strings.IndexByte(text[i:], p[0])
+			if j < 0 {
+				break
+			}
+			i += j
+		}
+		for k > 0 && text[i] != p[k] {
+			k = fail[k-1]
+		}
+		if text[i] == p[k] {
+			k++
+		}
+		if int(k) == len(p) {
+			start := i + 1 - len(p)
+			if b.Len() == 0 {
+				b.Grow(len(text))
+			}
+			b.WriteString(text[last:start])
+			b.WriteString(Masked)
+			last, k = i+1, 0
+		}
+	}
+	if last == 0 {
+		return text
+	}
+	b.WriteString(text[last:])
+	return b.String()
 }
 
 // Value returns v with every string inside it (map keys too) masked, and
