@@ -150,7 +150,10 @@ func readPID(path string) int {
 // has --user-data-dir=DIR, found in /proc; there can be no live owner
 // since nobody else holds the lock), and removes Chromium's
 // SingletonLock/SingletonSocket/SingletonCookie when the process they name
-// is gone. Unlock the returned lock after the browser has exited.
+// is gone. A folder marked dirty (DirtyFileName: a dead owner's browser was
+// given secrets it never scrubbed) loses its history-like files
+// (WipeHistory) and the marker. Unlock the returned lock after the browser
+// has exited.
 func ClaimProfile(dir string) (*ProfileLock, error) {
 	l, err := LockProfile(dir)
 	if err != nil {
@@ -158,6 +161,7 @@ func ClaimProfile(dir string) (*ProfileLock, error) {
 	}
 	EndOrphans(l.dir)
 	cleanSingleton(l.dir)
+	wipeIfDirty(l.dir) // profiledirty.go
 	return l, nil
 }
 

@@ -612,6 +612,8 @@ func (p *Pool) finish(r *retirement) error {
 	rep, serr := Scrub(r.dir, r.secrets)
 	if serr != nil {
 		p.opts.Logger.Warn("profile scrub incomplete", "profile", r.id, "error", serr.Error())
+	} else if err := drivers.ClearDirty(r.dir); err != nil {
+		p.opts.Logger.Warn("cannot clear the profile's scrub mark", "profile", r.id, "error", err.Error())
 	}
 	if rep != nil && (rep.Rows > 0 || len(rep.Removed) > 0) {
 		p.opts.Logger.Info("secrets scrubbed from the profile", "profile", r.id, "rows", rep.Rows, "files_removed", len(rep.Removed))
@@ -629,7 +631,10 @@ func (p *Pool) finish(r *retirement) error {
 // params, password answers): when the profile's browser closes (idle,
 // replaced, pool closed) they are scrubbed from its folder (Scrub), so an
 // address or a form value holding one does not stay in History, the
-// cache or session files.
+// cache or session files. Until that scrub succeeds the folder holds the
+// marker drivers.DirtyFileName (no secret in it): if this process dies
+// first, the next claim of the folder removes its history-like files
+// (drivers.ClaimProfile).
 func (l *Lease) AddSecrets(values ...string) {
 	l.p.mu.Lock()
 	defer l.p.mu.Unlock()
@@ -641,6 +646,12 @@ func (l *Lease) AddSecrets(values ...string) {
 	}
 	if len(have) > 0 {
 		l.p.secrets[l.e.id] = have
+		// Marked until a clean scrub: a process that dies first leaves it,
+		// and the next claim of the folder wipes its history-like files
+		// (drivers.ClaimProfile).
+		if err := drivers.MarkDirty(l.p.dirs[l.e.id]); err != nil {
+			l.p.opts.Logger.Warn("cannot mark the profile for a scrub", "profile", l.e.id, "error", err.Error())
+		}
 	}
 }
 

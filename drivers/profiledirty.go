@@ -1,0 +1,121 @@
+package drivers
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+)
+
+// DirtyFileName is the marker file a profile folder holds while its
+// browser has been given secrets that are not yet scrubbed from it (the
+// profiles Pool's Lease.AddSecrets writes it, a clean scrub removes it).
+// It holds no secret. A process that claims a profile (ClaimProfile) and
+// finds it knows the previous owner died before scrubbing: the secrets
+// are gone with it, so the history-like files are removed whole
+// (WipeHistory).
+const DirtyFileName = "rpa-dirty"
+
+// MarkDirty writes dir's DirtyFileName marker (temp file + rename).
+func MarkDirty(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	path := filepath.Join(dir, DirtyFileName)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte("secrets were given to this profile's browser; not scrubbed yet\n"), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// ClearDirty removes dir's DirtyFileName marker (none: no error).
+func ClearDirty(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	if err := os.Remove(filepath.Join(dir, DirtyFileName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// IsDirty reports whether dir holds the DirtyFileName marker.
+func IsDirty(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, DirtyFileName))
+	return err == nil
+}
+
+// historyFiles are the names (filepath.Match patterns; "sub/pattern" for
+// a file of a sub-folder) of the files of a Chromium profile folder such
+// as Default that record addresses visited, page titles and sessions.
+// Cookies, Local Storage, IndexedDB and the rest stay, so logins survive
+// a wipe.
+var historyFiles = []string{
+	"History", "History-*",
+	"Sessions", "Current Session", "Current Tabs", "Last Session", "Last Tabs",
+	"Top Sites", "Top Sites-*", "Visited Links",
+	"Favicons", "Favicons-*",
+	"Network Action Predictor", "Network Action Predictor-*",
+	"Shortcuts", "Shortcuts-*",
+	"Cache",
+	"segmentation_platform/ukm_db", "segmentation_platform/ukm_db-*",
+}
+
+// WipeHistory removes the history-like files (History, Sessions, Top
+// Sites, Visited Links, Favicons, the HTTP cache, ...: addresses that may
+// hold a secret) of the user-data dir dir: in dir itself and in each
+// profile folder directly under it (Default, Profile 1, ...). Call it only
+// while holding dir's lock with no browser running on it. It returns the
+// paths removed, relative to dir.
+func WipeHistory(dir string) ([]string, error) {
+	roots := []string{dir}
+	if ents, err := os.ReadDir(dir); err == nil {
+		for _, e := range ents {
+			if e.IsDir() {
+				roots = append(roots, filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	var removed []string
+	var errs []error
+	for _, root := range roots {
+		for _, pat := range historyFiles {
+			sub, name := path.Split(pat)
+			folder := filepath.Join(root, filepath.FromSlash(sub))
+			ents, err := os.ReadDir(folder)
+			if err != nil {
+				continue
+			}
+			for _, e := range ents {
+				if ok, _ := filepath.Match(name, e.Name()); !ok {
+					continue
+				}
+				m := filepath.Join(folder, e.Name())
+				if err := os.RemoveAll(m); err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				rel, _ := filepath.Rel(dir, m)
+				removed = append(removed, rel)
+			}
+		}
+	}
+	return removed, errors.Join(errs...)
+}
+
+// wipeIfDirty is ClaimProfile's step: a marker left by a dead owner means
+// its secrets were never scrubbed; the history-like files go, then the
+// marker.
+func wipeIfDirty(dir string) {
+	if !IsDirty(dir) {
+		return
+	}
+	if _, err := WipeHistory(dir); err == nil {
+		_ = ClearDirty(dir)
+	}
+}
