@@ -5,14 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/rpa-dev/rpa/internal/atomicfile"
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/diag"
 	"github.com/rpa-dev/rpa/lang/format"
-	"github.com/rpa-dev/rpa/lang/yamlflow"
 )
 
 func init() {
@@ -66,41 +63,14 @@ func runFmt(args []string, stdout, stderr io.Writer) int {
 			code = exitFailed
 			continue
 		}
-		isYAML := strings.ToLower(filepath.Ext(path)) != ".flow"
-		target := *to
-		if target == "" {
-			target = "flow"
-			if isYAML {
-				target = "yaml"
-			}
+		c := format.Convert(path, src, f, *to)
+		for _, n := range c.Notes {
+			fmt.Fprintf(stderr, "rpa fmt: %s\n", n)
 		}
-		var out []byte
-		if isYAML {
-			if n := yamlflow.CountComments(src); n > 0 {
-				what := "comments are"
-				if n == 1 {
-					what = "comment is"
-				}
-				fmt.Fprintf(stderr, "rpa fmt: %s: %d %s not kept (fmt does not carry YAML comments)\n", path, n, what)
-			}
-		}
-		if target == "yaml" {
-			if len(f.Comments) > 0 {
-				fmt.Fprintf(stderr, "rpa fmt: %s: %d comments are not kept in YAML\n", path, len(f.Comments))
-			}
-			out = yamlflow.Write(f)
-		} else {
-			out = format.Flow(f)
-		}
+		out, dest := c.Out, c.Dest
 		if !*write {
 			stdout.Write(out)
 			continue
-		}
-		dest := path
-		if target == "yaml" && !isYAML {
-			dest = strings.TrimSuffix(path, filepath.Ext(path)) + ".yaml"
-		} else if target == "flow" && isYAML {
-			dest = strings.TrimSuffix(path, filepath.Ext(path)) + ".flow"
 		}
 		if dest == path && bytes.Equal(out, src) {
 			continue
