@@ -49,11 +49,15 @@ const MaskGlyphs = "••••••••"
 // Before the picture, every form field (input, textarea, contenteditable;
 // in the page, its open shadow roots and its same-origin frames) whose
 // value holds a secret by holds, and every password field, shows
-// MaskGlyphs instead of its value, and carets are hidden; after it, the
-// fields get their values (and selections) back. No event is fired, so
-// the page's scripts see nothing. A nil holds masks password fields only.
-// Fields inside cross-origin frames are not reached (they are shown as
-// they are).
+// MaskGlyphs instead of its value, every text node of the page whose
+// text holds a secret by holds ("Your key: Zq7-…") shows MaskGlyphs
+// instead of its text, and carets are hidden; after it, the fields get
+// their values (and selections) back and the text nodes their text. A
+// secret split across elements ("Zq7-<b>SECRET</b>") is not recognised
+// in text. No input or change event is fired (a MutationObserver of the
+// page does see the text change and change back). A nil holds masks
+// password fields only. Fields and text inside cross-origin frames are
+// not reached (they are shown as they are).
 func Capture(ctx context.Context, p Page, el Element, full bool, holds HoldsSecret) ([]byte, error) {
 	restore, err := MaskFields(ctx, p, holds)
 	if err != nil {
@@ -98,14 +102,24 @@ func undo(p Page) {
 	_, _ = p.Eval(ctx, maskRestoreJS)
 }
 
-// maskCollectJS lists the page's fields (kept in a page-side list for
-// maskApplyJS) as {value, password}.
+// maskCollectJS lists the page's fields and its text nodes with more than
+// white space (not of script, style, noscript, template, textarea or
+// title; kept in a page-side list for maskApplyJS) as {value, password}.
 const maskCollectJS = `() => {
   const out = [], els = [];
   const skip = new Set(["checkbox","radio","file","hidden","submit","button","image","reset","color","range"]);
+  const noText = new Set(["SCRIPT","STYLE","NOSCRIPT","TEMPLATE","TEXTAREA","TITLE"]);
   const walk = (root) => {
     let nodes;
     try { nodes = root.querySelectorAll("*"); } catch (e) { return; }
+    try {
+      const tw = (root.ownerDocument || root).createTreeWalker(root, NodeFilter.SHOW_TEXT);
+      for (let t = tw.nextNode(); t; t = tw.nextNode()) {
+        const p = t.parentNode;
+        if (!t.data.trim() || (p && noText.has(p.nodeName))) continue;
+        els.push(t); out.push({ value: t.data, password: false });
+      }
+    } catch (e) {}
     for (const n of nodes) {
       const tag = n.tagName;
       if (tag === "INPUT" && !skip.has((n.type || "").toLowerCase())) {
@@ -137,7 +151,10 @@ const maskApplyJS = `(idx, glyphs) => {
     if (!n) continue;
     const d = n.ownerDocument;
     docs.add(d);
-    if (n.tagName === "INPUT" || n.tagName === "TEXTAREA") {
+    if (n.nodeType === 3) { // a text node of the page
+      st.saved.push({ n, data: n.data });
+      n.data = glyphs;
+    } else if (n.tagName === "INPUT" || n.tagName === "TEXTAREA") {
       let s = null, e = null;
       try { s = n.selectionStart; e = n.selectionEnd; } catch (x) {}
       st.saved.push({ n, value: n.value, s, e });
@@ -163,6 +180,7 @@ const maskRestoreJS = `() => {
   if (!st) return 0;
   delete window.__rpaMask;
   for (const r of st.saved.reverse()) {
+    if ("data" in r) { r.n.data = r.data; continue; }
     if ("html" in r) { r.n.innerHTML = r.html; continue; }
     r.n.value = r.value;
     if (r.s !== null) { try { r.n.setSelectionRange(r.s, r.e); } catch (x) {} }
