@@ -34,36 +34,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	var all diag.Diagnostics
-	flows := 0
-	for _, p := range fs.Args() {
-		st, err := os.Stat(p)
-		if err != nil {
-			fmt.Fprintf(stderr, "rpa check: %v\n", err)
-			return exitUsage
-		}
-		if st.IsDir() {
-			// An unreadable folder is left to LoadDir, which reports it.
-			if files, err := lang.FlowFiles(p); err == nil && len(files) == 0 {
-				fmt.Fprintf(stderr, "rpa check: no flow files in %s (want .flow, .yaml or .yml directly in it)\n", p)
-				return exitUsage
-			}
-			fl, ds := lang.LoadDir(p)
-			flows += len(fl)
-			all = append(all, ds...)
-			continue
-		}
-		if !lang.IsFlowFile(p) {
-			fmt.Fprintf(stderr, "rpa check: %s: not a flow file (want .flow, .yaml or .yml)\n", p)
-			return exitUsage
-		}
-		f, ds := lang.LoadFile(p)
-		if f != nil {
-			flows++
-		}
-		all = append(all, ds...)
+	flows, all, err := lang.CheckPaths(fs.Args())
+	if err != nil {
+		fmt.Fprintf(stderr, "rpa check: %v\n", err)
+		return exitUsage
 	}
-	all.Sort()
 	if *oneline {
 		for _, d := range all {
 			fmt.Fprintln(stderr, d.OneLine())
