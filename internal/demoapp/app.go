@@ -19,6 +19,8 @@
 //     JSON after Options.Delay.
 //   - GET /logout ends the session.
 //
+// Options.Version 2 serves the app's "next version" instead (see V2).
+//
 // Data is deterministic per region (see Records). The app keeps its
 // sessions in memory; it is a demo, not a server to expose.
 package demoapp
@@ -58,6 +60,11 @@ type Options struct {
 	// Username and Password are the accepted credentials; "" means
 	// DemoUsername / DemoPassword.
 	Username, Password string
+	// Version is the app's page version: 0 or 1 is the demo as
+	// documented above; 2 is its "next version" for healing tests (see
+	// V2), whose pages rename ids, rewrap the login form, reword the
+	// Query button and move the table. Any other value is 1.
+	Version int
 }
 
 func (o Options) withDefaults() Options {
@@ -159,7 +166,7 @@ func (a *App) loginPage(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Query().Get("bye") != "" {
 		d.Notice = "You have signed out."
 	}
-	a.render(w, http.StatusOK, "login.html", d)
+	a.render(w, http.StatusOK, a.page("login.html"), d)
 }
 
 func (a *App) login(w http.ResponseWriter, r *http.Request) {
@@ -169,7 +176,7 @@ func (a *App) login(w http.ResponseWriter, r *http.Request) {
 	}
 	user, pass := r.PostForm.Get("username"), r.PostForm.Get("password")
 	if user != a.opts.Username || pass != a.opts.Password {
-		a.render(w, http.StatusUnauthorized, "login.html", loginData{
+		a.render(w, http.StatusUnauthorized, a.page("login.html"), loginData{
 			Error: "Invalid username or password", Username: user})
 		return
 	}
@@ -205,7 +212,7 @@ func (a *App) query(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/login", http.StatusSeeOther)
 		return
 	}
-	a.render(w, http.StatusOK, "query.html", queryData{User: u, Regions: Regions})
+	a.render(w, http.StatusOK, a.page("query.html"), queryData{User: u, Regions: Regions})
 }
 
 // DataPage is the JSON answer of /api/data.

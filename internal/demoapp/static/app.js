@@ -4,6 +4,10 @@
 (function () {
   "use strict";
   const $ = (s) => document.querySelector(s);
+  // Ids of the page's parts: the demo's, or those the body's data
+  // attributes rename (the app's next version, demoapp.V2).
+  const ids = Object.assign({ form: "query-form", region: "region", results: "results", table: "data-table" },
+    document.body.dataset);
   let region = "";
   let page = 1;
   let busy = false;
@@ -27,7 +31,7 @@
   function render(d) {
     const cols = ["date", "region", "kWh", "peak", "valley", "cost"];
     const t = el("table", null, {
-      id: "data-table", "data-region": d.region.code, "data-page": d.page,
+      id: ids.table, "data-region": d.region.code, "data-page": d.page,
       "data-pages": d.pages, "data-total": d.total,
     });
     const first = d.rows.length ? d.rows[0].date : "";
@@ -54,7 +58,7 @@
     foot.appendChild(fr);
     t.appendChild(foot);
 
-    const res = $("#results");
+    const res = $("#" + ids.results);
     res.replaceChildren(t);
     if (!d.rows.length) {
       res.appendChild(el("p", "No data for this region 无数据", { id: "empty", class: "empty" }));
@@ -70,7 +74,7 @@
   async function load(p) {
     if (busy) return;
     setBusy(true);
-    $("#results").replaceChildren();
+    $("#" + ids.results).replaceChildren();
     $("#summary").textContent = "";
     $("#status").textContent = "Loading… 加载中";
     try {
@@ -87,7 +91,7 @@
       render(d);
     } catch (e) {
       $("#status").textContent = "";
-      $("#results").replaceChildren(el("p", "Error: " + e.message, { id: "error", class: "error" }));
+      $("#" + ids.results).replaceChildren(el("p", "Error: " + e.message, { id: "error", class: "error" }));
     } finally {
       busy = false;
       $("#query-btn").disabled = false;
@@ -97,9 +101,9 @@
   // The script is deferred: the document is parsed when it runs, before
   // DOMContentLoaded, so the handlers are in place when a driver sees the
   // page as loaded.
-  $("#query-form").addEventListener("submit", (ev) => {
+  $("#" + ids.form).addEventListener("submit", (ev) => {
     ev.preventDefault();
-    region = $("#region").value;
+    region = $("#" + ids.region).value;
     load(1);
   });
   $("#prev").addEventListener("click", () => load(page - 1));
