@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,9 +10,7 @@ import (
 	"strings"
 
 	"github.com/rpa-dev/rpa/importer"
-	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/diag"
-	"github.com/rpa-dev/rpa/lang/format"
 )
 
 func init() {
@@ -87,14 +86,11 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	}
 
 	// Render and load back every flow before writing any.
-	texts := make([][]byte, len(flows))
-	for i, f := range flows {
-		texts[i] = format.Flow(f.File)
-		if _, lds := lang.Load(f.Name+".flow", texts[i]); lds.HasErrors() {
-			fmt.Fprintf(stderr, "rpa import: internal error: the flow imported from %s does not check:\n", in)
-			diag.Render(stderr, lds, func(string) []byte { return texts[i] })
-			return exitFailed
-		}
+	texts, err := importer.Texts(flows)
+	if te := (*importer.TextError)(nil); errors.As(err, &te) {
+		fmt.Fprintf(stderr, "rpa import: internal error: the flow imported from %s does not check:\n", in)
+		diag.Render(stderr, te.Diag, func(string) []byte { return te.Text })
+		return exitFailed
 	}
 
 	toDir := *out != "" && (len(flows) > 1 || !strings.HasSuffix(*out, ".flow") || isDir(*out))
