@@ -180,24 +180,7 @@ func (b *browser) loop(events <-chan *rod.Message) {
 
 // waitFor calls cond under b.mu until it returns true or ctx ends.
 func (b *browser) waitFor(ctx context.Context, cond func() bool) error {
-	for {
-		b.mu.Lock()
-		ok := cond()
-		closed := b.closed
-		w := b.wake
-		b.mu.Unlock()
-		if ok {
-			return nil
-		}
-		if closed {
-			return b.goneErr()
-		}
-		select {
-		case <-w:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
+	return waitOn(ctx, &b.mu, &b.closed, &b.wake, b.goneErr, cond)
 }
 
 // goneErr is the error of a call on a closed browser; for an attached one

@@ -269,24 +269,7 @@ func answerDialog(s session, e *proto.PageJavascriptDialogOpening, accept bool, 
 
 // waitFor calls cond under p.mu until it is true or ctx ends.
 func (p *page) waitFor(ctx context.Context, cond func() bool) error {
-	for {
-		p.mu.Lock()
-		ok := cond()
-		closed := p.closed
-		w := p.wake
-		p.mu.Unlock()
-		if ok {
-			return nil
-		}
-		if closed {
-			return core.Errorf(core.KindBrowser, "tab closed")
-		}
-		select {
-		case <-w:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
+	return waitOn(ctx, &p.mu, &p.closed, &p.wake, func() error { return core.Errorf(core.KindBrowser, "tab closed") }, cond)
 }
 
 func (p *page) hasLifecycle(l proto.NetworkLoaderID, name string) bool {
