@@ -9,3 +9,12 @@ import "github.com/rpa-dev/rpa/interp"
 // and hidden in what the record reads from the page itself (URLs, tabs,
 // titles, snapshot, failure screenshots) as well as in events.
 func (r *Recorder) Mask() *interp.Mask { return r.mask }
+
+// Mask is the record's masker for interp.Options.Mask (Recorder.Mask);
+// on a nil Local (a run not recorded) it is nil, and interp makes its own.
+func (l *Local) Mask() *interp.Mask {
+	if l == nil || l.Rec == nil {
+		return nil
+	}
+	return l.Rec.Mask()
+}
