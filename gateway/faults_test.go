@@ -147,6 +147,11 @@ func TestBadDesktops(t *testing.T) {
 		}
 	}
 	x.waitDevices(t, 1)
+	// The device leaves the table just before its "desktop disconnected"
+	// line is logged: wait for the line (the bound only catches a hang).
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(x.logs.String(), "frame exceeds the size cap") && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
 	if !strings.Contains(x.logs.String(), "frame exceeds the size cap") {
 		t.Errorf("the gateway did not log why it closed the link:\n%s", x.logs.String())
 	}
