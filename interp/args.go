@@ -10,6 +10,7 @@ import (
 
 	"github.com/rpa-dev/rpa/lang/ast"
 	"github.com/rpa-dev/rpa/lang/diag"
+	"github.com/rpa-dev/rpa/stdlib"
 )
 
 // ArgError is a bad or missing flow argument; Field names the param.
@@ -276,5 +277,5 @@ func describe(v any) string {
 	case nil:
 		return "null"
 	}
-	return typeName(v)
+	return stdlib.TypeName(v)
 }

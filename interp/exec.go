@@ -361,6 +361,3 @@ func quoteSels(sels []string) string {
 	}
 	return fmt.Sprintf("%q", sels)
 }
-
-// typeName is stdlib.TypeName, for the argument messages of args.go.
-func typeName(v any) string { return stdlib.TypeName(v) }
