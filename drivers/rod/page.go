@@ -673,7 +673,10 @@ func (p *page) evalValue(ctx context.Context, js string) (gson.JSON, error) {
 			err = &rod.EvalError{RuntimeExceptionDetails: res.ExceptionDetails}
 		}
 		if err != nil {
-			if attempt < 20 && ctx.Err() == nil && transientEvalErr(err) {
+			// "Could not find object with given id" is transient here too:
+			// this evaluation holds no object id, so it is the document
+			// being swapped under it (a back/forward-cache restore).
+			if attempt < 20 && ctx.Err() == nil && (transientEvalErr(err) || strings.Contains(err.Error(), "Could not find object with given id")) {
 				if core.Sleep(ctx, 20*time.Millisecond) == nil {
 					continue
 				}
