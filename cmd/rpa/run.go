@@ -291,6 +291,7 @@ func execute(ctx context.Context, f *lang.Flow, typed map[string]any, rf *runFla
 		Flows:   flows,
 		Events:  rec.Hook(prog.Event),
 		Host:    host,
+		Mask:    rec.Mask(), // the record's masker (nil when not recorded)
 	})
 	prog.Flush()
 	healFlush()
