@@ -53,7 +53,7 @@ func (sf *serverFlags) register(fs *flag.FlagSet) {
 	fs.Var(&sf.execAllow, "exec-allow", "allow only commands matching this glob (repeatable; needs --allow-exec)")
 	fs.DurationVar(&sf.idle, "idle", profiles.DefaultIdle, "close a profile's browser after this idle time")
 	fs.BoolVar(&sf.show, "show", false, "show browser windows instead of running headless")
-	fs.StringVar(&sf.remote, "browser", "", "attach to a running DevTools endpoint (ws://HOST:PORT/...) instead of launching")
+	fs.Var(joinedFlag{&sf.remote}, "browser", "attach to a running DevTools endpoint (ws://, http:// or wss://...) instead of launching; repeat (or comma-separate) to spread profiles over several")
 	fs.BoolVar(&sf.verbose, "v", false, "log debug lines")
 	fs.StringVar(&sf.hitl, "hitl", "", hitlUsage)
 	sf.evid.register(fs, false)
