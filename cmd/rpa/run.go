@@ -108,7 +108,7 @@ func parseRunFlags(args []string, stderr io.Writer) (rf *runFlags, done bool, co
 	fs.BoolVar(&rf.show, "show", false, "show the browser window instead of running headless")
 	fs.BoolVar(&rf.json, "json", false, "print only the result JSON (WorkflowExecutionResult) on stdout")
 	fs.DurationVar(&rf.timeout, "timeout", 0, "bound for the whole run, e.g. 2m (0: none)")
-	fs.StringVar(&rf.remote, "browser", "", "attach to a running browser's DevTools endpoint ws://HOST:PORT/... instead of launching one")
+	fs.Var(joinedFlag{&rf.remote}, "browser", "attach to a running browser's DevTools endpoint (ws://, http:// or wss://...) instead of launching one; repeatable")
 	fs.StringVar(&rf.bin, "browser-bin", "", "Chromium binary (default: $ROD_BROWSER, else chromium on PATH)")
 	fs.BoolVar(&rf.exec.Enabled, "allow-exec", false, "let the flow's exec actions run commands (refused otherwise)")
 	fs.Var(&rf.execAllow, "exec-allow", "with --allow-exec, allow only commands matching this glob (repeatable)")
