@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -33,11 +34,11 @@ func demoFlow(t *testing.T) ([]byte, *lang.Flow) {
 		t.Fatalf("query_power_data.flow has no line %q: update the test", old)
 	}
 	src = []byte(strings.Replace(string(src), old, "defaults wait: 3s retries: 0 timeout: 60s", 1))
-	f, ds := lang.Load("query_power_data.flow", src)
-	if ds.HasErrors() {
-		t.Fatal(ds)
+	path := filepath.Join(t.TempDir(), "query_power_data.flow")
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		t.Fatal(err)
 	}
-	return src, f
+	return src, loadFlow(t, path)
 }
 
 // recordDemo runs f on the demo app at base under the run recorder (as
@@ -130,7 +131,20 @@ func TestDemoNextVersion(t *testing.T) {
 		t.Fatalf("v2 with heal off succeeded: the next version breaks no selector")
 	}
 
-	res, fin := recordDemo(t, st, f, v2.URL, heal.Auto)
+	// In suggest the run fails at the first renamed field; the packet
+	// carries the candidate and the patch for that line.
+	res, fin := recordDemo(t, st, f, v2.URL, heal.Suggest)
+	if res.Success || fin.Packet == nil || fin.Packet.HealPatch == nil {
+		t.Fatalf("v2 suggest: success %v packet %+v", res.Success, fin.Packet)
+	}
+	hp := fin.Packet.HealPatch
+	if hp.Line != 13 || hp.Kind != "suggested" || len(hp.New) == 0 || hp.New[0] != "#login-user" ||
+		hp.New[len(hp.New)-1] != "#username" || !strings.Contains(hp.Diff, "-fill \"#username\" username") ||
+		!strings.Contains(hp.Diff, "+fill [\"#login-user\"") {
+		t.Errorf("packet heal_patch: %+v\n%s", hp.Proposal, hp.Diff)
+	}
+
+	res, fin = recordDemo(t, st, f, v2.URL, heal.Auto)
 	demoRows(t, "v2 auto", res)
 	// Lines of the flow whose selectors v2 breaks: fill #username (13),
 	// fill #password (14), select #region (17), click text=Query (18),

@@ -25,7 +25,8 @@ type Proposal struct {
 	// old ones after them), "reorder" (another selector of the list
 	// matched more often than the first: the list is reordered by how
 	// often each matched) or "stale" (the first selector did not match in
-	// the runs looked at: a comment marks the line).
+	// the runs looked at: a comment marks the line); "suggested" only in
+	// a failure packet (ProposeFor: a candidate healing did not act on).
 	Kind string   `json:"kind"`
 	Old  []string `json:"old"`
 	New  []string `json:"new,omitempty"`

@@ -59,6 +59,9 @@ type Packet struct {
 	// candidates it suggests, or why it refused ("the element seems to be
 	// gone", "two elements look alike"); nil when it did not look.
 	Heal *stdlib.HealInfo `json:"heal,omitempty"`
+	// HealPatch is the change of the flow that Heal proposes for the
+	// failing line (heal_packet.go); nil when it proposes none.
+	HealPatch *HealPatch `json:"heal_patch,omitempty"`
 }
 
 // SelectorReason is one selector and why it failed.
@@ -168,6 +171,7 @@ func (r *Recorder) packet(ctx context.Context, res *interp.Result, page drivers.
 		dialog = r.mask.String(openDialog(ctx, page))
 	}
 	p.Heal = failedHeal(res, e.Line) // heal_packet.go
+	p.HealPatch = healPatch(r.o.Flow, r.source, p.Heal, e.Line, r.mask.String)
 	p.Hints = hints(p, reps, snapText, dialog)
 	// Fit the budget: the snapshot takes what the rest leaves.
 	p.Snapshot = ""
