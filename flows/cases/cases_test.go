@@ -22,6 +22,16 @@ import (
 	"github.com/rpa-dev/rpa/lang/format"
 )
 
+// classPages maps a class case's folder to its page in testdata/pages.
+var classPages = map[string]string{
+	"40-styled-toggles":          "toggles.html",
+	"41-cascading-selects":       "cascade.html",
+	"42-late-stylesheet":         "latecss.html",
+	"43-virtual-grid":            "grid.html",
+	"44-sticky-and-scroll-boxes": "sticky.html",
+	"45-invisible-characters":    "invisible.html",
+}
+
 // One browser and one server of testdata/ for the package.
 var (
 	browser drivers.Browser
@@ -35,6 +45,13 @@ func TestMain(m *testing.M) {
 func run(m *testing.M) int {
 	mux := http.NewServeMux()
 	mux.Handle("/", http.FileServer(http.Dir("testdata")))
+	// The class cases 40-45 run on the engine's own hard pages (one copy,
+	// in the repository's testdata/pages).
+	for dir, page := range classPages {
+		mux.HandleFunc("/"+dir+"/page.html", func(w http.ResponseWriter, r *http.Request) {
+			http.ServeFile(w, r, filepath.Join("..", "..", "testdata", "pages", page))
+		})
+	}
 	// case 42's late stylesheet, served after ?ms=
 	mux.HandleFunc("/42-late-stylesheet/slow.css", func(w http.ResponseWriter, r *http.Request) {
 		ms, _ := strconv.Atoi(r.URL.Query().Get("ms"))
