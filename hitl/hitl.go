@@ -196,7 +196,7 @@ func (c *Config) Chain(client Channel) *Chain {
 		case ChannelClient:
 			x = client
 		case ChannelDesktop:
-			x = c.Desktop
+			x = ConsoleFirst(c.Desktop) // an open rpa ui console first (console.go)
 		case ChannelTerminal:
 			x = c.Terminal
 		}

@@ -1,0 +1,231 @@
+package hitl
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpa-dev/rpa/core"
+	"github.com/rpa-dev/rpa/internal/localctl"
+)
+
+// openConsole starts a broker registered in a fresh $RPA_HOME.
+func openConsole(t *testing.T) (*Broker, string) {
+	t.Helper()
+	home := t.TempDir()
+	b := NewBroker()
+	if err := b.Listen(home, "rpa ui (test)"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b, home
+}
+
+// answerNext answers the next question that appears in b with a.
+func answerNext(t *testing.T, b *Broker, a core.Answer) (got chan Pending) {
+	ch, stop := b.Watch()
+	got = make(chan Pending, 1)
+	go func() {
+		defer stop()
+		for range ch {
+			if p := b.Pending(); len(p) > 0 {
+				got <- p[0]
+				if err := b.Answer(p[0].ID, a); err != nil {
+					t.Error(err)
+				}
+				return
+			}
+		}
+	}()
+	return got
+}
+
+func TestConsoleAnswersAcrossLoopback(t *testing.T) {
+	for _, tc := range []struct {
+		input string
+		a     core.Answer
+	}{
+		{"text", core.Answer{Status: core.AnswerAnswered, Text: "forty-two"}},
+		{"password", core.Answer{Status: core.AnswerAnswered, Text: "s3cr3t-sms-code"}},
+		{"text", core.Answer{Status: core.AnswerDeclined, Text: "ignored"}},
+	} {
+		b, home := openConsole(t)
+		seen := answerNext(t, b, tc.a)
+		c := &Console{Home: home, From: "rpa serve (pid 1)"}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		ans, err := c.Ask(ctx, core.Question{Title: "Code?", Message: "sent by SMS", Input: tc.input})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := tc.a
+		if want.Status != core.AnswerAnswered {
+			want.Text = ""
+		}
+		if ans != want {
+			t.Errorf("%s: got %+v, want %+v", tc.input, ans, want)
+		}
+		p := <-seen
+		if p.Title != "Code?" || p.Message != "sent by SMS" || p.Input != tc.input || p.From != "rpa serve (pid 1)" || p.Deadline.IsZero() {
+			t.Errorf("pending question %+v", p)
+		}
+		if len(b.Pending()) != 0 {
+			t.Errorf("still pending after the answer: %+v", b.Pending())
+		}
+		// The answer is nowhere in the registry.
+		ents, _ := os.ReadDir(localctl.Dir(home))
+		for _, e := range ents {
+			raw, _ := os.ReadFile(filepath.Join(localctl.Dir(home), e.Name()))
+			if tc.a.Text != "" && strings.Contains(string(raw), tc.a.Text) {
+				t.Errorf("the answer is in %s", e.Name())
+			}
+		}
+	}
+}
+
+func TestConsoleUnavailableFallsThrough(t *testing.T) {
+	next := Func{N: ChannelDesktop, F: func(context.Context, core.Question) (core.Answer, error) {
+		return core.Answer{Status: core.AnswerAnswered, Text: "from the dialog"}, nil
+	}}
+	ask := func(home string) (core.Answer, error) {
+		ch := &consoleThen{console: &Console{Home: home}, next: next}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		return ch.Ask(ctx, core.Question{Title: "Name?", Input: "text"})
+	}
+	// No console registered.
+	if a, err := ask(t.TempDir()); err != nil || a.Text != "from the dialog" {
+		t.Errorf("no console: %+v %v", a, err)
+	}
+	// A console with no page open refuses.
+	_, home := openConsole(t)
+	if a, err := ask(home); err != nil || a.Text != "from the dialog" {
+		t.Errorf("no page: %+v %v", a, err)
+	}
+	// A registered console that is not reachable (its port closed).
+	home2 := t.TempDir()
+	reg, err := localctl.Register(home2, localctl.Entry{Kind: localctl.KindConsole, Addr: "127.0.0.1:1", Token: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	if a, err := ask(home2); err != nil || a.Text != "from the dialog" {
+		t.Errorf("unreachable: %+v %v", a, err)
+	}
+	// Every channel unavailable: the reasons of both.
+	ch := &consoleThen{console: &Console{Home: t.TempDir()}, next: Func{N: "desktop", F: func(context.Context, core.Question) (core.Answer, error) {
+		return core.Answer{}, Unavailable("no display")
+	}}}
+	_, err = ch.Ask(context.Background(), core.Question{Title: "x"})
+	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "no console is open") || !strings.Contains(err.Error(), "no display") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestConsoleWithdrawnAtTimeout(t *testing.T) {
+	b, home := openConsole(t)
+	ch, stop := b.Watch()
+	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := (&Console{Home: home}).Ask(ctx, core.Question{Title: "Wait", Input: "text"})
+		done <- err
+	}()
+	for range ch {
+		if len(b.Pending()) == 1 {
+			break
+		}
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	for len(b.Pending()) != 0 {
+		<-ch // the broker sees the request end
+	}
+}
+
+func TestConsoleClosedWhileAsking(t *testing.T) {
+	b, home := openConsole(t)
+	ch, stop := b.Watch()
+	defer stop()
+	done := make(chan error, 1)
+	go func() {
+		_, err := (&Console{Home: home}).Ask(context.Background(), core.Question{Title: "Wait", Input: "text"})
+		done <- err
+	}()
+	for range ch {
+		if len(b.Pending()) == 1 {
+			break
+		}
+	}
+	b.Close()
+	if err := <-done; !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("err = %v, want unavailable (the next channel asks)", err)
+	}
+	if l, _ := localctl.List(home, ""); len(l) != 0 {
+		t.Errorf("still registered after Close: %+v", l)
+	}
+}
+
+func TestConsoleRefusesForeignRequests(t *testing.T) {
+	b, home := openConsole(t)
+	_, stop := b.Watch()
+	defer stop()
+	ents, _ := localctl.List(home, localctl.KindConsole)
+	if len(ents) != 1 {
+		t.Fatalf("entries %+v", ents)
+	}
+	for _, tc := range []struct {
+		name string
+		hdr  map[string]string
+	}{
+		{"no token", nil},
+		{"wrong token", map[string]string{"Authorization": "Bearer nope"}},
+		{"from a web page", map[string]string{"Authorization": "Bearer " + ents[0].Token, "Origin": "http://evil.example"}},
+	} {
+		req, _ := http.NewRequest("POST", "http://"+b.Addr()+ConsolePath, strings.NewReader(`{"title":"x"}`))
+		for k, v := range tc.hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%s: status %d, want 403", tc.name, resp.StatusCode)
+		}
+	}
+	if len(b.Pending()) != 0 {
+		t.Errorf("a refused request left a question: %+v", b.Pending())
+	}
+}
+
+func TestConfigChainPutsConsoleFirst(t *testing.T) {
+	b, home := openConsole(t)
+	t.Setenv("RPA_HOME", home)
+	seen := answerNext(t, b, core.Answer{Status: core.AnswerAnswered, Text: "console"})
+	cfg := &Config{Order: []string{ChannelDesktop}, Desktop: &Desktop{NoNotify: true}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	a, err := cfg.Chain(nil).Ask(ctx, core.Question{Title: "Who?", Input: "text"})
+	if err != nil || a.Text != "console" {
+		t.Fatalf("%+v %v", a, err)
+	}
+	<-seen
+	// An embedder's own desktop channel is left as it is.
+	own := Func{N: ChannelDesktop, F: func(context.Context, core.Question) (core.Answer, error) { return core.Answer{}, nil }}
+	if ConsoleFirst(own).Name() != ChannelDesktop {
+		t.Error("name")
+	}
+	if _, ok := ConsoleFirst(own).(Func); !ok {
+		t.Error("a non-native desktop channel was wrapped")
+	}
+}
