@@ -264,6 +264,8 @@ type Broker struct {
 	reg      *localctl.Registration
 	token    string
 	addr     string
+	home     string
+	program  string
 	closed   chan struct{}
 	once     sync.Once
 }
@@ -273,9 +275,11 @@ func NewBroker() *Broker {
 	return &Broker{pending: map[string]*pending{}, watchers: map[chan struct{}]struct{}{}, closed: make(chan struct{})}
 }
 
-// Listen serves the question endpoint on a free loopback port and registers
-// it in home's local control registry (kind console; program describes this
-// console for people). Close undoes both.
+// Listen serves the question endpoint on a free loopback port. The broker
+// is registered in home's local control registry (kind console; program
+// describes this console for people) while at least one page watches
+// (Watch), so other processes find it exactly while it takes questions;
+// Close undoes both.
 func (b *Broker) Listen(home, program string) error {
 	tok, err := localctl.NewToken()
 	if err != nil {
@@ -288,16 +292,42 @@ func (b *Broker) Listen(home, program string) error {
 	mux := http.NewServeMux()
 	mux.HandleFunc(ConsolePath, b.serveAsk)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	reg, err := localctl.Register(home, localctl.Entry{Kind: localctl.KindConsole, Addr: ln.Addr().String(), Token: tok, Program: program})
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.srv, b.token, b.addr, b.home, b.program = srv, tok, ln.Addr().String(), home, program
+	go func() { _ = srv.Serve(ln) }()
+	if len(b.watchers) > 0 {
+		return b.register()
+	}
+	return nil
+}
+
+// register writes the registry entry; b.mu is held.
+func (b *Broker) register() error {
+	if b.srv == nil || b.reg != nil {
+		return nil
+	}
+	reg, err := localctl.Register(b.home, localctl.Entry{Kind: localctl.KindConsole, Addr: b.addr, Token: b.token, Program: b.program})
 	if err != nil {
-		ln.Close()
 		return err
 	}
-	b.mu.Lock()
-	b.srv, b.reg, b.token, b.addr = srv, reg, tok, ln.Addr().String()
-	b.mu.Unlock()
-	go func() { _ = srv.Serve(ln) }()
+	b.reg = reg
 	return nil
+}
+
+// unregister removes the registry entry; b.mu is held.
+func (b *Broker) unregister() {
+	if b.reg != nil {
+		_ = b.reg.Close()
+		b.reg = nil
+	}
+}
+
+// Registered reports whether the broker's registry entry exists now.
+func (b *Broker) Registered() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.reg != nil
 }
 
 // Addr is the loopback address Listen serves ("" before Listen).
@@ -313,38 +343,41 @@ func (b *Broker) Addr() string {
 func (b *Broker) Close() error {
 	b.once.Do(func() { close(b.closed) })
 	b.mu.Lock()
-	srv, reg := b.srv, b.reg
-	b.srv, b.reg = nil, nil
+	srv := b.srv
+	b.srv = nil
+	b.unregister()
 	b.mu.Unlock()
-	var err error
-	if reg != nil {
-		err = reg.Close()
-	}
 	if srv != nil {
-		if e := srv.Close(); err == nil {
-			err = e
-		}
+		return srv.Close()
 	}
-	return err
+	return nil
 }
 
 // Watch registers a watcher (a console page following the questions): ch
 // receives a signal (coalesced) whenever the pending questions change.
-// While at least one watcher is registered the broker takes questions.
-// Call stop when the page goes away.
-func (b *Broker) Watch() (ch <-chan struct{}, stop func()) {
+// While at least one watcher is registered the broker takes questions (and
+// is in the registry when listening). Call stop when the page goes away; an
+// error means the registry entry could not be written (the watcher is
+// registered all the same: in-process questions still come).
+func (b *Broker) Watch() (ch <-chan struct{}, stop func(), err error) {
 	c := make(chan struct{}, 1)
 	b.mu.Lock()
 	b.watchers[c] = struct{}{}
+	if len(b.watchers) == 1 {
+		err = b.register()
+	}
 	b.mu.Unlock()
 	var once sync.Once
 	return c, func() {
 		once.Do(func() {
 			b.mu.Lock()
 			delete(b.watchers, c)
+			if len(b.watchers) == 0 {
+				b.unregister()
+			}
 			b.mu.Unlock()
 		})
-	}
+	}, err
 }
 
 // Watching reports how many watchers are registered.

@@ -28,7 +28,7 @@ func openConsole(t *testing.T) (*Broker, string) {
 
 // answerNext answers the next question that appears in b with a.
 func answerNext(t *testing.T, b *Broker, a core.Answer) (got chan Pending) {
-	ch, stop := b.Watch()
+	ch, stop, _ := b.Watch()
 	got = make(chan Pending, 1)
 	go func() {
 		defer stop()
@@ -129,7 +129,7 @@ func TestConsoleUnavailableFallsThrough(t *testing.T) {
 
 func TestConsoleWithdrawnAtTimeout(t *testing.T) {
 	b, home := openConsole(t)
-	ch, stop := b.Watch()
+	ch, stop, _ := b.Watch()
 	defer stop()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -153,7 +153,7 @@ func TestConsoleWithdrawnAtTimeout(t *testing.T) {
 
 func TestConsoleClosedWhileAsking(t *testing.T) {
 	b, home := openConsole(t)
-	ch, stop := b.Watch()
+	ch, stop, _ := b.Watch()
 	defer stop()
 	done := make(chan error, 1)
 	go func() {
@@ -176,7 +176,7 @@ func TestConsoleClosedWhileAsking(t *testing.T) {
 
 func TestConsoleRefusesForeignRequests(t *testing.T) {
 	b, home := openConsole(t)
-	_, stop := b.Watch()
+	_, stop, _ := b.Watch()
 	defer stop()
 	ents, _ := localctl.List(home, localctl.KindConsole)
 	if len(ents) != 1 {
@@ -227,5 +227,30 @@ func TestConfigChainPutsConsoleFirst(t *testing.T) {
 	}
 	if _, ok := ConsoleFirst(own).(Func); !ok {
 		t.Error("a non-native desktop channel was wrapped")
+	}
+}
+
+func TestConsoleRegisteredWhileWatched(t *testing.T) {
+	b, home := openConsole(t)
+	count := func() int { l, _ := localctl.List(home, localctl.KindConsole); return len(l) }
+	if b.Registered() || count() != 0 {
+		t.Fatal("registered with no page open")
+	}
+	_, stop1, err := b.Watch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, stop2, _ := b.Watch()
+	if !b.Registered() || count() != 1 {
+		t.Fatal("not registered while watched")
+	}
+	stop1()
+	if count() != 1 {
+		t.Fatal("unregistered while a page still watches")
+	}
+	stop2()
+	stop2()
+	if b.Registered() || count() != 0 {
+		t.Fatal("still registered with no page open")
 	}
 }
