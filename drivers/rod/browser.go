@@ -44,14 +44,18 @@ type browser struct {
 	// closing tab blocks)
 	closing map[proto.TargetTargetID]bool
 	// sessions maps attached tabs' sessions to their pages; early holds
-	// dialogs of sessions still being attached (answered with the default
-	// policy, dismiss), adopted by the page once attached.
-	sessions map[proto.TargetSessionID]*page
-	early    map[proto.TargetSessionID][]drivers.Dialog
-	seq      int64
-	dls      map[string]*dlState
-	dlSeq    int64
-	wake     chan struct{} // closed and replaced on every recorded event
+	// dialogs of tabs still being attached (answered with the default
+	// policy, dismiss), adopted by the page once attached; sidTarget maps
+	// every session of ours to its target and watch a tab to the
+	// auto-attached session whose dialog events count (autoattach.go).
+	sessions  map[proto.TargetSessionID]*page
+	early     map[proto.TargetTargetID][]drivers.Dialog
+	sidTarget map[proto.TargetSessionID]proto.TargetTargetID
+	watch     map[proto.TargetTargetID]proto.TargetSessionID
+	seq       int64
+	dls       map[string]*dlState
+	dlSeq     int64
+	wake      chan struct{} // closed and replaced on every recorded event
 }
 
 type popup struct {
@@ -75,6 +79,7 @@ func (b *browser) setup(ctx context.Context, dlDir string) error {
 	b.dlDir = dlDir
 	events := b.rb.Event()
 	go b.loop(events)
+	b.autoAttach(ctx)
 	err := proto.BrowserSetDownloadBehavior{
 		Behavior:         proto.BrowserSetDownloadBehaviorBehaviorAllowAndName,
 		BrowserContextID: b.bctx,
@@ -117,8 +122,8 @@ func (b *browser) loop(events <-chan *rod.Message) {
 				if p := b.pages[e.TargetID]; p != nil {
 					p.markClosed()
 					delete(b.sessions, p.rp.SessionID)
-					delete(b.early, p.rp.SessionID)
 				}
+				b.forgetTarget(e.TargetID)
 				delete(b.pages, e.TargetID)
 				delete(b.own, e.TargetID)
 				delete(b.closing, e.TargetID)
@@ -139,17 +144,17 @@ func (b *browser) loop(events <-chan *rod.Message) {
 		case "Page.javascriptDialogOpening":
 			var e proto.PageJavascriptDialogOpening
 			if msg.Load(&e) && msg.SessionID != "" {
-				b.mu.Lock()
-				p := b.sessions[msg.SessionID]
-				if p == nil {
-					b.early[msg.SessionID] = append(b.early[msg.SessionID], drivers.Dialog{Type: string(e.Type), Message: e.Message})
-				}
-				b.mu.Unlock()
-				if p != nil {
-					p.dialog(&e)
-				} else {
-					answerDialog(session{b.rb, msg.SessionID}, &e, false, "")
-				}
+				b.dialogOpened(msg.SessionID, &e)
+			}
+		case "Target.attachedToTarget":
+			var e proto.TargetAttachedToTarget
+			if msg.SessionID == "" && msg.Load(&e) {
+				b.attached(&e)
+			}
+		case "Target.detachedFromTarget":
+			var e proto.TargetDetachedFromTarget
+			if msg.SessionID == "" && msg.Load(&e) {
+				b.detached(&e)
 			}
 		case "Browser.downloadWillBegin":
 			var e proto.BrowserDownloadWillBegin
@@ -283,12 +288,7 @@ func (b *browser) attachPage(ctx context.Context, id proto.TargetTargetID) (*pag
 	b.pages[id] = p
 	sid := r.rp.SessionID
 	b.sessions[sid] = p
-	if early := b.early[sid]; len(early) > 0 {
-		p.mu.Lock()
-		p.dialogs = append(early, p.dialogs...)
-		p.mu.Unlock()
-		delete(b.early, sid)
-	}
+	b.adoptEarly(p, sid)
 	return p, nil
 }
 

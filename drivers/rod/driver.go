@@ -256,10 +256,12 @@ func connect(ctx context.Context, wsURL string) (*browser, error) {
 		popups: map[proto.TargetTargetID][]popup{},
 		own:    map[proto.TargetTargetID]bool{},
 
-		sessions: map[proto.TargetSessionID]*page{},
-		early:    map[proto.TargetSessionID][]drivers.Dialog{},
-		dls:      map[string]*dlState{},
-		wake:     make(chan struct{}),
+		sessions:  map[proto.TargetSessionID]*page{},
+		early:     map[proto.TargetTargetID][]drivers.Dialog{},
+		sidTarget: map[proto.TargetSessionID]proto.TargetTargetID{},
+		watch:     map[proto.TargetTargetID]proto.TargetSessionID{},
+		dls:       map[string]*dlState{},
+		wake:      make(chan struct{}),
 	}
 	return b, nil
 }

@@ -213,16 +213,16 @@ func (p *page) loop(events <-chan *rod.Message) {
 	}
 }
 
-// dialog records a dialog of this tab and answers it by the policy
-// (called from the browser's event loop, which sees dialogs of tabs still
-// being attached too).
-func (p *page) dialog(e *proto.PageJavascriptDialogOpening) {
+// dialog records a dialog of this tab and answers it by the policy on
+// session sid, the one that reported it (called from the browser's event
+// loop, which sees dialogs of tabs still being attached too).
+func (p *page) dialog(sid proto.TargetSessionID, e *proto.PageJavascriptDialogOpening) {
 	p.mu.Lock()
 	p.dialogs = append(p.dialogs, drivers.Dialog{Type: string(e.Type), Message: e.Message})
 	accept, text := p.accept, p.text
 	p.notify()
 	p.mu.Unlock()
-	answerDialog(session{p.b.rb, p.rp.SessionID}, e, accept, text)
+	answerDialog(session{p.b.rb, sid}, e, accept, text)
 }
 
 // sessionCtx is a session with a context for its calls.

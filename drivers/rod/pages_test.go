@@ -255,6 +255,32 @@ func TestDialogInNewTabBeforeAttach(t *testing.T) {
 	}
 }
 
+// TestDialogInNewTabAttachedLate: a popup whose first script calls alert()
+// and is attached only after a while (CI under load did this by chance)
+// still runs, has its dialog recorded, and leaves the browser usable for
+// the next tab (it used to wedge every later attach).
+func TestDialogInNewTabAttachedLate(t *testing.T) {
+	p := open(t, "dialogs.html")
+	ctx := tctx(t, 10*time.Second)
+	p.MarkPopups()
+	click(t, p, "#popup")
+	time.Sleep(1500 * time.Millisecond) // the popup would have shown its alert by now
+	tab, err := p.WaitPopup(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tab.Close()
+	waitResult(t, tab, "early")
+	if got := tab.Dialogs(); len(got) != 1 || got[0].Message != "Early alert" {
+		t.Errorf("dialogs = %v", got)
+	}
+	next := open(t, "dialogs.html?early=1") // a new tab whose page alerts at once
+	waitResult(t, next, "early")
+	if got := next.Dialogs(); len(got) != 1 || got[0].Message != "Early alert" {
+		t.Errorf("new tab's dialogs = %v", got)
+	}
+}
+
 func TestHoverMenu(t *testing.T) {
 	p := open(t, "hover.html")
 	ctx := tctx(t, 10*time.Second)
