@@ -181,7 +181,7 @@ func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *f
 		events = pr.event
 	}
 	rec := s.startRecord(req, e, typed, profile, secrets, resume) // runs.go; nil when not recorded
-	events = s.tapEvents(req, events) // tap.go: an in-process watcher (the console)
+	events = s.tapEvents(req, events)                             // tap.go: an in-process watcher (the console)
 	events = rec.hook(events, l.Page())
 	hctx, healFlush := s.healCtx(ctx, e, rec) // heal.go
 	res, page := interp.Run(hctx, e.flow, interp.Options{
