@@ -125,6 +125,13 @@ func LoadFile(path string) (*Flow, diag.Diagnostics) {
 		ds.Errorf(ast.Range{File: path}, "cannot read flow: %v", unwrapPath(err))
 		return nil, ds
 	}
+	return LoadAt(path, src)
+}
+
+// LoadAt is LoadFile of src as the text of the file at path (an editor's
+// buffer, a flow about to be published): its `call` targets are resolved
+// among the other flow files of path's folder as they are on disk.
+func LoadAt(path string, src []byte) (*Flow, diag.Diagnostics) {
 	f, ds := Parse(path, src)
 	if ds.HasErrors() || f == nil {
 		ds.Sort()

@@ -11,7 +11,6 @@ import (
 
 	"github.com/rpa-dev/rpa/heal"
 	"github.com/rpa-dev/rpa/lang"
-	"github.com/rpa-dev/rpa/stdlib"
 )
 
 // FlowURIPrefix starts the flow resources of healing:
@@ -23,10 +22,6 @@ const FlowURIPrefix = "rpa://flows/"
 // the run store) and a func writing the call's marks, to call when the run
 // ends. With mode off it returns ctx as it is.
 func (s *Server) healCtx(ctx context.Context, e *flowEntry, rec *callRecord) (context.Context, func()) {
-	mode, err := heal.Resolve(s.opts.Heal, e.flow)
-	if err != nil || mode == heal.Off {
-		return ctx, func() {}
-	}
 	var store heal.Store
 	if st := s.runsOf(); st != nil {
 		store = st
@@ -35,9 +30,9 @@ func (s *Server) healCtx(ctx context.Context, e *flowEntry, rec *callRecord) (co
 	if rec != nil {
 		run = rec.rec.ID()
 	}
-	h := heal.New(mode, store, run)
-	return stdlib.WithLocateHook(ctx, h), func() {
-		if err := h.Flush(); err != nil {
+	ctx, flush := heal.Attach(ctx, s.opts.Heal, e.flow, store, run)
+	return ctx, func() {
+		if err := flush(); err != nil {
 			s.log.Warn("healing marks not kept", "tool", "workflow_"+e.name, "err", err)
 		}
 	}

@@ -8,11 +8,12 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/rpa-dev/rpa/connect"
+	"github.com/rpa-dev/rpa/flowserver"
 	"github.com/rpa-dev/rpa/mcpserver"
 	"github.com/rpa-dev/rpa/mcpws"
+	"github.com/rpa-dev/rpa/runs"
 )
 
 func init() {
@@ -35,8 +36,9 @@ func init() {
 // for good, 2 on usage or set-up problems.
 func runConnect(ctx context.Context, args []string, stderr io.Writer) int {
 	fs := newFlags("connect", stderr)
-	var sf serverFlags
-	sf.register(fs)
+	var cfg flowserver.Config
+	cfg.Register(fs)
+	verbose := fs.Bool("v", false, "log debug lines")
 	deviceID := fs.String("device-id", "", "this desktop's id at the backend (required)")
 	token := fs.String("token", "", "bearer token sent to the backend (default $RPA_TOKEN)")
 	once := fs.Bool("once", false, "exit at the first disconnect instead of re-dialling (exit code 1)")
@@ -61,43 +63,23 @@ func runConnect(ctx context.Context, args []string, stderr io.Writer) int {
 	if *token == "" {
 		*token = os.Getenv("RPA_TOKEN")
 	}
-	// The backend is not on this machine: passwords go to the desktop channels.
-	s, code := sf.build("connect", stderr, mcpserver.Options{NoURLElicitation: true, ShareProfiles: true, /* one caller: the backend (each link is a new session) */
-		RunDevice: *deviceID /* recorded with its runs (runs.go) */})
-	if s == nil {
-		return code
+	// The backend is not on this machine: passwords go to the desktop
+	// channels. One caller, the backend (each link is a new session); its
+	// runs are recorded with the device.
+	s, err := flowserver.New(cfg, mcpserver.Options{NoURLElicitation: true, ShareProfiles: true,
+		RunCaller: runs.CallerLink, RunDevice: *deviceID}, logger(stderr, *verbose))
+	if err != nil {
+		return fail(stderr, exitUsage, "connect", err)
 	}
 	defer s.Close()
-
-	caps := []string{mcpws.CapBrowserControl, mcpws.CapWorkflowExecution}
-	if sf.allowExec {
-		caps = append([]string{mcpws.CapDesktopExec}, caps...)
-	}
-	c, err := connect.New(connect.Options{
-		URL:          pos[0],
-		DeviceID:     *deviceID,
-		Token:        *token,
-		Server:       s.srv.MCP(),
-		ToolNames:    s.srv.ToolNames,
-		Capabilities: caps,
-		Once:         *once,
-		Link:         mcpws.Options{PingInterval: *ping, MaxFrame: *maxFrame},
-		Logger:       s.log,
-	})
+	c, err := s.Dial(connect.Options{URL: pos[0], DeviceID: *deviceID, Token: *token, Once: *once,
+		Link: mcpws.Options{PingInterval: *ping, MaxFrame: *maxFrame}})
 	if err != nil {
-		fmt.Fprintf(stderr, "rpa connect: %v\n", err)
-		return exitUsage
+		return fail(stderr, exitUsage, "connect", err)
 	}
-	s.srv.OnToolsChanged(c.ToolsChanged)
-	s.log.Info("connecting", "device", *deviceID, "flows", s.dir, "tools", len(s.srv.ToolNames()))
-	// A signal cancels the calls in flight; the link stays up a moment so
-	// their cancelled results reach the backend, then Run ends.
-	runCtx, endRun := context.WithCancel(context.Background())
-	defer endRun()
-	defer onSignal(ctx, s.srv, s.log, func() { time.Sleep(answerGrace); endRun() })()
-	if err := c.Run(runCtx); err != nil {
-		fmt.Fprintf(stderr, "rpa connect: %v\n", err)
-		return exitFailed
+	s.Log.Info("connecting", "device", *deviceID, "flows", s.Dir, "tools", len(s.MCP.ToolNames()))
+	if err := s.ServeLink(ctx, c); err != nil {
+		return fail(stderr, exitFailed, "connect", err)
 	}
 	return exitOK
 }

@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -51,8 +49,7 @@ func runDemo(ctx context.Context, args []string, rio runIO) int {
 		return code
 	}
 	if fset.NArg() > 0 {
-		fmt.Fprintf(stderr, "rpa demo: unexpected argument %q\n", fset.Arg(0))
-		return exitUsage
+		return fail(stderr, exitUsage, "demo", fmt.Errorf("unexpected argument %q", fset.Arg(0)))
 	}
 	appDelay := *delay
 	if appDelay == 0 {
@@ -61,8 +58,7 @@ func runDemo(ctx context.Context, args []string, rio runIO) int {
 	if *serve != "" {
 		ln, err := net.Listen("tcp", *serve)
 		if err != nil {
-			fmt.Fprintf(stderr, "rpa demo: %v\n", err)
-			return exitUsage
+			return fail(stderr, exitUsage, "demo", err)
 		}
 		srv := demoapp.Serve(ln, demoapp.Options{Delay: appDelay})
 		fmt.Fprintf(stderr, "rpa demo: serving the demo app on %s (user %s, password %s); Ctrl-C stops\n",
@@ -72,56 +68,39 @@ func runDemo(ctx context.Context, args []string, rio runIO) int {
 		return exitOK
 	}
 
-	all, ds := lang.LoadFS(flows.FS)
-	if ds.HasErrors() {
-		fmt.Fprintf(stderr, "rpa demo: the embedded flows do not load: %v\n", ds)
-		return exitFailed
-	}
-	f, ok := all[*flowName]
-	if !ok {
-		fmt.Fprintf(stderr, "rpa demo: no example flow %q (have %s)\n", *flowName, strings.Join(lang.Names(all), ", "))
-		return exitUsage
+	all, err := flows.Examples()
+	if err != nil {
+		return fail(stderr, exitFailed, "demo", err)
 	}
 	srv, err := demoapp.Start(demoapp.Options{Delay: appDelay})
 	if err != nil {
-		fmt.Fprintf(stderr, "rpa demo: %v\n", err)
-		return exitFailed
+		return fail(stderr, exitFailed, "demo", err)
 	}
 	defer srv.Close()
+	f, kv, err := flows.Example(all, *flowName, srv.URL, *region)
+	if err != nil {
+		return fail(stderr, exitUsage, "demo", err)
+	}
 	if !*asJSON {
 		fmt.Fprintf(stderr, "demo app on %s; running %s (region %s)\n", srv.URL, f.File.Name, *region)
 	}
-
-	kv := map[string]string{"username": demoapp.DemoUsername, "password": demoapp.DemoPassword, "base_url": srv.URL}
-	for _, p := range f.File.Params {
-		switch p.Name {
-		case "region", "region_a":
-			kv[p.Name] = *region
-		}
-	}
 	typed, err := interp.ParseArgs(f, kv)
 	if err != nil {
-		fmt.Fprintf(stderr, "rpa demo: %v\n", err)
-		return exitUsage
+		return fail(stderr, exitUsage, "demo", err)
 	}
-	rf := &runFlags{cmd: "demo", show: *show, json: *asJSON, bin: *bin, nolog: true}
-	res, code := execute(ctx, f, typed, rf, rio, func(name string) (*lang.Flow, bool) {
-		g, ok := all[name]
-		return g, ok
-	})
-	if res == nil {
-		return code
+	rf := &runFlags{cmd: "demo", json: *asJSON, nolog: true}
+	rf.run.Show, rf.run.Bin = *show, *bin
+	rf.run.Flows = func(name string) (*lang.Flow, bool) { g, ok := all[name]; return g, ok }
+	out, code := execute(ctx, f, typed, rf, rio)
+	switch {
+	case out == nil:
+	case *asJSON:
+		_ = printResult(stdout, out.Result)
+	default:
+		if !demoapp.PrintRows(stdout, out.Result.Outputs) {
+			interp.PrintOutcome(stdout, io.Discard, f, out.Result)
+		}
+		interp.PrintOutcome(io.Discard, stderr, f, out.Result)
 	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		_ = enc.Encode(res)
-		return code
-	}
-	if !demoapp.PrintRows(stdout, res.Outputs) {
-		interp.PrintOutcome(stdout, io.Discard, f, res)
-	}
-	interp.PrintOutcome(io.Discard, stderr, f, res)
 	return code
 }

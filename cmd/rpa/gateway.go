@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rpa-dev/rpa/internal/cliflag"
 	"io"
 	"log/slog"
 	"net"
@@ -41,7 +42,7 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	devices := fs.String("devices", "", "file of device tokens: each desktop's own credential (see --add-device)")
 	addDevice := fs.String("add-device", "", "create a token for this device id in --devices, print it once, and exit")
 	shared := fs.Bool("shared-device-token", false, "also let desktops connect with --token under any device id not connected now (weaker)")
-	var allowOrigin multiFlag
+	var allowOrigin cliflag.List
 	fs.Var(&allowOrigin, "allow-origin", "let browser pages of this origin call /mcp (repeatable; loopback origins of the port always may)")
 	drain := fs.Duration("drain", 30*time.Second, "on SIGTERM, how long to wait for calls in flight before closing the links")
 	certFile := fs.String("tls-cert", "", "serve HTTPS/WSS with this certificate (PEM)")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/rpa-dev/rpa/flowserver"
 	"io"
 	"os"
 	"sort"
@@ -34,7 +35,7 @@ func runList(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	dir := defaultFlowsDir()
+	dir := flowserver.DefaultFlowsDir()
 	if fs.NArg() == 1 {
 		dir = fs.Arg(0)
 	}

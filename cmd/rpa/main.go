@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"sort"
 
@@ -127,6 +128,22 @@ func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 		}
 	}
 	return fs
+}
+
+// fail prints "rpa CMD: err" on stderr and returns code.
+func fail(stderr io.Writer, code int, cmd string, err error) int {
+	fmt.Fprintf(stderr, "rpa %s: %v\n", cmd, err)
+	return code
+}
+
+// logger is a command's log on stderr (stdout may carry the protocol):
+// info lines, and debug ones when verbose.
+func logger(stderr io.Writer, verbose bool) *slog.Logger {
+	level := slog.LevelInfo
+	if verbose {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 }
 
 // parseFlags parses args with fs; done is true when the command must stop

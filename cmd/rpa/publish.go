@@ -1,16 +1,15 @@
 package main
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
-	"github.com/rpa-dev/rpa/internal/atomicfile"
+	"github.com/rpa-dev/rpa/flowserver"
 	"github.com/rpa-dev/rpa/lang"
-	"github.com/rpa-dev/rpa/lang/ast"
-	"github.com/rpa-dev/rpa/lang/yamlflow"
+	"github.com/rpa-dev/rpa/publish"
 )
 
 func init() {
@@ -29,16 +28,15 @@ func init() {
 }
 
 // runPublish checks FILE and writes it (renamed with --name, described
-// with --description) into the served folder, atomically, so a watching
-// server never reads half a flow. Exit 0 published, 1 when the flow does
-// not load (there: its `call` targets are resolved in the served folder),
-// would break a flow of the folder that calls it, or its NAME is taken by
-// another file, 2 on usage.
+// with --description) into the served folder (publish.File). Exit 0
+// published, 1 when it was refused (it does not load there, would break a
+// flow of the folder, or its NAME is taken by another file), 2 on usage.
 func runPublish(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("publish", stderr)
-	name := fs.String("name", "", "publish under this flow NAME (the tool is workflow_NAME)")
-	desc := fs.String("description", "", "replace the flow's description")
-	flows := fs.String("flows", "", "served folder (default $RPA_HOME/flows)")
+	var o publish.Options
+	fs.StringVar(&o.Name, "name", "", "publish under this flow NAME (the tool is workflow_NAME)")
+	fs.StringVar(&o.Description, "description", "", "replace the flow's description")
+	fs.StringVar(&o.Dir, "flows", "", "served folder (default $RPA_HOME/flows)")
 	pos, done, code := parseArgs(fs, args)
 	if done {
 		return code
@@ -47,78 +45,21 @@ func runPublish(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	if *name != "" && !ast.IsFlowName(*name) {
-		fmt.Fprintf(stderr, "rpa publish: --name %q: want [a-z][a-z0-9_]*\n", *name)
+	if !flowFileArg("publish", pos[0], stderr) {
 		return exitUsage
 	}
-	file := pos[0]
-	if !flowFileArg("publish", file, stderr) {
-		return exitUsage
-	}
-	f, ds := lang.LoadFile(file)
-	if f == nil {
-		for _, d := range ds {
+	o.Dir = cmp.Or(o.Dir, flowserver.DefaultFlowsDir())
+	p, err := publish.File(pos[0], o)
+	if r := (*publish.Refusal)(nil); errors.As(err, &r) {
+		fmt.Fprintf(stderr, "rpa publish: %s\n", r.Msg)
+		for _, d := range r.Diags {
 			fmt.Fprintln(stderr, d.OneLine())
 		}
 		return exitFailed
+	} else if err != nil {
+		return fail(stderr, exitUsage, "publish", err)
 	}
-	src, err := os.ReadFile(file)
-	if err != nil {
-		fmt.Fprintf(stderr, "rpa publish: %v\n", err)
-		return exitUsage
-	}
-	ext := strings.ToLower(filepath.Ext(file))
-	if *name != "" || *desc != "" {
-		if *name != "" {
-			f.File.Name = *name
-		}
-		if *desc != "" {
-			f.File.Description = *desc
-		}
-		if ext == ".flow" {
-			src = lang.SetHeader(src, f.File, *name, *desc)
-		} else {
-			src = yamlflow.Write(f.File)
-		}
-		// What goes into the folder must load as is.
-		if nf, ds := lang.Load(file, src); nf == nil {
-			fmt.Fprintf(stderr, "rpa publish: the renamed flow does not load: %v\n", ds)
-			return exitFailed
-		}
-	}
-	dir := *flows
-	if dir == "" {
-		dir = defaultFlowsDir()
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		fmt.Fprintf(stderr, "rpa publish: %v\n", err)
-		return exitUsage
-	}
-	flowName := f.File.Name
-	dest := filepath.Join(dir, flowName+ext)
-	if other, err := lang.FindFlow(dir, flowName); err == nil && other != dest {
-		fmt.Fprintf(stderr, "rpa publish: %s already declares flow %q; unpublish it first or use --name\n", other, flowName)
-		return exitFailed
-	}
-	// What goes into the folder must load there: its call targets are the
-	// folder's flows, not those next to FILE, and the folder's flows that
-	// call it must still load.
-	if nf, broken, ds := lang.LoadInFolder(dest, src); nf == nil || len(broken) > 0 {
-		if nf == nil {
-			fmt.Fprintf(stderr, "rpa publish: %s would not load in %s:\n", file, dir)
-		} else {
-			fmt.Fprintf(stderr, "rpa publish: with %s in %s, %s would stop loading:\n", file, dir, strings.Join(broken, ", "))
-		}
-		for _, d := range ds {
-			fmt.Fprintln(stderr, d.OneLine())
-		}
-		return exitFailed
-	}
-	if err := atomicfile.Write(dest, src, 0o600); err != nil {
-		fmt.Fprintf(stderr, "rpa publish: %v\n", err)
-		return exitUsage
-	}
-	fmt.Fprintf(stdout, "published %s as workflow_%s (%s)\n", file, flowName, dest)
+	fmt.Fprintf(stdout, "published %s as workflow_%s (%s)\n", pos[0], p.Flow, p.Path)
 	return exitOK
 }
 
@@ -126,7 +67,7 @@ func runPublish(args []string, stdout, stderr io.Writer) int {
 // served folder. Exit 0 removed, 1 when no file declares it, 2 on usage.
 func runUnpublish(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("unpublish", stderr)
-	flows := fs.String("flows", "", "served folder (default $RPA_HOME/flows)")
+	dir := fs.String("flows", "", "served folder (default $RPA_HOME/flows)")
 	pos, done, code := parseArgs(fs, args)
 	if done {
 		return code
@@ -135,20 +76,13 @@ func runUnpublish(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	name := strings.TrimPrefix(pos[0], "workflow_")
-	dir := *flows
-	if dir == "" {
-		dir = defaultFlowsDir()
+	p, err := publish.Unpublish(cmp.Or(*dir, flowserver.DefaultFlowsDir()), pos[0])
+	switch {
+	case errors.Is(err, lang.ErrNoFlow):
+		return fail(stderr, exitFailed, "unpublish", err)
+	case err != nil:
+		return fail(stderr, exitUsage, "unpublish", err)
 	}
-	p, err := lang.FindFlow(dir, name)
-	if err != nil {
-		fmt.Fprintf(stderr, "rpa unpublish: flow %q is not in %s\n", name, dir)
-		return exitFailed
-	}
-	if err := os.Remove(p); err != nil {
-		fmt.Fprintf(stderr, "rpa unpublish: %v\n", err)
-		return exitUsage
-	}
-	fmt.Fprintf(stdout, "unpublished workflow_%s (%s)\n", name, p)
+	fmt.Fprintf(stdout, "unpublished workflow_%s (%s)\n", strings.TrimPrefix(pos[0], "workflow_"), p)
 	return exitOK
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/rpa-dev/rpa/hitl"
 	"io"
 	"os"
 	"os/signal"
@@ -78,7 +79,7 @@ func runRecord(args []string, stdout, stderr io.Writer) int {
 		opts.UserDataDir = dir
 	}
 	if !*headless {
-		if msg := noDisplay("record with --headless and drive the browser over the DevTools URL it prints"); msg != "" { // display.go
+		if msg := hitl.NoDisplay("record with --headless and drive the browser over the DevTools URL it prints"); msg != "" { // display.go
 			fmt.Fprintf(stderr, "rpa record: %s\n", msg)
 			return exitUsage
 		}

@@ -4,25 +4,29 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
+	"github.com/rpa-dev/rpa/internal/cliflag"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
-	"time"
 
 	"golang.org/x/term"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
-	rodd "github.com/rpa-dev/rpa/drivers/rod"
 	"github.com/rpa-dev/rpa/execpolicy"
+	"github.com/rpa-dev/rpa/heal"
+	"github.com/rpa-dev/rpa/hitl"
 	"github.com/rpa-dev/rpa/interp"
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/diag"
+	"github.com/rpa-dev/rpa/llm"
+	"github.com/rpa-dev/rpa/localrun"
 	"github.com/rpa-dev/rpa/mcpserver"
+	"github.com/rpa-dev/rpa/runs"
 )
 
 func init() {
@@ -48,73 +52,55 @@ type runIO struct {
 }
 
 // kvFlag collects repeated --arg NAME=VALUE flags.
-type kvFlag struct {
-	order []string
-	m     map[string]string
-}
+type kvFlag map[string]string
 
-func (f *kvFlag) String() string { return strings.Join(f.order, ",") }
+func (f kvFlag) String() string { return fmt.Sprint(map[string]string(f)) }
 
-func (f *kvFlag) Set(s string) error {
+func (f kvFlag) Set(s string) error {
 	k, v, ok := strings.Cut(s, "=")
-	k = strings.TrimSpace(k)
-	if !ok || k == "" {
+	if k = strings.TrimSpace(k); !ok || k == "" {
 		return fmt.Errorf("want NAME=VALUE, got %q", s)
 	}
-	if f.m == nil {
-		f.m = map[string]string{}
-	}
-	if _, dup := f.m[k]; !dup {
-		f.order = append(f.order, k)
-	}
-	f.m[k] = v
+	f[k] = v
 	return nil
 }
 
-// runFlags are the parsed command line of `rpa run`.
+// runFlags are the parsed command line of `rpa run` (and what `rpa demo`
+// sets of it).
 type runFlags struct {
 	cmd      string // "run" or "demo", for messages
 	nolog    bool   // progress leaves out run-log lines (demo)
 	file     string
 	args     kvFlag
 	argsFile string
-	profile  string
-	show     bool
 	json     bool
-	timeout  time.Duration
-	remote   string
-	bin      string
-	// exec is the policy of the `exec` action (--allow-exec, --exec-allow).
-	exec      execpolicy.Policy
-	execAllow kvList
-	hitl      string        // --hitl order ("" = default; run_hitl.go)
-	evid      evidenceFlags // --evidence, --resume, --from, retention (runs.go)
-	heal      string        // --heal (heal.go)
+	run      localrun.Options // --profile, --show, --timeout, --browser, --browser-bin, --heal, run store flags
+	exec     execpolicy.Policy
+	hitl     string // --hitl order ("" = the default)
+	resume   string // --resume ID
+	from     int    // --from LINE
 }
-
-// kvList collects a repeated string flag.
-type kvList []string
-
-func (l *kvList) String() string     { return strings.Join(*l, ",") }
-func (l *kvList) Set(s string) error { *l = append(*l, s); return nil }
 
 // parseRunFlags parses args, allowing flags before and after FILE.
 func parseRunFlags(args []string, stderr io.Writer) (rf *runFlags, done bool, code int) {
-	rf = &runFlags{cmd: "run"}
+	rf = &runFlags{cmd: "run", args: kvFlag{}}
 	fs := newFlags("run", stderr)
-	fs.Var(&rf.args, "arg", "a flow argument NAME=VALUE, converted to the param's type (repeatable)")
+	var execAllow cliflag.List
+	fs.Var(rf.args, "arg", "a flow argument NAME=VALUE, converted to the param's type (repeatable)")
 	fs.StringVar(&rf.argsFile, "args", "", "a JSON file holding an object of flow arguments (--arg wins on a clash)")
-	fs.StringVar(&rf.profile, "profile", "", "browser profile ID (folder $RPA_HOME/profiles/ID); default: the flow's \"defaults profile:\", else a temporary profile")
-	fs.BoolVar(&rf.show, "show", false, "show the browser window instead of running headless")
+	fs.StringVar(&rf.run.Profile, "profile", "", "browser profile ID (folder $RPA_HOME/profiles/ID); default: the flow's \"defaults profile:\", else a temporary profile")
+	fs.BoolVar(&rf.run.Show, "show", false, "show the browser window instead of running headless")
 	fs.BoolVar(&rf.json, "json", false, "print only the result JSON (WorkflowExecutionResult) on stdout")
-	fs.DurationVar(&rf.timeout, "timeout", 0, "bound for the whole run, e.g. 2m (0: none)")
-	fs.Var(joinedFlag{&rf.remote}, "browser", "attach to a running browser's DevTools endpoint (ws://, http:// or wss://...) instead of launching one; repeatable")
-	fs.StringVar(&rf.bin, "browser-bin", "", "Chromium binary (default: $ROD_BROWSER, else chromium on PATH)")
+	fs.DurationVar(&rf.run.Timeout, "timeout", 0, "bound for the whole run, e.g. 2m (0: none)")
+	fs.Var(cliflag.Joined{S: &rf.run.Remote}, "browser", "attach to a running browser's DevTools endpoint (ws://, http:// or wss://...) instead of launching one; repeatable")
+	fs.StringVar(&rf.run.Bin, "browser-bin", "", "Chromium binary (default: $ROD_BROWSER, else chromium on PATH)")
 	fs.BoolVar(&rf.exec.Enabled, "allow-exec", false, "let the flow's exec actions run commands (refused otherwise)")
-	fs.Var(&rf.execAllow, "exec-allow", "with --allow-exec, allow only commands matching this glob (repeatable)")
-	fs.StringVar(&rf.hitl, "hitl", "", hitlUsage)
-	rf.evid.register(fs, true)
-	fs.StringVar(&rf.heal, "heal", "", healUsage)
+	fs.Var(&execAllow, "exec-allow", "with --allow-exec, allow only commands matching this glob (repeatable)")
+	fs.StringVar(&rf.hitl, "hitl", "", hitl.OrderUsage)
+	rf.run.Runs.Register(fs, false)
+	fs.StringVar(&rf.resume, "resume", "", "resume the run ID from its failed line (only while a server holds it: see the message)")
+	fs.IntVar(&rf.from, "from", 0, "with --resume, the line to resume from")
+	fs.StringVar(&rf.run.Heal, "heal", "", heal.ModeUsage)
 	pos, done, code := parseArgs(fs, args)
 	if done {
 		return nil, true, code
@@ -128,31 +114,30 @@ func parseRunFlags(args []string, stderr io.Writer) (rf *runFlags, done bool, co
 		fs.Usage()
 		return nil, true, exitUsage
 	}
-	rf.file = pos[0]
-	if err := checkHeal(rf.heal); err != nil {
-		fmt.Fprintf(stderr, "rpa run: --heal: %v\n", err)
-		return nil, true, exitUsage
-	}
-	if err := rf.evid.check(); err != nil {
-		fmt.Fprintf(stderr, "rpa run: %v\n", err)
-		return nil, true, exitUsage
-	}
-	if len(rf.execAllow) > 0 && !rf.exec.Enabled {
-		fmt.Fprintln(stderr, "rpa run: --exec-allow needs --allow-exec")
-		return nil, true, exitUsage
-	}
-	rf.exec.Allow = rf.execAllow
+	rf.file, rf.exec.Allow = pos[0], execAllow
 	rf.exec.Disabled = "rpa run: command execution is disabled (run with --allow-exec)"
-	if rf.timeout < 0 {
-		fmt.Fprintln(stderr, "rpa run: --timeout must not be negative")
-		return nil, true, exitUsage
+	var err error
+	switch {
+	case heal.CheckFlag(rf.run.Heal) != nil:
+		err = fmt.Errorf("--heal: %v", heal.CheckFlag(rf.run.Heal))
+	case rf.run.Runs.Check() != nil:
+		err = rf.run.Runs.Check()
+	case rf.from != 0 && rf.resume == "":
+		err = errors.New("--from needs --resume ID")
+	case len(execAllow) > 0 && !rf.exec.Enabled:
+		err = errors.New("--exec-allow needs --allow-exec")
+	case rf.run.Timeout < 0:
+		err = errors.New("--timeout must not be negative")
+	}
+	if err != nil {
+		return nil, true, fail(stderr, exitUsage, "run", err)
 	}
 	return rf, false, 0
 }
 
 // runRun is `rpa run`. It loads and checks the flow, converts the
 // arguments (both before any browser starts: a problem there is exit 2),
-// launches Chromium, runs the flow and prints the result. Exit 0 when the
+// runs the flow (localrun.Run) and prints the result. Exit 0 when the
 // flow succeeded, 1 when it failed (or the browser could not start), 130
 // when cancelled by a signal (ctx); the result is printed in every case.
 func runRun(ctx context.Context, args []string, rio runIO) int {
@@ -166,167 +151,132 @@ func runRun(ctx context.Context, args []string, rio runIO) int {
 		return exitUsage
 	}
 	if _, err := os.Stat(rf.file); err != nil {
-		fmt.Fprintf(stderr, "rpa run: %v\n", err)
-		return exitUsage
+		return fail(stderr, exitUsage, "run", err)
 	}
 	f, ds := lang.LoadFile(rf.file)
-	if len(ds) > 0 {
-		if err := diag.Render(stderr, ds, nil); err != nil {
-			fmt.Fprintf(stderr, "rpa run: %v\n", err)
-		}
+	if err := diag.Render(stderr, ds, nil); err != nil {
+		fmt.Fprintf(stderr, "rpa run: %v\n", err)
 	}
 	if f == nil || ds.HasErrors() {
 		fmt.Fprintf(stderr, "rpa run: %s has errors; nothing was run\n", rf.file)
 		return exitUsage
 	}
-	if err := rf.evid.resumeRefusal(); err != nil {
-		fmt.Fprintf(stderr, "rpa run: %v\n", err)
-		return exitUsage
+	if rf.resume != "" {
+		// One process runs one flow: another process's run cannot be
+		// resumed (its scope is gone, and secrets are never stored).
+		st, _ := runs.OpenHome(drivers.Home(), 0, 0)
+		err := runs.ResumeRefusal(st, rf.resume)
+		if st != nil {
+			st.Close()
+		}
+		return fail(stderr, exitUsage, "run", err)
 	}
 	typed, err := flowArgs(f, rf)
 	if err != nil {
-		fmt.Fprintf(stderr, "rpa run: %v\n", err)
-		return exitUsage
+		return fail(stderr, exitUsage, "run", err)
 	}
-	res, code := execute(ctx, f, typed, rf, rio, lang.FolderFlows(filepath.Dir(rf.file)))
-	if res == nil {
+	rf.run.Flows = lang.FolderFlows(filepath.Dir(rf.file))
+	out, code := execute(ctx, f, typed, rf, rio)
+	if out == nil {
 		return code
 	}
-	switch {
-	case rf.json:
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(res); err != nil {
+	if rf.json {
+		if err := printResult(stdout, out.Result); err != nil {
 			fmt.Fprintf(stderr, "rpa run: cannot encode the result: %v\n", err)
-			if code == 0 {
-				code = exitFailed // never exit 0 without a result
-			}
+			code = max(code, exitFailed) // never exit 0 without a result
 		}
-	default:
-		interp.PrintOutcome(stdout, stderr, f, res)
+	} else {
+		interp.PrintOutcome(stdout, stderr, f, out.Result)
+		if out.Record != "" {
+			fmt.Fprintln(stderr, out.Record)
+		}
 	}
-	if !rf.json {
-		rf.evid.printRun(stderr) // runs.go
-	}
-	mcpserver.RemoveTempScreenshots(res) // no picture of a page left in the temp folder
+	mcpserver.RemoveTempScreenshots(out.Result) // no picture of a page left in the temp folder
 	return code
 }
 
-// execute launches (or attaches to) the browser for rf, runs f with the
-// typed args and returns the result with the exit code: 0 success, 1
-// failed, 130 cancelled through ctx. A nil result means nothing ran (the
-// profile or the browser could not be set up; the reason is on stderr).
+// printResult writes res as indented JSON.
+func printResult(w io.Writer, res *interp.Result) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(res)
+}
+
+// execute runs f with the typed args as rf says (localrun.Run) and returns
+// the outcome with the exit code: 0 success, 1 failed, 130 cancelled
+// through ctx. A nil outcome means nothing ran (the reason is on stderr).
 // Progress goes to stderr unless rf.json.
-func execute(ctx context.Context, f *lang.Flow, typed map[string]any, rf *runFlags, rio runIO,
-	flows func(string) (*lang.Flow, bool)) (*interp.Result, int) {
+func execute(ctx context.Context, f *lang.Flow, typed map[string]any, rf *runFlags, rio runIO) (*localrun.Outcome, int) {
 	stderr := rio.stderr
 	// The host (--hitl, RPA_LLM_*) is set up first: a bad value is bad
 	// input, reported before any browser starts.
 	host, err := rf.runHost(rio)
 	if err != nil {
-		fmt.Fprintf(stderr, "rpa %s: %v\n", rf.cmd, err)
-		return nil, exitUsage
+		return nil, fail(stderr, exitUsage, rf.cmd, err)
 	}
-	var profileDir string
-	if rf.remote == "" {
-		id := rf.profile
-		if id == "" {
-			id = f.Profile()
-		}
-		dir, cleanup, err := drivers.RunProfile(id)
-		if err != nil {
-			fmt.Fprintf(stderr, "rpa %s: %v\n", rf.cmd, err)
-			return nil, exitUsage
-		}
-		defer cleanup()
-		profileDir = dir
-	}
-
-	runCtx, cancel := ctx, context.CancelFunc(func() {})
-	if rf.timeout > 0 {
-		runCtx, cancel = context.WithTimeout(ctx, rf.timeout)
-	}
-	defer cancel()
-
-	if rf.show && rf.remote == "" {
-		if msg := noDisplay("drop --show to run headless (the default)"); msg != "" { // display.go
-			fmt.Fprintf(stderr, "rpa %s: --show: %s\n", rf.cmd, msg)
-			return nil, exitUsage
+	if rf.run.Show && rf.run.Remote == "" {
+		if msg := hitl.NoDisplay("drop --show to run headless (the default)"); msg != "" {
+			return nil, fail(stderr, exitUsage, rf.cmd, fmt.Errorf("--show: %s", msg))
 		}
 	}
-	prog := &interp.Progress{W: stderr, Live: isTerminal(stderr), Quiet: rf.json, NoLog: rf.nolog}
-	launchCtx, lcancel := context.WithTimeout(runCtx, 60*time.Second)
-	br, err := rodd.New().Launch(launchCtx, drivers.LaunchOptions{
-		Bin: rf.bin, UserDataDir: profileDir, Show: rf.show, Remote: rf.remote})
-	lcancel()
-	if err != nil {
-		if ctx.Err() != nil {
-			fmt.Fprintf(stderr, "rpa %s: cancelled while starting the browser\n", rf.cmd)
-			return nil, exitCancelled
-		}
-		if runCtx.Err() != nil {
-			fmt.Fprintf(stderr, "rpa %s: the run was stopped by --timeout %s while the browser was starting\n", rf.cmd, rf.timeout)
-			return nil, exitFailed
-		}
-		if ie := (*drivers.InUseError)(nil); errors.As(err, &ie) {
-			// Another rpa process holds the profile: bad input, not a crash.
-			fmt.Fprintf(stderr, "rpa %s: %v\n", rf.cmd, ie)
-			return nil, exitUsage
-		}
-		fmt.Fprintf(stderr, "rpa %s: the browser could not be started: %v\n", rf.cmd, err)
-		return nil, exitFailed
-	}
-	// The browser closes before the persistent profile is scrubbed of the
-	// run's secrets and the temporary profile removed (defers run in
-	// reverse order).
-	defer scrubAfterRun(profileDir, f, typed, stderr)()
-	defer br.Close()
-
-	rec := rf.evid.startRun(f, typed, rf.profile, stderr)          // runs.go; nil when not recorded
-	healCtx, healFlush := healFor(runCtx, rf.heal, f, rec, stderr) // heal.go
-	res, page := interp.Run(healCtx, f, interp.Options{
-		Args:    typed,
-		Browser: br,
-		Flows:   flows,
-		Events:  rec.Hook(prog.Event),
-		Host:    host,
-		Mask:    rec.Mask(), // the record's masker (nil when not recorded)
-	})
-	prog.Flush()
-	healFlush()
-	rf.evid.finishRun(ctx, rec, res, page, stderr)
-	if page != nil && rf.remote != "" {
-		// Leave a remote browser as we found it: close the tab we used.
-		_ = page.Close()
-	}
-	prog.Flush()
+	o := rf.run
+	o.Args, o.Host = typed, host
+	o.Progress = &interp.Progress{W: stderr, Live: isTerminal(stderr), Quiet: rf.json, NoLog: rf.nolog}
+	o.Warn = func(msg string) { fmt.Fprintf(stderr, "rpa %s: %s\n", rf.cmd, msg) }
+	out, err := localrun.Run(ctx, f, o)
 	switch {
-	case res.Success:
-		return res, exitOK
-	case ctx.Err() != nil:
-		return res, exitCancelled
-	default:
-		if runCtx.Err() != nil {
-			fmt.Fprintf(stderr, "rpa %s: the run was stopped by --timeout %s\n", rf.cmd, rf.timeout)
-		}
-		return res, exitFailed
+	case errors.Is(err, localrun.ErrCancelled):
+		return nil, fail(stderr, exitCancelled, rf.cmd, err)
+	case errors.Is(err, localrun.ErrTimeout):
+		fmt.Fprintf(stderr, "rpa %s: the run was stopped by --timeout %s while the browser was starting\n", rf.cmd, o.Timeout)
+		return nil, exitFailed
+	case errors.As(err, new(*localrun.SetupError)):
+		return nil, fail(stderr, exitUsage, rf.cmd, err)
+	case err != nil:
+		return nil, fail(stderr, exitFailed, rf.cmd, err)
+	case out.Result.Success:
+		return out, exitOK
+	case out.Cancelled:
+		return out, exitCancelled
+	case out.TimedOut:
+		fmt.Fprintf(stderr, "rpa %s: the run was stopped by --timeout %s\n", rf.cmd, o.Timeout)
 	}
+	return out, exitFailed
+}
+
+// runHost is the core.Host of `rpa run`: ask through --hitl's channels
+// (no MCP client here: the desktop dialog, then the terminal on stdin),
+// llm through the OpenAI-compatible endpoint of RPA_LLM_BASE_URL, exec
+// under --allow-exec.
+func (rf *runFlags) runHost(rio runIO) (core.Host, error) {
+	var tty hitl.Channel
+	if rio.stdin != nil {
+		tty = &hitl.Terminal{In: rio.stdin, Out: rio.stderr}
+	}
+	cfg, err := hitl.NewConfig(rf.hitl, tty)
+	if err != nil {
+		return core.Host{}, err
+	}
+	env, err := llm.FromEnv()
+	if err != nil {
+		return core.Host{}, fmt.Errorf("llm: %v", err)
+	}
+	return core.Host{Ask: cfg.Chain(nil).Ask, LLM: llm.Host(nil, env), Exec: rf.exec.Exec}, nil
 }
 
 // flowArgs builds the typed arguments from --args (a JSON file, see
 // interp.ArgsFromJSON) and --arg (strings, interp.ParseArgs).
 func flowArgs(f *lang.Flow, rf *runFlags) (map[string]any, error) {
 	if rf.argsFile == "" {
-		return interp.ParseArgs(f, rf.args.m)
+		return interp.ParseArgs(f, rf.args)
 	}
 	b, err := os.ReadFile(rf.argsFile)
 	if err != nil {
 		return nil, fmt.Errorf("--args: %w", err)
 	}
-	args, err := interp.ArgsFromJSON(f, b, rf.args.m)
-	var ae *interp.ArgError
-	if err != nil && !errors.As(err, &ae) {
+	args, err := interp.ArgsFromJSON(f, b, rf.args)
+	if err != nil && !errors.As(err, new(*interp.ArgError)) {
 		return nil, fmt.Errorf("--args %s: %v", rf.argsFile, err)
 	}
 	return args, err
@@ -337,5 +287,3 @@ func isTerminal(w any) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
-
-var _ flag.Value = (*kvFlag)(nil)

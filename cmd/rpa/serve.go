@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
-	"time"
 
+	"github.com/rpa-dev/rpa/flowserver"
+	"github.com/rpa-dev/rpa/internal/cliflag"
 	"github.com/rpa-dev/rpa/mcpserver"
 )
 
@@ -36,13 +36,14 @@ func init() {
 // on usage or set-up problems.
 func runServe(ctx context.Context, args []string, stderr io.Writer) int {
 	fs := newFlags("serve", stderr)
-	var sf serverFlags
-	sf.register(fs)
+	var cfg flowserver.Config
+	cfg.Register(fs)
+	verbose := fs.Bool("v", false, "log debug lines")
 	stdio := fs.Bool("stdio", false, "serve over stdin/stdout (the default)")
 	httpAddr := fs.String("http", "", "serve Streamable HTTP on ADDR (\"8765\" or \":8765\" bind 127.0.0.1)")
 	token := fs.String("token", "", "bearer token HTTP clients must send (default $RPA_TOKEN)")
 	shareProfiles := fs.Bool("share-profiles", false, "let every client session use every profile (by default a profile belongs to the session using it)")
-	var allowOrigin multiFlag
+	var allowOrigin cliflag.List
 	fs.Var(&allowOrigin, "allow-origin", "let browser pages of this origin (https://host[:port]) call --http (repeatable; loopback origins of the port always may)")
 	if err := missingHTTPAddr(args); err != nil {
 		fmt.Fprintf(stderr, "rpa serve: %v\nusage: %s\n", err, commands["serve"].usage)
@@ -51,66 +52,52 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) int {
 	if done, code := parseFlags(fs, args); done {
 		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "rpa serve: unexpected argument %q\n", fs.Arg(0))
-		return exitUsage
+	var err error
+	switch {
+	case fs.NArg() > 0:
+		err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	case *stdio && *httpAddr != "":
+		err = errors.New("choose one of --stdio and --http")
+	case badOrigin(allowOrigin) != "":
+		err = fmt.Errorf("--allow-origin %q: want scheme://host[:port]", badOrigin(allowOrigin))
 	}
-	if *stdio && *httpAddr != "" {
-		fmt.Fprintln(stderr, "rpa serve: choose one of --stdio and --http")
-		return exitUsage
-	}
-	for _, o := range allowOrigin {
-		if !mcpserver.ValidOrigin(o) {
-			fmt.Fprintf(stderr, "rpa serve: --allow-origin %q: want scheme://host[:port]\n", o)
-			return exitUsage
-		}
+	if err != nil {
+		return fail(stderr, exitUsage, "serve", err)
 	}
 	if *token == "" {
 		*token = os.Getenv("RPA_TOKEN")
 	}
-	s, code := sf.build("serve", stderr, mcpserver.Options{AllowOrigins: allowOrigin, ShareProfiles: *shareProfiles})
-	if s == nil {
-		return code
+	s, err := flowserver.New(cfg, mcpserver.Options{AllowOrigins: allowOrigin, ShareProfiles: *shareProfiles}, logger(stderr, *verbose))
+	if err != nil {
+		return fail(stderr, exitUsage, "serve", err)
 	}
 	defer s.Close()
-	srv, log, dir := s.srv, s.log, s.dir
 	if *httpAddr == "" {
-		log.Info("serving MCP over stdio", "flows", dir, "tools", len(srv.ToolNames()))
-		// A signal cancels the calls in flight and ends the input: the
-		// transport then waits for their answers before the session ends.
-		in := newStopReader(os.Stdin)
-		defer onSignal(ctx, srv, log, in.stop)()
-		err := srv.MCP().Run(context.Background(), &mcpserver.StdioTransport{In: in, Logger: log})
-		if err != nil && !errors.Is(err, context.Canceled) && !isEOF(err) {
-			log.Error("stdio session ended", "error", err.Error())
+		if err := s.ServeStdio(ctx, os.Stdin, os.Stdout); err != nil {
+			s.Log.Error("stdio session ended", "error", err.Error())
 		}
 		return exitOK
 	}
-	addr := mcpserver.HTTPAddr(*httpAddr)
-	if !mcpserver.IsLoopback(addr) && *token == "" {
-		log.Warn("listening beyond loopback without --token: anyone who reaches this port can run your flows", "addr", addr)
-	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := net.Listen("tcp", mcpserver.HTTPAddr(*httpAddr))
 	if err != nil {
-		fmt.Fprintf(stderr, "rpa serve: %v\n", err)
-		return exitUsage
+		return fail(stderr, exitUsage, "serve", err)
 	}
-	hs := &http.Server{Handler: srv.HTTPHandler(*token), ReadHeaderTimeout: 10 * time.Second}
 	// The real address on stderr first (for --http 127.0.0.1:0).
 	fmt.Fprintf(stderr, "rpa serve: listening on http://%s/\n", ln.Addr())
-	log.Info("serving MCP over Streamable HTTP", "addr", ln.Addr().String(), "flows", dir, "tools", len(srv.ToolNames()), "token", *token != "")
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		defer cancel()
-		srv.Close() // cancels calls in flight so their streams end
-		_ = hs.Shutdown(sctx)
-	}()
-	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		fmt.Fprintf(stderr, "rpa serve: %v\n", err)
-		return exitFailed
+	if err := s.ServeHTTP(ctx, ln, *token); err != nil {
+		return fail(stderr, exitFailed, "serve", err)
 	}
 	return exitOK
+}
+
+// badOrigin is the first of origins that is not scheme://host[:port] ("" when all are).
+func badOrigin(origins []string) string {
+	for _, o := range origins {
+		if !mcpserver.ValidOrigin(o) {
+			return o
+		}
+	}
+	return ""
 }
 
 // missingHTTPAddr reports `--http` given last or followed by another flag
@@ -129,8 +116,4 @@ func missingHTTPAddr(args []string) error {
 		}
 	}
 	return nil
-}
-
-func isEOF(err error) bool {
-	return err != nil && (strings.Contains(err.Error(), "EOF") || strings.Contains(err.Error(), "closed"))
 }

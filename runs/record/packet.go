@@ -11,6 +11,7 @@ import (
 
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/interp"
+	"github.com/rpa-dev/rpa/runs"
 	"github.com/rpa-dev/rpa/runs/report"
 	"github.com/rpa-dev/rpa/snapshot"
 	"github.com/rpa-dev/rpa/stdlib"
@@ -18,7 +19,7 @@ import (
 
 // DefaultPacketBudget is the failure packet's default budget in tokens,
 // counted as characters of its JSON / 4.
-const DefaultPacketBudget = 2000
+const DefaultPacketBudget = runs.DefaultPacketBudget
 
 // Packet is the failure packet (PROTOCOL.md, "The failure packet"): what
 // an agent needs to recover from a failed run, within a budget. It is the

@@ -1,4 +1,4 @@
-package main
+package cliflag
 
 import (
 	"flag"
@@ -19,12 +19,21 @@ func TestBrowserFlagRepeats(t *testing.T) {
 		var got string
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
-		fs.Var(joinedFlag{&got}, "browser", "")
+		fs.Var(Joined{&got}, "browser", "")
 		if err := fs.Parse(c.args); err != nil {
 			t.Fatal(err)
 		}
 		if got != c.want {
 			t.Errorf("%q: got %q, want %q", c.args, got, c.want)
 		}
+	}
+}
+
+func TestList(t *testing.T) {
+	var l List
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.Var(&l, "x", "")
+	if err := fs.Parse([]string{"-x", "a", "-x", "b,c"}); err != nil || len(l) != 2 || l.String() != "a,b,c" {
+		t.Errorf("List = %q (%v)", l, err)
 	}
 }

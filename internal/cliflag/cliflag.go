@@ -1,0 +1,43 @@
+// Package cliflag holds the flag.Value types the commands share: a
+// repeatable flag collected as a list (List) or joined with commas
+// (Joined).
+package cliflag
+
+import "strings"
+
+// List collects a repeatable string flag (--exec-allow A --exec-allow B).
+type List []string
+
+// String is the values joined with ",".
+func (l *List) String() string { return strings.Join(*l, ",") }
+
+// Set appends one value.
+func (l *List) Set(v string) error { *l = append(*l, v); return nil }
+
+// Joined is a repeatable string flag whose values are joined with "," into
+// *S: `--browser ws://a --browser ws://b` is the same as `--browser
+// ws://a,ws://b`, the endpoint list drivers/rod spreads profiles over
+// (docs/remote.md). Blank values are dropped.
+type Joined struct{ S *string }
+
+// String is the joined value ("" before any).
+func (f Joined) String() string {
+	if f.S == nil {
+		return ""
+	}
+	return *f.S
+}
+
+// Set appends one value (itself possibly a comma-separated list).
+func (f Joined) Set(v string) error {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return nil
+	}
+	if *f.S == "" {
+		*f.S = v
+	} else {
+		*f.S += "," + v
+	}
+	return nil
+}
