@@ -581,7 +581,9 @@
     if (want & C.editable) {
       if (!editable(el)) {
         if (el.readOnly) return ['disabled', describe(el) + ' is read-only'];
-        return ['disabled', describe(el) + ' is not editable'];
+        // not a kind of element that takes text: no wait will change that
+        // (locate gives up early when every match is like this, see attempt)
+        return ['disabled', describe(el) + ' is not editable (it takes an input, textarea, select or contenteditable element)', true];
       }
     }
     return null;
@@ -616,6 +618,9 @@
   async function attempt(root, parsed, sels, want, tries) {
     let firstReason = null;
     let bad = null, nbad = 0;
+    // final: every selector matched, and every match is of a kind no wait
+    // can fix (syncCheck's third field)
+    let final = true;
     const pointer = want & (C.visible | C.receives | C.stable);
     for (let i = 0; i < parsed.length; i++) {
       let els;
@@ -627,7 +632,7 @@
         if (++nbad === parsed.length) throw bad;
         continue;
       }
-      if (!els.length) continue;
+      if (!els.length) { final = false; continue; }
       let n = 0;
       for (const el of els) {
         if (++n > 50) break;
@@ -635,7 +640,8 @@
         // clicks instead (its label or drawn control)
         const t = pointer ? (toggleTarget(el, 0) || el) : el;
         const r = syncCheck(el, want, t);
-        if (r) { if (!firstReason) firstReason = r; continue; }
+        if (r) { if (!firstReason) firstReason = r; if (!r[2]) final = false; continue; }
+        final = false;
         if (want & C.stable) {
           const k1 = rectKey(t);
           await frame();
@@ -661,7 +667,7 @@
         return { el, index: i };
       }
     }
-    if (firstReason) return { reason: firstReason[0], msg: firstReason[1] };
+    if (firstReason) return { reason: firstReason[0], msg: firstReason[1], final: final && nbad === 0 };
     const names = sels.map((s) => JSON.stringify(s)).join(', ');
     return { reason: 'not_found', msg: 'no element matches ' + names };
   }
@@ -678,7 +684,8 @@
 
   // locate waits up to sliceMs for a match that passes want. It resolves to
   // the element (one selector), [index, element] (several), or a string
-  // "reason\tmessage".
+  // "reason\tmessage", or "reason\tmessage\tfinal" when no wait can help
+  // (see attempt).
   // parseList parses a fallback list; bad entries are kept as throwing
   // stubs (see attempt), unless all are bad.
   function parseList(sels) {
@@ -702,7 +709,7 @@
       if (r.el) return sels.length === 1 ? r.el : [r.index, r.el];
       if (!r.retry || !last) last = r;
       const left = end - Date.now();
-      if (left <= 0) return last ? last.reason + '\t' + last.msg : 'not_visible\tstill scrolling into view';
+      if (left <= 0) return last ? last.reason + '\t' + last.msg + (last.final ? '\tfinal' : '') : 'not_visible\tstill scrolling into view';
       if (r.retry) { await frame(Math.min(left, 100)); continue; }
       // Re-check on any DOM change, and at least every 40 ms (CSS-only changes).
       await waitChange(root, Math.min(left, 40));

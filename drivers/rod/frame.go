@@ -215,6 +215,7 @@ func (f *frame) Locate(ctx context.Context, sels []string, want drivers.Checks) 
 	pierce := needsRoots(sels)
 	lastKind, lastMsg := core.KindNotFound, "no element matches "+quoteList(sels)
 	seen := false // whether the page reported a reason yet
+	finals := 0   // slices in a row whose reason no wait can fix
 	fail := func(err error) (drivers.Element, int, error) {
 		if !seen && errors.Is(err, context.DeadlineExceeded) {
 			// The wait ran out before the page answered once (a very short
@@ -229,6 +230,7 @@ func (f *frame) Locate(ctx context.Context, sels []string, want drivers.Checks) 
 			}
 			if res, err := f.call(c, nil, false, "locate", args...); err == nil && res.Type == proto.RuntimeRemoteObjectTypeString {
 				kind, msg, _ := strings.Cut(res.Value.Str(), "\t")
+				msg, _ = strings.CutSuffix(msg, "\tfinal")
 				lastKind, lastMsg = core.Kind(kind), msg
 			}
 		}
@@ -259,7 +261,19 @@ func (f *frame) Locate(ctx context.Context, sels []string, want drivers.Checks) 
 		switch {
 		case res.Type == proto.RuntimeRemoteObjectTypeString:
 			kind, msg, _ := strings.Cut(res.Value.Str(), "\t")
+			msg, final := strings.CutSuffix(msg, "\tfinal")
 			lastKind, lastMsg, seen = core.Kind(kind), msg, true
+			// Every match is of a kind no wait can fix (fill on a button):
+			// a second slice in a row saying so ends the wait (the first
+			// leaves a re-rendering page its moment).
+			if final && finals > 0 {
+				return nil, -1, &core.Error{Kind: lastKind, Msg: lastMsg}
+			}
+			if final {
+				finals++
+			} else {
+				finals = 0
+			}
 		case res.Subtype == proto.RuntimeRemoteObjectSubtypeNode:
 			return &element{f: f, obj: res}, 0, nil
 		case res.Subtype == proto.RuntimeRemoteObjectSubtypeArray:
