@@ -1,21 +1,18 @@
 package main
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"github.com/rpa-dev/rpa/internal/cliflag"
 	"io"
-	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
 	"github.com/rpa-dev/rpa/gateway"
-	"github.com/rpa-dev/rpa/mcpserver"
 	"github.com/rpa-dev/rpa/mcpws"
 )
 
@@ -54,8 +51,7 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return code
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "rpa gateway: unexpected argument %q\n", fs.Arg(0))
-		return exitUsage
+		return fail(stderr, exitUsage, "gateway", fmt.Errorf("unexpected argument %q", fs.Arg(0)))
 	}
 	if *addDevice != "" {
 		if *devices == "" {
@@ -64,80 +60,38 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 		tok, err := gateway.AddDevice(*devices, *addDevice)
 		if err != nil {
-			fmt.Fprintf(stderr, "rpa gateway: %v\n", err)
-			return exitUsage
+			return fail(stderr, exitUsage, "gateway", err)
 		}
 		fmt.Fprintf(stderr, "rpa gateway: added device %q to %s; its token (shown once, only its hash is kept):\n", *addDevice, *devices)
 		fmt.Fprintln(stdout, tok)
 		return exitOK
 	}
-	for _, o := range allowOrigin {
-		if !mcpserver.ValidOrigin(o) {
-			fmt.Fprintf(stderr, "rpa gateway: --allow-origin %q: want scheme://host[:port]\n", o)
-			return exitUsage
-		}
+	if o := badOrigin(allowOrigin); o != "" {
+		return fail(stderr, exitUsage, "gateway", fmt.Errorf("--allow-origin %q: want scheme://host[:port]", o))
 	}
-	if *token == "" {
-		*token = os.Getenv("RPA_GATEWAY_TOKEN")
-	}
-	if *token == "" {
-		fmt.Fprintln(stderr, "rpa gateway: --token is required (or $RPA_GATEWAY_TOKEN): the gateway runs tools on every connected desktop")
-		return exitUsage
-	}
-	if (*certFile == "") != (*keyFile == "") {
-		fmt.Fprintln(stderr, "rpa gateway: --tls-cert and --tls-key go together")
-		return exitUsage
-	}
-	var tokens *gateway.DeviceTokens
+	opts := gateway.Options{Token: cmp.Or(*token, os.Getenv("RPA_GATEWAY_TOKEN")), SharedDeviceToken: *shared, AllowOrigins: allowOrigin,
+		Link: mcpws.Options{PingInterval: *ping, MaxFrame: *maxFrame}, Logger: logger(stderr, *verbose)}
 	if *devices != "" {
 		var err error
-		if tokens, err = gateway.LoadDeviceTokens(*devices); err != nil {
-			fmt.Fprintf(stderr, "rpa gateway: %v\n", err)
-			return exitUsage
+		if opts.Devices, err = gateway.LoadDeviceTokens(*devices); err != nil {
+			return fail(stderr, exitUsage, "gateway", err)
 		}
-	} else if !*shared {
-		fmt.Fprintln(stderr, "rpa gateway: desktops need credentials: give each its own token with --devices FILE (create them with --add-device ID), or allow the shared --token with --shared-device-token")
-		return exitUsage
 	}
-	level := slog.LevelInfo
-	if *verbose {
-		level = slog.LevelDebug
+	so := gateway.ServeOptions{CertFile: *certFile, KeyFile: *keyFile, Drain: *drain}
+	if err := opts.Check(so); err != nil {
+		return fail(stderr, exitUsage, "gateway", err)
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	g := gateway.New(gateway.Options{Token: *token, Devices: tokens, SharedDeviceToken: *shared, AllowOrigins: allowOrigin,
-		Link: mcpws.Options{PingInterval: *ping, MaxFrame: *maxFrame}, Logger: log})
-
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
-		fmt.Fprintf(stderr, "rpa gateway: %v\n", err)
-		return exitUsage
+		return fail(stderr, exitUsage, "gateway", err)
 	}
 	scheme := "http"
-	if *certFile != "" {
+	if so.CertFile != "" {
 		scheme = "https"
 	}
 	fmt.Fprintf(stderr, "rpa gateway: listening on %s://%s/ (desktops: /ws, agents: /mcp, GET /devices)\n", scheme, ln.Addr())
-	hs := &http.Server{Handler: g.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		<-ctx.Done()
-		// Stop taking calls, let the ones in flight finish (bounded), then close the links.
-		dctx, dcancel := context.WithTimeout(context.Background(), *drain)
-		if err := g.Shutdown(dctx); err != nil {
-			log.Warn("drain ended with calls in flight; their answers stay on the desktops", "err", err)
-		}
-		dcancel()
-		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		defer cancel()
-		_ = hs.Shutdown(sctx)
-	}()
-	if *certFile != "" {
-		err = hs.ServeTLS(ln, *certFile, *keyFile)
-	} else {
-		err = hs.Serve(ln)
-	}
-	if err != nil && !errors.Is(err, http.ErrServerClosed) {
-		fmt.Fprintf(stderr, "rpa gateway: %v\n", err)
-		return exitFailed
+	if err := gateway.New(opts).Serve(ctx, ln, so); err != nil {
+		return fail(stderr, exitFailed, "gateway", err)
 	}
 	return exitOK
 }

@@ -1,0 +1,69 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"time"
+)
+
+// Check reports options a gateway must not run with (`rpa gateway`): no
+// Token (the gateway runs tools on every connected desktop), half of a
+// TLS pair in so, or no desktop credentials (neither Devices nor
+// SharedDeviceToken).
+func (o Options) Check(so ServeOptions) error {
+	if o.Token == "" {
+		return errors.New("--token is required (or $RPA_GATEWAY_TOKEN): the gateway runs tools on every connected desktop")
+	}
+	if (so.CertFile == "") != (so.KeyFile == "") {
+		return errTLSPair
+	}
+	if o.Devices == nil && !o.SharedDeviceToken {
+		return errors.New("desktops need credentials: give each its own token with --devices FILE (create them with --add-device ID), or allow the shared --token with --shared-device-token")
+	}
+	return nil
+}
+
+var errTLSPair = errors.New("--tls-cert and --tls-key go together")
+
+// ServeOptions are how Serve listens.
+type ServeOptions struct {
+	// CertFile and KeyFile, both or neither, serve HTTPS/WSS (PEM files).
+	CertFile, KeyFile string
+	// Drain bounds the wait for calls in flight once ctx ended (Shutdown);
+	// their answers then stay on the desktops.
+	Drain time.Duration
+}
+
+// Serve serves g's Handler on ln until ctx ends: then g stops taking
+// calls, lets the ones in flight finish (bounded by o.Drain), closes the
+// links and shuts the HTTP server down (3 s at most). A server closed that
+// way is no error.
+func (g *Gateway) Serve(ctx context.Context, ln net.Listener, o ServeOptions) error {
+	if (o.CertFile == "") != (o.KeyFile == "") {
+		return errTLSPair
+	}
+	hs := &http.Server{Handler: g.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	stop := context.AfterFunc(ctx, func() {
+		dctx, dcancel := context.WithTimeout(context.Background(), o.Drain)
+		if err := g.Shutdown(dctx); err != nil {
+			g.log.Warn("drain ended with calls in flight; their answers stay on the desktops", "err", err)
+		}
+		dcancel()
+		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(sctx)
+	})
+	defer stop()
+	var err error
+	if o.CertFile != "" {
+		err = hs.ServeTLS(ln, o.CertFile, o.KeyFile)
+	} else {
+		err = hs.Serve(ln)
+	}
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,70 @@
+package gateway
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestCheck: a token, a whole TLS pair and desktop credentials are needed.
+func TestCheck(t *testing.T) {
+	for _, c := range []struct {
+		o    Options
+		so   ServeOptions
+		want string
+	}{
+		{Options{SharedDeviceToken: true}, ServeOptions{}, "--token is required"},
+		{Options{Token: "t", SharedDeviceToken: true}, ServeOptions{CertFile: "c.pem"}, "go together"},
+		{Options{Token: "t"}, ServeOptions{}, "desktops need credentials"},
+		{Options{Token: "t", SharedDeviceToken: true}, ServeOptions{}, ""},
+		{Options{Token: "t", Devices: &DeviceTokens{}}, ServeOptions{CertFile: "c", KeyFile: "k"}, ""},
+	} {
+		err := c.o.Check(c.so)
+		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%+v %+v: %v, want %q", c.o, c.so, err, c.want)
+		}
+	}
+}
+
+// TestServe: the handler answers on the listener (the token guards
+// /devices); ending ctx drains and shuts down with no error.
+func TestServe(t *testing.T) {
+	g := New(Options{Token: "tok", SharedDeviceToken: true})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- g.Serve(ctx, ln, ServeOptions{Drain: time.Second}) }()
+	base := "http://" + ln.Addr().String() + "/devices"
+	for _, tok := range []string{"", "tok"} {
+		req, _ := http.NewRequest("GET", base, nil)
+		if tok != "" {
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if want := map[string]int{"": 401, "tok": 200}[tok]; resp.StatusCode != want {
+			t.Errorf("token %q: %s, want %d", tok, resp.Status, want)
+		}
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-time.After(time.Minute): // only catches a hang
+		t.Fatal("Serve did not end after ctx")
+	}
+	if err := New(Options{}).Serve(context.Background(), ln, ServeOptions{KeyFile: "k"}); err == nil {
+		t.Error("half a TLS pair served")
+	}
+}
