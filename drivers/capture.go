@@ -56,8 +56,12 @@ const MaskGlyphs = "••••••••"
 // secret split across elements ("Zq7-<b>SECRET</b>") is not recognised
 // in text. No input or change event is fired (a MutationObserver of the
 // page does see the text change and change back). A nil holds masks
-// password fields only. Fields and text inside cross-origin frames are
-// not reached (they are shown as they are).
+// password fields only. With a holds, cross-origin frames (out-of-process
+// ones too) are entered and masked the same way, to a depth of 3 and
+// within a budget of 3 s for all of them; a frame that cannot be entered
+// in time is hidden (visibility: hidden) for the picture instead, so a
+// secret never shows because a frame was slow. Without a holds, such
+// frames are shown as they are (their password fields draw bullets).
 func Capture(ctx context.Context, p Page, el Element, full bool, holds HoldsSecret) ([]byte, error) {
 	restore, err := MaskFields(ctx, p, holds)
 	if err != nil {
@@ -75,41 +79,118 @@ func Capture(ctx context.Context, p Page, el Element, full bool, holds HoldsSecr
 // also after an error; it uses its own 5 s bound so a cancelled ctx still
 // restores). Use it to take several pictures under one mask.
 func MaskFields(ctx context.Context, p Page, holds HoldsSecret) (restore func(), err error) {
-	v, err := p.Eval(ctx, maskCollectJS)
-	if err != nil {
+	m := &masker{holds: holds, deadline: time.Now().Add(frameBudget)}
+	if err := m.frame(ctx, p, 0); err != nil {
+		m.restore()
 		return nil, fmt.Errorf("mask secrets before the screenshot: %w", err)
 	}
-	fields, _ := v.([]any)
+	return m.restore, nil
+}
+
+// Bounds of entering cross-origin frames for a picture (see Capture).
+const (
+	frameBudget = 3 * time.Second // for all frames of one picture
+	frameDepth  = 3               // frames in frames in frames
+)
+
+// masker masks one document after another (the page, then the
+// cross-origin frames its walk found) and undoes them in reverse.
+type masker struct {
+	holds    HoldsSecret
+	deadline time.Time
+	undo     []func()
+}
+
+func (m *masker) restore() {
+	for i := len(m.undo) - 1; i >= 0; i-- {
+		m.undo[i]()
+	}
+	m.undo = nil
+}
+
+// frame masks document f (and the same-origin frames its walk reaches),
+// then enters every cross-origin frame the walk marked; one it cannot
+// enter is hidden.
+func (m *masker) frame(ctx context.Context, f Frame, depth int) error {
+	v, err := f.Eval(ctx, maskCollectJS, m.holds != nil && depth < frameDepth)
+	m.undo = append(m.undo, func() { undo(f) })
+	if err != nil {
+		return err
+	}
+	res, _ := v.(map[string]any)
+	fields, _ := res["fields"].([]any)
 	pick := []any{}
-	for i, f := range fields {
-		m, _ := f.(map[string]any)
-		pw, _ := m["password"].(bool)
-		val, _ := m["value"].(string)
-		if pw || (holds != nil && val != "" && holds(val)) {
+	for i, x := range fields {
+		fm, _ := x.(map[string]any)
+		pw, _ := fm["password"].(bool)
+		val, _ := fm["value"].(string)
+		if pw || (m.holds != nil && val != "" && m.holds(val)) {
 			pick = append(pick, i)
 		}
 	}
-	if _, err := p.Eval(ctx, maskApplyJS, pick, MaskGlyphs); err != nil {
-		undo(p)
-		return nil, fmt.Errorf("mask secrets before the screenshot: %w", err)
+	if _, err := f.Eval(ctx, maskApplyJS, pick, MaskGlyphs); err != nil {
+		return err
 	}
-	return func() { undo(p) }, nil
+	paths, _ := res["frames"].([]any)
+	for _, x := range paths {
+		path, _ := x.([]any)
+		if len(path) == 0 {
+			continue
+		}
+		if !m.enter(ctx, f, path, depth) {
+			if _, err := f.Eval(ctx, maskHideJS, path[len(path)-1]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
-func undo(p Page) {
+// enter masks the cross-origin frame at path (marker ids of the iframes
+// from f down to it) within the budget; false when it could not.
+func (m *masker) enter(ctx context.Context, f Frame, path []any, depth int) bool {
+	fctx, cancel := context.WithDeadline(ctx, m.deadline)
+	defer cancel()
+	cur := f
+	for _, id := range path {
+		sub, err := cur.Frame(fctx, []string{fmt.Sprintf(`[data-rpa-mask="%v"]`, id)})
+		if err != nil {
+			return false
+		}
+		cur = sub
+	}
+	n := len(m.undo)
+	if err := m.frame(fctx, cur, depth+1); err != nil {
+		// undo what this frame did, then hide it
+		for i := len(m.undo) - 1; i >= n; i-- {
+			m.undo[i]()
+		}
+		m.undo = m.undo[:n]
+		return false
+	}
+	return true
+}
+
+func undo(f Frame) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_, _ = p.Eval(ctx, maskRestoreJS)
+	_, _ = f.Eval(ctx, maskRestoreJS)
 }
 
-// maskCollectJS lists the page's fields and its text nodes with more than
-// white space (not of script, style, noscript, template, textarea or
-// title; kept in a page-side list for maskApplyJS) as {value, password}.
-const maskCollectJS = `() => {
-  const out = [], els = [];
+// maskCollectJS lists the document's fields and its text nodes with more
+// than white space (not of script, style, noscript, template, textarea or
+// title; kept in a page-side list for maskApplyJS) as {value, password},
+// walking open shadow roots and same-origin frames. With xo it marks the
+// iframes it walks through and the cross-origin ones it cannot enter
+// (attribute data-rpa-mask, removed by maskRestoreJS) and lists the latter
+// as paths of marker ids from this document: {fields, frames}.
+const maskCollectJS = `(xo) => {
+  const out = [], els = [], frames = [], marks = {};
+  let k = 0;
+  const mark = (n) => { const id = String(++k); n.setAttribute("data-rpa-mask", id); marks[id] = n; return id; };
   const skip = new Set(["checkbox","radio","file","hidden","submit","button","image","reset","color","range"]);
   const noText = new Set(["SCRIPT","STYLE","NOSCRIPT","TEMPLATE","TEXTAREA","TITLE"]);
-  const walk = (root) => {
+  const walk = (root, path) => {
     let nodes;
     try { nodes = root.querySelectorAll("*"); } catch (e) { return; }
     try {
@@ -129,15 +210,29 @@ const maskCollectJS = `() => {
       } else if (n.isContentEditable && !(n.parentElement && n.parentElement.isContentEditable)) {
         els.push(n); out.push({ value: String(n.innerText || ""), password: false });
       }
-      if (n.shadowRoot) walk(n.shadowRoot);
+      if (n.shadowRoot) walk(n.shadowRoot, path);
       if (tag === "IFRAME" || tag === "FRAME") {
-        try { if (n.contentDocument) walk(n.contentDocument); } catch (e) {}
+        let d = null;
+        try { d = n.contentDocument; } catch (e) {}
+        if (d) walk(d, xo ? path.concat(mark(n)) : path);
+        else if (xo) frames.push(path.concat(mark(n)));
       }
     }
   };
-  walk(document);
-  window.__rpaMask = { els, saved: [], styles: [] };
-  return out;
+  walk(document, []);
+  window.__rpaMask = { els, saved: [], styles: [], marks, hidden: [] };
+  return { fields: out, frames };
+}`
+
+// maskHideJS hides the marked iframe id for the picture (one whose
+// document could not be entered and masked).
+const maskHideJS = `(id) => {
+  const st = window.__rpaMask;
+  const n = st && st.marks[id];
+  if (!n) return false;
+  st.hidden.push({ n, style: n.getAttribute("style") });
+  n.style.setProperty("visibility", "hidden", "important");
+  return true;
 }`
 
 // maskApplyJS masks the fields of maskCollectJS at the given indexes and
@@ -186,5 +281,9 @@ const maskRestoreJS = `() => {
     if (r.s !== null) { try { r.n.setSelectionRange(r.s, r.e); } catch (x) {} }
   }
   for (const s of st.styles) s.remove();
+  for (const h of st.hidden.reverse()) {
+    if (h.style === null) h.n.removeAttribute("style"); else h.n.setAttribute("style", h.style);
+  }
+  for (const id in st.marks) st.marks[id].removeAttribute("data-rpa-mask");
   return st.saved.length;
 }`
