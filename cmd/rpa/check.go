@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/diag"
@@ -46,52 +45,20 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	} else if err := diag.Render(stderr, all, nil); err != nil {
 		fmt.Fprintf(stderr, "rpa check: %v\n", err)
 	}
-	errs, warns := 0, 0
-	for _, d := range all {
-		if d.Severity == diag.Error {
-			errs++
-		} else {
-			warns++
-		}
-	}
-	fmt.Fprintf(stdout, "%d clean %s, %s, %s\n", flows, plural(flows, "flow"), count(errs, "error"), count(warns, "warning"))
+	errs := all.Count(diag.Error)
+	fmt.Fprintf(stdout, "%s, %s, %s\n", diag.Plural(flows, "clean flow"), diag.Plural(errs, "error"), diag.Plural(len(all)-errs, "warning"))
 	if errs > 0 {
 		return exitFailed
 	}
 	return exitOK
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
-}
-
-func count(n int, word string) string {
-	return fmt.Sprintf("%d %s", n, plural(n, word))
-}
-
-// flowFileArg reports whether path names a readable flow file; when not,
-// it says why on stderr as "rpa CMD: ..." (no file:line:col position: the
-// file's content is not at fault) and the caller exits 2.
+// flowFileArg reports whether path names a readable flow file
+// (lang.CheckFlowFile); when not, it says why on stderr as "rpa CMD: ..."
+// and the caller exits 2.
 func flowFileArg(cmd, path string, stderr io.Writer) bool {
-	f, err := os.Open(path)
-	if err != nil {
+	if err := lang.CheckFlowFile(path); err != nil {
 		fmt.Fprintf(stderr, "rpa %s: %v\n", cmd, err)
-		return false
-	}
-	st, err := f.Stat()
-	f.Close()
-	switch {
-	case err != nil:
-		fmt.Fprintf(stderr, "rpa %s: %v\n", cmd, err)
-		return false
-	case st.IsDir():
-		fmt.Fprintf(stderr, "rpa %s: %s is a folder; want one flow file (.flow, .yaml or .yml)\n", cmd, path)
-		return false
-	case !lang.IsFlowFile(path):
-		fmt.Fprintf(stderr, "rpa %s: %s: not a flow file (want .flow, .yaml or .yml)\n", cmd, path)
 		return false
 	}
 	return true

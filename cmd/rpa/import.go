@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/rpa-dev/rpa/importer"
@@ -59,8 +57,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	}
 	src, err := os.ReadFile(in)
 	if err != nil {
-		fmt.Fprintf(stderr, "rpa import: %v\n", err)
-		return exitUsage
+		return fail(stderr, exitUsage, "import", err)
 	}
 	flows, ds := importer.Import(in, src, opts)
 	var shown []byte // src with the recorded passwords as *** (the quoted lines)
@@ -77,7 +74,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rpa import: %v\n", err)
 	}
 	if ds.HasErrors() {
-		fmt.Fprintf(stderr, "rpa import: %s: %s; nothing written\n", in, count(countSeverity(ds, diag.Error), "error"))
+		fmt.Fprintf(stderr, "rpa import: %s: %s; nothing written\n", in, diag.Plural(ds.Count(diag.Error), "error"))
 		return exitFailed
 	}
 	if len(flows) == 0 {
@@ -88,65 +85,27 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	// Render and load back every flow before writing any.
 	texts, err := importer.Texts(flows)
 	if te := (*importer.TextError)(nil); errors.As(err, &te) {
-		fmt.Fprintf(stderr, "rpa import: internal error: the flow imported from %s does not check:\n", in)
-		diag.Render(stderr, te.Diag, func(string) []byte { return te.Text })
-		return exitFailed
+		return internalError(stderr, "import", "the flow imported from "+in, te)
 	}
 
-	toDir := *out != "" && (len(flows) > 1 || !strings.HasSuffix(*out, ".flow") || isDir(*out))
-	switch {
-	case *out == "" && len(flows) > 1:
-		fmt.Fprintf(stderr, "rpa import: %s holds %d tests: name a folder with -o DIR (one .flow per test)\n", in, len(flows))
-		return exitUsage
-	case *out == "":
-		stdout.Write(texts[0])
-	case !toDir:
-		if err := os.WriteFile(*out, texts[0], 0o644); err != nil {
-			fmt.Fprintf(stderr, "rpa import: %v\n", err)
-			return exitFailed
-		}
-	default:
-		if strings.HasSuffix(*out, ".flow") && !isDir(*out) {
-			fmt.Fprintf(stderr, "rpa import: %s holds %d tests: -o must be a folder, not %s\n", in, len(flows), *out)
-			return exitUsage
-		}
-		if err := os.MkdirAll(*out, 0o755); err != nil {
-			fmt.Fprintf(stderr, "rpa import: %v\n", err)
-			return exitFailed
-		}
-		for i, f := range flows {
-			if err := os.WriteFile(filepath.Join(*out, f.Name+".flow"), texts[i], 0o644); err != nil {
-				fmt.Fprintf(stderr, "rpa import: %v\n", err)
-				return exitFailed
-			}
-		}
+	dest, err := importer.Write(stdout, *out, in, flows, texts)
+	if oe := (*importer.OutputError)(nil); errors.As(err, &oe) {
+		return fail(stderr, exitUsage, "import", err)
+	} else if err != nil {
+		return fail(stderr, exitFailed, "import", err)
 	}
-	var names bytes.Buffer
+	names := make([]string, len(flows))
 	for i, f := range flows {
-		if i > 0 {
-			names.WriteString(", ")
-		}
-		names.WriteString(f.Name)
+		names[i] = f.Name
 	}
-	dest := *out
-	if dest == "" {
-		dest = "stdout"
-	}
-	fmt.Fprintf(stderr, "imported %s (%s) from %s to %s, %s\n", count(len(flows), "flow"), names.String(), in, dest, count(countSeverity(ds, diag.Warning), "warning"))
+	fmt.Fprintf(stderr, "imported %s (%s) from %s to %s, %s\n", diag.Plural(len(flows), "flow"), strings.Join(names, ", "), in, dest, diag.Plural(ds.Count(diag.Warning), "warning"))
 	return exitOK
 }
 
-func countSeverity(ds diag.Diagnostics, s diag.Severity) int {
-	n := 0
-	for _, d := range ds {
-		if d.Severity == s {
-			n++
-		}
-	}
-	return n
-}
-
-func isDir(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.IsDir()
+// internalError reports a flow rpa made that does not check (a bug: its
+// text and diagnostics) and returns exitFailed.
+func internalError(stderr io.Writer, cmd, what string, te *importer.TextError) int {
+	fmt.Fprintf(stderr, "rpa %s: internal error: %s does not check:\n", cmd, what)
+	diag.Render(stderr, te.Diag, func(string) []byte { return te.Text })
+	return exitFailed
 }

@@ -2,20 +2,18 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/rpa-dev/rpa/hitl"
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/importer"
-	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/diag"
-	"github.com/rpa-dev/rpa/lang/format"
 	"github.com/rpa-dev/rpa/recorder"
 )
 
@@ -28,23 +26,6 @@ func init() {
 	})
 }
 
-// paramFlags collects repeated --param NAME=SELECTOR.
-type paramFlags []recorder.Param
-
-// String shows the params given so far (flag.Value).
-func (p *paramFlags) String() string { return fmt.Sprint(*p) }
-
-// Set adds one NAME=SELECTOR (flag.Value).
-func (p *paramFlags) Set(v string) error {
-	name, sel, ok := strings.Cut(v, "=")
-	name = strings.TrimSpace(name)
-	if !ok || name == "" || strings.TrimSpace(sel) == "" {
-		return fmt.Errorf("want NAME=SELECTOR, got %q", v)
-	}
-	*p = append(*p, recorder.Param{Name: name, Selector: strings.TrimSpace(sel)})
-	return nil
-}
-
 // runRecord opens Chromium at URL and records until the browser is closed
 // or the process is interrupted, then writes the flow to -o (loaded back
 // with lang.Load first). Exit 0 written, 1 when recording failed, 2 on
@@ -54,7 +35,7 @@ func runRecord(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "", "the .flow file to write (its name is the flow's NAME)")
 	profile := fs.String("profile", "", "record in this browser profile (logins kept), under $RPA_HOME/profiles")
 	headless := fs.Bool("headless", false, "no window (for scripted sessions)")
-	var params paramFlags
+	var params recorder.ParamList
 	fs.Var(&params, "param", "NAME=SELECTOR: the value of the field matching SELECTOR becomes param NAME (repeatable)")
 	pos, done, code := parseArgs(fs, args)
 	if done {
@@ -68,13 +49,12 @@ func runRecord(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rpa record: -o must name a .flow file, not %s\n", *out)
 		return exitUsage
 	}
-	name := importerName(*out)
+	name := recorder.NameFor(*out)
 	opts := recorder.Options{URL: pos[0], Name: name, Headless: *headless, Params: params}
 	if *profile != "" {
 		dir, err := drivers.ProfileDir(*profile)
 		if err != nil {
-			fmt.Fprintf(stderr, "rpa record: --profile: %v\n", err)
-			return exitUsage
+			return fail(stderr, exitUsage, "record", fmt.Errorf("--profile: %v", err))
 		}
 		opts.UserDataDir = dir
 	}
@@ -91,8 +71,7 @@ func runRecord(args []string, stdout, stderr io.Writer) int {
 		if ctx.Err() != nil {
 			return exitCancelled
 		}
-		fmt.Fprintf(stderr, "rpa record: %v\n", err)
-		return exitFailed
+		return fail(stderr, exitFailed, "record", err)
 	}
 	if *headless {
 		// In Chromium's own words, so tools that parse it (rod,
@@ -105,27 +84,14 @@ func runRecord(args []string, stdout, stderr io.Writer) int {
 	case <-ctx.Done():
 	}
 	file, ds := sess.Stop()
-	text := format.Flow(file)
-	if _, lds := lang.Load(name+".flow", text); lds.HasErrors() {
-		fmt.Fprintf(stderr, "rpa record: internal error: the recorded flow does not check:\n")
-		diag.Render(stderr, lds, func(string) []byte { return text })
-		return exitFailed
+	texts, err := importer.Texts([]*importer.Flow{{Name: name, File: file}})
+	if te := (*importer.TextError)(nil); errors.As(err, &te) {
+		return internalError(stderr, "record", "the recorded flow", te)
 	}
 	diag.Render(stderr, ds, nil)
-	if err := os.WriteFile(*out, text, 0o644); err != nil {
-		fmt.Fprintf(stderr, "rpa record: %v\n", err)
-		return exitFailed
+	if err := os.WriteFile(*out, texts[0], 0o644); err != nil {
+		return fail(stderr, exitFailed, "record", err)
 	}
 	fmt.Fprintf(stderr, "wrote %s (%d steps)\n", *out, len(file.Body))
 	return exitOK
-}
-
-// importerName is the flow NAME for an output file: its base name made an
-// identifier.
-func importerName(path string) string {
-	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	if n := importer.FlowName(base); n != "" {
-		return n
-	}
-	return "recorded"
 }

@@ -146,12 +146,8 @@ func runRun(ctx context.Context, args []string, rio runIO) int {
 	if done {
 		return code
 	}
-	if !lang.IsFlowFile(rf.file) {
-		fmt.Fprintf(stderr, "rpa run: %s: not a flow file (want .flow, .yaml or .yml)\n", rf.file)
+	if !flowFileArg("run", rf.file, stderr) {
 		return exitUsage
-	}
-	if _, err := os.Stat(rf.file); err != nil {
-		return fail(stderr, exitUsage, "run", err)
 	}
 	f, ds := lang.LoadFile(rf.file)
 	if err := diag.Render(stderr, ds, nil); err != nil {

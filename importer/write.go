@@ -1,0 +1,50 @@
+package importer
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// OutputError is an output that cannot take the flows (`rpa import -o`):
+// several flows and no folder.
+type OutputError struct{ Msg string }
+
+func (e *OutputError) Error() string { return e.Msg }
+
+// Write puts the flows imported from in where out says, each as its text
+// (Texts): out "" is w, for one flow only; a .flow file that is not a
+// folder takes one flow; anything else is a folder (made when missing)
+// that gets NAME.flow per flow. It returns where they went ("stdout" for
+// w). Several flows without a folder are an *OutputError; nothing is
+// written then.
+func Write(w io.Writer, out, in string, flows []*Flow, texts [][]byte) (string, error) {
+	toDir := out != "" && (len(flows) > 1 || !strings.HasSuffix(out, ".flow") || isDir(out))
+	switch {
+	case out == "" && len(flows) > 1:
+		return "", &OutputError{fmt.Sprintf("%s holds %d tests: name a folder with -o DIR (one .flow per test)", in, len(flows))}
+	case out == "":
+		_, err := w.Write(texts[0])
+		return "stdout", err
+	case !toDir:
+		return out, os.WriteFile(out, texts[0], 0o644)
+	case strings.HasSuffix(out, ".flow") && !isDir(out):
+		return "", &OutputError{fmt.Sprintf("%s holds %d tests: -o must be a folder, not %s", in, len(flows), out)}
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return "", err
+	}
+	for i, f := range flows {
+		if err := os.WriteFile(filepath.Join(out, f.Name+".flow"), texts[i], 0o644); err != nil {
+			return "", err
+		}
+	}
+	return out, nil
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
