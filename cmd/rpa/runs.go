@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/rpa-dev/rpa/drivers"
@@ -21,9 +20,7 @@ func init() {
 			"       rpa runs report ID [-o FILE]\n" +
 			"       rpa runs prune [--keep N] [--max-mb MB]",
 		summary: "list the recorded runs, show one, write its HTML report, prune old ones ($RPA_HOME/runs)",
-		run: func(args []string, stdout, stderr io.Writer) int {
-			return runRuns(args, stdout, stderr)
-		},
+		run:     runRuns,
 	})
 }
 
@@ -56,42 +53,33 @@ func runRuns(args []string, stdout, stderr io.Writer) int {
 	if *since != "" {
 		t, err := runs.ParseSince(*since, time.Now())
 		if err != nil {
-			fmt.Fprintf(stderr, "rpa runs: --since: %v\n", err)
-			return exitUsage
+			return fail(stderr, exitUsage, "runs", fmt.Errorf("--since: %v", err))
 		}
 		f.Since = t
 	}
 	st, err := runs.OpenHome(drivers.Home(), 0, 0)
 	if err != nil {
-		fmt.Fprintf(stderr, "rpa runs: %v\n", err)
-		return exitFailed
+		return fail(stderr, exitFailed, "runs", err)
 	}
 	defer st.Close()
 	l, err := st.List(f)
-	if err != nil {
-		fmt.Fprintf(stderr, "rpa runs: %v\n", err)
-		return exitFailed
-	}
-	if *asJSON {
-		return printJSON(stdout, stderr, l)
-	}
-	if len(l) == 0 {
+	switch {
+	case err != nil:
+	case *asJSON:
+		err = runs.WriteJSON(stdout, l)
+	case len(l) == 0:
 		fmt.Fprintln(stderr, "no runs recorded yet")
-		return exitOK
+	default:
+		err = runs.WriteList(stdout, l)
 	}
-	runs.WriteList(stdout, l)
-	return exitOK
-}
-
-func printJSON(stdout, stderr io.Writer, v any) int {
-	if err := runs.WriteJSON(stdout, v); err != nil {
-		fmt.Fprintf(stderr, "rpa runs: %v\n", err)
-		return exitFailed
+	if err != nil {
+		return fail(stderr, exitFailed, "runs", err)
 	}
 	return exitOK
 }
 
-// oneRun parses `ID [flags]` and opens the store at that run.
+// oneRun parses `ID [flags]` and opens the store at that run
+// (runs.OpenRun); on a problem it is nil and the exit code.
 func oneRun(name string, fs *flag.FlagSet, args []string, stderr io.Writer) (*runs.Store, *runs.Run, int) {
 	pos, done, code := parseArgs(fs, args)
 	if done {
@@ -101,24 +89,13 @@ func oneRun(name string, fs *flag.FlagSet, args []string, stderr io.Writer) (*ru
 		fmt.Fprintf(stderr, "rpa runs %s: which run? give one run ID (see rpa runs)\n", name)
 		return nil, nil, exitUsage
 	}
-	id := pos[0]
-	if err := runs.ValidID(id); err != nil {
-		fmt.Fprintf(stderr, "rpa runs %s: %v\n", name, err)
-		return nil, nil, exitUsage
-	}
-	st, err := runs.OpenHome(drivers.Home(), 0, 0)
+	st, r, err := runs.OpenRun(drivers.Home(), pos[0])
 	if err != nil {
-		fmt.Fprintf(stderr, "rpa runs %s: %v\n", name, err)
-		return nil, nil, exitFailed
-	}
-	r, err := st.Get(id)
-	if err != nil {
-		st.Close()
-		fmt.Fprintf(stderr, "rpa runs %s: %v\n", name, err)
-		if errors.Is(err, runs.ErrNotFound) {
-			return nil, nil, exitUsage
+		code = exitFailed
+		if errors.Is(err, runs.ErrNotFound) || runs.ValidID(pos[0]) != nil {
+			code = exitUsage
 		}
-		return nil, nil, exitFailed
+		return nil, nil, fail(stderr, code, "runs "+name, err)
 	}
 	return st, r, exitOK
 }
@@ -132,15 +109,9 @@ func runsShow(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	defer st.Close()
-	steps, err := st.Steps(r.ID)
-	if err != nil {
-		fmt.Fprintf(stderr, "rpa runs show: %v\n", err)
-		return exitFailed
+	if err := st.Show(stdout, r, *asJSON); err != nil {
+		return fail(stderr, exitFailed, "runs show", err)
 	}
-	if *asJSON {
-		return printJSON(stdout, stderr, runs.RunSteps{Run: r, Steps: steps})
-	}
-	runs.WriteRun(stdout, r, steps, st.RunDir(r.ID))
 	return exitOK
 }
 
@@ -154,24 +125,18 @@ func runsReport(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	defer st.Close()
-	path, err := report.Ensure(st, r.ID)
-	if err != nil {
-		fmt.Fprintf(stderr, "rpa runs report: %v\n", err)
-		return exitFailed
-	}
-	if *out == "" {
-		fmt.Fprintln(stdout, path)
+	if *out != "" {
+		if err := report.Copy(st, r.ID, *out); err != nil {
+			return fail(stderr, exitFailed, "runs report", err)
+		}
+		fmt.Fprintln(stderr, "wrote", *out)
 		return exitOK
 	}
-	b, err := os.ReadFile(path)
-	if err == nil {
-		err = os.WriteFile(*out, b, 0o644)
-	}
+	path, err := report.Ensure(st, r.ID)
 	if err != nil {
-		fmt.Fprintf(stderr, "rpa runs report: %v\n", err)
-		return exitFailed
+		return fail(stderr, exitFailed, "runs report", err)
 	}
-	fmt.Fprintln(stderr, "wrote", *out)
+	fmt.Fprintln(stdout, path)
 	return exitOK
 }
 
@@ -190,14 +155,12 @@ func runsPrune(args []string, stdout, stderr io.Writer) int {
 	}
 	st, err := e.Open(drivers.Home())
 	if err != nil {
-		fmt.Fprintf(stderr, "rpa runs prune: %v\n", err)
-		return exitFailed
+		return fail(stderr, exitFailed, "runs prune", err)
 	}
 	defer st.Close()
 	n, err := st.Prune()
 	if err != nil {
-		fmt.Fprintf(stderr, "rpa runs prune: %v\n", err)
-		return exitFailed
+		return fail(stderr, exitFailed, "runs prune", err)
 	}
 	fmt.Fprintf(stdout, "removed %d run(s)\n", n)
 	return exitOK

@@ -16,3 +16,17 @@ func Ensure(s *runs.Store, id string) (string, error) {
 	}
 	return WriteFile(s, id, Options{})
 }
+
+// Copy writes a copy of run id's report (Ensure) to dest: `rpa runs report
+// ID -o FILE`.
+func Copy(s *runs.Store, id, dest string) error {
+	path, err := Ensure(s, id)
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dest, b, 0o644)
+}
