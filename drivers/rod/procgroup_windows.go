@@ -2,8 +2,10 @@ package rod
 
 import "os/exec"
 
-// setProcessGroup is a no-op on Windows (no process groups to signal).
+// setProcessGroup is a no-op on Windows: the browser gets a job object of
+// its own when it starts instead (launch_windows.go).
 func setProcessGroup(cmd *exec.Cmd) {}
 
-// killProcessGroup is a no-op on Windows: the caller kills the process.
-func killProcessGroup(cmd *exec.Cmd) {}
+// killProcessGroup ends the browser's job: the browser and every helper it
+// started (launch_windows.go).
+func killProcessGroup(cmd *exec.Cmd) { endJob(cmd) }
