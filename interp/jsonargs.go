@@ -3,6 +3,8 @@ package interp
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"strings"
 
 	"github.com/rpa-dev/rpa/lang"
@@ -68,4 +70,23 @@ func numbersToGo(v any) any {
 		return x
 	}
 	return v
+}
+
+// ArgsFromFile is the typed arguments of a run from the JSON file at path
+// (ArgsFromJSON; "" is none: ParseArgs of the overrides alone) and the
+// string overrides. An *ArgError is returned as is; a file that cannot be
+// read or is not a JSON object is an error naming --args.
+func ArgsFromFile(f *lang.Flow, path string, overrides map[string]string) (map[string]any, error) {
+	if path == "" {
+		return ParseArgs(f, overrides)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--args: %w", err)
+	}
+	args, err := ArgsFromJSON(f, b, overrides)
+	if err != nil && !errors.As(err, new(*ArgError)) {
+		return nil, fmt.Errorf("--args %s: %v", path, err)
+	}
+	return args, err
 }

@@ -6,8 +6,6 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/rpa-dev/rpa/connect"
 	"github.com/rpa-dev/rpa/flowserver"
@@ -21,12 +19,7 @@ func init() {
 		name:    "connect",
 		usage:   "rpa connect URL --device-id ID [--token T] [--flows DIR] [--once] [--allow-exec [--exec-allow GLOB]...] [--allow-files] [--idle 10m] [--show] [--browser ws://...]",
 		summary: "dial out to a backend (rpa gateway) over WebSocket and serve the flows as MCP tools there",
-		run: func(args []string, stdout, stderr io.Writer) int {
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			context.AfterFunc(ctx, stop) // a second signal kills at once
-			return runConnect(ctx, args, stderr)
-		},
+		run:     withSignals(runConnect),
 	})
 }
 
@@ -34,7 +27,7 @@ func init() {
 // does, over a WebSocket link it dials to URL (re-dialling until ctx ends,
 // or once with --once). Exit 0 when ctx ended it, 1 when the link failed
 // for good, 2 on usage or set-up problems.
-func runConnect(ctx context.Context, args []string, stderr io.Writer) int {
+func runConnect(ctx context.Context, args []string, _, stderr io.Writer) int {
 	fs := newFlags("connect", stderr)
 	var cfg flowserver.Config
 	cfg.Register(fs)

@@ -6,8 +6,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/rpa-dev/rpa/flows"
@@ -21,12 +19,9 @@ func init() {
 		name:    "demo",
 		usage:   "rpa demo [--region CODE] [--flow NAME] [--show] [--json] [--browser-bin PATH] | rpa demo --serve ADDR",
 		summary: "serve the demo power-system app on loopback and run the example flow query_power_data against it",
-		run: func(args []string, stdout, stderr io.Writer) int {
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			context.AfterFunc(ctx, stop)
+		run: withSignals(func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return runDemo(ctx, args, runIO{stdin: os.Stdin, stdout: stdout, stderr: stderr})
-		},
+		}),
 	})
 }
 
@@ -95,7 +90,7 @@ func runDemo(ctx context.Context, args []string, rio runIO) int {
 	switch {
 	case out == nil:
 	case *asJSON:
-		_ = printResult(stdout, out.Result)
+		_ = printJSON(stdout, out.Result)
 	default:
 		if !demoapp.PrintRows(stdout, out.Result.Outputs) {
 			interp.PrintOutcome(stdout, io.Discard, f, out.Result)

@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/rpa-dev/rpa/doctor"
@@ -18,11 +15,7 @@ func init() {
 		name:    "doctor",
 		usage:   "rpa doctor [--json] [--browser-bin PATH] [--flows DIR] [--no-launch] [--connect URL [--device-id ID] [--token T]]",
 		summary: "check that this machine can run flows (browser, $RPA_HOME, profiles, display, flows, connect settings) and say how to fix what is missing",
-		run: func(args []string, stdout, stderr io.Writer) int {
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return runDoctor(ctx, args, stdout, stderr)
-		},
+		run:     withSignals(runDoctor),
 	})
 }
 
@@ -65,10 +58,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitCancelled
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		_ = enc.Encode(r)
+		_ = printJSON(stdout, r)
 	} else {
 		doctor.Print(stdout, r)
 	}

@@ -8,8 +8,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/rpa-dev/rpa/gateway"
@@ -21,11 +19,7 @@ func init() {
 		name:    "gateway",
 		usage:   "rpa gateway --listen ADDR --token T --devices FILE [--tls-cert FILE --tls-key FILE] | rpa gateway --devices FILE --add-device ID",
 		summary: "accept desktops (rpa connect) at /ws and serve all their tools to agents at /mcp",
-		run: func(args []string, stdout, stderr io.Writer) int {
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return runGateway(ctx, args, stdout, stderr)
-		},
+		run:     withSignals(runGateway),
 	})
 }
 

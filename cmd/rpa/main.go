@@ -7,13 +7,17 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
 	"sort"
+	"syscall"
 
 	"github.com/rpa-dev/rpa/lang/diag"
 )
@@ -128,6 +132,26 @@ func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 		}
 	}
 	return fs
+}
+
+// withSignals adapts a long-running command: its context ends at the
+// first SIGINT or SIGTERM (the command winds down: calls in flight are
+// cancelled, their answers sent); a second one kills at once.
+func withSignals(run func(ctx context.Context, args []string, stdout, stderr io.Writer) int) func([]string, io.Writer, io.Writer) int {
+	return func(args []string, stdout, stderr io.Writer) int {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		context.AfterFunc(ctx, stop) // the default action again: a second signal kills
+		return run(ctx, args, stdout, stderr)
+	}
+}
+
+// printJSON writes v as indented JSON, HTML characters as they are.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
 }
 
 // fail prints "rpa CMD: err" on stderr and returns code.

@@ -2,20 +2,16 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/rpa-dev/rpa/internal/cliflag"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"golang.org/x/term"
 
-	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/execpolicy"
 	"github.com/rpa-dev/rpa/heal"
@@ -23,7 +19,6 @@ import (
 	"github.com/rpa-dev/rpa/interp"
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/diag"
-	"github.com/rpa-dev/rpa/llm"
 	"github.com/rpa-dev/rpa/localrun"
 	"github.com/rpa-dev/rpa/mcpserver"
 	"github.com/rpa-dev/rpa/runs"
@@ -34,13 +29,9 @@ func init() {
 		name:    "run",
 		usage:   "rpa run FILE [--arg NAME=VALUE]... [--args FILE.json] [--profile ID] [--show] [--json] [--timeout D] [--browser ws://...] [--browser-bin PATH] [--allow-exec [--exec-allow GLOB]...]",
 		summary: "run a flow once in Chromium and print its result (exit 0 ok, 1 flow failed, 2 bad input, 130 cancelled)",
-		run: func(args []string, stdout, stderr io.Writer) int {
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			// After the first Ctrl-C the run winds down; a second one kills.
-			context.AfterFunc(ctx, stop)
+		run: withSignals(func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return runRun(ctx, args, runIO{stdin: os.Stdin, stdout: stdout, stderr: stderr})
-		},
+		}),
 	})
 }
 
@@ -51,27 +42,13 @@ type runIO struct {
 	stdout, stderr io.Writer
 }
 
-// kvFlag collects repeated --arg NAME=VALUE flags.
-type kvFlag map[string]string
-
-func (f kvFlag) String() string { return fmt.Sprint(map[string]string(f)) }
-
-func (f kvFlag) Set(s string) error {
-	k, v, ok := strings.Cut(s, "=")
-	if k = strings.TrimSpace(k); !ok || k == "" {
-		return fmt.Errorf("want NAME=VALUE, got %q", s)
-	}
-	f[k] = v
-	return nil
-}
-
 // runFlags are the parsed command line of `rpa run` (and what `rpa demo`
 // sets of it).
 type runFlags struct {
 	cmd      string // "run" or "demo", for messages
 	nolog    bool   // progress leaves out run-log lines (demo)
 	file     string
-	args     kvFlag
+	args     cliflag.KV
 	argsFile string
 	json     bool
 	run      localrun.Options // --profile, --show, --timeout, --browser, --browser-bin, --heal, run store flags
@@ -83,7 +60,7 @@ type runFlags struct {
 
 // parseRunFlags parses args, allowing flags before and after FILE.
 func parseRunFlags(args []string, stderr io.Writer) (rf *runFlags, done bool, code int) {
-	rf = &runFlags{cmd: "run", args: kvFlag{}}
+	rf = &runFlags{cmd: "run", args: cliflag.KV{}}
 	fs := newFlags("run", stderr)
 	var execAllow cliflag.List
 	fs.Var(rf.args, "arg", "a flow argument NAME=VALUE, converted to the param's type (repeatable)")
@@ -167,7 +144,7 @@ func runRun(ctx context.Context, args []string, rio runIO) int {
 		}
 		return fail(stderr, exitUsage, "run", err)
 	}
-	typed, err := flowArgs(f, rf)
+	typed, err := interp.ArgsFromFile(f, rf.argsFile, rf.args)
 	if err != nil {
 		return fail(stderr, exitUsage, "run", err)
 	}
@@ -177,7 +154,7 @@ func runRun(ctx context.Context, args []string, rio runIO) int {
 		return code
 	}
 	if rf.json {
-		if err := printResult(stdout, out.Result); err != nil {
+		if err := printJSON(stdout, out.Result); err != nil {
 			fmt.Fprintf(stderr, "rpa run: cannot encode the result: %v\n", err)
 			code = max(code, exitFailed) // never exit 0 without a result
 		}
@@ -191,14 +168,6 @@ func runRun(ctx context.Context, args []string, rio runIO) int {
 	return code
 }
 
-// printResult writes res as indented JSON.
-func printResult(w io.Writer, res *interp.Result) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(res)
-}
-
 // execute runs f with the typed args as rf says (localrun.Run) and returns
 // the outcome with the exit code: 0 success, 1 failed, 130 cancelled
 // through ctx. A nil outcome means nothing ran (the reason is on stderr).
@@ -207,7 +176,11 @@ func execute(ctx context.Context, f *lang.Flow, typed map[string]any, rf *runFla
 	stderr := rio.stderr
 	// The host (--hitl, RPA_LLM_*) is set up first: a bad value is bad
 	// input, reported before any browser starts.
-	host, err := rf.runHost(rio)
+	var tty hitl.Channel // no MCP client here: the desktop dialog, then the terminal on stdin
+	if rio.stdin != nil {
+		tty = &hitl.Terminal{In: rio.stdin, Out: rio.stderr}
+	}
+	host, err := localrun.Host(rf.hitl, tty, &rf.exec)
 	if err != nil {
 		return nil, fail(stderr, exitUsage, rf.cmd, err)
 	}
@@ -239,43 +212,6 @@ func execute(ctx context.Context, f *lang.Flow, typed map[string]any, rf *runFla
 		fmt.Fprintf(stderr, "rpa %s: the run was stopped by --timeout %s\n", rf.cmd, o.Timeout)
 	}
 	return out, exitFailed
-}
-
-// runHost is the core.Host of `rpa run`: ask through --hitl's channels
-// (no MCP client here: the desktop dialog, then the terminal on stdin),
-// llm through the OpenAI-compatible endpoint of RPA_LLM_BASE_URL, exec
-// under --allow-exec.
-func (rf *runFlags) runHost(rio runIO) (core.Host, error) {
-	var tty hitl.Channel
-	if rio.stdin != nil {
-		tty = &hitl.Terminal{In: rio.stdin, Out: rio.stderr}
-	}
-	cfg, err := hitl.NewConfig(rf.hitl, tty)
-	if err != nil {
-		return core.Host{}, err
-	}
-	env, err := llm.FromEnv()
-	if err != nil {
-		return core.Host{}, fmt.Errorf("llm: %v", err)
-	}
-	return core.Host{Ask: cfg.Chain(nil).Ask, LLM: llm.Host(nil, env), Exec: rf.exec.Exec}, nil
-}
-
-// flowArgs builds the typed arguments from --args (a JSON file, see
-// interp.ArgsFromJSON) and --arg (strings, interp.ParseArgs).
-func flowArgs(f *lang.Flow, rf *runFlags) (map[string]any, error) {
-	if rf.argsFile == "" {
-		return interp.ParseArgs(f, rf.args)
-	}
-	b, err := os.ReadFile(rf.argsFile)
-	if err != nil {
-		return nil, fmt.Errorf("--args: %w", err)
-	}
-	args, err := interp.ArgsFromJSON(f, b, rf.args)
-	if err != nil && !errors.As(err, new(*interp.ArgError)) {
-		return nil, fmt.Errorf("--args %s: %v", rf.argsFile, err)
-	}
-	return args, err
 }
 
 // isTerminal reports whether w is a terminal.

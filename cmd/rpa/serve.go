@@ -7,9 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/rpa-dev/rpa/flowserver"
 	"github.com/rpa-dev/rpa/internal/cliflag"
@@ -21,12 +19,7 @@ func init() {
 		name:    "serve",
 		usage:   "rpa serve [--flows DIR] [--stdio | --http ADDR] [--token T] [--allow-exec [--exec-allow GLOB]...] [--allow-files] [--idle 10m] [--show] [--browser ws://...]",
 		summary: "serve the flows of a folder as MCP tools (stdio or Streamable HTTP)",
-		run: func(args []string, stdout, stderr io.Writer) int {
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			context.AfterFunc(ctx, stop) // a second signal kills at once
-			return runServe(ctx, args, stderr)
-		},
+		run:     withSignals(runServe),
 	})
 }
 
@@ -34,7 +27,7 @@ func init() {
 // protocol on the process's stdin/stdout) or Streamable HTTP, until ctx
 // ends. Exit 0 when ctx or the client ended it, 1 when serving failed, 2
 // on usage or set-up problems.
-func runServe(ctx context.Context, args []string, stderr io.Writer) int {
+func runServe(ctx context.Context, args []string, _, stderr io.Writer) int {
 	fs := newFlags("serve", stderr)
 	var cfg flowserver.Config
 	cfg.Register(fs)

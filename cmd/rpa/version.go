@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -31,9 +30,7 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 	}
 	in := buildinfo.Get()
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(in)
+		_ = printJSON(stdout, in)
 		return exitOK
 	}
 	fmt.Fprintln(stdout, in.String())

@@ -3,7 +3,10 @@
 // (Joined).
 package cliflag
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // List collects a repeatable string flag (--exec-allow A --exec-allow B).
 type List []string
@@ -39,5 +42,23 @@ func (f Joined) Set(v string) error {
 	} else {
 		*f.S += "," + v
 	}
+	return nil
+}
+
+// KV collects repeated NAME=VALUE flags (--arg) into a map; NAME is
+// trimmed and must not be empty, the last value of a NAME wins. Make it
+// before use: cliflag.KV{}.
+type KV map[string]string
+
+// String is the map's text.
+func (f KV) String() string { return fmt.Sprint(map[string]string(f)) }
+
+// Set adds one NAME=VALUE.
+func (f KV) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if k = strings.TrimSpace(k); !ok || k == "" {
+		return fmt.Errorf("want NAME=VALUE, got %q", s)
+	}
+	f[k] = v
 	return nil
 }

@@ -37,3 +37,18 @@ func TestList(t *testing.T) {
 		t.Errorf("List = %q (%v)", l, err)
 	}
 }
+
+func TestKV(t *testing.T) {
+	kv := KV{}
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Var(kv, "arg", "")
+	if err := fs.Parse([]string{"--arg", " a =1", "--arg", "b==2", "--arg", "a=3"}); err != nil || len(kv) != 2 || kv["a"] != "3" || kv["b"] != "=2" {
+		t.Errorf("KV = %v (%v)", kv, err)
+	}
+	for _, bad := range []string{"a", "=1", " =1"} {
+		if kv.Set(bad) == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

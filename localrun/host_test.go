@@ -1,0 +1,30 @@
+package localrun
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/rpa-dev/rpa/core"
+	"github.com/rpa-dev/rpa/execpolicy"
+	"github.com/rpa-dev/rpa/hitl"
+)
+
+// TestHost: the order is checked; with no channel to ask on `ask` says so;
+// exec follows the policy (refused when disabled).
+func TestHost(t *testing.T) {
+	t.Setenv("RPA_LLM_BASE_URL", "")
+	if _, err := Host("pigeon", nil, &execpolicy.Policy{}); err == nil {
+		t.Error("bad --hitl accepted")
+	}
+	h, err := Host("terminal", nil, &execpolicy.Policy{Disabled: "exec is off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Ask(context.Background(), core.Question{Message: "name?"}); !errors.As(err, new(*hitl.NoChannelError)) {
+		t.Errorf("ask without a terminal: %v", err)
+	}
+	if _, err := h.Exec(context.Background(), core.ExecCommand{Args: []string{"true"}}); err == nil {
+		t.Error("exec ran under a disabled policy")
+	}
+}
