@@ -38,6 +38,7 @@ func (r *release) tarGz(t target) (string, error) {
 		{"rpa-connect.service", r.docs.unit, 0o644},
 		{"connect.env.example", r.docs.connectEnv, 0o644},
 	}
+	files = append(files, r.guideEntries()...)
 	return name, writeAtomic(filepath.Join(r.out, name), func(w io.Writer) error {
 		return writeTarGz(w, base, files, r.v.Date)
 	})
@@ -53,9 +54,19 @@ func (r *release) zip(t target) (string, error) {
 		{"COPYRIGHT.txt", r.docs.copyright, 0o644},
 		{"THIRD_PARTY_LICENSES.txt", r.docs.thirdParty, 0o644},
 	}
+	files = append(files, r.guideEntries()...)
 	return name, writeAtomic(filepath.Join(r.out, name), func(w io.Writer) error {
 		return writeZip(w, base, files, r.v.Date)
 	})
+}
+
+// guideEntries are the docs/ pages as archive entries under docs/.
+func (r *release) guideEntries() []entry {
+	var out []entry
+	for _, f := range r.docs.guide {
+		out = append(out, entry{"docs/" + f.rel, f.src, 0o644})
+	}
+	return out
 }
 
 // writeTarGz writes files under top/ with owner root, the given modes and

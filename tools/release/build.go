@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,9 +31,18 @@ type release struct {
 	artifacts []string // file names in out
 }
 
-// docFiles are the files every artifact ships next to the binary.
+// docFiles are the files every artifact ships next to the binary; guide
+// lists the repository's docs/ folder (the pages README.md links to), by
+// path under docs/ ("spec/LANGUAGE.md"), sorted.
 type docFiles struct {
 	readme, copyright, thirdParty, man, unit, connectEnv string
+	guide                                                []docFile
+}
+
+// docFile is one file of docs/: its path under docs/ (slashes) and where
+// the stage holds it.
+type docFile struct {
+	rel, src string
 }
 
 const buildinfoPkg = "github.com/rpa-dev/rpa/internal/buildinfo"
@@ -192,6 +202,9 @@ func (r *release) writeDocs() error {
 	if r.docs.connectEnv, err = copyIn("packaging/connect.env", "connect.env.example"); err != nil {
 		return err
 	}
+	if r.docs.guide, err = guideFiles(r.root); err != nil {
+		return err
+	}
 
 	var goos []string
 	for _, t := range r.targets {
@@ -294,4 +307,36 @@ func runHelp(bin string, args ...string) (string, error) {
 		err = nil // -h exits 0 or 2 depending on the command; the text is what counts
 	}
 	return out.String(), err
+}
+
+// guideFiles lists the files of root/docs (README.md links to them), read
+// where they are: sorted by path, dot files skipped.
+func guideFiles(root string) ([]docFile, error) {
+	var out []docFile
+	dir := filepath.Join(root, "docs")
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if strings.HasPrefix(d.Name(), ".") && path != dir {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		out = append(out, docFile{rel: filepath.ToSlash(rel), src: path})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("docs folder: %w", err)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].rel < out[j].rel })
+	return out, nil
 }

@@ -19,6 +19,10 @@
 set -euo pipefail
 
 dist=${1:-dist}
+# the docs/ pages every artifact ships (README.md links to them)
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+docs_files=$(cd "$repo/docs" && find . -type f ! -name '.*' | sed 's|^\./||' | sort)
+docs_dirs=$(cd "$repo/docs" && find . -mindepth 1 -type d | sed 's|^\./|/usr/share/doc/rpa/docs/|' | sort)
 cd "$dist"
 dist=$(pwd)
 fail() { printf 'check.sh: FAILED: %s\n' "$*" >&2; exit 1; }
@@ -61,13 +65,19 @@ for f in $deb_amd64 $deb_arm64 $rpm_amd64 $rpm_arm64 $tgz_amd64 $tgz_arm64 $zip_
   [ "$size" -lt 15000000 ] || fail "$f is $size bytes, over 15 MB"
 done
 
-files_in_pkg="/usr/bin/rpa
+files_in_pkg=$(sort <<EOF
+/usr/bin/rpa
 /usr/lib/systemd/user/rpa-connect.service
 /usr/share/doc/rpa/README.md
 /usr/share/doc/rpa/THIRD_PARTY_LICENSES
 /usr/share/doc/rpa/connect.env.example
 /usr/share/doc/rpa/copyright
-/usr/share/man/man1/rpa.1.gz"
+/usr/share/man/man1/rpa.1.gz
+$(sed 's|^|/usr/share/doc/rpa/docs/|' <<< "$docs_files")
+EOF
+)
+# the folders the rpm owns (so rpm -e removes them)
+rpm_dirs=$(printf '/usr/share/doc/rpa/docs\n/usr/share/doc/rpa\n%s\n' "$docs_dirs" | grep -v '^$' | sort)
 
 step "deb: dpkg-deb --info/--contents"
 for deb in $deb_amd64 $deb_arm64; do
@@ -98,8 +108,10 @@ for r in $rpm_amd64 $rpm_arm64; do
   rpm -qpil "$r" > "$tmp/qpil" 2>/dev/null || fail "rpm -qpil $r"
   got=$(grep '^/' "$tmp/qpil" | sort)
   # the package owns its doc folder (so rpm -e removes it)
-  echo "$got" | grep -qx '/usr/share/doc/rpa' || fail "$r does not own /usr/share/doc/rpa"
-  got_files=$(echo "$got" | grep -vx '/usr/share/doc/rpa' || true)
+  while read -r d; do
+    echo "$got" | grep -qx "$d" || fail "$r does not own $d"
+  done <<< "$rpm_dirs"
+  got_files=$(echo "$got" | grep -vxF "$rpm_dirs" || true)
   [ "$got_files" = "$files_in_pkg" ] || fail "$r: files are
 $got
 want
@@ -117,13 +129,15 @@ done
 step "tar.gz and zip"
 for t in $tgz_amd64 $tgz_arm64; do
   list=$(tar -tzf "$t" | sed 's|^[^/]*/||' | grep -v '^$' | sort | tr '\n' ' ')
-  [ "$list" = "COPYRIGHT README.md THIRD_PARTY_LICENSES connect.env.example rpa rpa-connect.service rpa.1 " ] || fail "$t holds: $list"
+  want=$(printf '%s\n' COPYRIGHT README.md THIRD_PARTY_LICENSES connect.env.example rpa rpa-connect.service rpa.1 $(sed 's|^|docs/|' <<< "$docs_files") | sort | tr '\n' ' ')
+  [ "$list" = "$want" ] || fail "$t holds: $list; want $want"
   say "$t: $list"
 done
 mkdir -p "$tmp/tgz-arm64" && tar -xzf "$tgz_arm64" -C "$tmp/tgz-arm64" --strip-components=1
 [ "$(elf_machine "$tmp/tgz-arm64/rpa")" = b700 ] || fail "$tgz_arm64: rpa is not an arm64 binary"
 list=$(unzip -Z1 "$zip_win" | sed 's|^[^/]*/||' | sort | tr '\n' ' ')
-[ "$list" = "COPYRIGHT.txt README.md THIRD_PARTY_LICENSES.txt rpa.exe " ] || fail "$zip_win holds: $list"
+want=$(printf '%s\n' COPYRIGHT.txt README.md THIRD_PARTY_LICENSES.txt rpa.exe $(sed 's|^|docs/|' <<< "$docs_files") | sort | tr '\n' ' ')
+[ "$list" = "$want" ] || fail "$zip_win holds: $list; want $want"
 unzip -q -d "$tmp/win" "$zip_win"
 [ "$(head -c2 "$tmp"/win/*/rpa.exe)" = MZ ] || fail "$zip_win: rpa.exe is not a Windows executable"
 say "$zip_win: $list"
@@ -157,7 +171,7 @@ rpm -e --root "$root" --nodeps rpa 2>&1 | grep -vE '^(warning|rpm): ' || true
 while read -r f; do
   [ ! -e "$root$f" ] || fail "rpm -e: $f is left"
 done <<< "$files_in_pkg
-/usr/share/doc/rpa"
+$rpm_dirs"
 say "installed $(echo "$files_in_pkg" | wc -l) files into $root, erased cleanly"
 
 if [ -n "$noinstall" ]; then

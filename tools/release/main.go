@@ -12,8 +12,9 @@
 //
 // The packages install /usr/bin/rpa, the man page rpa(1) generated from the
 // command table (`rpa help`, `rpa COMMAND -h` of the built binary), the
-// README, the copyright file and third-party licences under
-// /usr/share/doc/rpa/, an example connect.env, and the systemd user unit
+// README with the docs/ pages it links to (under docs/), the copyright file
+// and third-party licences under /usr/share/doc/rpa/ (the archives: next
+// to the binary), an example connect.env, and the systemd user unit
 // rpa-connect.service (not enabled). They depend on a Chromium-family
 // browser the distribution ships (the .deb on `chromium | chromium-browser
 // | google-chrome-stable`, the .rpm recommends chromium) and carry no

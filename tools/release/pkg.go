@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -57,6 +58,15 @@ func (r *release) pkg(t target, format string) (string, error) {
 		{Source: r.docs.unit, Destination: unitPath, FileInfo: fi(0o644)},
 		// rpm removes only the folders a package owns; dpkg tracks them itself.
 		{Destination: docDir, Type: files.TypeDir, Packager: "rpm", FileInfo: fi(0o755)},
+	}
+	dirs := map[string]bool{}
+	for _, f := range r.docs.guide {
+		dst := docDir + "/docs/" + f.rel
+		for d := path.Dir(dst); d != docDir && !dirs[d]; d = path.Dir(d) {
+			dirs[d] = true
+			contents = append(contents, &files.Content{Destination: d, Type: files.TypeDir, Packager: "rpm", FileInfo: fi(0o755)})
+		}
+		contents = append(contents, &files.Content{Source: f.src, Destination: dst, FileInfo: fi(0o644)})
 	}
 	info := &nfpm.Info{
 		Name:            "rpa",
