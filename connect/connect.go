@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -143,12 +142,8 @@ func New(opts Options) (*Client, error) {
 	if opts.Server == nil {
 		return nil, errors.New("connect: Options.Server is required")
 	}
-	if strings.TrimSpace(opts.DeviceID) == "" {
-		return nil, errors.New("connect: --device-id is required")
-	}
-	u, err := url.Parse(opts.URL)
-	if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
-		return nil, fmt.Errorf("connect: URL %q must be ws://HOST/PATH or wss://HOST/PATH", opts.URL)
+	if err := opts.Check(); err != nil {
+		return nil, fmt.Errorf("connect: %w", err)
 	}
 	if opts.Capabilities == nil {
 		opts.Capabilities = []string{mcpws.CapBrowserControl, mcpws.CapWorkflowExecution}

@@ -3,11 +3,13 @@ package localrun
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/execpolicy"
 	"github.com/rpa-dev/rpa/hitl"
+	"github.com/rpa-dev/rpa/runs"
 )
 
 // TestHost: the order is checked; with no channel to ask on `ask` says so;
@@ -26,5 +28,23 @@ func TestHost(t *testing.T) {
 	}
 	if _, err := h.Exec(context.Background(), core.ExecCommand{Args: []string{"true"}}); err == nil {
 		t.Error("exec ran under a disabled policy")
+	}
+}
+
+// TestOptionsCheck: each bad setting names its flag.
+func TestOptionsCheck(t *testing.T) {
+	for _, c := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{}, ""},
+		{Options{Heal: "sometimes"}, "--heal"},
+		{Options{Runs: runs.Settings{Evidence: "all"}}, "--evidence"},
+		{Options{Timeout: -1}, "--timeout"},
+	} {
+		err := c.o.Check()
+		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%+v: %v, want %q", c.o, err, c.want)
+		}
 	}
 }

@@ -198,3 +198,19 @@ func startRecord(f *lang.Flow, o Options, warn func(string)) *record.Local {
 	warn(fmt.Sprintf("this run is not recorded: %v", err))
 	return nil
 }
+
+// Check reports a setting o must not run with, naming its flag: a bad
+// --heal (heal.CheckFlag), a bad run store setting (runs.Settings.Check)
+// or a negative --timeout.
+func (o Options) Check() error {
+	if err := heal.CheckFlag(o.Heal); err != nil {
+		return fmt.Errorf("--heal: %v", err)
+	}
+	if err := o.Runs.Check(); err != nil {
+		return err
+	}
+	if o.Timeout < 0 {
+		return errors.New("--timeout must not be negative")
+	}
+	return nil
+}

@@ -1,10 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 
 	"github.com/rpa-dev/rpa/connect"
@@ -45,16 +45,10 @@ func runConnect(ctx context.Context, args []string, _, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "rpa connect: want exactly one URL (ws://HOST/PATH or wss://HOST/PATH)")
 		return exitUsage
 	}
-	if u, err := url.Parse(pos[0]); err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
-		fmt.Fprintf(stderr, "rpa connect: URL %q must be ws://HOST/PATH or wss://HOST/PATH\n", pos[0])
-		return exitUsage
-	}
-	if *deviceID == "" {
-		fmt.Fprintln(stderr, "rpa connect: --device-id is required")
-		return exitUsage
-	}
-	if *token == "" {
-		*token = os.Getenv("RPA_TOKEN")
+	o := connect.Options{URL: pos[0], DeviceID: *deviceID, Token: cmp.Or(*token, os.Getenv("RPA_TOKEN")), Once: *once,
+		Link: mcpws.Options{PingInterval: *ping, MaxFrame: *maxFrame}}
+	if err := o.Check(); err != nil {
+		return fail(stderr, exitUsage, "connect", err)
 	}
 	// The backend is not on this machine: passwords go to the desktop
 	// channels. One caller, the backend (each link is a new session); its
@@ -65,8 +59,7 @@ func runConnect(ctx context.Context, args []string, _, stderr io.Writer) int {
 		return fail(stderr, exitUsage, "connect", err)
 	}
 	defer s.Close()
-	c, err := s.Dial(connect.Options{URL: pos[0], DeviceID: *deviceID, Token: *token, Once: *once,
-		Link: mcpws.Options{PingInterval: *ping, MaxFrame: *maxFrame}})
+	c, err := s.Dial(o)
 	if err != nil {
 		return fail(stderr, exitUsage, "connect", err)
 	}

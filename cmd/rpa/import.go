@@ -20,11 +20,6 @@ func init() {
 	})
 }
 
-// importFormats maps --format values to importer formats.
-var importFormats = map[string]importer.Format{
-	"chrome": importer.FormatChrome, "side": importer.FormatSide, "json": importer.FormatJSONFlow,
-}
-
 // runImport imports FILE. One flow goes to stdout, or to -o OUT (a .flow
 // file, or a folder); the flows of a .side project (one per test) need -o
 // DIR and are written as DIR/NAME.flow. Diagnostics (what could not be
@@ -46,30 +41,18 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	in := pos[0]
-	opts := importer.Options{Strict: *strict}
-	if *formatName != "" {
-		f, ok := importFormats[*formatName]
-		if !ok {
-			fmt.Fprintf(stderr, "rpa import: unknown --format %q (want chrome, side or json)\n", *formatName)
-			return exitUsage
-		}
-		opts.Format = f
+	format, err := importer.ParseFormat(*formatName)
+	if err != nil {
+		return fail(stderr, exitUsage, "import", err)
 	}
+	opts := importer.Options{Strict: *strict, Format: format}
 	src, err := os.ReadFile(in)
 	if err != nil {
 		return fail(stderr, exitUsage, "import", err)
 	}
 	flows, ds := importer.Import(in, src, opts)
-	var shown []byte // src with the recorded passwords as *** (the quoted lines)
-	source := func(file string) []byte {
-		if file != in {
-			return nil
-		}
-		if shown == nil {
-			shown = importer.Redact(in, src, opts)
-		}
-		return shown
-	}
+	// src with the recorded passwords as *** (the quoted lines)
+	source := importer.Shown(in, src, opts)
 	if err := diag.Render(stderr, ds, source); err != nil {
 		fmt.Fprintf(stderr, "rpa import: %v\n", err)
 	}

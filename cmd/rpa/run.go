@@ -95,16 +95,12 @@ func parseRunFlags(args []string, stderr io.Writer) (rf *runFlags, done bool, co
 	rf.exec.Disabled = "rpa run: command execution is disabled (run with --allow-exec)"
 	var err error
 	switch {
-	case heal.CheckFlag(rf.run.Heal) != nil:
-		err = fmt.Errorf("--heal: %v", heal.CheckFlag(rf.run.Heal))
-	case rf.run.Runs.Check() != nil:
-		err = rf.run.Runs.Check()
+	case rf.run.Check() != nil:
+		err = rf.run.Check()
 	case rf.from != 0 && rf.resume == "":
 		err = errors.New("--from needs --resume ID")
 	case len(execAllow) > 0 && !rf.exec.Enabled:
 		err = errors.New("--exec-allow needs --allow-exec")
-	case rf.run.Timeout < 0:
-		err = errors.New("--timeout must not be negative")
 	}
 	if err != nil {
 		return nil, true, fail(stderr, exitUsage, "run", err)

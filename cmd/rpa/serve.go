@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"strings"
 
 	"github.com/rpa-dev/rpa/flowserver"
 	"github.com/rpa-dev/rpa/internal/cliflag"
@@ -38,8 +37,8 @@ func runServe(ctx context.Context, args []string, _, stderr io.Writer) int {
 	shareProfiles := fs.Bool("share-profiles", false, "let every client session use every profile (by default a profile belongs to the session using it)")
 	var allowOrigin cliflag.List
 	fs.Var(&allowOrigin, "allow-origin", "let browser pages of this origin (https://host[:port]) call --http (repeatable; loopback origins of the port always may)")
-	if err := missingHTTPAddr(args); err != nil {
-		fmt.Fprintf(stderr, "rpa serve: %v\nusage: %s\n", err, commands["serve"].usage)
+	if cliflag.MissingValue(args, "http") {
+		fmt.Fprintf(stderr, "rpa serve: --http needs an address: --http 8765, --http 127.0.0.1:8765 or --http 0.0.0.0:8765 (or use --stdio)\nusage: %s\n", commands["serve"].usage)
 		return exitUsage
 	}
 	if done, code := parseFlags(fs, args); done {
@@ -91,22 +90,4 @@ func badOrigin(origins []string) string {
 		}
 	}
 	return ""
-}
-
-// missingHTTPAddr reports `--http` given last or followed by another flag
-// (the flag package would take "--token" as the address, or print its
-// default usage dump).
-func missingHTTPAddr(args []string) error {
-	for i, a := range args {
-		if a == "--" {
-			return nil
-		}
-		if a != "--http" && a != "-http" {
-			continue
-		}
-		if i+1 == len(args) || strings.HasPrefix(args[i+1], "-") {
-			return errors.New(`--http needs an address: --http 8765, --http 127.0.0.1:8765 or --http 0.0.0.0:8765 (or use --stdio)`)
-		}
-	}
-	return nil
 }

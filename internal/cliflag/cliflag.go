@@ -62,3 +62,21 @@ func (f KV) Set(s string) error {
 	f[k] = v
 	return nil
 }
+
+// MissingValue reports whether the value flag name (-name or --name, not
+// -name=V) stands last in args or right before another flag (before any
+// "--"): the flag package would take that flag as the value, or print its
+// default usage.
+func MissingValue(args []string, name string) bool {
+	for i, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--"+name || a == "-"+name {
+			if i+1 == len(args) || strings.HasPrefix(args[i+1], "-") {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -52,3 +52,22 @@ func TestKV(t *testing.T) {
 		}
 	}
 }
+
+func TestMissingValue(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"--http"}, true},
+		{[]string{"--http", "--token", "t"}, true},
+		{[]string{"-http", "-v"}, true},
+		{[]string{"--http", "8765"}, false},
+		{[]string{"--http=8765"}, false},
+		{[]string{"--", "--http"}, false},
+		{[]string{"--stdio"}, false},
+	} {
+		if got := MissingValue(c.args, "http"); got != c.want {
+			t.Errorf("%q: %v", c.args, got)
+		}
+	}
+}
