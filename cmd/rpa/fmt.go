@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
-	"os"
 
-	"github.com/rpa-dev/rpa/internal/atomicfile"
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/diag"
-	"github.com/rpa-dev/rpa/lang/format"
 )
 
 func init() {
@@ -40,58 +36,29 @@ func runFmt(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	switch *to {
-	case "", "flow", "yaml":
-	default:
-		fmt.Fprintf(stderr, "rpa fmt: --to must be flow or yaml, not %q\n", *to)
-		return exitUsage
-	}
 	code := exitOK
 	for _, path := range fs.Args() {
-		if !lang.IsFlowFile(path) {
-			fmt.Fprintf(stderr, "rpa fmt: %s: not a flow file (want .flow, .yaml or .yml)\n", path)
-			return exitUsage
-		}
-		src, err := os.ReadFile(path)
+		c, src, ds, err := lang.FormatFile(path, *to)
 		if err != nil {
-			fmt.Fprintf(stderr, "rpa fmt: %v\n", err)
-			return exitUsage
+			return fail(stderr, exitUsage, "fmt", err)
 		}
-		f, ds := lang.Parse(path, src)
-		if ds.HasErrors() || f == nil {
+		if ds.HasErrors() {
 			diag.Render(stderr, ds, func(string) []byte { return src })
 			code = exitFailed
 			continue
 		}
-		c := format.Convert(path, src, f, *to)
 		for _, n := range c.Notes {
 			fmt.Fprintf(stderr, "rpa fmt: %s\n", n)
 		}
-		out, dest := c.Out, c.Dest
 		if !*write {
-			stdout.Write(out)
+			stdout.Write(c.Out)
 			continue
 		}
-		if dest == path && bytes.Equal(out, src) {
-			continue
-		}
-		if err := writeFileKeepMode(dest, path, out); err != nil {
-			fmt.Fprintf(stderr, "rpa fmt: %v\n", err)
-			return exitUsage
-		}
-		if dest != path {
-			fmt.Fprintln(stdout, dest)
+		if wrote, err := lang.WriteFormatted(c, path, src); err != nil {
+			return fail(stderr, exitUsage, "fmt", err)
+		} else if wrote && c.Dest != path {
+			fmt.Fprintln(stdout, c.Dest)
 		}
 	}
 	return code
-}
-
-// writeFileKeepMode writes data to dest atomically (a crash never leaves
-// half a flow), with the mode of src.
-func writeFileKeepMode(dest, src string, data []byte) error {
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(src); err == nil {
-		mode = st.Mode().Perm()
-	}
-	return atomicfile.Write(dest, data, mode)
 }

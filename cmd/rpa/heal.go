@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/internal/atomicfile"
 	"io"
 	"io/fs"
 
@@ -61,7 +62,7 @@ func runHeal(args []string, stdout, stderr io.Writer) int {
 	case !*write:
 		fmt.Fprint(stdout, p.Diff(path))
 	default:
-		if err := writeFileKeepMode(path, path, p.Out); err != nil {
+		if err := atomicfile.WriteLike(path, path, p.Out); err != nil {
 			return fail(stderr, exitFailed, "heal", err)
 		}
 		fmt.Fprintf(stderr, "rpa heal: %s: %d changes written\n", path, len(p.Proposals))
