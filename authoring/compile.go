@@ -83,6 +83,7 @@ func Compile(l *Log, m Meta) (*Output, error) {
 		steps[i] = step{i + 1, e}
 	}
 	// flow_save's params[].step and returns name steps after the fact.
+	var urlValues []paramValue // parts of addresses that are params
 	for i, p := range m.Params {
 		f := fmt.Sprintf("params[%d]", i)
 		if !identRE.MatchString(p.Name) {
@@ -101,8 +102,26 @@ func Compile(l *Log, m Meta) (*Output, error) {
 			return nil, &MetaError{f + ".step", fmt.Sprintf("no step %d (the log has %d)", p.Step, len(steps))}
 		}
 		e := &steps[p.Step-1].e
+		if e.Kind == KindOpen {
+			// a part of the address: the default says which
+			part := ""
+			if p.HasDefault && p.Default != nil {
+				part = fmt.Sprint(p.Default)
+			}
+			if !p.HasDefault || part == "" {
+				return nil, &MetaError{f + ".default", fmt.Sprintf("step %d is an open: give the part of its address %s stands for as the default", p.Step, p.Name)}
+			}
+			if p.Type == "secret" {
+				return nil, &MetaError{f + ".type", "a part of an address cannot be a secret (addresses are written in the flow and in logs)"}
+			}
+			if !strings.Contains(e.URL, part) {
+				return nil, &MetaError{f + ".default", fmt.Sprintf("%q is not part of step %d's address %s", part, p.Step, e.URL)}
+			}
+			urlValues = append(urlValues, paramValue{p.Name, part})
+			continue
+		}
 		if e.Kind != KindFill && e.Kind != KindSelect {
-			return nil, &MetaError{f + ".step", fmt.Sprintf("step %d is a %s; only fill and select values become params", p.Step, e.Kind)}
+			return nil, &MetaError{f + ".step", fmt.Sprintf("step %d is a %s; only fill and select values, and parts of an open's address, become params", p.Step, e.Kind)}
 		}
 		e.Param = p.Name
 		if p.Type == "secret" {
@@ -126,7 +145,8 @@ func Compile(l *Log, m Meta) (*Output, error) {
 	}
 
 	kept, dropped := prune(steps)
-	c := &compiler{out: &strings.Builder{}}
+	c := &compiler{out: &strings.Builder{}, urlValues: urlValues}
+	sort.SliceStable(c.urlValues, func(i, j int) bool { return len(c.urlValues[i].value) > len(c.urlValues[j].value) })
 	c.base = baseOrigin(kept)
 	if err := c.params(kept, m.Params); err != nil {
 		return nil, err
@@ -233,13 +253,17 @@ type paramDecl struct {
 }
 
 type compiler struct {
-	out     *strings.Builder
-	base    string
-	values  []paramValue // values seen for params, longest first
-	decls   []*paramDecl
-	order   []string
-	secrets []string
-	indent  int
+	out    *strings.Builder
+	base   string
+	values []paramValue // values seen for params, longest first
+	// urlValues are the parts of addresses flow_save made params (a param
+	// whose step is an open), longest first: every address the flow opens
+	// or waits for has them interpolated.
+	urlValues []paramValue
+	decls     []*paramDecl
+	order     []string
+	secrets   []string
+	indent    int
 }
 
 // params collects the params: base_url, then the ones the log names in
@@ -337,10 +361,17 @@ type paramValue struct{ name, value string }
 // SAVE-2024 becomes "applied:{{ code }}", so the flow waits for what it
 // was given.
 func (c *compiler) withParams(s string) string {
+	return strconv.Quote(interpolate(s, append(append([]paramValue(nil), c.urlValues...), c.values...)))
+}
+
+// interpolate writes s as the text of a string literal in which each
+// occurrence of a value of values (tried in order at each place; earliest
+// place first) is `{{ name }}`, and a literal "{{" is escaped.
+func interpolate(s string, values []paramValue) string {
 	var b strings.Builder
 	for s != "" {
 		best, at := -1, len(s)
-		for i, pv := range c.values {
+		for i, pv := range values {
 			if k := strings.Index(s, pv.value); k >= 0 && k < at {
 				best, at = i, k
 			}
@@ -350,10 +381,10 @@ func (c *compiler) withParams(s string) string {
 			break
 		}
 		b.WriteString(strings.ReplaceAll(s[:at], "{{", "{{ '{{' }}"))
-		b.WriteString("{{ " + c.values[best].name + " }}")
-		s = s[at+len(c.values[best].value):]
+		b.WriteString("{{ " + values[best].name + " }}")
+		s = s[at+len(values[best].value):]
 	}
-	return strconv.Quote(b.String())
+	return b.String()
 }
 
 // convertDefault turns a quoted string default into a literal of typ
@@ -444,9 +475,9 @@ func (c *compiler) header(m Meta) {
 // base's.
 func (c *compiler) urlExpr(u string) string {
 	if c.base != "" && (u == c.base || strings.HasPrefix(u, c.base+"/") || strings.HasPrefix(u, c.base+"?") || strings.HasPrefix(u, c.base+"#")) {
-		return strconv.Quote("{{ base_url }}" + strings.ReplaceAll(strings.TrimPrefix(u, c.base), "{{", "{{ '{{' }}"))
+		return strconv.Quote("{{ base_url }}" + interpolate(strings.TrimPrefix(u, c.base), c.urlValues))
 	}
-	return quote(u)
+	return strconv.Quote(interpolate(u, c.urlValues))
 }
 
 // waitPattern is what `wait url:` waits for after a navigation to u: its
@@ -459,7 +490,7 @@ func (c *compiler) waitPattern(u string) string {
 	}
 	origin := pu.Scheme + "://" + pu.Host
 	if origin == c.base && len(pu.Path) > 1 {
-		return quote(pu.Path)
+		return strconv.Quote(interpolate(pu.Path, c.urlValues))
 	}
 	pu.RawQuery, pu.Fragment = "", ""
 	return c.urlExpr(pu.String())

@@ -206,6 +206,49 @@ func TestCompileMetaErrors(t *testing.T) {
 	}
 }
 
+// TestCompileAddressParams: a param whose step is an open stands for the
+// part of the address given as its default, in that address and in every
+// later address the flow opens or waits for; a default that is not in the
+// address, or none, names the field.
+func TestCompileAddressParams(t *testing.T) {
+	l := &Log{}
+	l.Add(Entry{Kind: KindOpen, URL: "http://127.0.0.1:8080/query?region=110000&page=1"})
+	l.Add(Entry{Kind: KindClick, Target: &Element{Selectors: []string{"#next"}, Desc: `button "Next"`}, NavURL: "http://127.0.0.1:8080/query?region=110000&page=2"})
+	l.Add(Entry{Kind: KindOpen, URL: "https://other.test/r/110000/{{x}}"})
+	out, err := Compile(l, Meta{Name: "q", Params: []Param{{Name: "region", Step: 1, Default: "110000", HasDefault: true, Description: "Region code"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Diagnostics.HasErrors() {
+		t.Fatalf("%v\n%s", out.Diagnostics, out.Text)
+	}
+	text := string(out.Text)
+	for _, want := range []string{
+		`param region: string = "110000" "Region code"`,
+		`open "{{ base_url }}/query?region={{ region }}&page=1"`,
+		`open "https://other.test/r/{{ region }}/{{ '{{' }}x}}"`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("flow lacks %q:\n%s", want, text)
+		}
+	}
+	for _, c := range []struct {
+		p     Param
+		field string
+	}{
+		{Param{Name: "region", Step: 1}, "params[0].default"},
+		{Param{Name: "region", Step: 1, Default: "330100", HasDefault: true}, "params[0].default"},
+		{Param{Name: "region", Step: 1, Default: "110000", HasDefault: true, Type: "secret"}, "params[0].default"},
+		{Param{Name: "region", Step: 2, Default: "110000", HasDefault: true}, "params[0].step"},
+	} {
+		_, err := Compile(l, Meta{Name: "q", Params: []Param{c.p}})
+		var me *MetaError
+		if !errors.As(err, &me) || me.Field != c.field {
+			t.Errorf("%+v: got %v, want an error on %s", c.p, err, c.field)
+		}
+	}
+}
+
 // BenchmarkCompile50 compiles (and checks) a 50-action log: goal < 10 ms.
 func BenchmarkCompile50(b *testing.B) {
 	l := &Log{}

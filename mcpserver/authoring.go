@@ -71,7 +71,7 @@ const paramsProp = `"params": {"type": "array", "description": "params of the fl
   "items": {"type": "object", "properties": {
     "name": {"type": "string"}, "description": {"type": "string"},
     "type": {"type": "string", "enum": ["string", "secret", "int", "number", "bool", "list", "map"]},
-    "default": {}, "step": {"type": "integer", "minimum": 1, "description": "the step (of a fill or select) whose value becomes this param"}},
+    "default": {}, "step": {"type": "integer", "minimum": 1, "description": "the step (of a fill or select) whose value becomes this param; or an open step: then default is the part of its address this param stands for (in every address the flow opens or waits for)"}},
     "required": ["name"], "additionalProperties": false}},
   "returns": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 1},
     "description": "outputs of the flow: key → the step of a browser_read (reads named with as are outputs already)"}`
