@@ -3,8 +3,10 @@ package localrun
 import (
 	"context"
 	"errors"
+	"flag"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/execpolicy"
@@ -46,5 +48,16 @@ func TestOptionsCheck(t *testing.T) {
 		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("%+v: %v, want %q", c.o, err, c.want)
 		}
+	}
+}
+
+// TestRegister: the run flags fill the options.
+func TestRegister(t *testing.T) {
+	var o Options
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	o.Register(fs)
+	err := fs.Parse([]string{"--profile", "p", "--show", "--timeout", "2m", "--browser", "ws://a", "--browser", "ws://b", "--browser-bin", "/c", "--heal", "auto", "--evidence", "full", "--runs-keep", "3"})
+	if err != nil || o.Profile != "p" || !o.Show || o.Timeout != 2*time.Minute || o.Remote != "ws://a,ws://b" || o.Bin != "/c" || o.Heal != "auto" || o.Runs.Evidence != "full" || o.Runs.Keep != 3 {
+		t.Errorf("%+v %v", o, err)
 	}
 }

@@ -11,6 +11,7 @@ package localrun
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/rpa-dev/rpa/drivers"
 	rodd "github.com/rpa-dev/rpa/drivers/rod"
 	"github.com/rpa-dev/rpa/heal"
+	"github.com/rpa-dev/rpa/internal/cliflag"
 	"github.com/rpa-dev/rpa/interp"
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/profiles"
@@ -213,4 +215,17 @@ func (o Options) Check() error {
 		return errors.New("--timeout must not be negative")
 	}
 	return nil
+}
+
+// Register declares o's flags on fs (`rpa run`): --profile, --show,
+// --timeout, --browser, --browser-bin, --heal and the run store's
+// --evidence, --runs-keep and --runs-max-mb.
+func (o *Options) Register(fs *flag.FlagSet) {
+	fs.StringVar(&o.Profile, "profile", "", "browser profile ID (folder $RPA_HOME/profiles/ID); default: the flow's \"defaults profile:\", else a temporary profile")
+	fs.BoolVar(&o.Show, "show", false, "show the browser window instead of running headless")
+	fs.DurationVar(&o.Timeout, "timeout", 0, "bound for the whole run, e.g. 2m (0: none)")
+	fs.Var(cliflag.Joined{S: &o.Remote}, "browser", "attach to a running browser's DevTools endpoint (ws://, http:// or wss://...) instead of launching one; repeatable")
+	fs.StringVar(&o.Bin, "browser-bin", "", "Chromium binary (default: $ROD_BROWSER, else chromium on PATH)")
+	fs.StringVar(&o.Heal, "heal", "", heal.ModeUsage)
+	o.Runs.Register(fs, false)
 }

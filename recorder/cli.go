@@ -1,11 +1,14 @@
 package recorder
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
 
 	"github.com/rpa-dev/rpa/importer"
+	"github.com/rpa-dev/rpa/lang/ast"
+	"github.com/rpa-dev/rpa/lang/diag"
 )
 
 // ParamList collects repeated NAME=SELECTOR values (the --param flag of
@@ -34,4 +37,14 @@ func NameFor(path string) string {
 		return n
 	}
 	return "recorded"
+}
+
+// Wait blocks until the recording browser is closed or ctx ends, then
+// stops the session and returns the flow (Stop).
+func (s *Session) Wait(ctx context.Context) (*ast.File, diag.Diagnostics) {
+	select {
+	case <-s.Done():
+	case <-ctx.Done():
+	}
+	return s.Stop()
 }

@@ -43,3 +43,23 @@ func TestOpenRunShow(t *testing.T) {
 		t.Errorf("unknown ID: %v", err)
 	}
 }
+
+// TestResumeRefusalIn: the refusal names a recorded run, and says when
+// there is none.
+func TestResumeRefusalIn(t *testing.T) {
+	home := t.TempDir()
+	s, err := OpenHome(home, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Run{Flow: "login", Caller: Caller{Kind: CallerCLI}}
+	s.Begin(r)
+	s.Finish(r.ID, Outcome{Status: StatusFailed, ErrorLine: 4})
+	s.Close()
+	if err := ResumeRefusalIn(home, r.ID); err == nil || !strings.Contains(err.Error(), "login, failed at line 4") {
+		t.Errorf("recorded run: %v", err)
+	}
+	if err := ResumeRefusalIn(home, "20000101T000000000-abcd"); err == nil || !strings.Contains(err.Error(), "no run") {
+		t.Errorf("unknown run: %v", err)
+	}
+}

@@ -151,3 +151,14 @@ func ResumeRefusal(st *Store, id string) error {
 		"and are gone (secrets are never stored). Resume works over MCP while the server still holds the run "+
 		"(workflow tool arguments resumeRunId and resumeFrom); here, run the flow again", what)
 }
+
+// ResumeRefusalIn is ResumeRefusal with the store under home (nil when it
+// cannot be opened).
+func ResumeRefusalIn(home, id string) error {
+	st, err := OpenHome(home, 0, 0)
+	if err != nil {
+		return ResumeRefusal(nil, id)
+	}
+	defer st.Close()
+	return ResumeRefusal(st, id)
+}

@@ -7,9 +7,7 @@ import (
 	"github.com/rpa-dev/rpa/hitl"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/importer"
@@ -22,7 +20,7 @@ func init() {
 		name:    "record",
 		usage:   "rpa record URL -o FILE.flow [--profile ID] [--param NAME=SELECTOR]... [--headless]",
 		summary: "record what you do in a browser as a flow (stop by closing the browser or with Ctrl-C)",
-		run:     runRecord,
+		run:     withSignals(runRecord),
 	})
 }
 
@@ -30,7 +28,7 @@ func init() {
 // or the process is interrupted, then writes the flow to -o (loaded back
 // with lang.Load first). Exit 0 written, 1 when recording failed, 2 on
 // usage, 130 when interrupted before the browser started.
-func runRecord(args []string, stdout, stderr io.Writer) int {
+func runRecord(ctx context.Context, args []string, _, stderr io.Writer) int {
 	fs := newFlags("record", stderr)
 	out := fs.String("o", "", "the .flow file to write (its name is the flow's NAME)")
 	profile := fs.String("profile", "", "record in this browser profile (logins kept), under $RPA_HOME/profiles")
@@ -59,13 +57,11 @@ func runRecord(args []string, stdout, stderr io.Writer) int {
 		opts.UserDataDir = dir
 	}
 	if !*headless {
-		if msg := hitl.NoDisplay("record with --headless and drive the browser over the DevTools URL it prints"); msg != "" { // display.go
+		if msg := hitl.NoDisplay("record with --headless and drive the browser over the DevTools URL it prints"); msg != "" {
 			fmt.Fprintf(stderr, "rpa record: %s\n", msg)
 			return exitUsage
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	sess, err := recorder.Start(ctx, opts)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -79,11 +75,7 @@ func runRecord(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "DevTools listening on %s\n", sess.ControlURL())
 	}
 	fmt.Fprintf(stderr, "recording %s — close the browser or press Ctrl-C to stop\n", pos[0])
-	select {
-	case <-sess.Done():
-	case <-ctx.Done():
-	}
-	file, ds := sess.Stop()
+	file, ds := sess.Wait(ctx)
 	texts, err := importer.Texts([]*importer.Flow{{Name: name, File: file}})
 	if te := (*importer.TextError)(nil); errors.As(err, &te) {
 		return internalError(stderr, "record", "the recorded flow", te)

@@ -14,7 +14,6 @@ import (
 
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/execpolicy"
-	"github.com/rpa-dev/rpa/heal"
 	"github.com/rpa-dev/rpa/hitl"
 	"github.com/rpa-dev/rpa/interp"
 	"github.com/rpa-dev/rpa/lang"
@@ -63,21 +62,15 @@ func parseRunFlags(args []string, stderr io.Writer) (rf *runFlags, done bool, co
 	rf = &runFlags{cmd: "run", args: cliflag.KV{}}
 	fs := newFlags("run", stderr)
 	var execAllow cliflag.List
+	rf.run.Register(fs)
 	fs.Var(rf.args, "arg", "a flow argument NAME=VALUE, converted to the param's type (repeatable)")
 	fs.StringVar(&rf.argsFile, "args", "", "a JSON file holding an object of flow arguments (--arg wins on a clash)")
-	fs.StringVar(&rf.run.Profile, "profile", "", "browser profile ID (folder $RPA_HOME/profiles/ID); default: the flow's \"defaults profile:\", else a temporary profile")
-	fs.BoolVar(&rf.run.Show, "show", false, "show the browser window instead of running headless")
 	fs.BoolVar(&rf.json, "json", false, "print only the result JSON (WorkflowExecutionResult) on stdout")
-	fs.DurationVar(&rf.run.Timeout, "timeout", 0, "bound for the whole run, e.g. 2m (0: none)")
-	fs.Var(cliflag.Joined{S: &rf.run.Remote}, "browser", "attach to a running browser's DevTools endpoint (ws://, http:// or wss://...) instead of launching one; repeatable")
-	fs.StringVar(&rf.run.Bin, "browser-bin", "", "Chromium binary (default: $ROD_BROWSER, else chromium on PATH)")
 	fs.BoolVar(&rf.exec.Enabled, "allow-exec", false, "let the flow's exec actions run commands (refused otherwise)")
 	fs.Var(&execAllow, "exec-allow", "with --allow-exec, allow only commands matching this glob (repeatable)")
 	fs.StringVar(&rf.hitl, "hitl", "", hitl.OrderUsage)
-	rf.run.Runs.Register(fs, false)
 	fs.StringVar(&rf.resume, "resume", "", "resume the run ID from its failed line (only while a server holds it: see the message)")
 	fs.IntVar(&rf.from, "from", 0, "with --resume, the line to resume from")
-	fs.StringVar(&rf.run.Heal, "heal", "", heal.ModeUsage)
 	pos, done, code := parseArgs(fs, args)
 	if done {
 		return nil, true, code
@@ -133,12 +126,7 @@ func runRun(ctx context.Context, args []string, rio runIO) int {
 	if rf.resume != "" {
 		// One process runs one flow: another process's run cannot be
 		// resumed (its scope is gone, and secrets are never stored).
-		st, _ := runs.OpenHome(drivers.Home(), 0, 0)
-		err := runs.ResumeRefusal(st, rf.resume)
-		if st != nil {
-			st.Close()
-		}
-		return fail(stderr, exitUsage, "run", err)
+		return fail(stderr, exitUsage, "run", runs.ResumeRefusalIn(drivers.Home(), rf.resume))
 	}
 	typed, err := interp.ArgsFromFile(f, rf.argsFile, rf.args)
 	if err != nil {
