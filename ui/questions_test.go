@@ -5,12 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,48 +17,6 @@ import (
 	"github.com/rpa-dev/rpa/interp"
 	"github.com/rpa-dev/rpa/lang"
 )
-
-// syncBuffer is a log writer tests read while the server writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// uibServer is a console on an httptest server with its log kept.
-func uibServer(t *testing.T, opts Options) (*Server, *httptest.Server, *syncBuffer) {
-	t.Helper()
-	if opts.Home == "" {
-		opts.Home = t.TempDir()
-	}
-	if opts.FlowsDir == "" {
-		opts.FlowsDir = t.TempDir()
-	}
-	log := &syncBuffer{}
-	opts.Log = log
-	s, err := New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(s.Handler())
-	t.Cleanup(func() {
-		ts.CloseClientConnections()
-		ts.Close()
-		s.Questions().Close()
-	})
-	return s, ts, log
-}
 
 const askFlow = `flow verify "Asks a person twice"
 code = ask "SMS code" message: "Type the code sent to your phone" input: "password" timeout: 2m
@@ -90,17 +46,19 @@ func TestUIBAskHelperProcess(t *testing.T) {
 }
 
 func TestQuestionsAnsweredInConsole(t *testing.T) {
-	home := t.TempDir()
+	c := newConsole(t, nil)
+	home := c.home
 	t.Setenv("RPA_HOME", home)
 	t.Setenv("DISPLAY", "")
 	t.Setenv("WAYLAND_DISPLAY", "")
-	s, ts, log := uibServer(t, Options{Home: home})
-	p := uibOpen(t, s, ts, "/questions")
-	uibWaitText(t, p, "No question is waiting.")
-	// The open page registers the console for other processes.
-	if err := rodRetry(p, func() (bool, error) { return s.Questions().Registered(), nil }); err != nil {
-		t.Fatal("the console never registered while its page was open")
+	s := c.ui
+	pg := personPage(t, step(t))
+	if err := pg.Navigate(step(t), c.ts.URL+"/questions?t="+s.Token()); err != nil {
+		t.Fatal(err)
 	}
+	waitText(t, pg, "No question is waiting.")
+	// The open page registers the console for other processes.
+	waitFor(t, "the console registered while its page is open", func() bool { return s.Questions().Registered() })
 
 	// A run in another process asks.
 	cmd := exec.Command(os.Args[0], "-test.run=^TestUIBAskHelperProcess$", "-test.v")
@@ -120,24 +78,19 @@ func TestQuestionsAnsweredInConsole(t *testing.T) {
 	}()
 
 	const secret = "739-SMS-4821"
-	uibByRole(t, p, "heading", "SMS code")
-	uibWaitText(t, p, "Type the code sent to your phone")
-	if title := p.MustInfo().Title; !strings.HasPrefix(title, "(1) ") {
+	el(t, pg, "heading", "SMS code")
+	waitText(t, pg, "Type the code sent to your phone")
+	if title, _ := pg.Title(step(t)); !strings.HasPrefix(title, "(1) ") {
 		t.Errorf("title %q: want the count of waiting questions first", title)
 	}
-	uibByRole(t, p, "link", "Questions 1 waiting") // the nav badge
-	uibGolden(t, "questions_page", uibStructure(t, p, uibNorm))
-	uibShot(t, p, "questions")
-	in := uibByRole(t, p, "textbox", "Answer (typed hidden; never stored)")
-	if typ, _ := in.Attribute("type"); typ == nil || *typ != "password" {
-		t.Errorf("a password question's input is not type=password: %v", typ)
-	}
-	in.MustInput(secret)
-	uibByRole(t, p, "button", "Send").MustClick()
+	el(t, pg, "link", "Questions 1 waiting") // the nav badge
+	uibCheck(t, c, pg, "questions")
+	fill(t, pg, "textbox", "Answer (typed hidden; never stored)", secret)
+	click(t, pg, "button", "Send")
 
-	uibByRole(t, p, "heading", "Your name")
-	uibByRole(t, p, "textbox", "Answer").MustInput("Li Lei")
-	uibByRole(t, p, "button", "Send").MustClick()
+	el(t, pg, "heading", "Your name")
+	fill(t, pg, "textbox", "Answer", "Li Lei")
+	click(t, pg, "button", "Send")
 
 	select {
 	case err := <-done:
@@ -162,16 +115,18 @@ func TestQuestionsAnsweredInConsole(t *testing.T) {
 	if !res.Success || res.Outputs["name"] != "Li Lei" || res.Outputs["code"] != "***" {
 		t.Fatalf("result %s", line)
 	}
-	uibWaitText(t, p, "No question is waiting.")
+	waitText(t, pg, "No question is waiting.")
 
 	// The secret answer is nowhere: not in the page, the console's log, the
 	// registry or anything else under $RPA_HOME.
-	html := p.MustHTML()
-	if strings.Contains(html, secret) {
+	if html := c.get(t, "/questions"); strings.Contains(html, secret) {
 		t.Error("the page holds the secret answer")
 	}
-	if strings.Contains(log.String(), secret) || strings.Contains(log.String(), "Li Lei") {
-		t.Errorf("the console's log holds an answer:\n%s", log.String())
+	if txt, _ := pg.Text(step(t)); strings.Contains(txt, secret) {
+		t.Error("the page shows the secret answer")
+	}
+	if strings.Contains(c.log.String(), secret) || strings.Contains(c.log.String(), "Li Lei") {
+		t.Errorf("the console's log holds an answer:\n%s", c.log.String())
 	}
 	filepath.Walk(home, func(path string, fi os.FileInfo, err error) error {
 		if err == nil && !fi.IsDir() {
@@ -183,10 +138,21 @@ func TestQuestionsAnsweredInConsole(t *testing.T) {
 	})
 }
 
+// waitFor polls cond until it holds (a 30 s bound only catches a hang).
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(30 * time.Second); !cond(); {
+		if time.Now().After(end) {
+			t.Fatalf("never: %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 func TestQuestionsDeclineAndFallThrough(t *testing.T) {
-	home := t.TempDir()
-	t.Setenv("RPA_HOME", home)
-	s, ts, log := uibServer(t, Options{Home: home})
+	c := newConsole(t, nil)
+	t.Setenv("RPA_HOME", c.home)
+	s := c.ui
 	// No page open: the console refuses and the native dialog is asked.
 	dialog := hitl.Func{N: "desktop", F: func(context.Context, core.Question) (core.Answer, error) {
 		return core.Answer{Status: core.AnswerAnswered, Text: "dialog"}, nil
@@ -194,24 +160,25 @@ func TestQuestionsDeclineAndFallThrough(t *testing.T) {
 	if a, err := (&hitl.Chain{Channels: []hitl.Channel{s.Questions(), dialog}}).Ask(context.Background(), core.Question{Title: "x"}); err != nil || a.Text != "dialog" {
 		t.Fatalf("%+v %v", a, err)
 	}
-	p := uibOpen(t, s, ts, "/questions")
-	if err := rodRetry(p, func() (bool, error) { return s.Questions().Watching() > 0, nil }); err != nil {
-		t.Fatal("the page never followed the questions")
+	pg := personPage(t, step(t))
+	if err := pg.Navigate(step(t), c.ts.URL+"/questions?t="+s.Token()); err != nil {
+		t.Fatal(err)
 	}
+	waitFor(t, "the page follows the questions", func() bool { return s.Questions().Watching() > 0 })
 	got := make(chan core.Answer, 1)
 	go func() {
 		a, _ := s.Questions().Ask(context.Background(), core.Question{Title: "Proceed?", Input: "text"})
 		got <- a
 	}()
-	uibByRole(t, p, "heading", "Proceed?")
-	uibByRole(t, p, "button", "Decline").MustClick()
+	el(t, pg, "heading", "Proceed?")
+	click(t, pg, "button", "Decline")
 	select {
 	case a := <-got:
 		if a.Status != core.AnswerDeclined {
 			t.Fatalf("answer %+v, want declined", a)
 		}
 	case <-time.After(time.Minute): // only catches a hang
-		t.Fatalf("no answer; console log:\n%s\npage: %s", log.String(), p.MustElement("main").MustHTML())
+		t.Fatalf("no answer; console log:\n%s", c.log.String())
 	}
-	uibWaitText(t, p, "No question is waiting.")
+	waitText(t, pg, "No question is waiting.")
 }

@@ -1,0 +1,70 @@
+package ui
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/snapshot"
+)
+
+// uibVolatile matches what changes from one run of the tests of the runs,
+// questions, status and record pages to the next.
+var uibVolatile = []struct {
+	re  *regexp.Regexp
+	rep string
+}{
+	{regexp.MustCompile(`\d{8}T\d{9}-[0-9a-f]{4}`), "RUNID"},
+	{regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?`), "DATETIME"},
+	{regexp.MustCompile(`\d{1,2}:\d\d:\d\d( [AP]M)?`), "TIME"},
+	{regexp.MustCompile(`pid \d+`), "pid N"},
+	{regexp.MustCompile(`127\.0\.0\.1:\d+`), "127.0.0.1:PORT"},
+	{regexp.MustCompile(`\d+(\.\d+)? ?(ms|s)\b`), "DUR"},
+	{regexp.MustCompile(` \[ref=[a-z0-9]+\]`), ""},
+}
+
+// uibCheck is checkPage with the volatile parts of these pages (run IDs,
+// clock times, pids, ports, durations) replaced: the page's structure (its
+// accessibility snapshot) against testdata/golden/NAME.txt, and with -update
+// a screenshot as testdata/screenshots/NAME.png.
+func uibCheck(t *testing.T, c *console, pg drivers.Page, name string) {
+	t.Helper()
+	ctx := step(t)
+	snap, err := snapshot.Take(ctx, pg, snapshot.Options{MaxRows: 3})
+	if err != nil {
+		t.Fatalf("snapshot: %v", err)
+	}
+	var b strings.Builder
+	for _, l := range snap.Lines {
+		b.WriteString(strings.Repeat("  ", l.Depth) + l.Text + "\n")
+	}
+	got := strings.ReplaceAll(b.String(), c.dir, "$FLOWS")
+	got = strings.ReplaceAll(got, c.home, "$HOME")
+	for _, v := range uibVolatile {
+		got = v.re.ReplaceAllString(got, v.rep)
+	}
+	golden := filepath.Join("testdata", "golden", name+".txt")
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		png, err := pg.Screenshot(ctx, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join("testdata", "screenshots", name+".png"), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to write it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("page %s: structure differs from %s (run with -update if the change is right)\n--- got\n%s--- want\n%s", name, golden, got, want)
+	}
+}
