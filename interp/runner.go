@@ -190,12 +190,8 @@ func (r *runner) finish(outputs any, rerr *RunError) {
 }
 
 func (r *runner) addSecretParams(f *ast.File, args map[string]any) {
-	for _, p := range f.Params {
-		if p.Type != nil && p.Type.Name == "secret" {
-			if s, ok := args[p.Name].(string); ok {
-				r.mask.Add(s)
-			}
-		}
+	for _, s := range SecretValues(f, args) {
+		r.mask.Add(s)
 	}
 }
 

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/internal/atomicfile"
 	"github.com/rpa-dev/rpa/interp"
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/ast"
@@ -100,12 +101,8 @@ func Start(o Options) (*Recorder, error) {
 	for _, s := range o.Secrets {
 		r.mask.Add(s)
 	}
-	for _, p := range o.Flow.File.Params {
-		if p.Type != nil && p.Type.Name == "secret" {
-			if s, ok := o.Args[p.Name].(string); ok {
-				r.mask.Add(s)
-			}
-		}
+	for _, s := range interp.SecretValues(o.Flow.File, o.Args) {
+		r.mask.Add(s)
 	}
 	ev := o.Evidence
 	if ev == "" {
@@ -402,25 +399,13 @@ func (r *Recorder) write(m map[string]any) {
 	}
 }
 
-// writeFile writes data to path through a temporary file and a rename.
+// writeFile writes data to path (its folder made when missing) through a
+// temporary file and a rename (atomicfile), readable by this user only.
 func writeFile(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, data, 0o600)
 }
 
 // Finished is what Finish produced.
