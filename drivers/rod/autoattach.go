@@ -62,15 +62,21 @@ func (b *browser) attached(e *proto.TargetAttachedToTarget) {
 		// began (it keeps the older path)
 		return
 	}
-	b.mu.Lock()
-	b.watch[info.TargetID] = e.SessionID
-	b.mu.Unlock()
 	go func() {
 		// Page.enable on a paused tab answers at once; the bound is for a
-		// browser that stopped answering.
+		// browser that stopped answering. Only a session whose Page domain
+		// is on becomes the tab's watch (else rod's session reports its
+		// dialogs, as without auto-attach); no dialog can open before the
+		// tab is resumed.
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		_ = proto.PageEnable{}.Call(sessionCtx{s, ctx})
+		if err := (proto.PageEnable{}).Call(sessionCtx{s, ctx}); err == nil {
+			b.mu.Lock()
+			if b.sidTarget[e.SessionID] == info.TargetID { // not gone meanwhile
+				b.watch[info.TargetID] = e.SessionID
+			}
+			b.mu.Unlock()
+		}
 		_ = proto.RuntimeRunIfWaitingForDebugger{}.Call(sessionCtx{s, ctx})
 	}()
 }
