@@ -35,6 +35,7 @@ import (
 	"fmt"
 
 	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/drivers/a11y"
 )
 
 // Script is the generator. Evaluating it in a document defines
@@ -46,8 +47,12 @@ import (
 //	describe(el) → string           // `role "name"` for people
 //	target(el, max) → Target        // all of the above as one object (see Target)
 //
+// The role and name computation is drivers/rod's engine's own
+// (drivers/a11y), spliced in.
+var Script = a11y.Splice(script)
+
 //go:embed selectorgen.js
-var Script string
+var script string
 
 // DefaultMax is how many selectors callers keep by default (the recorder
 // and authoring): enough for a fallback list, short enough to read.

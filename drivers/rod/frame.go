@@ -18,10 +18,15 @@ import (
 
 	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/drivers/a11y"
 )
 
 //go:embed engine.js
-var engineSource string
+var engineJS string
+
+// engineSource is engine.js with the accessible role and name (drivers/a11y)
+// spliced in.
+var engineSource = a11y.Splice(engineJS)
 
 // engine is the in-page engine; rod installs it once per JS context and
 // reuses it by object id afterwards.

@@ -1,0 +1,125 @@
+// rpa's accessible role and name of an element (what `role=` and `name=`
+// selectors match; LANGUAGE.md, "Selectors"): the implicit ARIA role of
+// its tag, then its name from aria-labelledby, aria-label, the control's
+// labels, alt, title and placeholder, or its content. It is spliced
+// (package a11y, Splice) into drivers/rod's engine and selectorgen's
+// generator, so both compute the same role and name. It expects in scope:
+// collapseKeepNbsp(s) (text normalised), visible(el) and shadowOf(el) (the
+// element's shadow root, open or closed, or null).
+  const implicitRoles = {
+    button: 'button', a: (e) => (e.hasAttribute('href') ? 'link' : ''), select: (e) => (e.multiple || e.size > 1 ? 'listbox' : 'combobox'),
+    textarea: 'textbox', img: (e) => (e.getAttribute('alt') === '' ? 'presentation' : 'img'),
+    h1: 'heading', h2: 'heading', h3: 'heading', h4: 'heading', h5: 'heading', h6: 'heading',
+    li: 'listitem', ul: 'list', ol: 'list', nav: 'navigation', main: 'main', form: 'form', table: 'table',
+    tr: 'row', td: 'cell', th: 'columnheader', option: 'option', dialog: 'dialog', summary: 'button',
+    progress: 'progressbar', article: 'article', section: 'region', aside: 'complementary',
+    input: (e) => {
+      const t = (e.type || 'text').toLowerCase();
+      if (['button', 'submit', 'reset', 'image'].includes(t)) return 'button';
+      if (t === 'checkbox') return 'checkbox';
+      if (t === 'radio') return 'radio';
+      if (t === 'range') return 'slider';
+      if (t === 'number') return 'spinbutton';
+      if (t === 'search') return 'searchbox';
+      if (t === 'hidden') return '';
+      return 'textbox';
+    },
+  };
+  function role(el) {
+    const r = (el.getAttribute('role') || '').trim().split(/\s+/)[0];
+    if (r) return r.toLowerCase();
+    const f = implicitRoles[el.localName];
+    return typeof f === 'function' ? f(el) : (f || '');
+  }
+  const nameFromContent = new Set(['button', 'link', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option', 'tab',
+    'heading', 'checkbox', 'radio', 'switch', 'cell', 'columnheader', 'rowheader', 'treeitem', 'tooltip', 'gridcell', 'row']);
+
+  function textOf(el) {
+    return collapseKeepNbsp(el.innerText !== undefined && visible(el) ? el.innerText : el.textContent);
+  }
+
+  function accName(el) {
+    const lb = el.getAttribute('aria-labelledby');
+    if (lb) {
+      const doc = el.getRootNode();
+      const parts = lb.split(/\s+/).map((id) => (doc.getElementById ? doc.getElementById(id) : null) || el.ownerDocument.getElementById(id))
+        .filter(Boolean).map((e) => collapseKeepNbsp(e.getAttribute('aria-label') || e.textContent));
+      const s = parts.join(' ').trim();
+      if (s) return s;
+    }
+    const al = el.getAttribute('aria-label');
+    if (al && al.trim()) return collapseKeepNbsp(al);
+    const t = el.localName;
+    if (t === 'input' || t === 'select' || t === 'textarea') {
+      const ty = (el.type || '').toLowerCase();
+      if (t === 'input' && ['button', 'submit', 'reset'].includes(ty)) {
+        return collapseKeepNbsp(el.value || (ty === 'submit' ? 'Submit' : ty === 'reset' ? 'Reset' : ''));
+      }
+      if (t === 'input' && ty === 'image') return collapseKeepNbsp(el.alt || el.title || 'Submit');
+      if (el.labels && el.labels.length) {
+        const s = Array.from(el.labels).map((l) => labelText(l, el)).join(' ').trim();
+        if (s) return s;
+      }
+      if (el.title) return collapseKeepNbsp(el.title);
+      if (el.placeholder) return collapseKeepNbsp(el.placeholder);
+      return '';
+    }
+    if (t === 'img' || t === 'area') {
+      if (el.hasAttribute('alt')) return collapseKeepNbsp(el.getAttribute('alt'));
+      return collapseKeepNbsp(el.title);
+    }
+    if (t === 'fieldset') {
+      const lg = el.querySelector(':scope > legend');
+      if (lg) return textOf(lg);
+    }
+    if (t === 'table') {
+      const c = el.querySelector(':scope > caption');
+      if (c) return textOf(c);
+    }
+    if (nameFromContent.has(role(el))) {
+      const s = contentName(el);
+      if (s) return s;
+    }
+    if (el.title) return collapseKeepNbsp(el.title);
+    return '';
+  }
+  // Name from content: text plus alt of images, aria-label of children.
+  function contentName(el) {
+    let out = '';
+    const walk = (n) => {
+      if (n.nodeType === 3) { out += n.data; return; }
+      if (n.nodeType !== 1) return;
+      if (n.getAttribute('aria-hidden') === 'true') return;
+      const ln = n.localName;
+      if (ln === 'script' || ln === 'style' || ln === 'template') return;
+      if (n !== el) {
+        const al = n.getAttribute('aria-label');
+        if (al) { out += ' ' + al + ' '; return; }
+        if (ln === 'img') { out += ' ' + (n.getAttribute('alt') || '') + ' '; return; }
+        const st = getComputedStyle(n);
+        if (st.display === 'none' || st.visibility === 'hidden') return;
+      }
+      const sr = shadowOf(n);
+      const kids = sr ? sr.childNodes : n.childNodes;
+      const block = n !== el && /^(div|p|li|br|tr|h[1-6])$/.test(ln);
+      if (block) out += ' ';
+      for (const k of kids) walk(k);
+      if (block) out += ' ';
+    };
+    walk(el);
+    return collapseKeepNbsp(out);
+  }
+  function labelText(l, control) {
+    let out = '';
+    const walk = (n) => {
+      if (n === control) return;
+      if (n.nodeType === 3) { out += n.data; return; }
+      if (n.nodeType !== 1) return;
+      const ln = n.localName;
+      if (ln === 'script' || ln === 'style') return;
+      if (ln === 'input' || ln === 'select' || ln === 'textarea') return;
+      for (const k of n.childNodes) walk(k);
+    };
+    walk(l);
+    return collapseKeepNbsp(out);
+  }
