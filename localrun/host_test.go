@@ -18,10 +18,10 @@ import (
 // exec follows the policy (refused when disabled).
 func TestHost(t *testing.T) {
 	t.Setenv("RPA_LLM_BASE_URL", "")
-	if _, err := Host("pigeon", nil, &execpolicy.Policy{}); err == nil {
+	if _, err := Host("pigeon", nil, nil, &execpolicy.Policy{}); err == nil {
 		t.Error("bad --hitl accepted")
 	}
-	h, err := Host("terminal", nil, &execpolicy.Policy{Disabled: "exec is off"})
+	h, err := Host("terminal", nil, nil, &execpolicy.Policy{Disabled: "exec is off"})
 	if err != nil {
 		t.Fatal(err)
 	}

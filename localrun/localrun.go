@@ -19,6 +19,7 @@ import (
 	"github.com/rpa-dev/rpa/drivers"
 	rodd "github.com/rpa-dev/rpa/drivers/rod"
 	"github.com/rpa-dev/rpa/heal"
+	"github.com/rpa-dev/rpa/hitl"
 	"github.com/rpa-dev/rpa/internal/cliflag"
 	"github.com/rpa-dev/rpa/interp"
 	"github.com/rpa-dev/rpa/lang"
@@ -71,8 +72,9 @@ type Outcome struct {
 	Cancelled, TimedOut bool
 }
 
-// SetupError is a run that could not start for a reason of its input: the
-// profile cannot be made, or another process holds it (drivers.InUseError).
+// SetupError is a run that could not start for a reason of its input: a
+// window asked for where there is no display (hitl.NoDisplay), a profile
+// that cannot be made, or one another process holds (drivers.InUseError).
 type SetupError struct{ Err error }
 
 func (e *SetupError) Error() string { return e.Err.Error() }
@@ -98,6 +100,11 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 	warn := o.Warn
 	if warn == nil {
 		warn = func(string) {}
+	}
+	if o.Show && o.Remote == "" {
+		if msg := hitl.NoDisplay("drop --show to run headless (the default)"); msg != "" {
+			return nil, &SetupError{fmt.Errorf("--show: %s", msg)}
+		}
 	}
 	var profileDir string
 	if o.Remote == "" {

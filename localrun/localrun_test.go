@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -91,6 +92,14 @@ func TestRunNotStarted(t *testing.T) {
 	_, err := localrun.Run(context.Background(), f, localrun.Options{Profile: "../up"})
 	if se := (*localrun.SetupError)(nil); !errors.As(err, &se) {
 		t.Errorf("bad profile ID: %v", err)
+	}
+	if runtime.GOOS == "linux" {
+		t.Setenv("DISPLAY", "")
+		t.Setenv("WAYLAND_DISPLAY", "")
+		_, err = localrun.Run(context.Background(), f, localrun.Options{Show: true})
+		if se := (*localrun.SetupError)(nil); !errors.As(err, &se) || !strings.Contains(err.Error(), "--show: no display") {
+			t.Errorf("--show without a display: %v", err)
+		}
 	}
 	_, err = localrun.Run(context.Background(), f, localrun.Options{Bin: "/nonexistent/chromium"})
 	if le := (*localrun.LaunchError)(nil); !errors.As(err, &le) || !strings.Contains(err.Error(), "could not be started") {

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"fmt"
 	"net/http"
 
 	"github.com/rpa-dev/rpa/internal/httpauth"
@@ -32,3 +33,14 @@ func ValidOrigin(s string) bool { return httpauth.ValidOrigin(s) }
 func BearerToken(r *http.Request) (string, bool) { return httpauth.BearerToken(r) }
 
 func tokenEqual(got, want string) bool { return httpauth.TokenEqual(got, want) }
+
+// CheckOrigins reports the first of origins that is not ValidOrigin, as
+// the error of an --allow-origin flag.
+func CheckOrigins(origins []string) error {
+	for _, o := range origins {
+		if !ValidOrigin(o) {
+			return fmt.Errorf("--allow-origin %q: want scheme://host[:port]", o)
+		}
+	}
+	return nil
+}

@@ -68,3 +68,12 @@ func TestOriginValidation(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckOrigins(t *testing.T) {
+	if err := CheckOrigins([]string{"https://a.example", "http://127.0.0.1:8080"}); err != nil {
+		t.Error(err)
+	}
+	if err := CheckOrigins([]string{"https://a.example", "a.example/x"}); err == nil || !strings.Contains(err.Error(), `--allow-origin "a.example/x"`) {
+		t.Errorf("bad origin: %v", err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rpa-dev/rpa/gateway"
+	"github.com/rpa-dev/rpa/mcpserver"
 	"github.com/rpa-dev/rpa/mcpws"
 )
 
@@ -60,8 +61,8 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintln(stdout, tok)
 		return exitOK
 	}
-	if o := badOrigin(allowOrigin); o != "" {
-		return fail(stderr, exitUsage, "gateway", fmt.Errorf("--allow-origin %q: want scheme://host[:port]", o))
+	if err := mcpserver.CheckOrigins(allowOrigin); err != nil {
+		return fail(stderr, exitUsage, "gateway", err)
 	}
 	opts := gateway.Options{Token: cmp.Or(*token, os.Getenv("RPA_GATEWAY_TOKEN")), SharedDeviceToken: *shared, AllowOrigins: allowOrigin,
 		Link: mcpws.Options{PingInterval: *ping, MaxFrame: *maxFrame}, Logger: logger(stderr, *verbose)}

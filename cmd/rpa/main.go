@@ -19,6 +19,7 @@ import (
 	"sort"
 	"syscall"
 
+	"github.com/rpa-dev/rpa/internal/cliflag"
 	"github.com/rpa-dev/rpa/lang/diag"
 )
 
@@ -183,18 +184,14 @@ func parseFlags(fs *flag.FlagSet, args []string) (done bool, code int) {
 }
 
 // parseArgs is parseFlags for commands whose flags may stand before,
-// between and after their positional arguments (`rpa run FILE --json`,
-// `rpa connect URL --device-id ID`); it returns the positional arguments
-// in order. After `--` everything is positional.
+// between and after their positional arguments (cliflag.Parse); it returns
+// the positional arguments in order.
 func parseArgs(fs *flag.FlagSet, args []string) (pos []string, done bool, code int) {
-	for {
-		if done, code := parseFlags(fs, args); done {
-			return nil, true, code
-		}
-		if fs.NArg() == 0 {
-			return pos, false, exitOK
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
+	pos, err := cliflag.Parse(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil, true, exitOK
+	} else if err != nil {
+		return nil, true, exitUsage
 	}
+	return pos, false, exitOK
 }

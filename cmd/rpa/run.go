@@ -160,18 +160,9 @@ func execute(ctx context.Context, f *lang.Flow, typed map[string]any, rf *runFla
 	stderr := rio.stderr
 	// The host (--hitl, RPA_LLM_*) is set up first: a bad value is bad
 	// input, reported before any browser starts.
-	var tty hitl.Channel // no MCP client here: the desktop dialog, then the terminal on stdin
-	if rio.stdin != nil {
-		tty = &hitl.Terminal{In: rio.stdin, Out: rio.stderr}
-	}
-	host, err := localrun.Host(rf.hitl, tty, &rf.exec)
+	host, err := localrun.Host(rf.hitl, rio.stdin, stderr, &rf.exec) // ask: the desktop dialog, then the terminal on stdin
 	if err != nil {
 		return nil, fail(stderr, exitUsage, rf.cmd, err)
-	}
-	if rf.run.Show && rf.run.Remote == "" {
-		if msg := hitl.NoDisplay("drop --show to run headless (the default)"); msg != "" {
-			return nil, fail(stderr, exitUsage, rf.cmd, fmt.Errorf("--show: %s", msg))
-		}
 	}
 	o := rf.run
 	o.Args, o.Host = typed, host

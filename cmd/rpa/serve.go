@@ -50,8 +50,8 @@ func runServe(ctx context.Context, args []string, _, stderr io.Writer) int {
 		err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	case *stdio && *httpAddr != "":
 		err = errors.New("choose one of --stdio and --http")
-	case badOrigin(allowOrigin) != "":
-		err = fmt.Errorf("--allow-origin %q: want scheme://host[:port]", badOrigin(allowOrigin))
+	default:
+		err = mcpserver.CheckOrigins(allowOrigin)
 	}
 	if err != nil {
 		return fail(stderr, exitUsage, "serve", err)
@@ -80,14 +80,4 @@ func runServe(ctx context.Context, args []string, _, stderr io.Writer) int {
 		return fail(stderr, exitFailed, "serve", err)
 	}
 	return exitOK
-}
-
-// badOrigin is the first of origins that is not scheme://host[:port] ("" when all are).
-func badOrigin(origins []string) string {
-	for _, o := range origins {
-		if !mcpserver.ValidOrigin(o) {
-			return o
-		}
-	}
-	return ""
 }

@@ -4,6 +4,7 @@
 package cliflag
 
 import (
+	"flag"
 	"fmt"
 	"strings"
 )
@@ -79,4 +80,22 @@ func MissingValue(args []string, name string) bool {
 		}
 	}
 	return false
+}
+
+// Parse parses args with fs allowing flags before, between and after the
+// positional arguments (`rpa run FILE --json`), which it returns in order;
+// after "--" everything is positional. The error is fs.Parse's
+// (flag.ErrHelp after -h).
+func Parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
 }

@@ -3,6 +3,7 @@ package cliflag
 import (
 	"flag"
 	"io"
+	"strings"
 	"testing"
 )
 
@@ -69,5 +70,21 @@ func TestMissingValue(t *testing.T) {
 		if got := MissingValue(c.args, "http"); got != c.want {
 			t.Errorf("%q: %v", c.args, got)
 		}
+	}
+}
+
+func TestParse(t *testing.T) {
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	v := fs.Bool("v", false, "")
+	pos, err := Parse(fs, []string{"a", "-v", "b", "--", "-x"})
+	if err != nil || strings.Join(pos, " ") != "a b -x" || !*v {
+		t.Errorf("Parse = %q %v (v %v)", pos, err, *v)
+	}
+	if _, err := Parse(fs, []string{"a", "-h"}); err != flag.ErrHelp {
+		t.Errorf("-h: %v", err)
+	}
+	if _, err := Parse(fs, []string{"--nope"}); err == nil {
+		t.Error("unknown flag accepted")
 	}
 }
