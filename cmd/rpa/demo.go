@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"time"
 
@@ -51,18 +50,14 @@ func runDemo(ctx context.Context, args []string, rio runIO) int {
 		appDelay = -1 // demoapp: negative = no delay
 	}
 	if *serve != "" {
-		ln, err := net.Listen("tcp", *serve)
+		err := demoapp.ServeUntil(ctx, *serve, demoapp.Options{Delay: appDelay}, func(url string) {
+			fmt.Fprintf(stderr, "rpa demo: serving the demo app on %s (user %s, password %s); Ctrl-C stops\n", url, demoapp.DemoUsername, demoapp.DemoPassword)
+		})
 		if err != nil {
 			return fail(stderr, exitUsage, "demo", err)
 		}
-		srv := demoapp.Serve(ln, demoapp.Options{Delay: appDelay})
-		fmt.Fprintf(stderr, "rpa demo: serving the demo app on %s (user %s, password %s); Ctrl-C stops\n",
-			srv.URL, demoapp.DemoUsername, demoapp.DemoPassword)
-		<-ctx.Done()
-		_ = srv.Close()
 		return exitOK
 	}
-
 	all, err := flows.Examples()
 	if err != nil {
 		return fail(stderr, exitFailed, "demo", err)
