@@ -24,4 +24,3 @@ func TestWriteLike(t *testing.T) {
 		t.Errorf("default mode %v", st.Mode())
 	}
 }
-
