@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"time"
 )
 
 // DefaultPacketBudget is the failure packet's default budget in tokens
@@ -51,4 +52,17 @@ func (s *Settings) Register(fs *flag.FlagSet, packet bool) {
 	if packet {
 		fs.IntVar(&s.PacketBudget, "packet-budget", 0, fmt.Sprintf("the failure packet's budget in tokens (default %d)", DefaultPacketBudget))
 	}
+}
+
+// Register declares the flags of a runs listing on fs (`rpa runs`):
+// --flow, --failed, --since (ParseSince against the time of parsing) and
+// --limit (default 50).
+func (f *Filter) Register(fs *flag.FlagSet) {
+	fs.StringVar(&f.Flow, "flow", "", "only runs of this flow")
+	fs.BoolVar(&f.Failed, "failed", false, "only failed, cancelled and interrupted runs")
+	fs.Func("since", "only runs started in this past duration (24h, 30m) or since this date (2026-12-01)", func(s string) (err error) {
+		f.Since, err = ParseSince(s, time.Now())
+		return err
+	})
+	fs.IntVar(&f.Limit, "limit", 50, "at most this many runs")
 }

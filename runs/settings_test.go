@@ -1,8 +1,11 @@
 package runs
 
 import (
+	"flag"
+	"io"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestSettings: Check names the bad flag; Open keeps the retention given.
@@ -31,5 +34,23 @@ func TestSettings(t *testing.T) {
 	defer st.Close()
 	if st.opts.Keep != 7 {
 		t.Errorf("keep %d, want 7", st.opts.Keep)
+	}
+}
+
+// TestFilterRegister: the listing flags fill the filter; a bad --since is
+// the flag's error.
+func TestFilterRegister(t *testing.T) {
+	var f Filter
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	f.Register(fs)
+	if err := fs.Parse([]string{"--flow", "login", "--failed", "--since", "24h", "--limit", "3"}); err != nil {
+		t.Fatal(err)
+	}
+	if f.Flow != "login" || !f.Failed || f.Limit != 3 || time.Since(f.Since) < 23*time.Hour || time.Since(f.Since) > 25*time.Hour {
+		t.Errorf("%+v", f)
+	}
+	if err := fs.Parse([]string{"--since", "yesterday-ish"}); err == nil || !strings.Contains(err.Error(), "since") {
+		t.Errorf("bad --since: %v", err)
 	}
 }

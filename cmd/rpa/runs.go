@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/runs"
@@ -37,10 +36,8 @@ func runRuns(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	fs := newFlags("runs", stderr)
-	flow := fs.String("flow", "", "only runs of this flow")
-	failed := fs.Bool("failed", false, "only failed, cancelled and interrupted runs")
-	since := fs.String("since", "", "only runs started in this past duration (24h, 30m) or since this date (2026-12-01)")
-	limit := fs.Int("limit", 50, "at most this many runs")
+	var f runs.Filter
+	f.Register(fs)
 	asJSON := fs.Bool("json", false, "print the runs as a JSON array")
 	if done, code := parseFlags(fs, args); done {
 		return code
@@ -48,14 +45,6 @@ func runRuns(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "rpa runs: unexpected argument %q (subcommands: show, report, prune)\n", fs.Arg(0))
 		return exitUsage
-	}
-	f := runs.Filter{Flow: *flow, Failed: *failed, Limit: *limit}
-	if *since != "" {
-		t, err := runs.ParseSince(*since, time.Now())
-		if err != nil {
-			return fail(stderr, exitUsage, "runs", fmt.Errorf("--since: %v", err))
-		}
-		f.Since = t
 	}
 	st, err := runs.OpenHome(drivers.Home(), 0, 0)
 	if err != nil {
