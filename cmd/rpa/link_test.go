@@ -99,7 +99,18 @@ func startProcEnv(t *testing.T, home string, env []string, args ...string) *proc
 		p.code = p.cmd.ProcessState.ExitCode()
 		close(p.done)
 	}()
-	t.Cleanup(func() { p.signal(syscall.SIGKILL); <-p.done })
+	// SIGTERM first, so the process closes its browsers before the test's
+	// temporary folders are removed (a SIGKILLed process's Chromium may
+	// still be writing its profile); SIGKILL if it hangs.
+	t.Cleanup(func() {
+		p.signal(syscall.SIGTERM)
+		select {
+		case <-p.done:
+		case <-time.After(15 * time.Second):
+			p.signal(syscall.SIGKILL)
+			<-p.done
+		}
+	})
 	return p
 }
 
