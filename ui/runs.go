@@ -75,7 +75,7 @@ func init() {
 		"runs.count":           {En: "%d runs shown", Zh: "显示 %d 条运行记录"},
 		"runs.back":            {En: "All runs", Zh: "全部运行记录"},
 		"runs.selectorHealed":  {En: "(healed)", Zh: "（已自愈）"},
-		"runs.selectorFallbck": {En: "(fallback %d)", Zh: "（备选 %d）"},
+		"runs.selectorFallbck": {En: "(selector %d of the list)", Zh: "（列表中第 %d 个选择器）"},
 	})
 	Handle("GET /runs", runsPage)
 	Handle("GET /runs/{id}", runPage)
@@ -262,7 +262,7 @@ func runPage(s *Server, w http.ResponseWriter, r *http.Request) {
 	for _, sp := range steps {
 		row := stepRow{Step: sp, StatusText: stepStatus(s, r, sp.Status), Duration: (time.Duration(sp.DurationMs) * time.Millisecond).String()}
 		if sp.SelectorIndex > 0 {
-			row.Fallback = s.T(r, "runs.selectorFallbck", sp.SelectorIndex)
+			row.Fallback = s.T(r, "runs.selectorFallbck", sp.SelectorIndex+1)
 		}
 		srows = append(srows, row)
 	}
