@@ -14,13 +14,18 @@ type OutputError struct{ Msg string }
 
 func (e *OutputError) Error() string { return e.Msg }
 
-// Write puts the flows imported from in where out says, each as its text
-// (Texts): out "" is w, for one flow only; a .flow file that is not a
-// folder takes one flow; anything else is a folder (made when missing)
-// that gets NAME.flow per flow. It returns where they went ("stdout" for
-// w). Several flows without a folder are an *OutputError; nothing is
-// written then.
-func Write(w io.Writer, out, in string, flows []*Flow, texts [][]byte) (string, error) {
+// Write puts the flows imported from in where out says, each as its
+// canonical text, all rendered and loaded back first (Texts: a flow that
+// does not check is a *TextError): out "" is w, for one flow only; a .flow
+// file that is not a folder takes one flow; anything else is a folder
+// (made when missing) that gets NAME.flow per flow. It returns where they
+// went ("stdout" for w). Several flows without a folder are an
+// *OutputError. Nothing is written on a *TextError or an *OutputError.
+func Write(w io.Writer, out, in string, flows []*Flow) (string, error) {
+	texts, err := Texts(flows)
+	if err != nil {
+		return "", err
+	}
 	toDir := out != "" && (len(flows) > 1 || !strings.HasSuffix(out, ".flow") || isDir(out))
 	switch {
 	case out == "" && len(flows) > 1:

@@ -64,17 +64,13 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rpa import: %s: no flow in it\n", in)
 		return exitFailed
 	}
-
-	// Render and load back every flow before writing any.
-	texts, err := importer.Texts(flows)
-	if te := (*importer.TextError)(nil); errors.As(err, &te) {
+	dest, err := importer.Write(stdout, *out, in, flows)
+	switch te := (*importer.TextError)(nil); {
+	case errors.As(err, &te):
 		return internalError(stderr, "import", "the flow imported from "+in, te)
-	}
-
-	dest, err := importer.Write(stdout, *out, in, flows, texts)
-	if oe := (*importer.OutputError)(nil); errors.As(err, &oe) {
+	case errors.As(err, new(*importer.OutputError)):
 		return fail(stderr, exitUsage, "import", err)
-	} else if err != nil {
+	case err != nil:
 		return fail(stderr, exitFailed, "import", err)
 	}
 	names := make([]string, len(flows))
