@@ -1,21 +1,186 @@
 package ui
 
 import (
+	"encoding/json"
 	"net/http"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/rpa-dev/rpa/internal/atomicfile"
+	"github.com/rpa-dev/rpa/lang"
 )
 
 func init() {
 	RegisterPage(Page{ID: "flows", Path: "/flows", Order: 10, Title: "nav.flows"})
 	RegisterText(map[string]Text{
 		"nav.flows":         {En: "Flows", Zh: "流程"},
+		"flows.folder":      {En: "Folder: %s", Zh: "文件夹：%s"},
+		"flows.served":      {En: "Published to: %s", Zh: "发布到：%s"},
+		"flows.empty":       {En: "This folder has no flow yet. Record one, or put .flow and .yaml files in it.", Zh: "这个文件夹里还没有流程。录制一个，或把 .flow 和 .yaml 文件放进来。"},
+		"flows.caption":     {En: "Flows of the folder", Zh: "文件夹中的流程"},
 		"flows.file":        {En: "File", Zh: "文件"},
 		"flows.tool":        {En: "Tool", Zh: "工具"},
 		"flows.description": {En: "Description", Zh: "描述"},
+		"flows.params":      {En: "Params", Zh: "参数"},
+		"flows.state":       {En: "State", Zh: "状态"},
+		"flows.actions":     {En: "Actions", Zh: "操作"},
+		"flows.published":   {En: "published", Zh: "已发布"},
+		"flows.unpublished": {En: "not published", Zh: "未发布"},
+		"flows.broken":      {En: "%d errors", Zh: "%d 个错误"},
+		"flows.broken1":     {En: "1 error", Zh: "1 个错误"},
+		"flows.warning1":    {En: "1 warning", Zh: "1 个警告"},
+		"flows.warnings":    {En: "%d warnings", Zh: "%d 个警告"},
+		"flows.edit":        {En: "Edit %s", Zh: "编辑 %s"},
+		"flows.run":         {En: "Run %s", Zh: "运行 %s"},
+		"flows.publish":     {En: "Publish %s", Zh: "发布 %s"},
+		"act.edit":          {En: "Edit", Zh: "编辑"},
+		"act.run":           {En: "Run", Zh: "运行"},
+		"act.publish":       {En: "Publish…", Zh: "发布…"},
+		"flows.required":    {En: "required", Zh: "必填"},
+		"flows.secret":      {En: "secret", Zh: "密文"},
+		"flows.diags":       {En: "Problems of %s", Zh: "%s 的问题"},
+		"edit.title":        {En: "Edit %s", Zh: "编辑 %s"},
+		"edit.text":         {En: "Flow text", Zh: "流程文本"},
+		"edit.save":         {En: "Save", Zh: "保存"},
+		"edit.saved":        {En: "Saved.", Zh: "已保存。"},
+		"edit.checking":     {En: "Checking…", Zh: "检查中…"},
+		"edit.clean":        {En: "No problems.", Zh: "没有问题。"},
+		"edit.problems":     {En: "Problems", Zh: "问题"},
+		"edit.changed":      {En: "The file changed on disk since you opened it; nothing was saved. Copy your text, reload the page, and apply your change again.", Zh: "打开之后磁盘上的文件已被修改；没有保存。请复制你的文本，重新加载页面，再次修改。"},
+		"edit.unsaved":      {En: "Unsaved changes", Zh: "有未保存的修改"},
+		"edit.back":         {En: "Back to the flows", Zh: "返回流程列表"},
+		"edit.line_numbers": {En: "Line numbers", Zh: "行号"},
+		"edit.savefailed":   {En: "Saving failed: %s", Zh: "保存失败：%s"},
+		"edit.noflow":       {En: "There is no flow file %q in the folder.", Zh: "文件夹中没有流程文件 %q。"},
 	})
 	Handle("GET /flows", flowsPage)
+	Handle("GET /flows/{file}/edit", editPage)
+	Handle("POST /api/check", checkAPI)
+	Handle("POST /api/save", saveAPI)
 }
 
 // flowsPage lists the flows of the folder.
 func flowsPage(s *Server, w http.ResponseWriter, r *http.Request) {
-	s.Render(w, r, "flows", "nav.flows", s.flowList())
+	s.Render(w, r, "flows", "nav.flows", map[string]any{
+		"Flows": s.FlowList(), "Dir": s.FlowsDir(), "Served": s.ServedDir(), "Same": s.servedSame(),
+		"Published": r.URL.Query().Get("published"),
+	})
+}
+
+// editPage shows a flow's text in the editor.
+func editPage(s *Server, w http.ResponseWriter, r *http.Request) {
+	file := r.PathValue("file")
+	fi, src, ok := s.FlowFile(file)
+	if !ok {
+		s.RenderError(w, r, http.StatusNotFound, "edit.noflow", file)
+		return
+	}
+	s.RenderTitle(w, r, "flows_edit", s.T(r, "edit.title", file), map[string]any{
+		"Flow": fi, "Text": string(src), "Hash": hashOf(src), "Lines": lineNumbers(src),
+		"Saved": r.URL.Query().Has("saved"), "Publish": r.URL.Query().Has("publish"),
+	})
+}
+
+// apiError writes {"error": msg} with status.
+func (s *Server) apiError(w http.ResponseWriter, status int, msg string) {
+	s.JSON(w, status, map[string]string{"error": msg})
+}
+
+// readJSON decodes a request body (at most 4 MB) into v; on a problem it answers 400 and
+// returns false.
+func (s *Server) readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4<<20))
+	if err := dec.Decode(v); err != nil {
+		s.apiError(w, http.StatusBadRequest, "bad request body: "+err.Error())
+		return false
+	}
+	return true
+}
+
+// checkRequest is the body of POST /api/check and /api/save.
+type checkRequest struct {
+	// File is the flow file's name in the folder.
+	File string `json:"file"`
+	// Text is the editor's text.
+	Text string `json:"text"`
+	// Hash is the hex SHA-256 of the file as the editor loaded it (save only).
+	Hash string `json:"hash"`
+}
+
+// checkAPI checks the editor's text as the file would load in its folder: {"diagnostics": [...]}.
+func checkAPI(s *Server, w http.ResponseWriter, r *http.Request) {
+	var req checkRequest
+	if !s.readJSON(w, r, &req) {
+		return
+	}
+	fi, _, ok := s.FlowFile(req.File)
+	if !ok {
+		s.apiError(w, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
+		return
+	}
+	s.JSON(w, http.StatusOK, map[string]any{"diagnostics": checkText(fi.Path, []byte(req.Text))})
+}
+
+// checkText is the diagnostics of src loaded as the file at path of its folder.
+func checkText(path string, src []byte) []DiagView {
+	_, _, ds := lang.LoadInFolder(path, src)
+	var mine = ds[:0:0]
+	for _, d := range ds {
+		if d.Subject.File == "" || sameBase(d.Subject.File, path) {
+			mine = append(mine, d)
+		}
+	}
+	return diagViews(mine, src)
+}
+
+// saveAPI writes the editor's text to its file (atomically), unless the file changed on disk
+// since the editor loaded it (409): {"hash": new hash, "diagnostics": [...]}. A flow with errors
+// is saved too (it is the person's work); the diagnostics say what is wrong.
+func saveAPI(s *Server, w http.ResponseWriter, r *http.Request) {
+	var req checkRequest
+	if !s.readJSON(w, r, &req) {
+		return
+	}
+	fi, _, ok := s.FlowFile(req.File)
+	if !ok {
+		s.apiError(w, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
+		return
+	}
+	unlock := s.lockFile(fi.Path)
+	defer unlock()
+	cur, err := os.ReadFile(fi.Path)
+	if err != nil {
+		s.apiError(w, http.StatusInternalServerError, s.T(r, "edit.savefailed", err.Error()))
+		return
+	}
+	if hashOf(cur) != req.Hash {
+		s.apiError(w, http.StatusConflict, s.T(r, "edit.changed"))
+		return
+	}
+	src := []byte(req.Text)
+	if err := atomicfile.WriteLike(fi.Path, fi.Path, src); err != nil {
+		s.apiError(w, http.StatusInternalServerError, s.T(r, "edit.savefailed", err.Error()))
+		return
+	}
+	s.Logf("ui: saved %s", fi.File)
+	s.JSON(w, http.StatusOK, map[string]any{"hash": hashOf(src), "diagnostics": checkText(fi.Path, src)})
+}
+
+// lineNumbers is "1\n2\n...", one per line of src (the editor's gutter).
+func lineNumbers(src []byte) string {
+	n := 1
+	for _, b := range src {
+		if b == '\n' {
+			n++
+		}
+	}
+	var sb strings.Builder
+	for i := 1; i <= n; i++ {
+		if i > 1 {
+			sb.WriteByte('\n')
+		}
+		sb.WriteString(strconv.Itoa(i))
+	}
+	return sb.String()
 }

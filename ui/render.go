@@ -90,9 +90,9 @@ func loadTemplates() (map[string]*template.Template, error) {
 }
 
 // view builds the layout data of a page.
-func (s *Server) view(r *http.Request, page, titleKey string, data any) View {
+func (s *Server) view(r *http.Request, page, title string, data any) View {
 	lang := s.Lang(r)
-	v := View{Lang: lang, Page: page, Title: Translate(lang, titleKey), Path: r.URL.Path, Data: data}
+	v := View{Lang: lang, Page: page, Title: title, Path: r.URL.Path, Data: data}
 	for _, p := range Pages() {
 		v.Nav = append(v.Nav, NavLink{Path: p.Path, Text: Translate(lang, p.Title), Current: p.ID == page})
 	}
@@ -108,6 +108,15 @@ func (s *Server) Render(w http.ResponseWriter, r *http.Request, tmpl, titleKey s
 
 // RenderStatus is Render with a status code.
 func (s *Server) RenderStatus(w http.ResponseWriter, r *http.Request, status int, tmpl, titleKey string, data any) {
+	s.render(w, r, status, tmpl, Translate(s.Lang(r), titleKey), data)
+}
+
+// RenderTitle is Render with a title already in the request's language (e.g. "Edit login.flow").
+func (s *Server) RenderTitle(w http.ResponseWriter, r *http.Request, tmpl, title string, data any) {
+	s.render(w, r, http.StatusOK, tmpl, title, data)
+}
+
+func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, tmpl, title string, data any) {
 	m, err := loadTemplates()
 	if err != nil {
 		http.Error(w, "ui: templates: "+err.Error(), http.StatusInternalServerError)
@@ -120,7 +129,7 @@ func (s *Server) RenderStatus(w http.ResponseWriter, r *http.Request, status int
 	}
 	page, _, _ := strings.Cut(tmpl, "_")
 	var buf bytes.Buffer
-	if err := t.ExecuteTemplate(&buf, "layout", s.view(r, page, titleKey, data)); err != nil {
+	if err := t.ExecuteTemplate(&buf, "layout", s.view(r, page, title, data)); err != nil {
 		s.Logf("ui: rendering %s: %v", tmpl, err)
 		http.Error(w, "ui: rendering the page failed: "+err.Error(), http.StatusInternalServerError)
 		return

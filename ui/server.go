@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/rpa-dev/rpa/mcpserver"
 )
 
 // Options configure a console Server.
@@ -21,6 +23,10 @@ type Options struct {
 	Home string
 	// FlowsDir is the folder of flows the console shows, edits and runs.
 	FlowsDir string
+	// ServedDir is the folder the Publish dialog publishes to (what `rpa publish` writes to);
+	// "" is $RPA_HOME/flows (Home/flows). When it is FlowsDir, publishing rewrites the file in
+	// place and a flow is published when it loads there.
+	ServedDir string
 	// Listen is the loopback address to bind ("127.0.0.1:0" when empty; port 0 picks a free
 	// port). CheckListen says which addresses are accepted.
 	Listen string
@@ -33,6 +39,10 @@ type Options struct {
 	// Browsers are the --browser values the process was started with (passed on to runs the
 	// console starts), empty for the default Chromium.
 	Browsers []string
+	// Tools is the MCP server of the served folder: the Run page runs its workflow tools over an
+	// in-memory session (as an agent would: same schema, masking, run record, browser pool), and
+	// Publish reloads it. Nil: the Run page says runs are not available here.
+	Tools *mcpserver.Server
 	// Token fixes the start token (tests); empty means a fresh random one, the normal case.
 	Token string
 }
@@ -48,6 +58,10 @@ type Server struct {
 
 	handler http.Handler
 	once    sync.Once
+
+	// runCtx is the context of the runs the console starts; Close cancels it.
+	runCtx   context.Context
+	stopRuns context.CancelFunc
 
 	// ext holds per-feature state pages keep on the Server (see Server.Value).
 	extMu sync.Mutex
@@ -71,7 +85,9 @@ func New(opts Options) (*Server, error) {
 		}
 		tok = hex.EncodeToString(b)
 	}
-	return &Server{opts: opts, token: tok, ext: map[any]any{}}, nil
+	s := &Server{opts: opts, token: tok, ext: map[any]any{}}
+	s.runCtx, s.stopRuns = context.WithCancel(context.Background())
+	return s, nil
 }
 
 // CheckListen accepts host:port addresses whose host is a loopback IP (127.0.0.0/8, ::1) or
@@ -146,12 +162,14 @@ func (s *Server) Serve(ctx context.Context) error {
 		return errors.New("ui: Serve before Listen")
 	}
 	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
+	defer s.Close()
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(s.ln) }()
 	select {
 	case err := <-done:
 		return err
 	case <-ctx.Done():
+		s.Close() // runs end as cancelled, their event streams end
 		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
 		if err := hs.Shutdown(sctx); err != nil {
@@ -160,6 +178,19 @@ func (s *Server) Serve(ctx context.Context) error {
 		<-done
 		return nil
 	}
+}
+
+// Close stops the runs the console started (they end as cancelled) and its session with the
+// tools. Serve calls it when it returns.
+func (s *Server) Close() {
+	s.stopRuns()
+	ts, _ := s.Value(toolsKey{}, func() any { return &toolSession{} }).(*toolSession)
+	ts.mu.Lock()
+	if ts.c != nil {
+		ts.c.close()
+		ts.c = nil
+	}
+	ts.mu.Unlock()
 }
 
 // Logf writes one line to Options.Log. Never pass it a value a person typed.
