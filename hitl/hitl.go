@@ -10,9 +10,11 @@
 //     uses URL mode with a one-time loopback page (URLPages) when the client
 //     declared URL mode and the host serves such pages, else it falls
 //     through.
-//   - desktop: a native dialog (zenity on Linux, the system's dialogs on
-//     Windows and macOS, through github.com/ncruces/zenity) with a desktop
-//     notification, when there is a display (Desktop).
+//   - desktop: an open `rpa ui` console of this $RPA_HOME first, from any
+//     local process (Console, ConsoleFirst: console.go), else a native
+//     dialog (zenity on Linux, the system's dialogs on Windows and macOS,
+//     through github.com/ncruces/zenity) with a desktop notification, when
+//     there is a display (Desktop).
 //   - terminal: the terminal rpa runs on, hidden input for passwords
 //     (Terminal).
 //
