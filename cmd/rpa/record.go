@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"github.com/rpa-dev/rpa/hitl"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/rpa-dev/rpa/drivers"
@@ -76,12 +75,12 @@ func runRecord(ctx context.Context, args []string, _, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "recording %s — close the browser or press Ctrl-C to stop\n", pos[0])
 	file, ds := sess.Wait(ctx)
-	texts, err := importer.Texts([]*importer.Flow{{Name: name, File: file}})
+	_, err = importer.Write(nil, *out, pos[0], []*importer.Flow{{Name: name, File: file}})
 	if te := (*importer.TextError)(nil); errors.As(err, &te) {
 		return internalError(stderr, "record", "the recorded flow", te)
 	}
 	diag.Render(stderr, ds, nil)
-	if err := os.WriteFile(*out, texts[0], 0o644); err != nil {
+	if err != nil {
 		return fail(stderr, exitFailed, "record", err)
 	}
 	fmt.Fprintf(stderr, "wrote %s (%d steps)\n", *out, len(file.Body))
