@@ -182,3 +182,55 @@ func TestQuestionsDeclineAndFallThrough(t *testing.T) {
 	}
 	waitText(t, pg, "No question is waiting.")
 }
+
+// TestQuestionConsoleRunToReport: a flow the console itself runs asks for a
+// password; the question comes to the Questions page (the console's own
+// mcpserver asks through the same registry), is answered there, the run
+// ends with it, and its record, its page and its report never hold it.
+func TestQuestionConsoleRunToReport(t *testing.T) {
+	const secret = "pin-5521-secret"
+	c := newConsole(t, map[string]string{"verify.flow": `flow verify "Asks for a PIN"
+pin = ask "Your PIN" input: "password" timeout: 2m
+assert pin == "` + secret + `", "wrong PIN"
+log "PIN accepted"
+return { "ok": true }
+`})
+	t.Setenv("RPA_HOME", c.home)
+	t.Setenv("DISPLAY", "")
+	t.Setenv("WAYLAND_DISPLAY", "")
+	pg := personPage(t, step(t))
+	if err := pg.Navigate(step(t), c.ts.URL+"/questions?t="+c.ui.Token()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the console registered while its page is open", func() bool { return c.ui.Questions().Registered() })
+	lr, err := c.ui.StartRun("verify", map[string]any{}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	el(t, pg, "heading", "Your PIN")
+	fill(t, pg, "textbox", "Answer (typed hidden; never stored)", secret)
+	click(t, pg, "button", "Send")
+	waitFor(t, "the run ended", func() bool { return lr.Outcome() != nil })
+	out := lr.Outcome()
+	if !out.Success || out.RunID == "" {
+		t.Fatalf("outcome %+v", out)
+	}
+	for _, path := range []string{"/runs", "/runs/" + out.RunID, "/runs/" + out.RunID + "/report", "/questions"} {
+		if html := c.get(t, path); strings.Contains(html, secret) {
+			t.Errorf("%s holds the secret answer", path)
+		} else if path == "/runs/"+out.RunID+"/report" && !strings.Contains(html, "verify") {
+			t.Errorf("the report does not name the flow:\n%.400s", html)
+		}
+	}
+	if strings.Contains(c.log.String(), secret) {
+		t.Error("the console's log holds the secret answer")
+	}
+	filepath.Walk(c.home, func(path string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			if b, _ := os.ReadFile(path); bytes.Contains(b, []byte(secret)) && !strings.HasSuffix(path, "verify.flow") {
+				t.Errorf("%s holds the secret answer", path)
+			}
+		}
+		return nil
+	})
+}
