@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -126,7 +127,9 @@ func newConsole(t *testing.T, files map[string]string) *console {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := mcpserver.New(mcpserver.Options{FlowsDir: dir, Pool: pool, Runs: st, Debounce: 20 * time.Millisecond})
+	// The MCP server logs into the same buffer: no secret may show there either.
+	srv, err := mcpserver.New(mcpserver.Options{FlowsDir: dir, Pool: pool, Runs: st, Debounce: 20 * time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(lg, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,6 +207,8 @@ var (
 	reRunID    = regexp.MustCompile(`run [0-9A-Za-z_-]{8,}`)
 	rePort     = regexp.MustCompile(`127\.0\.0\.1:\d+`)
 	reRef      = regexp.MustCompile(` \[ref=[a-z0-9]+\]`)
+	// reUnnamed matches a snapshot line of a control that has no accessible name.
+	reUnnamed = regexp.MustCompile(`^- (textbox|button|combobox|checkbox|radio|link|spinbutton|slider|switch|tab|dialog)( \[|:|$)`)
 )
 
 // checkPage compares the structure of the page's main (its accessibility snapshot, refs left out, the
@@ -221,6 +226,11 @@ func (c *console) checkPage(t *testing.T, pg drivers.Page, name string) {
 		b.WriteString(strings.Repeat("  ", l.Depth) + reRef.ReplaceAllString(l.Text, "") + "\n")
 	}
 	got := b.String()
+	for _, l := range strings.Split(got, "\n") {
+		if m := reUnnamed.FindString(strings.TrimSpace(l)); m != "" {
+			t.Errorf("page %s: a control without an accessible name: %s", name, strings.TrimSpace(l))
+		}
+	}
 	got = strings.ReplaceAll(got, c.dir, "$FLOWS")
 	got = strings.ReplaceAll(got, c.home, "$HOME")
 	got = reDuration.ReplaceAllString(got, "N ms")

@@ -136,3 +136,64 @@ func TestConsoleFlowLife(t *testing.T) {
 		t.Error("the event stream has no done event")
 	}
 }
+
+// TestConsoleRunFailure runs a flow that fails against the demo app: the live page shows the
+// failed step, the error, the failure packet and the screenshot; the secret typed into the form
+// shows nowhere.
+func TestConsoleRunFailure(t *testing.T) {
+	app, err := demoapp.Start(demoapp.Options{Password: demoPassword, Delay: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { app.Close() })
+	c := newConsole(t, map[string]string{
+		"missing_button.flow": `flow missing_button "Log in, then press a button the page does not have"
+
+param base_url: string = "` + app.URL + `" "Address of the power system"
+param password: secret "Login password"
+param mode: enum("fast", "careful") = "fast" "How to look"
+param tries: int = 1 "Attempts"
+param verbose: bool = false "Say more"
+
+defaults wait: 1s retries: 0 timeout: 5s
+
+open "{{ base_url }}/login"
+fill "#username" "admin"
+fill "#password" password
+click "#submit"
+wait url: "/query"
+click "#export-to-excel"
+`,
+	})
+	pg := personPage(t, step(t))
+	if err := pg.Navigate(step(t), c.ts.URL+"/run/missing_button?t="+c.ui.Token()); err != nil {
+		t.Fatal(err)
+	}
+	// The form follows the schema: an enum is a select, an int a number box, a bool a checkbox.
+	el(t, pg, "combobox", "mode")
+	el(t, pg, "spinbutton", "tries")
+	el(t, pg, "checkbox", "verbose")
+	fill(t, pg, "textbox", "password (required)", demoPassword)
+	c.checkPage(t, pg, "run_form_types")
+	click(t, pg, "button", "Run")
+	waitText(t, pg, "Run failed in")
+	el(t, pg, "img", "Screenshot at the failure")
+	waitText(t, pg, "#export-to-excel")
+	waitText(t, pg, "Failure packet")
+	c.checkPage(t, pg, "live_failed")
+	u, _ := pg.URL(context.Background())
+	id := u[strings.LastIndex(u, "/")+1:]
+	shot := c.get(t, "/live/"+id+"/shot")
+	if len(shot) < 1000 {
+		t.Errorf("the screenshot is %d bytes", len(shot))
+	}
+	for what, body := range map[string]string{
+		"live page":    c.get(t, "/live/"+id),
+		"event stream": c.get(t, "/live/"+id+"/events"),
+		"console log":  c.log.String(),
+	} {
+		if strings.Contains(body, demoPassword) {
+			t.Errorf("the secret shows in the %s", what)
+		}
+	}
+}

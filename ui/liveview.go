@@ -11,37 +11,39 @@ import (
 
 func init() {
 	RegisterText(map[string]Text{
-		"live.title":      {En: "Run of %s", Zh: "%s 的运行"},
-		"live.notfound":   {En: "The console does not know this run (it keeps the last runs it started; the Runs page has them all).", Zh: "控制台不知道这次运行（它只保留最近启动的运行；“运行记录”页面有全部记录）。"},
-		"live.profile":    {En: "Profile: %s", Zh: "配置：%s"},
-		"live.steps":      {En: "Steps", Zh: "步骤"},
-		"live.waiting":    {En: "Starting…", Zh: "正在启动…"},
-		"live.stop":       {En: "Stop the run", Zh: "停止运行"},
-		"live.status":     {En: "Status", Zh: "状态"},
-		"st.running":      {En: "running", Zh: "运行中"},
-		"st.ok":           {En: "ok", Zh: "成功"},
-		"st.failed":       {En: "failed", Zh: "失败"},
-		"st.skipped":      {En: "skipped", Zh: "跳过"},
-		"st.cancelled":    {En: "cancelled", Zh: "已取消"},
-		"st.error":        {En: "not run", Zh: "未运行"},
-		"st.healed":       {En: "healed", Zh: "已修复"},
-		"live.outcome":    {En: "Run %s in %s", Zh: "运行%s，用时 %s"},
-		"live.outputs":    {En: "Outputs", Zh: "输出"},
-		"live.nooutputs":  {En: "The flow returned nothing.", Zh: "流程没有返回内容。"},
-		"live.log":        {En: "Run log", Zh: "运行日志"},
-		"live.error":      {En: "Error", Zh: "错误"},
-		"live.packet":     {En: "Failure packet", Zh: "失败报告包"},
-		"live.shot":       {En: "Screenshot at the failure", Zh: "失败时的截图"},
-		"live.runid":      {En: "Recorded as run %s.", Zh: "已记录为运行 %s。"},
-		"live.rerun":      {En: "Run again", Zh: "再次运行"},
-		"live.callerror":  {En: "The flow did not run: %s", Zh: "流程没有运行：%s"},
-		"live.rows":       {En: "%d rows", Zh: "%d 行"},
-		"live.table":      {En: "Table %s", Zh: "表格 %s"},
-		"live.col.step":   {En: "Step", Zh: "步骤"},
-		"live.col.action": {En: "Action", Zh: "动作"},
-		"live.col.line":   {En: "Line", Zh: "行"},
-		"live.col.status": {En: "Status", Zh: "状态"},
-		"live.col.time":   {En: "Time", Zh: "用时"},
+		"live.title":        {En: "Run of %s", Zh: "%s 的运行"},
+		"live.notfound":     {En: "The console does not know this run (it keeps the last runs it started; the Runs page has them all).", Zh: "控制台不知道这次运行（它只保留最近启动的运行；“运行记录”页面有全部记录）。"},
+		"live.profile":      {En: "Profile: %s", Zh: "配置：%s"},
+		"live.steps":        {En: "Steps", Zh: "步骤"},
+		"live.waiting":      {En: "Starting…", Zh: "正在启动…"},
+		"live.stop":         {En: "Stop the run", Zh: "停止运行"},
+		"live.status":       {En: "Status", Zh: "状态"},
+		"st.running":        {En: "running", Zh: "运行中"},
+		"st.ok":             {En: "ok", Zh: "成功"},
+		"st.failed":         {En: "failed", Zh: "失败"},
+		"st.skipped":        {En: "skipped", Zh: "跳过"},
+		"st.cancelled":      {En: "cancelled", Zh: "已取消"},
+		"st.error":          {En: "not run", Zh: "未运行"},
+		"st.healed":         {En: "healed", Zh: "已修复"},
+		"live.outcome":      {En: "Run %s in %s", Zh: "运行%s，用时 %s"},
+		"live.outputs":      {En: "Outputs", Zh: "输出"},
+		"live.nooutputs":    {En: "The flow returned nothing.", Zh: "流程没有返回内容。"},
+		"live.log":          {En: "Run log", Zh: "运行日志"},
+		"live.error":        {En: "Error", Zh: "错误"},
+		"live.packet":       {En: "Failure packet", Zh: "失败报告包"},
+		"live.shot":         {En: "Screenshot at the failure", Zh: "失败时的截图"},
+		"live.runid":        {En: "Recorded as run %s.", Zh: "已记录为运行 %s。"},
+		"live.rerun":        {En: "Run again", Zh: "再次运行"},
+		"live.callerror":    {En: "The flow did not run: %s", Zh: "流程没有运行：%s"},
+		"live.rows":         {En: "%d rows", Zh: "%d 行"},
+		"live.rows1":        {En: "1 row", Zh: "1 行"},
+		"live.profile_flow": {En: "the flow's", Zh: "流程指定的"},
+		"live.table":        {En: "Table %s", Zh: "表格 %s"},
+		"live.col.step":     {En: "Step", Zh: "步骤"},
+		"live.col.action":   {En: "Action", Zh: "动作"},
+		"live.col.line":     {En: "Line", Zh: "行"},
+		"live.col.status":   {En: "Status", Zh: "状态"},
+		"live.col.time":     {En: "Time", Zh: "用时"},
 	})
 	Handle("GET /live/{id}", livePage)
 	Handle("GET /live/{id}/events", sseEvents)
@@ -173,8 +175,12 @@ func writeValue(b *strings.Builder, lg string, v any, name string, depth int) {
 		b.WriteString("</dl>")
 	case []any:
 		if cols, ok := tableColumns(v); ok {
+			rows := Translate(lg, "live.rows", len(v))
+			if len(v) == 1 {
+				rows = Translate(lg, "live.rows1")
+			}
 			fmt.Fprintf(b, `<table class="output" aria-label="%s"><caption class="muted">%s</caption><thead><tr>`,
-				esc(Translate(lg, "live.table", name)), esc(Translate(lg, "live.rows", len(v))))
+				esc(Translate(lg, "live.table", name)), esc(rows))
 			for _, c := range cols {
 				b.WriteString(`<th scope="col">` + esc(c) + "</th>")
 			}
@@ -201,6 +207,12 @@ func writeValue(b *strings.Builder, lg string, v any, name string, depth int) {
 			b.WriteString("</li>")
 		}
 		b.WriteString("</ol>")
+	case string:
+		if strings.Contains(v, "\n") {
+			b.WriteString(`<pre class="value">` + esc(v) + "</pre>")
+		} else {
+			b.WriteString(esc(v))
+		}
 	default:
 		b.WriteString(esc(formText(v)))
 	}
