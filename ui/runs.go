@@ -204,6 +204,12 @@ func runsPage(s *Server, w http.ResponseWriter, r *http.Request) {
 		flowOpts = append(flowOpts, option{Value: n, Text: n, Selected: n == flow})
 	}
 	data := map[string]any{"Runs": rows, "Flows": flowOpts, "Statuses": statusOpts, "Count": s.T(r, "runs.count", len(rows))}
+	if flow != "" {
+		if file := s.flowFileOf(&runs.Run{Flow: flow}); file != "" {
+			data["Heal"] = "/heal/" + url.PathEscape(file)
+			data["HealText"] = s.T(r, "runs.heal", flow)
+		}
+	}
 	if more && len(rows) > 0 {
 		v := url.Values{"before": {rows[len(rows)-1].ID}}
 		if flow != "" {
