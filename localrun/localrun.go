@@ -83,9 +83,10 @@ func (e *SetupError) Unwrap() error { return e.Err }
 // ErrCancelled is returned when ctx ended while the browser was starting.
 var ErrCancelled = errors.New("cancelled while starting the browser")
 
-// ErrTimeout is returned when Options.Timeout ended while the browser was
-// starting.
-var ErrTimeout = errors.New("the run's timeout ended while the browser was starting")
+// ErrTimeout is wrapped by the error returned when Options.Timeout ended
+// while the browser was starting ("the run was stopped by --timeout D
+// while the browser was starting").
+var ErrTimeout = errors.New("the run was stopped by --timeout")
 
 // LaunchError is a browser that could not be started.
 type LaunchError struct{ Err error }
@@ -94,8 +95,8 @@ func (e *LaunchError) Error() string { return "the browser could not be started:
 func (e *LaunchError) Unwrap() error { return e.Err }
 
 // Run runs f once as o says. It returns the Outcome when the flow ran
-// (successful or not), or nil and why nothing ran: *SetupError,
-// ErrCancelled, ErrTimeout or *LaunchError.
+// (successful or not), or nil and why nothing ran: *SetupError (bad
+// input), ErrCancelled, ErrTimeout (wrapped) or *LaunchError.
 func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 	warn := o.Warn
 	if warn == nil {
@@ -133,7 +134,7 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 		case ctx.Err() != nil:
 			return nil, ErrCancelled
 		case runCtx.Err() != nil:
-			return nil, ErrTimeout
+			return nil, fmt.Errorf("%w %s while the browser was starting", ErrTimeout, o.Timeout)
 		case errors.As(err, &ie):
 			return nil, &SetupError{ie} // another rpa process holds the profile
 		}

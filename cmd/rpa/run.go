@@ -169,16 +169,16 @@ func execute(ctx context.Context, f *lang.Flow, typed map[string]any, rf *runFla
 	o.Progress = &interp.Progress{W: stderr, Live: isTerminal(stderr), Quiet: rf.json, NoLog: rf.nolog}
 	o.Warn = func(msg string) { fmt.Fprintf(stderr, "rpa %s: %s\n", rf.cmd, msg) }
 	out, err := localrun.Run(ctx, f, o)
+	if err != nil { // nothing ran
+		code := exitFailed
+		if errors.Is(err, localrun.ErrCancelled) {
+			code = exitCancelled
+		} else if errors.As(err, new(*localrun.SetupError)) {
+			code = exitUsage
+		}
+		return nil, fail(stderr, code, rf.cmd, err)
+	}
 	switch {
-	case errors.Is(err, localrun.ErrCancelled):
-		return nil, fail(stderr, exitCancelled, rf.cmd, err)
-	case errors.Is(err, localrun.ErrTimeout):
-		fmt.Fprintf(stderr, "rpa %s: the run was stopped by --timeout %s while the browser was starting\n", rf.cmd, o.Timeout)
-		return nil, exitFailed
-	case errors.As(err, new(*localrun.SetupError)):
-		return nil, fail(stderr, exitUsage, rf.cmd, err)
-	case err != nil:
-		return nil, fail(stderr, exitFailed, rf.cmd, err)
 	case out.Result.Success:
 		return out, exitOK
 	case out.Cancelled:
