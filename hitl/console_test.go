@@ -254,3 +254,34 @@ func TestConsoleRegisteredWhileWatched(t *testing.T) {
 		t.Fatal("still registered with no page open")
 	}
 }
+
+// BenchmarkConsoleRoundTrip is one question through the registry and the
+// loopback endpoint, shown and answered at once by a watching page.
+func BenchmarkConsoleRoundTrip(b *testing.B) {
+	home := b.TempDir()
+	br := NewBroker()
+	if err := br.Listen(home, "bench"); err != nil {
+		b.Fatal(err)
+	}
+	defer br.Close()
+	ch, stop, err := br.Watch()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer stop()
+	go func() {
+		for range ch {
+			for _, p := range br.Pending() {
+				br.Answer(p.ID, core.Answer{Status: core.AnswerAnswered, Text: "x"})
+			}
+		}
+	}()
+	c := &Console{Home: home, From: "bench"}
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if a, err := c.Ask(ctx, core.Question{Title: "q", Input: "text"}); err != nil || a.Text != "x" {
+			b.Fatal(a, err)
+		}
+	}
+}
