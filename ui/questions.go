@@ -184,3 +184,33 @@ func answerQuestion(s *Server, w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/questions?m=sent", http.StatusSeeOther)
 	}
 }
+
+// closeQuestions closes what the runs, questions and record pages opened on
+// s (the question broker and its registry entry, the run store, a running
+// recording), if they were made. Server.Close should call it.
+func (s *Server) closeQuestions() {
+	s.extMu.Lock()
+	b, _ := s.ext[questionsKey{}].(*hitl.Broker)
+	rs, _ := s.ext[runsKey{}].(*runStore)
+	rec, _ := s.ext[recordKey{}].(*recording)
+	s.extMu.Unlock()
+	if b != nil {
+		_ = b.Close()
+	}
+	if rs != nil && rs.st != nil {
+		_ = rs.st.Close()
+	}
+	if rec != nil {
+		rec.mu.Lock()
+		act := rec.active
+		rec.mu.Unlock()
+		if act != nil {
+			select {
+			case <-act.stop:
+			default:
+				close(act.stop)
+			}
+			<-act.done
+		}
+	}
+}

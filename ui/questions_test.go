@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -233,4 +234,31 @@ return { "ok": true }
 		}
 		return nil
 	})
+}
+
+func TestCloseQuestionsUnregisters(t *testing.T) {
+	home := t.TempDir()
+	s, err := New(Options{Home: home, FlowsDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := s.Questions()
+	_, stop, err := b.Watch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	if _, err := s.runStore(); err != nil {
+		t.Fatal(err)
+	}
+	if !b.Registered() {
+		t.Fatal("not registered while watched")
+	}
+	s.closeQuestions()
+	if b.Registered() {
+		t.Fatal("still registered after closeQuestions")
+	}
+	if _, err := (&hitl.Console{Home: home}).Ask(context.Background(), core.Question{Title: "x"}); !errors.Is(err, hitl.ErrUnavailable) {
+		t.Fatalf("a closed console still takes questions: %v", err)
+	}
 }
