@@ -14,9 +14,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"os/signal"
-	"sort"
+	"slices"
 	"syscall"
 
 	"github.com/rpa-dev/rpa/internal/cliflag"
@@ -83,7 +84,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	c, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "rpa: unknown command %q\n", args[0])
-		if s := closest(args[0]); s != "" {
+		if s := diag.Suggest(args[0], slices.Collect(maps.Keys(commands))); s != "" {
 			fmt.Fprintf(stderr, "did you mean %q?\n", s)
 		}
 		fmt.Fprintln(stderr, "run `rpa help` for the list of commands")
@@ -95,26 +96,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 func help(w io.Writer) {
 	fmt.Fprintln(w, "rpa turns browser workflows (.flow or YAML) into typed tools AI agents call over MCP.")
 	fmt.Fprintln(w, "\nusage: rpa COMMAND [ARGS]\n\ncommands:")
-	names := make([]string, 0, len(commands))
-	width := 0
-	for n := range commands {
-		names = append(names, n)
-		width = max(width, len(n))
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(commands))
+	width := len(slices.MaxFunc(names, func(a, b string) int { return len(a) - len(b) }))
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-*s  %s\n", width, n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun `rpa help COMMAND` or `rpa COMMAND -h` for details.")
-}
-
-// closest suggests a command name within edit distance 2.
-func closest(name string) string {
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	return diag.Suggest(name, names)
 }
 
 // newFlags returns a FlagSet for command name whose -h output is the
