@@ -24,6 +24,7 @@ type UnknownError struct {
 	Have []string // the names there are
 }
 
+// Error names the flow asked for and the flows there are.
 func (e *UnknownError) Error() string {
 	return fmt.Sprintf("no example flow %q (have %s)", e.Name, strings.Join(e.Have, ", "))
 }

@@ -113,6 +113,7 @@ func newStopReader(r io.Reader) *stopReader {
 	return &stopReader{pr: pr, pw: pw}
 }
 
+// Read reads the input until stop (io.Reader).
 func (s *stopReader) Read(p []byte) (int, error) { return s.pr.Read(p) }
 
 // stop ends the input.

@@ -12,6 +12,7 @@ import (
 // several flows and no folder.
 type OutputError struct{ Msg string }
 
+// Error is Msg.
 func (e *OutputError) Error() string { return e.Msg }
 
 // Write puts the flows imported from in where out says, each as its

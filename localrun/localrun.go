@@ -77,7 +77,9 @@ type Outcome struct {
 // that cannot be made, or one another process holds (drivers.InUseError).
 type SetupError struct{ Err error }
 
+// Error is the reason, naming the flag or profile at fault.
 func (e *SetupError) Error() string { return e.Err.Error() }
+// Unwrap is the reason (a *drivers.InUseError, say).
 func (e *SetupError) Unwrap() error { return e.Err }
 
 // ErrCancelled is returned when ctx ended while the browser was starting.
@@ -91,7 +93,9 @@ var ErrTimeout = errors.New("the run was stopped by --timeout")
 // LaunchError is a browser that could not be started.
 type LaunchError struct{ Err error }
 
+// Error says the browser could not be started, and why.
 func (e *LaunchError) Error() string { return "the browser could not be started: " + e.Err.Error() }
+// Unwrap is the driver's error.
 func (e *LaunchError) Unwrap() error { return e.Err }
 
 // Run runs f once as o says. It returns the Outcome when the flow ran

@@ -34,6 +34,7 @@ type Refusal struct {
 	Diags diag.Diagnostics
 }
 
+// Error is Msg (the diagnostics are not in it).
 func (r *Refusal) Error() string { return r.Msg }
 
 // Published says what Publish wrote.
