@@ -35,8 +35,16 @@ import (
 // DirName is the registry folder inside $RPA_HOME.
 const DirName = "ctl"
 
-// KindConsole is the kind of the entry of an `rpa ui` console.
-const KindConsole = "console"
+// Entry kinds.
+const (
+	// KindConsole is an `rpa ui` console taking questions (Addr and Token
+	// required).
+	KindConsole = "console"
+	// KindServe is a process serving flows to agents (rpa serve, rpa
+	// connect, rpa ui --serve-http/--connect): what it serves, for the
+	// consoles' Status page. It has no endpoint.
+	KindServe = "serve"
+)
 
 // Entry is one registered process.
 type Entry struct {
@@ -52,6 +60,14 @@ type Entry struct {
 	Started time.Time `json:"started"`
 	// Program describes the process for people ("rpa ui").
 	Program string `json:"program,omitempty"`
+	// Serves lists what a serving process serves, for people ("MCP over
+	// Streamable HTTP at 127.0.0.1:8080"); never a token.
+	Serves []string `json:"serves,omitempty"`
+	// Gateway is the backend a serving process links to (its URL without
+	// credentials or query) and GatewayState the link's state (dialing,
+	// connected, ...).
+	Gateway      string `json:"gateway,omitempty"`
+	GatewayState string `json:"gatewayState,omitempty"`
 }
 
 // Dir is the registry folder of home ($RPA_HOME/ctl).
@@ -68,8 +84,9 @@ func NewToken() (string, error) {
 
 // Registration is this process's entry in the registry.
 type Registration struct {
-	path string
-	once sync.Once
+	path   string
+	mu     sync.Mutex
+	closed bool
 }
 
 // Register writes e (PID defaults to this process, Started to now) as
@@ -79,8 +96,8 @@ func Register(home string, e Entry) (*Registration, error) {
 	if e.Kind == "" || strings.Trim(e.Kind, "abcdefghijklmnopqrstuvwxyz") != "" {
 		return nil, fmt.Errorf("localctl: kind %q: want a lower-case word", e.Kind)
 	}
-	if e.Addr == "" || e.Token == "" {
-		return nil, errors.New("localctl: an entry needs addr and token")
+	if e.Kind == KindConsole && (e.Addr == "" || e.Token == "") {
+		return nil, errors.New("localctl: a console entry needs addr and token")
 	}
 	if e.PID == 0 {
 		e.PID = os.Getpid()
@@ -92,15 +109,29 @@ func Register(home string, e Entry) (*Registration, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("localctl: %w", err)
 	}
-	b, err := json.Marshal(e)
-	if err != nil {
+	r := &Registration{path: filepath.Join(dir, e.Kind+"-"+strconv.Itoa(e.PID)+".json")}
+	if err := r.Update(e); err != nil {
 		return nil, err
 	}
-	p := filepath.Join(dir, e.Kind+"-"+strconv.Itoa(e.PID)+".json")
-	if err := atomicfile.Write(p, b, 0o600); err != nil {
-		return nil, fmt.Errorf("localctl: %w", err)
+	return r, nil
+}
+
+// Update rewrites the entry as e (same file: Kind and PID are not
+// changed by it).
+func (r *Registration) Update(e Entry) error {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return err
 	}
-	return &Registration{path: p}, nil
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil
+	}
+	if err := atomicfile.Write(r.path, b, 0o600); err != nil {
+		return fmt.Errorf("localctl: %w", err)
+	}
+	return nil
 }
 
 // Path is the entry's file.
@@ -108,13 +139,16 @@ func (r *Registration) Path() string { return r.path }
 
 // Close removes the entry's file; calling it again does nothing.
 func (r *Registration) Close() error {
-	var err error
-	r.once.Do(func() {
-		if e := os.Remove(r.path); e != nil && !errors.Is(e, os.ErrNotExist) {
-			err = e
-		}
-	})
-	return err
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	if err := os.Remove(r.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // List returns the entries of kind ("" for all) whose process is running,
@@ -143,7 +177,7 @@ func List(home, kind string) ([]Entry, error) {
 			continue
 		}
 		var e Entry
-		if json.Unmarshal(b, &e) != nil || e.PID <= 0 || e.Addr == "" {
+		if json.Unmarshal(b, &e) != nil || e.PID <= 0 || (e.Kind == KindConsole && e.Addr == "") {
 			continue
 		}
 		if !Alive(e.PID) {

@@ -75,7 +75,7 @@ func TestListSkipsDeadAndMalformed(t *testing.T) {
 }
 
 func TestRegisterRefusesBadEntry(t *testing.T) {
-	for _, e := range []Entry{{Kind: "", Addr: "a", Token: "t"}, {Kind: "Con/sole", Addr: "a", Token: "t"}, {Kind: "console", Token: "t"}, {Kind: "console", Addr: "a"}} {
+	for _, e := range []Entry{{Kind: "", Addr: "a", Token: "t"}, {Kind: "Con/sole", Addr: "a", Token: "t"}, {Kind: KindConsole, Token: "t"}, {Kind: KindConsole, Addr: "a"}} {
 		if _, err := Register(t.TempDir(), e); err == nil {
 			t.Errorf("Register(%+v) = nil error", e)
 		}
@@ -86,5 +86,29 @@ func TestListNoFolder(t *testing.T) {
 	l, err := List(filepath.Join(t.TempDir(), "none"), "")
 	if err != nil || l != nil {
 		t.Fatalf("%v %v", l, err)
+	}
+}
+
+func TestServeEntryUpdate(t *testing.T) {
+	home := t.TempDir()
+	r, err := Register(home, Entry{Kind: KindServe, Program: "rpa connect", Gateway: "wss://gw.example/link", GatewayState: "dialing"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	e := Entry{Kind: KindServe, PID: os.Getpid(), Program: "rpa connect", Serves: []string{"link"}, Gateway: "wss://gw.example/link", GatewayState: "connected"}
+	if err := r.Update(e); err != nil {
+		t.Fatal(err)
+	}
+	l, err := List(home, KindServe)
+	if err != nil || len(l) != 1 || l[0].GatewayState != "connected" || len(l[0].Serves) != 1 {
+		t.Fatalf("%+v %v", l, err)
+	}
+	r.Close()
+	if err := r.Update(e); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := List(home, ""); len(l) != 0 {
+		t.Fatalf("an Update after Close wrote the entry back: %+v", l)
 	}
 }
