@@ -79,6 +79,7 @@ type SetupError struct{ Err error }
 
 // Error is the reason, naming the flag or profile at fault.
 func (e *SetupError) Error() string { return e.Err.Error() }
+
 // Unwrap is the reason (a *drivers.InUseError, say).
 func (e *SetupError) Unwrap() error { return e.Err }
 
@@ -95,6 +96,7 @@ type LaunchError struct{ Err error }
 
 // Error says the browser could not be started, and why.
 func (e *LaunchError) Error() string { return "the browser could not be started: " + e.Err.Error() }
+
 // Unwrap is the driver's error.
 func (e *LaunchError) Unwrap() error { return e.Err }
 
