@@ -22,6 +22,7 @@ import (
 // cancelled session is no error.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	s.Log.Info("serving MCP over stdio", "flows", s.Dir, "tools", len(s.MCP.ToolNames()))
+	defer s.announce("MCP over stdio")() // announce.go
 	r := newStopReader(in)
 	defer s.onCancel(ctx, r.stop)()
 	err := s.MCP.MCP().Run(context.Background(), &mcpserver.StdioTransport{In: r, Out: out, Logger: s.Log})
@@ -47,6 +48,7 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, token string) e
 	}
 	hs := &http.Server{Handler: s.MCP.HTTPHandler(token), ReadHeaderTimeout: 10 * time.Second}
 	s.Log.Info("serving MCP over Streamable HTTP", "addr", addr, "flows", s.Dir, "tools", len(s.MCP.ToolNames()), "token", token != "")
+	defer s.announce("MCP over Streamable HTTP at " + addr)() // announce.go
 	stop := context.AfterFunc(ctx, func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
@@ -71,6 +73,7 @@ const AnswerGrace = 500 * time.Millisecond
 // up the link. A bad option is connect.New's error.
 func (s *Server) Dial(o connect.Options) (*connect.Client, error) {
 	o.Server, o.ToolNames, o.Logger = s.MCP.MCP(), s.MCP.ToolNames, s.Log
+	o.OnState = s.linkState(o.URL, o.OnState) // announce.go
 	o.Capabilities = []string{mcpws.CapBrowserControl, mcpws.CapWorkflowExecution}
 	if s.cfg.AllowExec {
 		o.Capabilities = append([]string{mcpws.CapDesktopExec}, o.Capabilities...)
@@ -89,6 +92,7 @@ func (s *Server) Dial(o connect.Options) (*connect.Client, error) {
 // and the link stays up AnswerGrace more, so their cancelled results reach
 // the backend.
 func (s *Server) ServeLink(ctx context.Context, c *connect.Client) error {
+	defer s.announce("MCP over the link to a gateway")() // announce.go
 	runCtx, endRun := context.WithCancel(context.Background())
 	defer endRun()
 	defer s.onCancel(ctx, func() { time.Sleep(AnswerGrace); endRun() })()

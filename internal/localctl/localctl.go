@@ -53,9 +53,9 @@ type Entry struct {
 	// PID is the process's id.
 	PID int `json:"pid"`
 	// Addr is the loopback host:port of its control endpoint.
-	Addr string `json:"addr"`
+	Addr string `json:"addr,omitempty"`
 	// Token authenticates a request to Addr (Authorization: Bearer TOKEN).
-	Token string `json:"token"`
+	Token string `json:"token,omitempty"`
 	// Started is when the entry was registered (UTC).
 	Started time.Time `json:"started"`
 	// Program describes the process for people ("rpa ui").
@@ -84,9 +84,12 @@ func NewToken() (string, error) {
 
 // Registration is this process's entry in the registry.
 type Registration struct {
-	path   string
-	mu     sync.Mutex
-	closed bool
+	path    string
+	kind    string
+	pid     int
+	started time.Time
+	mu      sync.Mutex
+	closed  bool
 }
 
 // Register writes e (PID defaults to this process, Started to now) as
@@ -109,16 +112,17 @@ func Register(home string, e Entry) (*Registration, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("localctl: %w", err)
 	}
-	r := &Registration{path: filepath.Join(dir, e.Kind+"-"+strconv.Itoa(e.PID)+".json")}
+	r := &Registration{path: filepath.Join(dir, e.Kind+"-"+strconv.Itoa(e.PID)+".json"), kind: e.Kind, pid: e.PID, started: e.Started}
 	if err := r.Update(e); err != nil {
 		return nil, err
 	}
 	return r, nil
 }
 
-// Update rewrites the entry as e (same file: Kind and PID are not
-// changed by it).
+// Update rewrites the entry as e; its Kind, PID and Started stay those
+// registered. After Close it does nothing.
 func (r *Registration) Update(e Entry) error {
+	e.Kind, e.PID, e.Started = r.kind, r.pid, r.started
 	b, err := json.Marshal(e)
 	if err != nil {
 		return err
