@@ -21,17 +21,20 @@ import (
 // $RPA_HOME with the rpa process that holds it (its lock file rpa.lock,
 // drivers.LockProfile) and the Chromium running on it, with Stop.
 //
-// Design (docs/console.md, "Status"): rpa serve and rpa connect do not
-// register themselves, so for another process the console sees what the
-// file system and the process table show: the profile lock names the
-// owner's pid, and on Linux the browser is the process whose command line
-// holds --user-data-dir=PROFILE without --type= (Chromium's main process).
-// Stop sends that process SIGTERM, which Chromium handles as a clean exit
+// Design (docs/console.md, "Status"): processes find each other through
+// $RPA_HOME's local control registry (internal/localctl). A serving process
+// (rpa serve, rpa connect, rpa ui --serve-http/--connect: package
+// flowserver) announces what it serves and its gateway link's state there
+// while it serves; the page lists them. Browsers are found from the file
+// system and the process table: the profile lock names the owner's pid, and
+// on Linux the browser is the process whose command line holds
+// --user-data-dir=PROFILE without --type= (Chromium's main process). Stop
+// sends that process SIGTERM, which Chromium handles as a clean exit
 // (profile flushed, helpers ended), and SIGKILLs its group only when it is
 // still there after StopGrace. The owning process finds the browser gone
-// (drivers.Gone) and starts a fresh one on its next call; a call running
-// on it at that moment fails with a browser error. Elsewhere than Linux
-// the page lists profiles and owners but cannot stop a browser.
+// (drivers.Gone) and starts a fresh one on its next call; a call running on
+// it at that moment fails with a browser error. Elsewhere than Linux the
+// page lists profiles and owners but cannot stop a browser.
 
 func init() {
 	RegisterPage(Page{ID: "status", Path: "/status", Order: 50, Title: "nav.status"})
@@ -47,6 +50,11 @@ func init() {
 		"status.consoles":    {En: "Consoles open on this computer", Zh: "本机打开的控制台"},
 		"status.consolesNo":  {En: "No console has a page open (questions go to the desktop dialog).", Zh: "没有控制台页面处于打开状态（问题会转到桌面对话框）。"},
 		"status.program":     {En: "Program", Zh: "程序"},
+		"status.servers":     {En: "Processes serving flows to agents", Zh: "为智能体提供流程的进程"},
+		"status.serversNo":   {En: "No rpa serve or rpa connect is running on this computer's rpa folder.", Zh: "本机的 rpa 文件夹上没有运行 rpa serve 或 rpa connect。"},
+		"status.serves":      {En: "Serves", Zh: "提供"},
+		"status.gateway":     {En: "Gateway", Zh: "网关"},
+		"status.gwState":     {En: "%s (%s)", Zh: "%s（%s）"},
 		"status.since":       {En: "Since", Zh: "开始于"},
 		"status.profiles":    {En: "Browser profiles", Zh: "浏览器配置"},
 		"status.profilesNo":  {En: "No browser profile yet.", Zh: "还没有浏览器配置。"},
@@ -173,6 +181,15 @@ type consoleRow struct {
 	ProgramLabel string
 }
 
+// serverRow is one serving process.
+type serverRow struct {
+	PID     int
+	Program string
+	Serves  []string
+	Gateway string
+	Since   string
+}
+
 // statusPage shows the console, the registered consoles and the profiles.
 func statusPage(s *Server, w http.ResponseWriter, r *http.Request) {
 	o := s.Options()
@@ -187,6 +204,16 @@ func statusPage(s *Server, w http.ResponseWriter, r *http.Request) {
 		cons = append(cons, consoleRow{PID: e.PID, Program: e.Program, Since: e.Started.Local().Format("2006-01-02 15:04:05"), Self: e.PID == os.Getpid()})
 	}
 	data["Consoles"] = cons
+	srvs, _ := localctl.List(s.home(), localctl.KindServe)
+	var servers []serverRow
+	for _, e := range srvs {
+		row := serverRow{PID: e.PID, Program: e.Program, Serves: e.Serves, Since: e.Started.Local().Format("2006-01-02 15:04:05")}
+		if e.Gateway != "" {
+			row.Gateway = s.T(r, "status.gwState", e.Gateway, e.GatewayState)
+		}
+		servers = append(servers, row)
+	}
+	data["Servers"] = servers
 	switch m := r.URL.Query(); m.Get("m") {
 	case "stopped":
 		data["Flash"] = s.T(r, "status.stopped", m.Get("p"))

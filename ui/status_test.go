@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/internal/localctl"
 )
 
 // TestUIBLockHelperProcess is the other rpa process of TestStatusLockedProfile:
@@ -28,6 +29,12 @@ func TestUIBLockHelperProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Unlock()
+	reg, err := localctl.Register(os.Getenv("RPA_HOME"), localctl.Entry{Kind: localctl.KindServe, Program: "rpa connect",
+		Serves: []string{"MCP over the link to a gateway"}, Gateway: "wss://gw.example/link", GatewayState: "connected"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
 	fmt.Println("LOCKED")
 	io.Copy(io.Discard, os.Stdin)
 }
@@ -46,7 +53,7 @@ func TestStatusLockedProfile(t *testing.T) {
 	}
 	// Another process holds the profile, and a Chromium runs on it.
 	holder := exec.Command(os.Args[0], "-test.run=^TestUIBLockHelperProcess$")
-	holder.Env = append(os.Environ(), "RPA_UIB_LOCK="+work)
+	holder.Env = append(os.Environ(), "RPA_UIB_LOCK="+work, "RPA_HOME="+c.home)
 	stdin, _ := holder.StdinPipe()
 	stdout, _ := holder.StdoutPipe()
 	if err := holder.Start(); err != nil {
@@ -84,6 +91,7 @@ func TestStatusLockedProfile(t *testing.T) {
 	waitText(t, pg, "ui.test (pid "+strconv.Itoa(holder.Process.Pid)+")")
 	waitText(t, pg, "running (pid "+strconv.Itoa(br.Process.Pid)+")")
 	waitText(t, pg, "free") // the spare profile
+	waitText(t, pg, "wss://gw.example/link (connected)")
 	uibCheck(t, c, pg, "status")
 
 	click(t, pg, "button", "Stop the browser of work")
