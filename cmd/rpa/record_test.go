@@ -43,7 +43,7 @@ func TestRecordCommand(t *testing.T) {
 	var stdout, stderr syncBuf
 	done := make(chan int, 1)
 	go func() {
-		done <- commands["record"].run([]string{srv.URL + "/login.html", "-o", out, "--headless", "--param", "user=#username"}, &stdout, &stderr)
+		done <- commands.Commands["record"].Run([]string{srv.URL + "/login.html", "-o", out, "--headless", "--param", "user=#username"}, &stdout, &stderr)
 	}()
 	deadline := time.After(60 * time.Second)
 	for !strings.Contains(stderr.String(), "recording ") {
@@ -77,7 +77,7 @@ func TestRecordCommand(t *testing.T) {
 	}
 	for _, bad := range [][]string{{"record", "x"}, {"record", "u", "-o", "x.txt"}, {"record", "u", "-o", "x.flow", "--param", "nosel"}} {
 		var so, se bytes.Buffer
-		if code := commands["record"].run(bad[1:], &so, &se); code != exitUsage {
+		if code := commands.Commands["record"].Run(bad[1:], &so, &se); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d", bad, code, exitUsage)
 		}
 	}

@@ -38,7 +38,7 @@ func runServe(ctx context.Context, args []string, _, stderr io.Writer) int {
 	var allowOrigin cliflag.List
 	fs.Var(&allowOrigin, "allow-origin", "let browser pages of this origin (https://host[:port]) call --http (repeatable; loopback origins of the port always may)")
 	if cliflag.MissingValue(args, "http") {
-		fmt.Fprintf(stderr, "rpa serve: --http needs an address: --http 8765, --http 127.0.0.1:8765 or --http 0.0.0.0:8765 (or use --stdio)\nusage: %s\n", commands["serve"].usage)
+		fmt.Fprintf(stderr, "rpa serve: --http needs an address: --http 8765, --http 127.0.0.1:8765 or --http 0.0.0.0:8765 (or use --stdio)\nusage: %s\n", commands.Commands["serve"].Usage)
 		return exitUsage
 	}
 	if done, code := parseFlags(fs, args); done {
