@@ -205,6 +205,7 @@ func waitText(t testing.TB, pg drivers.Page, s string) {
 var (
 	reDuration = regexp.MustCompile(`\d+ ms`)
 	reRunID    = regexp.MustCompile(`run [0-9A-Za-z_-]{8,}`)
+	reRunURI   = regexp.MustCompile(`rpa://runs/[0-9A-Za-z_-]+/`)
 	rePort     = regexp.MustCompile(`127\.0\.0\.1:\d+`)
 	reRef      = regexp.MustCompile(` \[ref=[a-z0-9]+\]`)
 	// reUnnamed matches a snapshot line of a control that has no accessible name.
@@ -235,6 +236,7 @@ func (c *console) checkPage(t *testing.T, pg drivers.Page, name string) {
 	got = strings.ReplaceAll(got, c.home, "$HOME")
 	got = reDuration.ReplaceAllString(got, "N ms")
 	got = reRunID.ReplaceAllString(got, "run ID")
+	got = reRunURI.ReplaceAllString(got, "rpa://runs/ID/")
 	got = rePort.ReplaceAllString(got, "127.0.0.1:PORT")
 	golden := filepath.Join("testdata", "golden", name+".txt")
 	if *update {

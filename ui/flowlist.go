@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
@@ -168,13 +169,19 @@ func sameStamps(a, b map[string]fileStamp) bool {
 	return true
 }
 
-// scan returns the folder's flows, loading them again when the folder changed.
+// scan returns the folder's flows, loading them again when the folder changed: only the changed
+// files (and the files that call flows) when the same files are there and the changed ones keep
+// their NAME (an editor's save), else the whole folder (lang.LoadDir).
 func (c *folderCache) scan() *folderScan {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	stamps, files := stampsOf(c.dir)
 	if c.last != nil && sameStamps(stamps, c.last.stamps) {
 		return c.last
+	}
+	if sc := c.rescan(stamps, files); sc != nil {
+		c.last = sc
+		return sc
 	}
 	sc := &folderScan{stamps: stamps, byName: map[string]*FlowInfo{}, srcs: map[string][]byte{}}
 	loaded, ds := lang.LoadDir(c.dir)
@@ -194,36 +201,112 @@ func (c *folderCache) scan() *folderScan {
 		if err != nil {
 			continue
 		}
-		sc.srcs[base] = src
-		fi := &FlowInfo{File: base, Path: p}
-		var file *ast.File
-		if f := clean[base]; f != nil {
-			file, fi.Loads = f.File, true
-		} else if pf, _ := lang.Parse(p, src); pf != nil {
-			file = pf
-		}
-		if file != nil && file.Name != "" {
-			fi.Name, fi.Tool, fi.Description = file.Name, mcpserver.ToolName(file.Name), file.Description
-			fi.Params = paramInfos(file, src)
-		}
-		fi.Diags = diagViews(byFile[base], src)
-		for _, d := range fi.Diags {
-			if d.Severity == "error" {
-				fi.Errors++
-			} else {
-				fi.Warnings++
-			}
-		}
-		if fi.Errors > 0 {
-			fi.Loads = false
-		}
-		if fi.Loads {
-			sc.byName[fi.Name] = fi
-		}
-		sc.flows = append(sc.flows, fi)
+		sc.add(flowInfo(p, src, clean[base], byFile[base]), src, clean[base])
 	}
+	return c.keep(sc)
+}
+
+func (c *folderCache) keep(sc *folderScan) *folderScan {
 	c.last = sc
 	return sc
+}
+
+// add appends fi (whose source is src, f its loaded flow or nil) to the scan.
+func (sc *folderScan) add(fi *FlowInfo, src []byte, f *lang.Flow) {
+	sc.srcs[fi.File] = src
+	if fi.Loads {
+		sc.byName[fi.Name] = fi
+		sc.loaded[fi.Name] = f
+	}
+	sc.flows = append(sc.flows, fi)
+}
+
+// maxRescan is how many changed files are loaded one by one before the whole folder is.
+const maxRescan = 20
+
+// rescan loads only what changed since c.last (nil when the whole folder must be loaded).
+func (c *folderCache) rescan(stamps map[string]fileStamp, files []string) *folderScan {
+	last := c.last
+	if last == nil || len(stamps) != len(last.stamps) {
+		return nil
+	}
+	var changed int
+	for k, v := range stamps {
+		w, ok := last.stamps[k]
+		if !ok {
+			return nil
+		}
+		if w.size != v.size || !w.mod.Equal(v.mod) {
+			changed++
+		}
+	}
+	if changed > maxRescan {
+		return nil
+	}
+	old := map[string]*FlowInfo{}
+	names := map[string]int{}
+	for _, f := range last.flows {
+		old[f.File] = f
+		names[f.Name]++
+	}
+	sc := &folderScan{stamps: stamps, byName: map[string]*FlowInfo{}, srcs: map[string][]byte{}, loaded: map[string]*lang.Flow{}}
+	for _, p := range files {
+		base := filepath.Base(p)
+		prev := old[base]
+		st, w := stamps[base], last.stamps[base]
+		src := last.srcs[base]
+		same := st.size == w.size && st.mod.Equal(w.mod)
+		if !same {
+			var err error
+			if src, err = os.ReadFile(p); err != nil {
+				return nil
+			}
+		}
+		callsOthers := bytes.Contains(src, []byte("call"))
+		if same && !callsOthers && prev != nil {
+			sc.add(prev, src, last.loaded[prev.Name])
+			continue
+		}
+		// Changed, or it may call a changed flow: check it again in its folder.
+		f, ds := lang.LoadAt(p, src)
+		if f != nil && ds.HasErrors() {
+			f = nil
+		}
+		fi := flowInfo(p, src, f, ds)
+		if prev == nil || fi.Name != prev.Name || names[fi.Name] > 1 {
+			return nil // a NAME changed or is declared twice: that needs the whole folder
+		}
+		sc.add(fi, src, f)
+	}
+	return sc
+}
+
+// flowInfo describes the flow file at path (source src; f its loaded flow, nil when it does
+// not load; ds its diagnostics).
+func flowInfo(path string, src []byte, f *lang.Flow, ds diag.Diagnostics) *FlowInfo {
+	fi := &FlowInfo{File: filepath.Base(path), Path: path}
+	var file *ast.File
+	if f != nil {
+		file, fi.Loads = f.File, true
+	} else if pf, _ := lang.Parse(path, src); pf != nil {
+		file = pf
+	}
+	if file != nil && file.Name != "" {
+		fi.Name, fi.Tool, fi.Description = file.Name, mcpserver.ToolName(file.Name), file.Description
+		fi.Params = paramInfos(file, src)
+	}
+	fi.Diags = diagViews(ds, src)
+	for _, d := range fi.Diags {
+		if d.Severity == "error" {
+			fi.Errors++
+		} else {
+			fi.Warnings++
+		}
+	}
+	if fi.Errors > 0 {
+		fi.Loads = false
+	}
+	return fi
 }
 
 // hashOf is the hex SHA-256 of b (the editor's "changed on disk" check).
@@ -263,6 +346,12 @@ func (s *Server) ServedDir() string {
 // whether each is published (copies: the caller may keep them; Params and Diags are shared and
 // must not be changed).
 func (s *Server) FlowList() []FlowInfo {
+	l, _ := s.flowList()
+	return l
+}
+
+// flowList is FlowList with the scans it comes from (same scans, same list).
+func (s *Server) flowList() ([]FlowInfo, [2]*folderScan) {
 	sc := s.flowsCache().scan()
 	var served *folderScan
 	if !s.servedSame() {
@@ -277,7 +366,7 @@ func (s *Server) FlowList() []FlowInfo {
 			_, out[i].Published = served.byName[f.Name]
 		}
 	}
-	return out
+	return out, [2]*folderScan{sc, served}
 }
 
 // FlowFile returns the info and the source of the file named file in the console folder;

@@ -2,10 +2,12 @@ package ui
 
 import (
 	"encoding/json"
+	"html/template"
 	"net/http"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/rpa-dev/rpa/internal/atomicfile"
 	"github.com/rpa-dev/rpa/lang"
@@ -60,12 +62,42 @@ func init() {
 	Handle("POST /api/save", saveAPI)
 }
 
-// flowsPage lists the flows of the folder.
+// flowsPage lists the flows of the folder. The table is rendered once per version of the
+// folder (and of the served folder) and language: with 500 flows, rendering it is most of the
+// page's time.
 func flowsPage(s *Server, w http.ResponseWriter, r *http.Request) {
+	list, version := s.flowList()
+	lg := s.Lang(r)
+	tc := s.Value(tableKey{}, func() any { return &tableCache{} }).(*tableCache)
+	tc.mu.Lock()
+	table, ok := tc.html[lg], tc.version == version
+	tc.mu.Unlock()
+	if !ok || table == "" {
+		var err error
+		if table, err = s.Fragment(r, "flows", "flowtable", list); err != nil {
+			http.Error(w, "ui: rendering the flows: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+		tc.mu.Lock()
+		if tc.version != version {
+			tc.version, tc.html = version, map[string]template.HTML{}
+		}
+		tc.html[lg] = table
+		tc.mu.Unlock()
+	}
 	s.Render(w, r, "flows", "nav.flows", map[string]any{
-		"Flows": s.FlowList(), "Dir": s.FlowsDir(), "Served": s.ServedDir(), "Same": s.servedSame(),
+		"Table": table, "Dir": s.FlowsDir(), "Served": s.ServedDir(), "Same": s.servedSame(),
 		"Published": r.URL.Query().Get("published"),
 	})
+}
+
+type tableKey struct{}
+
+// tableCache is the flows table rendered for one version of the folders, per language.
+type tableCache struct {
+	mu      sync.Mutex
+	version [2]*folderScan
+	html    map[string]template.HTML
 }
 
 // editPage shows a flow's text in the editor.

@@ -139,6 +139,25 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, tmpl
 	w.Write(buf.Bytes())
 }
 
+// Fragment renders the template named name of the page set tmpl (templates/<tmpl>.html) with
+// the request's View around data, for a part of a page a handler caches (the flows table).
+func (s *Server) Fragment(r *http.Request, tmpl, name string, data any) (template.HTML, error) {
+	m, err := loadTemplates()
+	if err != nil {
+		return "", err
+	}
+	t, ok := m[tmpl]
+	if !ok {
+		return "", fmt.Errorf("ui: no template %s", tmpl)
+	}
+	var buf bytes.Buffer
+	v := View{Lang: s.Lang(r), Page: tmpl, Path: r.URL.Path, Data: data}
+	if err := t.ExecuteTemplate(&buf, name, v); err != nil {
+		return "", err
+	}
+	return template.HTML(buf.String()), nil
+}
+
 // RenderError shows a message page (in the layout) with status; msgKey is a text key, args its
 // format arguments.
 func (s *Server) RenderError(w http.ResponseWriter, r *http.Request, status int, msgKey string, args ...any) {
