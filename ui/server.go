@@ -56,8 +56,9 @@ type Server struct {
 
 	logMu sync.Mutex
 
-	handler http.Handler
-	once    sync.Once
+	handler   http.Handler
+	once      sync.Once
+	closeOnce sync.Once
 
 	// runCtx is the context of the runs the console starts; Close cancels it.
 	runCtx   context.Context
@@ -180,10 +181,16 @@ func (s *Server) Serve(ctx context.Context) error {
 	}
 }
 
-// Close stops the runs the console started (they end as cancelled) and its session with the
-// tools. Serve calls it when it returns.
+// Close stops the runs the console started (they end as cancelled), its session with the tools
+// and what the other pages opened (closeQuestions). Serve calls it when it returns; it may be
+// called more than once.
 func (s *Server) Close() {
+	s.closeOnce.Do(s.close)
+}
+
+func (s *Server) close() {
 	s.stopRuns()
+	s.closeQuestions() // questions.go: the broker, the run store, a recording
 	ts, _ := s.Value(toolsKey{}, func() any { return &toolSession{} }).(*toolSession)
 	ts.mu.Lock()
 	if ts.c != nil {
