@@ -63,9 +63,31 @@
 // served at /static/NAME (embedded). Every control needs a label or an accessible name (tests find
 // controls by role and name).
 //
-// Helpers for handlers: Server.Render, Server.RenderError, Server.JSON, Server.Lang, Server.T,
-// Server.Home, Server.FlowsDir, Server.Logf. A page that starts a run (Rerun) calls
-// Server.StartRun and sends the person to the URL it returns (the live run view).
+// Helpers for handlers: Server.Render, RenderTitle, RenderError, Fragment (a cached part of a
+// page), JSON, Lang, T, Home, FlowsDir, ServedDir, Logf, Value (per-Server state of a page).
+//
+// # Flows and runs (flows.go, publish.go, runform.go, live.go)
+//
+// Server.FlowList and FlowFile describe the console folder's flows (NAME, tool, params,
+// diagnostics, published or not), from a cache that reloads only what changed on disk. The
+// console runs a flow as an agent would: Options.Tools is the MCP server of the served folder,
+// called over one raw in-memory MCP session (toolclient.go); mcpserver.WatchCall delivers the
+// call's interp events to the live run. Server.StartRun(flow, args, profile) starts a run and
+// returns its LiveRun (URL, Events, Outcome, Stop); RunFormURL(flow, args) is the Run form with
+// the non-secret arguments filled in (Rerun: the person types the secrets again).
+//
+// Routes: GET /flows, GET /flows/{file}/edit (?publish=1 opens the publish dialog), POST
+// /api/check and /api/save (JSON: file, text, hash), POST /api/publish (PublishRequest), GET and
+// POST /run/{name}, GET /live/{id} (+ /events, server-sent events "step", "log", "done"; /shot;
+// POST /stop).
+//
+// # Tests
+//
+// console_test.go has the harness the pages' browser tests share (one Chromium per package):
+// newConsole(t, files) (a console over real tools, a pool of real Chromium and a run store, on
+// httptest), personPage(t, ctx) (a tab of the person's browser, rpa's own driver), el/click/fill
+// (by role and accessible name), waitText, and console.checkPage(t, pg, name) (the structure of
+// main as a golden, every control named, a screenshot with -update).
 //
 // # Languages
 //
