@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rpa-dev/rpa/core"
+	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/hitl"
 	"github.com/rpa-dev/rpa/interp"
 	"github.com/rpa-dev/rpa/lang"
@@ -261,4 +262,67 @@ func TestCloseQuestionsUnregisters(t *testing.T) {
 	if _, err := (&hitl.Console{Home: home}).Ask(context.Background(), core.Question{Title: "x"}); !errors.Is(err, hitl.ErrUnavailable) {
 		t.Fatalf("a closed console still takes questions: %v", err)
 	}
+}
+
+// TestQuestionsKeepTypedAnswers: with two questions waiting, answering one
+// leaves what is typed in the other in place (the list is updated, not
+// redrawn).
+func TestQuestionsKeepTypedAnswers(t *testing.T) {
+	c := newConsole(t, nil)
+	t.Setenv("RPA_HOME", c.home)
+	s := c.ui
+	pg := personPage(t, step(t))
+	if err := pg.Navigate(step(t), c.ts.URL+"/questions?t="+s.Token()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the page follows the questions", func() bool { return s.Questions().Watching() > 0 })
+	got := make(chan core.Answer, 2)
+	for _, title := range []string{"First", "Second"} {
+		title := title
+		go func() {
+			a, _ := s.Questions().Ask(context.Background(), core.Question{Title: title, Input: "text"})
+			got <- a
+		}()
+		el(t, pg, "heading", title)
+	}
+	var second string
+	for _, p := range s.Questions().Pending() {
+		if p.Title == "Second" {
+			second = p.ID
+		}
+	}
+	in2, _, err := pg.Locate(step(t), []string{"#q-" + second + "-answer"}, drivers.Attached|drivers.Visible)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := in2.Fill(step(t), "half typed"); err != nil {
+		t.Fatal(err)
+	}
+	first, _, err := pg.Locate(step(t), []string{"article:first-of-type input[name=answer]"}, drivers.Attached|drivers.Visible)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Fill(step(t), "one"); err != nil {
+		t.Fatal(err)
+	}
+	send, _, err := pg.Locate(step(t), []string{"article:first-of-type button[value=send]"}, drivers.Attached|drivers.Visible)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := send.Click(step(t), "left", 1); err != nil {
+		t.Fatal(err)
+	}
+	if a := <-got; a.Text != "one" {
+		t.Fatalf("answer %+v", a)
+	}
+	waitFor(t, "one question left", func() bool { return len(s.Questions().Pending()) == 1 })
+	if v, _ := in2.Value(step(t)); v != "half typed" {
+		t.Errorf("the second answer's field holds %q after the first was answered", v)
+	}
+	waitFor(t, "the title counts one question", func() bool {
+		title, _ := pg.Title(step(t))
+		return strings.HasPrefix(title, "(1) ")
+	})
+	s.Questions().Answer(second, core.Answer{Status: core.AnswerDeclined})
+	<-got
 }
