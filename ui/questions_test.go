@@ -167,12 +167,25 @@ func TestQuestionsDeclineAndFallThrough(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the page follows the questions", func() bool { return s.Questions().Watching() > 0 })
+	// A notification spy where the browser would show one (headless Chromium
+	// denies the permission).
+	if _, err := pg.Eval(step(t), `() => {
+		window.__notes = [];
+		window.Notification = class { constructor(title, o) { window.__notes.push(title + " | " + (o && o.body || "")); } };
+		window.Notification.permission = "granted";
+	}`); err != nil {
+		t.Fatal(err)
+	}
 	got := make(chan core.Answer, 1)
 	go func() {
-		a, _ := s.Questions().Ask(context.Background(), core.Question{Title: "Proceed?", Input: "text"})
+		a, _ := s.Questions().Ask(context.Background(), core.Question{Title: "Proceed?", Message: "the export is large", Input: "text"})
 		got <- a
 	}()
 	el(t, pg, "heading", "Proceed?")
+	notes, err := pg.Eval(step(t), `() => window.__notes.join("\n")`)
+	if err != nil || notes != "rpa is asking: Proceed? | the export is large" {
+		t.Errorf("desktop notifications: %q %v", notes, err)
+	}
 	click(t, pg, "button", "Decline")
 	select {
 	case a := <-got:
