@@ -100,3 +100,39 @@ func TestRecordThenPublish(t *testing.T) {
 	}
 	el(t, pg, "dialog", "Publish say_hello.flow")
 }
+
+// TestRecordEndsWhenBrowserCloses: closing the recording browser ends the
+// recording; the page notices by itself and shows the result.
+func TestRecordEndsWhenBrowserCloses(t *testing.T) {
+	recordHeadless = true
+	defer func() { recordHeadless = false }()
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Plain</title><p>plain</p>`)
+	}))
+	defer site.Close()
+	c := newConsole(t, nil)
+	pg := personPage(t, step(t))
+	if err := pg.Navigate(step(t), c.ts.URL+"/record?t="+c.ui.Token()); err != nil {
+		t.Fatal(err)
+	}
+	fill(t, pg, "textbox", "Start address", site.URL+"/")
+	fill(t, pg, "textbox", "Flow name", "plain_visit")
+	click(t, pg, "button", "Start recording")
+	waitText(t, pg, "into plain_visit.flow")
+	rec := c.ui.recording()
+	rec.mu.Lock()
+	act := rec.active
+	rec.mu.Unlock()
+	if act == nil {
+		t.Fatal("no active recording")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	b := rod.New().ControlURL(act.sess.ControlURL()).Context(ctx)
+	if err := b.Connect(); err != nil {
+		t.Fatal(err)
+	}
+	_ = b.Close() // the person closes the window
+	waitText(t, pg, "Recorded plain_visit.flow:")
+	el(t, pg, "link", "Open plain_visit.flow in the publish dialog")
+}
