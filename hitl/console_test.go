@@ -285,3 +285,26 @@ func BenchmarkConsoleRoundTrip(b *testing.B) {
 		}
 	}
 }
+
+// TestHostConfigsAskConsoleFirst: the set-ups of rpa run, serve and connect
+// (NewConfig, ServerConfig) put the console before the native dialog.
+func TestHostConfigsAskConsoleFirst(t *testing.T) {
+	for name, mk := range map[string]func() (*Config, error){
+		"NewConfig":    func() (*Config, error) { return NewConfig("", nil) },
+		"ServerConfig": func() (*Config, error) { return ServerConfig("desktop,terminal") },
+	} {
+		cfg, err := mk()
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, ch := range cfg.Chain(nil).Channels {
+			if ch.Name() == ChannelDesktop {
+				_, found = ch.(*consoleThen)
+			}
+		}
+		if !found {
+			t.Errorf("%s: the desktop channel does not ask the console first", name)
+		}
+	}
+}
