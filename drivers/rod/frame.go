@@ -38,6 +38,10 @@ const callEngine = `function (f, op, ...a) { return f.call(this, op, ...a) }`
 // (and a cancelled ctx aborts the CDP call at once anyway).
 const slice = time.Second
 
+// finalGrace is how long Locate keeps waiting once every match is of a
+// kind no wait can fix (a checkbox for fill) before it gives up early.
+const finalGrace = time.Second
+
 // frame is one document: a tab's top document or an iframe's.
 type frame struct {
 	rp *rod.Page // rod's page for this document (an iframe clone for frames)
@@ -219,8 +223,8 @@ func (f *frame) Locate(ctx context.Context, sels []string, want drivers.Checks) 
 	}
 	pierce := needsRoots(sels)
 	lastKind, lastMsg := core.KindNotFound, "no element matches "+quoteList(sels)
-	seen := false // whether the page reported a reason yet
-	finals := 0   // slices in a row whose reason no wait can fix
+	seen := false            // whether the page reported a reason yet
+	var finalSince time.Time // since when every match is of a kind no wait can fix
 	fail := func(err error) (drivers.Element, int, error) {
 		if !seen && errors.Is(err, context.DeadlineExceeded) {
 			// The wait ran out before the page answered once (a very short
@@ -269,15 +273,16 @@ func (f *frame) Locate(ctx context.Context, sels []string, want drivers.Checks) 
 			msg, final := strings.CutSuffix(msg, "\tfinal")
 			lastKind, lastMsg, seen = core.Kind(kind), msg, true
 			// Every match is of a kind no wait can fix (fill on a button):
-			// a second slice in a row saying so ends the wait (the first
-			// leaves a re-rendering page its moment).
-			if final && finals > 0 {
+			// saying so for finalGrace ends the wait early (the grace leaves
+			// a re-rendering page its moment; a shorter wait runs out as
+			// usual).
+			switch {
+			case !final:
+				finalSince = time.Time{}
+			case finalSince.IsZero():
+				finalSince = time.Now()
+			case time.Since(finalSince) >= finalGrace:
 				return nil, -1, &core.Error{Kind: lastKind, Msg: lastMsg}
-			}
-			if final {
-				finals++
-			} else {
-				finals = 0
 			}
 		case res.Subtype == proto.RuntimeRemoteObjectSubtypeNode:
 			return &element{f: f, obj: res}, 0, nil
