@@ -135,6 +135,37 @@ func TestConsoleFlowLife(t *testing.T) {
 	if !strings.Contains(c.get(t, "/live/"+id+"/events"), "event: done") {
 		t.Error("the event stream has no done event")
 	}
+
+	// The language switch: the flows page in Chinese.
+	if err := pg.Navigate(step(t), c.ts.URL+"/flows"); err != nil {
+		t.Fatal(err)
+	}
+	click(t, pg, "button", "中文")
+	waitText(t, pg, "文件夹中的流程")
+	el(t, pg, "link", "编辑 query_power_data.flow")
+	c.checkPage(t, pg, "flows_zh")
+	click(t, pg, "button", "English")
+	waitText(t, pg, "Flows of the folder")
+}
+
+// TestConsoleStopRun stops a run that waits from its live page: it ends as cancelled.
+func TestConsoleStopRun(t *testing.T) {
+	app, err := demoapp.Start(demoapp.Options{Password: demoPassword, Delay: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { app.Close() })
+	c := newConsole(t, map[string]string{
+		"waits.flow": "flow waits \"Waits for a text that never comes\"\n\nparam base_url: string = \"" + app.URL + "\"\n\nopen \"{{ base_url }}/login\"\nwait text: \"never shown\" timeout: 5m\n",
+	})
+	pg := personPage(t, step(t))
+	if err := pg.Navigate(step(t), c.ts.URL+"/run/waits?t="+c.ui.Token()); err != nil {
+		t.Fatal(err)
+	}
+	click(t, pg, "button", "Run")
+	waitText(t, pg, "open")
+	click(t, pg, "button", "Stop the run")
+	waitText(t, pg, "Run cancelled in")
 }
 
 // TestConsoleRunFailure runs a flow that fails against the demo app: the live page shows the
