@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -125,5 +126,28 @@ func TestUIServesConsoleAndHTTP(t *testing.T) {
 		}
 	case <-time.After(60 * time.Second):
 		t.Fatal("rpa ui did not end after its context")
+	}
+}
+
+// TestUIConnectsToGateway runs the binary's `rpa ui --connect` against `rpa gateway`: the flows of
+// the console's folder are the device's tools at the backend, and SIGTERM ends both with exit 0.
+func TestUIConnectsToGateway(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short: builds the binary")
+	}
+	home := t.TempDir()
+	flows := filepath.Join(home, "flows")
+	if err := os.MkdirAll(flows, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(flows, "hello.flow"), []byte(helloFlow), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, addr := startGatewayProc(t, home, "127.0.0.1:0")
+	p := startProc(t, home, "ui", "--listen", "127.0.0.1:0", "--connect", "ws://"+addr+"/ws", "--device-id", "desk-ui", "--token", linkToken)
+	waitDevice(t, addr, "desk-ui", "workflow_hello")
+	p.signal(syscall.SIGTERM)
+	if code := p.waitExit(t, 30*time.Second); code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, p.log())
 	}
 }
