@@ -65,8 +65,9 @@ type Outcome struct {
 	Result *interp.Result
 	// Record is "run ID  report PATH" of the run's record ("" when the
 	// run was not recorded; without the report when it could not be
-	// written).
-	Record string
+	// written); RunID and Report are its parts (runs.NewID's form; the
+	// path of report.html).
+	Record, RunID, Report string
 	// Cancelled is true when ctx ended the run; TimedOut when
 	// Options.Timeout did.
 	Cancelled, TimedOut bool
@@ -184,8 +185,12 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 		warn(fmt.Sprintf("healing marks not kept: %v", err))
 	}
 	out := &Outcome{Result: res}
-	if out.Record, err = rec.Finish(ctx, res, page); err != nil {
+	fin, err := rec.Finish(ctx, res, page)
+	if err != nil {
 		warn(fmt.Sprintf("the run record is incomplete: %v", err))
+	}
+	if fin != nil {
+		out.Record, out.RunID, out.Report = fin.Line(), fin.ID, fin.Report
 	}
 	if page != nil && o.Remote != "" {
 		// Leave a remote browser as we found it: close the tab we used.

@@ -35,7 +35,7 @@ func runDemo(ctx context.Context, args []string, rio runIO) int {
 	region := fset.String("region", "110000", "region code to query (110000, 310000, 330100, 440300, 510100; 000000 has no data)")
 	flowName := fset.String("flow", "query_power_data", "which example flow to run (query_power_data, all_pages, region_total, compare_regions)")
 	show := fset.Bool("show", false, "show the browser window")
-	asJSON := fset.Bool("json", false, "print only the result JSON")
+	asJSON := fset.Bool("json", false, "print only the result JSON (with runId and report)")
 	bin := fset.String("browser-bin", "", "Chromium binary (default: $ROD_BROWSER, else chromium on PATH)")
 	serve := fset.String("serve", "", "only serve the demo app on ADDR (e.g. 127.0.0.1:8080) until Ctrl-C")
 	delay := fset.Duration("delay", 150*time.Millisecond, "the app's server delay before it answers a query")
@@ -85,12 +85,15 @@ func runDemo(ctx context.Context, args []string, rio runIO) int {
 	switch {
 	case out == nil:
 	case *asJSON:
-		_ = printJSON(stdout, out.Result)
+		_ = printJSON(stdout, resultJSON(out))
 	default:
 		if !demoapp.PrintRows(stdout, out.Result.Outputs) {
 			interp.PrintOutcome(stdout, io.Discard, f, out.Result)
 		}
 		interp.PrintOutcome(io.Discard, stderr, f, out.Result)
+		if out.Record != "" {
+			fmt.Fprintln(stderr, out.Record)
+		}
 	}
 	return code
 }

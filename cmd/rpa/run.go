@@ -65,7 +65,7 @@ func parseRunFlags(args []string, stderr io.Writer) (rf *runFlags, done bool, co
 	rf.run.Register(fs)
 	fs.Var(rf.args, "arg", "a flow argument NAME=VALUE, converted to the param's type (repeatable)")
 	fs.StringVar(&rf.argsFile, "args", "", "a JSON file holding an object of flow arguments (--arg wins on a clash)")
-	fs.BoolVar(&rf.json, "json", false, "print only the result JSON (WorkflowExecutionResult) on stdout")
+	fs.BoolVar(&rf.json, "json", false, "print only the result JSON on stdout (WorkflowExecutionResult with runId and report)")
 	fs.BoolVar(&rf.exec.Enabled, "allow-exec", false, "let the flow's exec actions run commands (refused otherwise)")
 	fs.Var(&execAllow, "exec-allow", "with --allow-exec, allow only commands matching this glob (repeatable)")
 	fs.StringVar(&rf.hitl, "hitl", "", hitl.OrderUsage)
@@ -138,7 +138,7 @@ func runRun(ctx context.Context, args []string, rio runIO) int {
 		return code
 	}
 	if rf.json {
-		if err := printJSON(stdout, out.Result); err != nil {
+		if err := printJSON(stdout, resultJSON(out)); err != nil {
 			fmt.Fprintf(stderr, "rpa run: cannot encode the result: %v\n", err)
 			code = max(code, exitFailed) // never exit 0 without a result
 		}
@@ -193,4 +193,18 @@ func execute(ctx context.Context, f *lang.Flow, typed map[string]any, rf *runFla
 func isTerminal(w any) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// runJSON is what `rpa run --json` and `rpa demo --json` print: the
+// WorkflowExecutionResult with the run's record beside it, as the MCP
+// result's structuredContent carries runId (PROTOCOL.md).
+type runJSON struct {
+	*interp.Result
+	RunID  string `json:"runId,omitempty"`  // the run's ID in the run store
+	Report string `json:"report,omitempty"` // path of its report.html
+}
+
+// resultJSON is out's result with its record for --json.
+func resultJSON(out *localrun.Outcome) runJSON {
+	return runJSON{Result: out.Result, RunID: out.RunID, Report: out.Report}
 }

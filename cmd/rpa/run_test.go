@@ -211,6 +211,17 @@ func TestRunReferenceFlow(t *testing.T) {
 	if res.TotalActions != 8 || res.CompletedActions != 8 || len(res.Results) != 8 {
 		t.Errorf("actions: total %d, completed %d, results %d; want 8", res.TotalActions, res.CompletedActions, len(res.Results))
 	}
+	// the record beside the result: runId and the report's path, in this home
+	var rec struct {
+		RunID  string `json:"runId"`
+		Report string `json:"report"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rec); err != nil || rec.RunID == "" ||
+		rec.Report != filepath.Join(r.home, "runs", rec.RunID, "report.html") {
+		t.Errorf("runId %q, report %q (err %v); want the run's record under %s", rec.RunID, rec.Report, err, r.home)
+	} else if _, err := os.Stat(rec.Report); err != nil {
+		t.Errorf("report: %v", err)
+	}
 	noSecret(t, r)
 	tmpProfilesGone(t, r.home)
 }

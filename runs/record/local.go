@@ -37,19 +37,29 @@ func (l *Local) Hook(next func(interp.Event)) func(interp.Event) {
 }
 
 // Finish completes the record (Recorder.Finish) and closes the store. It
-// returns the line a command prints at the end, "run ID  report PATH"
-// (without the report when it could not be written), and the first error
-// met while recording (the record is incomplete; the run is not
-// affected). On a nil Local it returns "", nil.
-func (l *Local) Finish(ctx context.Context, res *interp.Result, page drivers.Page) (line string, err error) {
+// returns what was recorded (the run ID, the report's path, "" when it
+// could not be written) and the first error met while recording (the
+// record is incomplete; the run is not affected). On a nil Local it
+// returns nil, nil.
+func (l *Local) Finish(ctx context.Context, res *interp.Result, page drivers.Page) (*Finished, error) {
 	if l == nil {
-		return "", nil
+		return nil, nil
 	}
 	defer l.Store.Close()
 	fin := l.Rec.Finish(ctx, res, page)
-	line = "run " + fin.ID
-	if fin.Report != "" {
-		line += "  report " + fin.Report
+	return fin, fin.Err
+}
+
+// Line is what a command prints at the end of a recorded run:
+// "run ID  report PATH" (without the report when it could not be
+// written); "" for nil.
+func (f *Finished) Line() string {
+	if f == nil {
+		return ""
 	}
-	return line, fin.Err
+	line := "run " + f.ID
+	if f.Report != "" {
+		line += "  report " + f.Report
+	}
+	return line
 }
