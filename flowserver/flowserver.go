@@ -198,3 +198,12 @@ func (s *Server) onCancel(ctx context.Context, done func()) func() bool {
 		done()
 	})
 }
+
+// LinkOptions are the MCP server's options when its tools are served over a
+// link to a backend (rpa connect, rpa ui --connect): the backend is not on
+// this machine, so passwords go to the desktop channels and never to a URL
+// the backend would see; the backend is the one caller (each link a new
+// session), so profiles are shared; its runs are recorded with the device.
+func LinkOptions(deviceID string) mcpserver.Options {
+	return mcpserver.Options{NoURLElicitation: true, ShareProfiles: true, RunCaller: runs.CallerLink, RunDevice: deviceID}
+}

@@ -1,17 +1,12 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/rpa-dev/rpa/connect"
 	"github.com/rpa-dev/rpa/flowserver"
-	"github.com/rpa-dev/rpa/mcpserver"
-	"github.com/rpa-dev/rpa/mcpws"
-	"github.com/rpa-dev/rpa/runs"
 )
 
 func init() {
@@ -31,12 +26,10 @@ func runConnect(ctx context.Context, args []string, _, stderr io.Writer) int {
 	fs := newFlags("connect", stderr)
 	var cfg flowserver.Config
 	cfg.Register(fs)
+	var o connect.Options
+	o.Register(fs)
 	verbose := fs.Bool("v", false, "log debug lines")
-	deviceID := fs.String("device-id", "", "this desktop's id at the backend (required)")
-	token := fs.String("token", "", "bearer token sent to the backend (default $RPA_TOKEN)")
-	once := fs.Bool("once", false, "exit at the first disconnect instead of re-dialling (exit code 1)")
-	ping := fs.Duration("ping", mcpws.DefaultPingInterval, "ping interval; the backend is declared dead after two silent intervals")
-	maxFrame := fs.Int64("max-frame", mcpws.DefaultMaxFrame, "largest frame accepted from the backend, in bytes")
+	fs.BoolVar(&o.Once, "once", false, "exit at the first disconnect instead of re-dialling (exit code 1)")
 	pos, done, code := parseArgs(fs, args)
 	if done {
 		return code
@@ -45,16 +38,12 @@ func runConnect(ctx context.Context, args []string, _, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "rpa connect: want exactly one URL (ws://HOST/PATH or wss://HOST/PATH)")
 		return exitUsage
 	}
-	o := connect.Options{URL: pos[0], DeviceID: *deviceID, Token: cmp.Or(*token, os.Getenv("RPA_TOKEN")), Once: *once,
-		Link: mcpws.Options{PingInterval: *ping, MaxFrame: *maxFrame}}
+	o.URL = pos[0]
+	o.TokenFromEnv()
 	if err := o.Check(); err != nil {
 		return fail(stderr, exitUsage, "connect", err)
 	}
-	// The backend is not on this machine: passwords go to the desktop
-	// channels. One caller, the backend (each link is a new session); its
-	// runs are recorded with the device.
-	s, err := flowserver.New(cfg, mcpserver.Options{NoURLElicitation: true, ShareProfiles: true,
-		RunCaller: runs.CallerLink, RunDevice: *deviceID}, logger(stderr, *verbose))
+	s, err := flowserver.New(cfg, flowserver.LinkOptions(o.DeviceID), logger(stderr, *verbose))
 	if err != nil {
 		return fail(stderr, exitUsage, "connect", err)
 	}
@@ -63,7 +52,7 @@ func runConnect(ctx context.Context, args []string, _, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, exitUsage, "connect", err)
 	}
-	s.Log.Info("connecting", "device", *deviceID, "flows", s.Dir, "tools", len(s.MCP.ToolNames()))
+	s.Log.Info("connecting", "device", o.DeviceID, "flows", s.Dir, "tools", len(s.MCP.ToolNames()))
 	if err := s.ServeLink(ctx, c); err != nil {
 		return fail(stderr, exitFailed, "connect", err)
 	}
