@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/rpa-dev/rpa/internal/cliflag"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/execpolicy"
 	"github.com/rpa-dev/rpa/hitl"
+	"github.com/rpa-dev/rpa/internal/cliflag"
 	"github.com/rpa-dev/rpa/interp"
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/diag"
@@ -61,13 +61,11 @@ type runFlags struct {
 func parseRunFlags(args []string, stderr io.Writer) (rf *runFlags, done bool, code int) {
 	rf = &runFlags{cmd: "run", args: cliflag.KV{}}
 	fs := newFlags("run", stderr)
-	var execAllow cliflag.List
 	rf.run.Register(fs)
 	fs.Var(rf.args, "arg", "a flow argument NAME=VALUE, converted to the param's type (repeatable)")
 	fs.StringVar(&rf.argsFile, "args", "", "a JSON file holding an object of flow arguments (--arg wins on a clash)")
 	fs.BoolVar(&rf.json, "json", false, "print only the result JSON on stdout (WorkflowExecutionResult with runId and report)")
-	fs.BoolVar(&rf.exec.Enabled, "allow-exec", false, "let the flow's exec actions run commands (refused otherwise)")
-	fs.Var(&execAllow, "exec-allow", "with --allow-exec, allow only commands matching this glob (repeatable)")
+	rf.exec.Register(fs)
 	fs.StringVar(&rf.hitl, "hitl", "", hitl.OrderUsage)
 	fs.StringVar(&rf.resume, "resume", "", "resume the run ID from its failed line (only while a server holds it: see the message)")
 	fs.IntVar(&rf.from, "from", 0, "with --resume, the line to resume from")
@@ -84,7 +82,7 @@ func parseRunFlags(args []string, stderr io.Writer) (rf *runFlags, done bool, co
 		fs.Usage()
 		return nil, true, exitUsage
 	}
-	rf.file, rf.exec.Allow = pos[0], execAllow
+	rf.file = pos[0]
 	rf.exec.Disabled = "rpa run: command execution is disabled (run with --allow-exec)"
 	var err error
 	switch {
@@ -92,8 +90,8 @@ func parseRunFlags(args []string, stderr io.Writer) (rf *runFlags, done bool, co
 		err = rf.run.Check()
 	case rf.from != 0 && rf.resume == "":
 		err = errors.New("--from needs --resume ID")
-	case len(execAllow) > 0 && !rf.exec.Enabled:
-		err = errors.New("--exec-allow needs --allow-exec")
+	default:
+		err = rf.exec.CheckFlags()
 	}
 	if err != nil {
 		return nil, true, fail(stderr, exitUsage, "run", err)
