@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -266,4 +267,67 @@ func TestTextsComplete(t *testing.T) {
 			t.Errorf("%s is not in Chinese", p)
 		}
 	}
+}
+
+// TestPublishInPlace publishes in the served folder itself: in place, and under a new NAME the
+// file follows the name (the old file goes, so the old tool does not stay).
+func TestPublishInPlace(t *testing.T) {
+	dir := t.TempDir()
+	src := "flow hello \"Say hello\"\n\nlog \"hi\" # keep me\n"
+	if err := os.WriteFile(filepath.Join(dir, "hello.flow"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, ts := newTestServer(t, Options{FlowsDir: dir, ServedDir: dir})
+	code, v := api(t, ts.URL, s.Token(), "/api/publish", PublishRequest{File: "hello.flow", Hash: hashOf([]byte(src)), Name: "hello", Description: "Greet"})
+	if code != 200 || v["file"] != "hello.flow" {
+		t.Fatalf("in place: %d %v", code, v)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "hello.flow"))
+	if !strings.Contains(string(b), `flow hello "Greet"`) || !strings.Contains(string(b), "# keep me") {
+		t.Fatalf("in place: %s", b)
+	}
+	code, v = api(t, ts.URL, s.Token(), "/api/publish", PublishRequest{File: "hello.flow", Hash: hashOf(b), Name: "greet", Description: "Greet"})
+	if code != 200 || v["file"] != "greet.flow" {
+		t.Fatalf("renamed: %d %v", code, v)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "hello.flow")); !os.IsNotExist(err) {
+		t.Errorf("the old file stays: %v", err)
+	}
+	if fl := s.FlowList(); len(fl) != 1 || fl[0].Name != "greet" || !fl[0].Published {
+		t.Errorf("after the rename: %+v", fl)
+	}
+}
+
+func FuzzDecodeOrdered(f *testing.F) {
+	for _, s := range []string{`{"b":1,"a":[true,null,"x"]}`, `[]`, `"s"`, `{"a":{"b":{}}}`, `{"a":1,"a":2}`, `[1,`, `{"a" 1}`, `1 2`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := decodeOrdered([]byte(s))
+		if valid := json.Valid([]byte(s)); valid != (err == nil) {
+			t.Fatalf("%q: valid %v, err %v", s, valid, err)
+		}
+		if err == nil {
+			// Back to plain JSON: the same value as encoding/json reads.
+			var want, got any
+			if json.Unmarshal([]byte(s), &want) != nil {
+				return // a number beyond float64
+			}
+			a, err := json.Marshal(plain(v))
+			if err != nil || json.Unmarshal(a, &got) != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("%q: %s (%v), want %v", s, a, err, want)
+			}
+		}
+	})
+}
+
+func FuzzAcceptLang(f *testing.F) {
+	for _, s := range []string{"zh-CN,zh;q=0.9", "en;q=0.1, zh;q=0.2", ";;q=", "*"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if l := acceptLang(s); l != "zh" && l != "en" {
+			t.Fatalf("%q: %q", s, l)
+		}
+	})
 }
