@@ -5,12 +5,15 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/rpa-dev/rpa/mcpserver"
 )
 
 // api posts body as JSON to path with the token header and decodes the answer.
@@ -330,4 +333,50 @@ func FuzzAcceptLang(f *testing.F) {
 			t.Fatalf("%q: %q", s, l)
 		}
 	})
+}
+
+// TestRunFormErrorKeepsNoSecret posts the Run form with a mistake: the form comes back with the
+// error and the values typed, except the secret, which shows nowhere (page, log).
+func TestRunFormErrorKeepsNoSecret(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "hello.flow"), []byte(helloFlow), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := mcpserver.New(mcpserver.Options{FlowsDir: dir, NoWatch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	var lg lockedLog
+	s, ts := newTestServer(t, Options{FlowsDir: dir, Tools: srv, Log: &lg})
+	const secret = "S3cret-typed-in-form"
+	form := url.Values{"a.who": {"Ada"}, "a.times": {"many"}, "a.password": {secret}, "a.tags": {`["t"]`}}
+	req, _ := http.NewRequest("POST", ts.URL+"/run/hello", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set(TokenHeader, s.Token())
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	page := string(b)
+	if resp.StatusCode != 400 || !strings.Contains(page, "times: not a whole number") || !strings.Contains(page, `value="Ada"`) {
+		t.Fatalf("%d\n%s", resp.StatusCode, page)
+	}
+	if strings.Contains(page, secret) || strings.Contains(lg.String(), secret) {
+		t.Error("the secret came back in the page or the log")
+	}
+	// The form of the schema: types, a password input, no resume or profile argument.
+	page = getPath(t, ts.URL, s.Token(), "/run/hello")
+	for _, want := range []string{`type="password"`, `type="number"`, `type="checkbox"`, `name="a.tags"`, `id="profile"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("run form lacks %s", want)
+		}
+	}
+	for _, not := range []string{"a.resumeRunId", "a.profileId"} {
+		if strings.Contains(page, not) {
+			t.Errorf("run form has %s", not)
+		}
+	}
 }
