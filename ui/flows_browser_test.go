@@ -117,6 +117,9 @@ func TestConsoleFlowLife(t *testing.T) {
 	_ = rows
 	waitText(t, pg, "Run ok in")
 	c.checkPage(t, pg, "live_ok")
+	if href, _, _ := el(t, pg, "link", "Run again").Attr(step(t), "href"); !strings.Contains(href, "a.username=admin") || strings.Contains(href, "password") {
+		t.Errorf("Run again goes to %s", href)
+	}
 
 	// The secret is nowhere: not in the live page's HTML, its event stream, the flows page, the
 	// console's log.

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -59,6 +60,7 @@ type LiveRun struct {
 	cancel context.CancelFunc
 
 	mu     sync.Mutex
+	rerun  string // the Run form filled in again (RunFormURL)
 	events []LiveEvent
 	wake   chan struct{} // closed and replaced at every change
 	out    *RunOutcome
@@ -161,6 +163,29 @@ func (lr *LiveRun) Outcome() *RunOutcome {
 	lr.mu.Lock()
 	defer lr.mu.Unlock()
 	return lr.out
+}
+
+// setRerun sets the Run form URL of "Run again" (the non-secret arguments of this run; profile
+// chosen again).
+func (lr *LiveRun) setRerun(u, profile string) {
+	if profile != "" {
+		sep := "?"
+		if strings.Contains(u, "?") {
+			sep = "&"
+		}
+		u += sep + "profile=" + url.QueryEscape(profile)
+	}
+	lr.mu.Lock()
+	lr.rerun = u
+	lr.mu.Unlock()
+}
+
+// Rerun is the Run form filled in with this run's arguments but its secrets ("" when the run
+// was not started from the form).
+func (lr *LiveRun) Rerun() string {
+	lr.mu.Lock()
+	defer lr.mu.Unlock()
+	return lr.rerun
 }
 
 // Stop cancels the run (the server records it as cancelled).

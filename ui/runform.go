@@ -264,6 +264,13 @@ func runFormSubmit(s *Server, w http.ResponseWriter, r *http.Request) {
 	if len(problems) == 0 {
 		lr, err := s.StartRun(name, args, profile)
 		if err == nil {
+			again := map[string]any{}
+			for _, f := range rf.Fields {
+				if v, ok := args[f.Name]; ok && !f.Secret {
+					again[f.Name] = v
+				}
+			}
+			lr.setRerun(RunFormURL(name, again), profile)
 			http.Redirect(w, r, lr.URL(), http.StatusSeeOther)
 			return
 		}
