@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 
 	"github.com/rpa-dev/rpa/flowserver"
@@ -32,11 +31,9 @@ func runServe(ctx context.Context, args []string, _, stderr io.Writer) int {
 	cfg.Register(fs)
 	verbose := fs.Bool("v", false, "log debug lines")
 	stdio := fs.Bool("stdio", false, "serve over stdin/stdout (the default)")
-	httpAddr := fs.String("http", "", "serve Streamable HTTP on ADDR (\"8765\" or \":8765\" bind 127.0.0.1)")
-	token := fs.String("token", "", "bearer token HTTP clients must send (default $RPA_TOKEN)")
+	var h flowserver.HTTP
+	h.Register(fs, "http", "serve Streamable HTTP on ADDR (\"8765\" or \":8765\" bind 127.0.0.1)", "token")
 	shareProfiles := fs.Bool("share-profiles", false, "let every client session use every profile (by default a profile belongs to the session using it)")
-	var allowOrigin cliflag.List
-	fs.Var(&allowOrigin, "allow-origin", "let browser pages of this origin (https://host[:port]) call --http (repeatable; loopback origins of the port always may)")
 	if cliflag.MissingValue(args, "http") {
 		fmt.Fprintf(stderr, "rpa serve: --http needs an address: --http 8765, --http 127.0.0.1:8765 or --http 0.0.0.0:8765 (or use --stdio)\nusage: %s\n", commands.Commands["serve"].Usage)
 		return exitUsage
@@ -48,35 +45,32 @@ func runServe(ctx context.Context, args []string, _, stderr io.Writer) int {
 	switch {
 	case fs.NArg() > 0:
 		err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	case *stdio && *httpAddr != "":
+	case *stdio && h.Addr != "":
 		err = errors.New("choose one of --stdio and --http")
 	default:
-		err = mcpserver.CheckOrigins(allowOrigin)
+		err = h.Check()
 	}
 	if err != nil {
 		return fail(stderr, exitUsage, "serve", err)
 	}
-	if *token == "" {
-		*token = os.Getenv("RPA_TOKEN")
-	}
-	s, err := flowserver.New(cfg, mcpserver.Options{AllowOrigins: allowOrigin, ShareProfiles: *shareProfiles}, logger(stderr, *verbose))
+	s, err := flowserver.New(cfg, mcpserver.Options{AllowOrigins: h.AllowOrigins, ShareProfiles: *shareProfiles}, logger(stderr, *verbose))
 	if err != nil {
 		return fail(stderr, exitUsage, "serve", err)
 	}
 	defer s.Close()
-	if *httpAddr == "" {
+	if h.Addr == "" {
 		if err := s.ServeStdio(ctx, os.Stdin, os.Stdout); err != nil {
 			s.Log.Error("stdio session ended", "error", err.Error())
 		}
 		return exitOK
 	}
-	ln, err := net.Listen("tcp", mcpserver.HTTPAddr(*httpAddr))
+	ln, err := h.Listen()
 	if err != nil {
 		return fail(stderr, exitUsage, "serve", err)
 	}
 	// The real address on stderr first (for --http 127.0.0.1:0).
 	fmt.Fprintf(stderr, "rpa serve: listening on http://%s/\n", ln.Addr())
-	if err := s.ServeHTTP(ctx, ln, *token); err != nil {
+	if err := s.ServeHTTP(ctx, ln, h.Token); err != nil {
 		return fail(stderr, exitFailed, "serve", err)
 	}
 	return exitOK

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 
 	"golang.org/x/sync/errgroup"
 
@@ -45,11 +44,9 @@ func runUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	listen := fs.String("listen", "127.0.0.1:0", "the console's address, on loopback (port 0: a free port)")
 	open := fs.Bool("open", false, "open the console in the desktop's browser")
 	served := fs.String("publish-to", "", "the folder the Publish dialog publishes to (default: the --flows folder, which is served)")
-	httpAddr := fs.String("serve-http", "", "also serve the tools over Streamable HTTP on ADDR, as rpa serve --http does")
-	httpToken := fs.String("http-token", "", "with --serve-http, the bearer token HTTP clients must send (default $RPA_TOKEN)")
+	var h flowserver.HTTP
+	h.Register(fs, "serve-http", "also serve the tools over Streamable HTTP on ADDR, as rpa serve --http does", "http-token")
 	shareProfiles := fs.Bool("share-profiles", false, "let every MCP session (the console's too) use every profile")
-	var allowOrigin cliflag.List
-	fs.Var(&allowOrigin, "allow-origin", "with --serve-http, let browser pages of this origin call it (repeatable)")
 	fs.StringVar(&link.URL, "connect", "", "also dial a backend (rpa gateway) at this ws:// or wss:// URL, as rpa connect does")
 	for _, f := range []string{"serve-http", "connect", "listen"} {
 		if cliflag.MissingValue(args, f) {
@@ -65,12 +62,12 @@ func runUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	case link.URL == "" && (link.DeviceID != "" || link.Token != ""):
 		err = errors.New("--device-id and --token go with --connect URL")
-	case *httpAddr == "" && (*httpToken != "" || len(allowOrigin) > 0):
+	case h.Addr == "" && (h.Token != "" || len(h.AllowOrigins) > 0):
 		err = errors.New("--http-token and --allow-origin go with --serve-http ADDR")
 	case ui.CheckListen(*listen) != nil:
 		err = ui.CheckListen(*listen)
 	default:
-		err = mcpserver.CheckOrigins(allowOrigin)
+		err = h.Check()
 	}
 	opts := mcpserver.Options{ShareProfiles: *shareProfiles}
 	if err == nil && link.URL != "" {
@@ -83,7 +80,7 @@ func runUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, exitUsage, "ui", err)
 	}
-	opts.AllowOrigins = allowOrigin
+	opts.AllowOrigins = h.AllowOrigins
 	s, err := flowserver.New(cfg, opts, logger(stderr, *verbose))
 	if err != nil {
 		return fail(stderr, exitUsage, "ui", err)
@@ -92,8 +89,8 @@ func runUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	var hosting []string
 	var ln net.Listener
-	if *httpAddr != "" {
-		if ln, err = net.Listen("tcp", mcpserver.HTTPAddr(*httpAddr)); err != nil {
+	if h.Addr != "" {
+		if ln, err = h.Listen(); err != nil {
 			return fail(stderr, exitUsage, "ui", fmt.Errorf("--serve-http: %w", err))
 		}
 		defer ln.Close()
@@ -125,9 +122,7 @@ func runUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	g.Go(func() error { return wrap("console", con.Serve(ctx)) })
 	if ln != nil {
 		fmt.Fprintf(stderr, "rpa ui: serving MCP on http://%s/\n", ln.Addr())
-		g.Go(func() error {
-			return wrap("--serve-http", s.ServeHTTP(ctx, ln, cmp.Or(*httpToken, os.Getenv("RPA_TOKEN"))))
-		})
+		g.Go(func() error { return wrap("--serve-http", s.ServeHTTP(ctx, ln, h.Token)) })
 	}
 	if lc != nil {
 		g.Go(func() error { return wrap("--connect", s.ServeLink(ctx, lc)) })
