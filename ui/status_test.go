@@ -89,7 +89,9 @@ func TestStatusLockedProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitText(t, pg, "ui.test (pid "+strconv.Itoa(holder.Process.Pid)+")")
-	waitText(t, pg, "running (pid "+strconv.Itoa(br.Process.Pid)+")")
+	// the browser's own pid first; its helpers that carry the profile's
+	// folder may follow it ("running (pid 1, 2, 3)")
+	waitText(t, pg, "running (pid "+strconv.Itoa(br.Process.Pid))
 	waitText(t, pg, "free") // the spare profile
 	waitText(t, pg, "wss://gw.example/link (connected)")
 	uibCheck(t, c, pg, "status")
