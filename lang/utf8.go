@@ -37,8 +37,40 @@ func notUTF8(filename string, src []byte) diag.Diagnostics {
 		off += n
 	}
 	start := ast.Pos{Line: line, Col: col, Offset: off}
+	guess := "Latin-1 or Windows-1252: convert it with `iconv -f WINDOWS-1252 -t UTF-8 %s`"
+	if looksGB18030(src) {
+		guess = "GBK or GB18030 (Chinese): convert it with `iconv -f GB18030 -t UTF-8 %s`"
+	}
 	ds.Errorf(ast.Range{File: filename, Start: start, End: ast.Pos{Line: line, Col: col + 1, Offset: off + 1}},
 		"the file is not UTF-8 text (byte 0x%02X)", src[off]).Detail =
-		fmt.Sprintf("save it as UTF-8 (it may be Latin-1 or Windows-1252: convert it with `iconv -f WINDOWS-1252 -t UTF-8 %s`)", filename)
+		fmt.Sprintf("save it as UTF-8 (it may be "+guess+")", filename)
 	return ds
+}
+
+// looksGB18030 reports whether every byte of b outside ASCII forms a
+// GB18030 sequence (GBK's two bytes: lead 0x81-0xFE, trail 0x40-0xFE but
+// 0x7F; or GB18030's four: 0x81-0xFE, 0x30-0x39, 0x81-0xFE, 0x30-0x39),
+// with at least one such sequence: the encoding of a Chinese desktop's
+// editor when it is not UTF-8. Windows-1252 text rarely passes (an accented
+// letter is followed by ASCII).
+func looksGB18030(b []byte) bool {
+	seen := false
+	for i := 0; i < len(b); {
+		c := b[i]
+		switch {
+		case c < 0x80:
+			i++
+			continue
+		case c == 0x80 || c == 0xFF:
+			return false
+		case i+1 < len(b) && b[i+1] >= 0x40 && b[i+1] <= 0xFE && b[i+1] != 0x7F:
+			i += 2
+		case i+3 < len(b) && b[i+1] >= 0x30 && b[i+1] <= 0x39 && b[i+2] >= 0x81 && b[i+2] <= 0xFE && b[i+3] >= 0x30 && b[i+3] <= 0x39:
+			i += 4
+		default:
+			return false
+		}
+		seen = true
+	}
+	return seen
 }

@@ -25,3 +25,27 @@ func TestNotUTF8First(t *testing.T) {
 		t.Errorf("UTF-8 with a byte order mark: %v", ds)
 	}
 }
+
+// TestNotUTF8Guess: the conversion the error suggests follows the bytes:
+// GB18030 for Chinese text saved as GBK, Windows-1252 for Latin text.
+func TestNotUTF8Guess(t *testing.T) {
+	for _, c := range []struct {
+		name, src, want string
+	}{
+		// "查询" (query) in GBK, then a GB18030 four-byte sequence
+		{"gbk.flow", "flow gbk \"\xb2\xe9\xd1\xaf\"\nlog \"\x81\x30\x81\x30\"\n", "iconv -f GB18030 -t UTF-8 gbk.flow"},
+		{"lat.flow", "flow lat \"caf\xe9\"\n", "iconv -f WINDOWS-1252 -t UTF-8 lat.flow"},
+		{"mix.flow", "flow mix \"\xb2\xe9 caf\xe9\"\n", "iconv -f WINDOWS-1252 -t UTF-8 mix.flow"},
+	} {
+		_, ds := Load(c.name, []byte(c.src))
+		if len(ds) != 1 || !strings.Contains(ds[0].Detail, c.want) {
+			t.Errorf("%s: %v, want a detail with %q", c.name, ds, c.want)
+		}
+	}
+}
+
+func FuzzLooksGB18030(f *testing.F) {
+	f.Add([]byte("\xb2\xe9\xd1\xaf"))
+	f.Add([]byte("caf\xe9"))
+	f.Fuzz(func(t *testing.T, b []byte) { _ = looksGB18030(b) })
+}
