@@ -206,7 +206,7 @@ func (s *Server) startRecord(req *mcp.CallToolRequest, e *flowEntry, typed map[s
 	}
 	caller := runs.Caller{Kind: kind, Device: s.opts.RunDevice}
 	if req != nil && req.Session != nil {
-		caller.Session = req.Session.ID()
+		caller.Session = runs.SessionDigest(req.Session.ID()) // never the raw ID: it is a credential
 		if ip := req.Session.InitializeParams(); ip != nil && ip.ClientInfo != nil {
 			caller.Client = ip.ClientInfo.Name
 		}

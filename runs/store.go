@@ -63,10 +63,12 @@ const (
 
 // Caller says who started a run.
 type Caller struct {
-	Kind    string `json:"kind"`              // cli, mcp, link or gateway
-	Session string `json:"session,omitempty"` // MCP session ID
-	Client  string `json:"client,omitempty"`  // MCP client name (clientInfo.name)
-	Device  string `json:"device,omitempty"`  // gateway device ID
+	Kind string `json:"kind"` // cli, mcp, link or gateway
+	// Session names the MCP session: SessionDigest of its ID, never the
+	// raw ID (a credential on Streamable HTTP).
+	Session string `json:"session,omitempty"`
+	Client  string `json:"client,omitempty"` // MCP client name (clientInfo.name)
+	Device  string `json:"device,omitempty"` // gateway device ID
 }
 
 // Run is one run record. Times are UTC; durations in milliseconds.
@@ -251,11 +253,41 @@ func Open(home string, opts Options) (*Store, error) {
 			return nil, fmt.Errorf("run store %s: %w", path, err)
 		}
 	}
+	if err := s.scrubSessions(); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if err := s.markInterrupted(); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// scrubSessions replaces the raw MCP session IDs that versions before
+// SessionDigest stored with their digests (a no-op once done).
+func (s *Store) scrubSessions() error {
+	rows, err := s.db.Query(`SELECT id, session FROM runs WHERE session<>'' AND session NOT GLOB 's-` +
+		strings.Repeat("[0-9a-f]", 12) + `'`)
+	if err != nil {
+		return fmt.Errorf("run store: %w", err)
+	}
+	raw := map[string]string{}
+	for rows.Next() {
+		var id, sess string
+		if err := rows.Scan(&id, &sess); err != nil {
+			rows.Close()
+			return fmt.Errorf("run store: %w", err)
+		}
+		raw[id] = sess
+	}
+	rows.Close()
+	for id, sess := range raw {
+		if _, err := s.db.Exec(`UPDATE runs SET session=? WHERE id=?`, SessionDigest(sess), id); err != nil {
+			return fmt.Errorf("run store: %w", err)
+		}
+	}
+	return nil
 }
 
 // Dir is the store's folder ($RPA_HOME/runs).
@@ -274,7 +306,7 @@ func (s *Store) Close() error { return s.db.Close() }
 var ErrNotFound = errors.New("no such run")
 
 // Begin records r as running, owned by this process, and creates its
-// folder. r.ID is set with NewID(r.Start) when empty; r.Start defaults to
+// folder. r.Caller.Session is replaced by its SessionDigest. r.ID is set with NewID(r.Start) when empty; r.Start defaults to
 // now; r.Status is set to "running". Returns the folder.
 func (s *Store) Begin(r *Run) (string, error) {
 	if r.Start.IsZero() {
@@ -290,6 +322,7 @@ func (s *Store) Begin(r *Run) (string, error) {
 		r.Evidence = EvidenceDefault
 	}
 	r.Status = StatusRunning
+	r.Caller.Session = SessionDigest(r.Caller.Session)
 	args := ""
 	if len(r.Args) > 0 {
 		b, err := json.Marshal(r.Args)
@@ -374,6 +407,8 @@ func scanRun(sc interface{ Scan(...any) error }) (*Run, error) {
 		return nil, err
 	}
 	r.Start = time.UnixMilli(start).UTC()
+	// Rows written before session IDs were digested hold the raw ID.
+	r.Caller.Session = SessionDigest(r.Caller.Session)
 	if args != "" {
 		_ = json.Unmarshal([]byte(args), &r.Args)
 	}

@@ -135,7 +135,7 @@ func Start(o Options) (*Recorder, error) {
 		return nil, fmt.Errorf("run %s: %w", r.run.ID, err)
 	}
 	r.events = f
-	r.write(map[string]any{"kind": "run", "flow": r.run.Flow, "args": args, "caller": o.Caller, "evidence": ev,
+	r.write(map[string]any{"kind": "run", "flow": r.run.Flow, "args": args, "caller": r.run.Caller, "evidence": ev,
 		"resumedFrom": o.ResumedFrom})
 	return r, nil
 }
