@@ -821,7 +821,9 @@
       if (idx < 0) idx = opts.findIndex((o) => label(o).toLowerCase() === want.toLowerCase());
     }
     if (idx < 0) {
-      const have = opts.slice(0, 10).map((o) => JSON.stringify(label(o))).join(', ');
+      // each option as the flow may name it: "value" (label) when they differ
+      const shown = (o) => (by !== 'label' && o.value !== label(o) ? JSON.stringify(o.value) + ' (' + label(o) + ')' : JSON.stringify(label(o)));
+      const have = opts.slice(0, 10).map(shown).join(', ') + (opts.length > 10 ? ', ... (' + opts.length + ' in all)' : '');
       return 'select: no option matches ' + JSON.stringify(v) + (by ? ' by ' + by : '') + ' (options: ' + (have || 'none') + ')';
     }
     if (opts[idx].disabled) return 'select: option ' + JSON.stringify(label(opts[idx])) + ' is disabled';

@@ -164,8 +164,9 @@ func TestCascadingSelects(t *testing.T) {
 	sctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	err := locate(t, p, drivers.ForInput, "#city").Select(sctx, "Atlantis", "")
-	if core.KindOf(err) != core.KindNotFound || !strings.Contains(err.Error(), `no option matches "Atlantis"`) {
-		t.Errorf("missing option: %v", err)
+	if core.KindOf(err) != core.KindNotFound || !strings.Contains(err.Error(), `no option matches "Atlantis"`) ||
+		!strings.Contains(err.Error(), `"late" (Late Town)`) {
+		t.Errorf("missing option (the options listed by value and label): %v", err)
 	}
 }
 
