@@ -103,7 +103,7 @@ func CheckConnectEnv(path string) Check {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		c.Status, c.Detail = Note, path+" does not exist: the rpa-connect user service is not set up"
-		c.Fix = "only for a backend link: copy /usr/share/doc/rpa/connect.env.example to " + path + ", fill it in, then `systemctl --user enable --now rpa-connect`"
+		c.Fix = "only for a backend link: copy " + ConnectEnvExample() + " to " + path + ", fill it in, then `systemctl --user enable --now rpa-connect`"
 		return c
 	}
 	if err != nil {
@@ -112,7 +112,7 @@ func CheckConnectEnv(path string) Check {
 	}
 	env, err := ParseEnvFile(b)
 	if err != nil {
-		c.Status, c.Detail, c.Fix = Fail, path+": "+err.Error(), "write one KEY=VALUE per line (see /usr/share/doc/rpa/connect.env.example)"
+		c.Status, c.Detail, c.Fix = Fail, path+": "+err.Error(), "write one KEY=VALUE per line (see "+ConnectEnvExample()+")"
 		return c
 	}
 	var problems []string
@@ -213,4 +213,24 @@ func CheckConnect(ctx context.Context, rawURL, deviceID, token string) Check {
 		c.Detail += "; the backend answered with " + msg.Method
 	}
 	return c
+}
+
+// packagedExample is where the .deb and .rpm install the example settings.
+const packagedExample = "/usr/share/doc/rpa/connect.env.example"
+
+// ConnectEnvExample is the example connect.env a person can copy: the
+// packages' (/usr/share/doc/rpa/connect.env.example) when it is there, else
+// the one the portable archives hold next to the rpa binary, else the
+// packages' path (with where the archives keep it).
+func ConnectEnvExample() string {
+	if _, err := os.Stat(packagedExample); err == nil {
+		return packagedExample
+	}
+	if exe, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(exe), "connect.env.example")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return packagedExample + " (in the portable archives: connect.env.example next to rpa)"
 }
