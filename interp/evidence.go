@@ -21,6 +21,8 @@ type Evidence struct {
 	// Selectors is the action's selector argument as a fallback list,
 	// masked (nil when the action takes none or it is not a selector).
 	Selectors []string
+	// live is Selectors as run, not masked: in memory only (Live).
+	live []string
 	// Page actions are tried by the replay engine (ClassPage); others run
 	// once.
 	PageAction bool
@@ -38,14 +40,28 @@ func (r *runner) evidence(c *stdlib.Call, spec *actions.Action) *Evidence {
 	if len(spec.Params) > 0 && spec.Params[0].Kind == actions.KindSelector && len(c.Args) > 0 {
 		switch x := c.Args[0].(type) {
 		case string:
-			ev.Selectors = []string{r.mask.String(x)}
+			ev.Selectors, ev.live = []string{r.mask.String(x)}, []string{x}
 		case []any:
 			for _, e := range x {
 				if s, ok := e.(string); ok {
 					ev.Selectors = append(ev.Selectors, r.mask.String(s))
+					ev.live = append(ev.live, s)
 				}
 			}
 		}
 	}
 	return ev
+}
+
+// Live is the action's selectors as the action ran them, NOT masked (a
+// selector may hold a secret, `"#row-{{ password }}"`), in the order of
+// Selectors: for re-checking them on the page after a failure (the
+// failure packet, the failure screenshot's outline). Keep them in memory:
+// mask whatever is shown or written (Selectors is the masked form). Nil
+// when the action takes no selector.
+func (e *Evidence) Live() []string {
+	if e == nil {
+		return nil
+	}
+	return e.live
 }

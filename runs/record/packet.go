@@ -109,9 +109,12 @@ func (r *Recorder) packet(ctx context.Context, res *interp.Result, page drivers.
 	}
 	maxChars := budget * 4
 	var reps []drivers.SelectorReport
-	if ev != nil && len(ev.Selectors) > 0 && frame != nil {
+	// Re-check the selectors as the step ran them (Live: a selector may hold
+	// a secret, and its masked text "#row-***" is not the selector that
+	// failed); what the packet shows is masked.
+	if ev != nil && len(ev.Live()) > 0 && frame != nil {
 		if in, ok := frame.(drivers.Inspector); ok {
-			reps, _ = in.Diagnose(ctx, ev.Selectors, checksFor(p.Action))
+			reps, _ = in.Diagnose(ctx, ev.Live(), checksFor(p.Action))
 			for _, rep := range reps {
 				reason := rep.Reason
 				if rep.Kind == "" {
@@ -161,19 +164,20 @@ func (r *Recorder) packet(ctx context.Context, res *interp.Result, page drivers.
 	if frame != nil {
 		opts := snapshot.Options{MaxRows: 5, MaxOptions: 10}
 		if ev != nil {
-			opts.Around = ev.Selectors
+			opts.Around = ev.Live() // the output is masked below
 		}
 		if s, err := snapshot.Take(ctx, frame, opts); err == nil {
 			snapText = r.mask.String(s.Render(budget))
 		}
 	}
-	dialog := ""
+	dialog, alert := "", ""
 	if page != nil {
 		dialog = r.mask.String(openDialog(ctx, page))
+		alert = r.mask.String(pageAlert(ctx, page))
 	}
 	p.Heal = failedHeal(res, e.Line) // heal_packet.go
 	p.HealPatch = healPatch(r.o.Flow, r.source, p.Heal, e.Line, r.mask.String)
-	p.Hints = hints(p, reps, snapText, dialog)
+	p.Hints = hints(p, reps, snapText, dialog, alert)
 	// Fit the budget: the snapshot takes what the rest leaves.
 	p.Snapshot = ""
 	rest := size(p)
@@ -231,11 +235,16 @@ func cutLines(s string, n int) string {
 
 var loginPath = regexp.MustCompile(`(?i)/(log-?in|sign-?in|signin|auth|sso|session/new|account/login)\b`)
 
-// hints draws plain sentences from the evidence.
-func hints(p *Packet, reps []drivers.SelectorReport, snap, dialog string) []string {
+// hints draws plain sentences from the evidence; alert is the page's
+// error text near a form (pageAlert, masked), "" when it shows none.
+func hints(p *Packet, reps []drivers.SelectorReport, snap, dialog, alert string) []string {
 	var out []string
 	if u, err := url.Parse(p.URL); err == nil && loginPath.MatchString(u.Path) && !strings.Contains(strings.ToLower(p.Source), "login") {
-		out = append(out, fmt.Sprintf("the page is %s: the session probably expired (log in again, or run on the profile that holds the session)", u.Path))
+		if alert != "" {
+			out = append(out, fmt.Sprintf("the page is %s and says %q: the login was refused (check the credentials the flow was given)", u.Path, alert))
+		} else {
+			out = append(out, fmt.Sprintf("the page is %s, a login page: the session may have expired or a login did not go through (log in again, or run on the profile that holds the session)", u.Path))
+		}
 	}
 	covered, allMissing := "", len(reps) > 0
 	for _, r := range reps {
@@ -285,6 +294,41 @@ func hints(p *Packet, reps []drivers.SelectorReport, snap, dialog string) []stri
 		out = []string{}
 	}
 	return out
+}
+
+// pageAlert is the first visible error text of the page's top document
+// near a form: an element with role alert, an error/alert/invalid-feedback
+// class, or the description of a field marked aria-invalid (trimmed to 160
+// characters, not masked); "" when there is none.
+func pageAlert(ctx context.Context, f drivers.Frame) string {
+	v, err := f.Eval(ctx, `() => {
+		const shown = (el) => {
+			const r = el.getBoundingClientRect();
+			const st = getComputedStyle(el);
+			return r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.display !== 'none';
+		};
+		const text = (el) => (el.innerText || el.textContent || '').trim().replace(/\s+/g, ' ');
+		const found = [...document.querySelectorAll('[role=alert], .error, .errors, .alert-danger, .alert-error, .invalid-feedback, .error-message, .flash-error, .form-error, .notification.is-danger')];
+		for (const f of document.querySelectorAll('[aria-invalid=true]')) {
+			for (const id of (f.getAttribute('aria-describedby') || f.getAttribute('aria-errormessage') || '').split(/\s+/)) {
+				const el = id && document.getElementById(id);
+				if (el) found.push(el);
+			}
+		}
+		for (const el of found) {
+			const t = text(el);
+			if (t && shown(el)) return JSON.stringify(t.slice(0, 160));
+		}
+		return '';
+	}`)
+	if err != nil {
+		return ""
+	}
+	var s string
+	if str, ok := v.(string); ok && str != "" {
+		_ = json.Unmarshal([]byte(str), &s)
+	}
+	return s
 }
 
 // openDialog names the first visible modal dialog of the page's top

@@ -247,7 +247,7 @@ func (r *Recorder) Event(ev interp.Event) {
 		r.failed = &failedStep{index: ev.Index, line: ev.Line, action: ev.Action, summary: r.mask.String(ev.Summary), evidence: ev.Evidence}
 		if page != nil {
 			var box *drivers.Box
-			if ev.Evidence != nil && len(ev.Evidence.Selectors) > 0 {
+			if ev.Evidence != nil && len(ev.Evidence.Live()) > 0 {
 				box = r.targetBox(ev.Evidence)
 			}
 			r.failed.shot = r.screenshot(page, ev.Index, box)
@@ -305,7 +305,7 @@ func (r *Recorder) targetBox(ev *interp.Evidence) *drivers.Box {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	reps, err := in.Diagnose(ctx, ev.Selectors, drivers.Attached)
+	reps, err := in.Diagnose(ctx, ev.Live(), drivers.Attached) // the real selectors: the masked ones may hold ***
 	if err != nil {
 		return nil
 	}
