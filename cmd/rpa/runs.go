@@ -17,10 +17,28 @@ func init() {
 		usage: "rpa runs [--flow NAME] [--failed] [--since D] [--limit N] [--json]\n" +
 			"       rpa runs show ID [--json]\n" +
 			"       rpa runs report ID [-o FILE]\n" +
-			"       rpa runs prune [--keep N] [--max-mb MB]",
+			"       " + runsPruneUsage,
 		summary: "list the recorded runs, show one, write its HTML report, prune old ones ($RPA_HOME/runs)",
 		run:     runRuns,
 	})
+}
+
+// The subcommands' usage lines (-h and a bad flag print their own).
+const (
+	runsShowUsage   = "rpa runs show ID [--json]"
+	runsReportUsage = "rpa runs report ID [-o FILE]"
+	runsPruneUsage  = "rpa runs prune [--keep N] [--max-mb MB]"
+)
+
+// subFlags is the FlagSet of `rpa runs SUB`: -h and a bad flag print its
+// own usage line and summary, then its flags.
+func subFlags(sub, usage, summary string, stderr io.Writer) *flag.FlagSet {
+	fs := newFlags("runs "+sub, stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: %s\n\n%s\n\nflags:\n", usage, summary)
+		fs.PrintDefaults()
+	}
+	return fs
 }
 
 // runRuns is `rpa runs`.
@@ -91,7 +109,7 @@ func oneRun(name string, fs *flag.FlagSet, args []string, stderr io.Writer) (*ru
 
 // runsShow is `rpa runs show ID [--json]`.
 func runsShow(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("runs show", stderr)
+	fs := subFlags("show", runsShowUsage, "show a recorded run and its steps", stderr)
 	asJSON := fs.Bool("json", false, "print the run and its steps as JSON")
 	st, r, code := oneRun("show", fs, args, stderr)
 	if st == nil {
@@ -107,7 +125,7 @@ func runsShow(args []string, stdout, stderr io.Writer) int {
 // runsReport is `rpa runs report ID [-o FILE]`: the report's path (written
 // when missing), or a copy at FILE.
 func runsReport(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("runs report", stderr)
+	fs := subFlags("report", runsReportUsage, "print the path of a run's HTML report (written when missing), or copy it to FILE", stderr)
 	out := fs.String("o", "", "write a copy of the report to FILE instead of printing its path")
 	st, r, code := oneRun("report", fs, args, stderr)
 	if st == nil {
@@ -129,17 +147,41 @@ func runsReport(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// runsPrune is `rpa runs prune`: retention now.
+// runsPrune is `rpa runs prune`: retention now. --runs-keep and
+// --runs-max-mb (the names rpa run, serve and connect take) are the same
+// flags as --keep and --max-mb.
 func runsPrune(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("runs prune", stderr)
+	fs := subFlags("prune", runsPruneUsage, "remove the oldest runs beyond the retention bounds now", stderr)
 	var e runs.Settings
-	fs.IntVar(&e.Keep, "keep", 0, fmt.Sprintf("keep this many runs (default $RPA_RUNS_KEEP, else %d)", runs.DefaultKeep))
-	fs.Float64Var(&e.MaxMB, "max-mb", 0, fmt.Sprintf("keep the run folders under this many MB (default $RPA_RUNS_MAX_MB, else %d)", runs.DefaultMaxBytes>>20))
+	keepHelp := fmt.Sprintf("keep this many runs, at least 1 (without the flag: $RPA_RUNS_KEEP, else %d)", runs.DefaultKeep)
+	mbHelp := fmt.Sprintf("keep the run folders under this many MB, above 0 (without the flag: $RPA_RUNS_MAX_MB, else %d)", runs.DefaultMaxBytes>>20)
+	fs.IntVar(&e.Keep, "keep", 0, keepHelp)
+	fs.IntVar(&e.Keep, "runs-keep", 0, "the same as --keep")
+	fs.Float64Var(&e.MaxMB, "max-mb", 0, mbHelp)
+	fs.Float64Var(&e.MaxMB, "runs-max-mb", 0, "the same as --max-mb")
 	if done, code := parseFlags(fs, args); done {
 		return code
 	}
-	if fs.NArg() > 0 || e.Keep < 0 || e.MaxMB < 0 {
-		fmt.Fprintln(stderr, "rpa runs prune: takes only --keep N and --max-mb MB (not negative)")
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "rpa runs prune: unexpected argument %q\nusage: %s\n", fs.Arg(0), runsPruneUsage)
+		return exitUsage
+	}
+	// An explicit 0 would otherwise mean "the default": say so instead.
+	bad := ""
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "keep", "runs-keep":
+			if e.Keep < 1 && bad == "" {
+				bad = fmt.Sprintf("--%s %s: want at least 1 run (to use the default, leave the flag out)", f.Name, f.Value)
+			}
+		case "max-mb", "runs-max-mb":
+			if e.MaxMB <= 0 && bad == "" {
+				bad = fmt.Sprintf("--%s %s: want a positive number of MB (to use the default, leave the flag out)", f.Name, f.Value)
+			}
+		}
+	})
+	if bad != "" {
+		fmt.Fprintf(stderr, "rpa runs prune: %s\n", bad)
 		return exitUsage
 	}
 	st, err := e.Open(drivers.Home())
