@@ -30,6 +30,7 @@ type profileOwners struct {
 	mu      sync.Mutex
 	m       map[string]*profileOwner
 	watched map[*mcp.ServerSession]bool
+	shared  map[*mcp.ServerSession]bool // sessions that use every profile without owning any
 }
 
 type profileOwner struct {
@@ -46,6 +47,9 @@ func (o *profileOwners) claim(sess *mcp.ServerSession, profile string, now time.
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if o.shared[sess] {
+		return true
+	}
 	if o.m == nil {
 		o.m = map[string]*profileOwner{}
 		o.watched = map[*mcp.ServerSession]bool{}
@@ -92,6 +96,36 @@ func (o *profileOwners) ended(sess *mcp.ServerSession) {
 		}
 	}
 	delete(o.watched, sess)
+	delete(o.shared, sess)
+}
+
+// share marks sess as using every profile without owning any (see
+// Server.ShareProfilesWith).
+func (o *profileOwners) share(sess *mcp.ServerSession) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.shared == nil {
+		o.shared = map[*mcp.ServerSession]bool{}
+	}
+	o.shared[sess] = true
+	go func() {
+		_ = sess.Wait()
+		o.mu.Lock()
+		delete(o.shared, sess)
+		o.mu.Unlock()
+	}()
+}
+
+// ShareProfilesWith lets one session use every profile, whichever session
+// owns it, without taking it from that session: the desktop console's own
+// in-memory session (the person at the desktop owns the machine's
+// browsers). Other sessions stay isolated from each other as before; the
+// shared session's calls never make a profile its own, so agents are not
+// refused because the person ran a flow. A nil session is ignored.
+func (s *Server) ShareProfilesWith(sess *mcp.ServerSession) {
+	if sess != nil {
+		s.owners.share(sess)
+	}
 }
 
 // callProfile is the profile a call of t uses ("" for tools without one):

@@ -6,6 +6,7 @@ import (
 	"html"
 	"html/template"
 	"net/http"
+	"regexp"
 	"strings"
 )
 
@@ -33,8 +34,9 @@ func init() {
 		"live.packet":       {En: "Failure packet", Zh: "失败报告包"},
 		"live.shot":         {En: "Screenshot at the failure", Zh: "失败时的截图"},
 		"live.runid":        {En: "Recorded as run %s.", Zh: "已记录为运行 %s。"},
+		"live.notstarted":   {En: "The run could not start: %s", Zh: "运行无法开始：%s"},
+		"live.profilebusy":  {En: "The browser profile %q is being used by another program (%s). Pick another profile in the Profile picker of the Run form, or stop that program on the Status page.", Zh: "浏览器配置 %q 正被另一个程序（%s）使用。请在运行表单的“配置”选择器中选另一个配置，或在“状态”页面停止那个程序。"},
 		"live.rerun":        {En: "Run again", Zh: "再次运行"},
-		"live.callerror":    {En: "The flow did not run: %s", Zh: "流程没有运行：%s"},
 		"live.rows":         {En: "%d rows", Zh: "%d 行"},
 		"live.rows1":        {En: "1 row", Zh: "1 行"},
 		"live.profile_flow": {En: "the flow's", Zh: "流程指定的"},
@@ -71,6 +73,26 @@ type liveData struct {
 	Outputs template.HTML
 	Packet  template.HTML
 	Error   string
+	// Busy is set when the run could not start because another process holds its profile.
+	Busy *profileBusy
+}
+
+// profileBusy is a profile held by another process (drivers.ProfileLockedError's text).
+type profileBusy struct {
+	Profile, Holder string
+}
+
+// busyProfile matches drivers' "profile X is in use by rpa (pid N)" / "... by another rpa
+// process" in a call's error.
+var busyProfile = regexp.MustCompile(`profile (\S+) is in use by (rpa \(pid \d+\)|another rpa process)`)
+
+// profileBusyOf finds a profile held by another process in a call error.
+func profileBusyOf(msg string) *profileBusy {
+	m := busyProfile.FindStringSubmatch(msg)
+	if m == nil {
+		return nil
+	}
+	return &profileBusy{Profile: strings.Trim(m[1], `"`), Holder: m[2]}
 }
 
 // stepsOf folds the run's events into one row per action.
@@ -113,6 +135,11 @@ func livePage(s *Server, w http.ResponseWriter, r *http.Request) {
 		}
 		if d.Out.Error != nil {
 			d.Error = d.Out.Error.Error()
+		}
+		if d.Out.CallError != "" {
+			d.Busy = profileBusyOf(d.Out.CallError)
+		} else if d.Out.Error != nil {
+			d.Busy = profileBusyOf(d.Error)
 		}
 	}
 	s.RenderTitle(w, r, "flows_live", s.T(r, "live.title", lr.Tool), d)

@@ -37,9 +37,13 @@ const clientProtocol = "2025-11-25"
 // dialTools connects a new session to srv and initializes it.
 func dialTools(ctx context.Context, srv *mcpserver.Server) (*toolClient, error) {
 	st, ct := mcp.NewInMemoryTransports()
-	if _, err := srv.MCP().Connect(ctx, st, nil); err != nil {
+	ss, err := srv.MCP().Connect(ctx, st, nil)
+	if err != nil {
 		return nil, fmt.Errorf("connecting to the tools: %w", err)
 	}
+	// The person at the console owns the desktop's browsers: the console's session uses every
+	// profile without taking one from an agent's session (agents stay isolated from each other).
+	srv.ShareProfilesWith(ss)
 	conn, err := ct.Connect(ctx)
 	if err != nil {
 		return nil, err
