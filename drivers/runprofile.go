@@ -17,13 +17,13 @@ func RunProfile(id string) (dir string, cleanup func(), err error) {
 			return "", nil, fmt.Errorf("profile %q: %v", id, err)
 		}
 		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return "", nil, err
+			return "", nil, fmt.Errorf("profile %q: %w", id, err)
 		}
 		return dir, func() {}, nil
 	}
 	dir, cleanup, err = TempProfile()
 	if err != nil {
-		return "", nil, fmt.Errorf("temporary profile: %v", err)
+		return "", nil, err // TempProfile names the temporary profile
 	}
 	return dir, cleanup, nil
 }
