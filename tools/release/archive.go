@@ -60,11 +60,12 @@ func (r *release) zip(t target) (string, error) {
 	})
 }
 
-// guideEntries are the docs/ pages as archive entries under docs/.
+// guideEntries are what README.md links to, as archive entries at their
+// repository paths (docs/..., flows/...).
 func (r *release) guideEntries() []entry {
 	var out []entry
 	for _, f := range r.docs.guide {
-		out = append(out, entry{"docs/" + f.rel, f.src, 0o644})
+		out = append(out, entry{f.rel, f.src, 0o644})
 	}
 	return out
 }

@@ -32,15 +32,15 @@ type release struct {
 }
 
 // docFiles are the files every artifact ships next to the binary; guide
-// lists the repository's docs/ folder (the pages README.md links to), by
-// path under docs/ ("spec/LANGUAGE.md"), sorted.
+// lists what README.md links to (guideFiles), by path from the
+// repository's root.
 type docFiles struct {
 	readme, copyright, thirdParty, man, unit, connectEnv string
 	guide                                                []docFile
 }
 
-// docFile is one file of docs/: its path under docs/ (slashes) and where
-// the stage holds it.
+// docFile is one file README.md links to: its path from the repository's
+// root (slashes) and where it is read from.
 type docFile struct {
 	rel, src string
 }
@@ -309,8 +309,10 @@ func runHelp(bin string, args ...string) (string, error) {
 	return out.String(), err
 }
 
-// guideFiles lists the files of root/docs (README.md links to them), read
-// where they are: sorted by path, dot files skipped.
+// guideFiles lists what README.md links to besides itself: every file of
+// root/docs, and the example flows at the top of root/flows (.flow, .yaml),
+// by their path from root with slashes ("docs/spec/LANGUAGE.md",
+// "flows/query_power_data.flow"), sorted; dot files skipped.
 func guideFiles(root string) ([]docFile, error) {
 	var out []docFile
 	dir := filepath.Join(root, "docs")
@@ -327,7 +329,7 @@ func guideFiles(root string) ([]docFile, error) {
 		if !d.Type().IsRegular() {
 			return nil
 		}
-		rel, err := filepath.Rel(dir, path)
+		rel, err := filepath.Rel(root, path)
 		if err != nil {
 			return err
 		}
@@ -336,6 +338,15 @@ func guideFiles(root string) ([]docFile, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("docs folder: %w", err)
+	}
+	flows, err := os.ReadDir(filepath.Join(root, "flows"))
+	if err != nil {
+		return nil, fmt.Errorf("flows folder: %w", err)
+	}
+	for _, e := range flows {
+		if ext := filepath.Ext(e.Name()); e.Type().IsRegular() && (ext == ".flow" || ext == ".yaml") {
+			out = append(out, docFile{rel: "flows/" + e.Name(), src: filepath.Join(root, "flows", e.Name())})
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].rel < out[j].rel })
 	return out, nil

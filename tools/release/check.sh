@@ -19,10 +19,11 @@
 set -euo pipefail
 
 dist=${1:-dist}
-# the docs/ pages every artifact ships (README.md links to them)
+# what README.md links to, which every artifact ships at its repository
+# path: the docs/ pages and the example flows
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-docs_files=$(cd "$repo/docs" && find . -type f ! -name '.*' | sed 's|^\./||' | sort)
-docs_dirs=$(cd "$repo/docs" && find . -mindepth 1 -type d | sed 's|^\./|/usr/share/doc/rpa/docs/|' | sort)
+docs_files=$(cd "$repo" && { find docs -type f ! -name '.*'; find flows -maxdepth 1 -type f \( -name '*.flow' -o -name '*.yaml' \); } | sort)
+docs_dirs=$(cd "$repo" && { find docs -mindepth 1 -type d; echo flows; } | sed 's|^|/usr/share/doc/rpa/|' | sort)
 cd "$dist"
 dist=$(pwd)
 fail() { printf 'check.sh: FAILED: %s\n' "$*" >&2; exit 1; }
@@ -73,7 +74,7 @@ files_in_pkg=$(sort <<EOF
 /usr/share/doc/rpa/connect.env.example
 /usr/share/doc/rpa/copyright
 /usr/share/man/man1/rpa.1.gz
-$(sed 's|^|/usr/share/doc/rpa/docs/|' <<< "$docs_files")
+$(sed 's|^|/usr/share/doc/rpa/|' <<< "$docs_files")
 EOF
 )
 # the folders the rpm owns (so rpm -e removes them)
@@ -129,14 +130,14 @@ done
 step "tar.gz and zip"
 for t in $tgz_amd64 $tgz_arm64; do
   list=$(tar -tzf "$t" | sed 's|^[^/]*/||' | grep -v '^$' | sort | tr '\n' ' ')
-  want=$(printf '%s\n' COPYRIGHT README.md THIRD_PARTY_LICENSES connect.env.example rpa rpa-connect.service rpa.1 $(sed 's|^|docs/|' <<< "$docs_files") | sort | tr '\n' ' ')
+  want=$(printf '%s\n' COPYRIGHT README.md THIRD_PARTY_LICENSES connect.env.example rpa rpa-connect.service rpa.1 $docs_files | sort | tr '\n' ' ')
   [ "$list" = "$want" ] || fail "$t holds: $list; want $want"
   say "$t: $list"
 done
 mkdir -p "$tmp/tgz-arm64" && tar -xzf "$tgz_arm64" -C "$tmp/tgz-arm64" --strip-components=1
 [ "$(elf_machine "$tmp/tgz-arm64/rpa")" = b700 ] || fail "$tgz_arm64: rpa is not an arm64 binary"
 list=$(unzip -Z1 "$zip_win" | sed 's|^[^/]*/||' | sort | tr '\n' ' ')
-want=$(printf '%s\n' COPYRIGHT.txt README.md THIRD_PARTY_LICENSES.txt rpa.exe $(sed 's|^|docs/|' <<< "$docs_files") | sort | tr '\n' ' ')
+want=$(printf '%s\n' COPYRIGHT.txt README.md THIRD_PARTY_LICENSES.txt rpa.exe $docs_files | sort | tr '\n' ' ')
 [ "$list" = "$want" ] || fail "$zip_win holds: $list; want $want"
 unzip -q -d "$tmp/win" "$zip_win"
 [ "$(head -c2 "$tmp"/win/*/rpa.exe)" = MZ ] || fail "$zip_win: rpa.exe is not a Windows executable"

@@ -12,7 +12,7 @@
 //
 // The packages install /usr/bin/rpa, the man page rpa(1) generated from the
 // command table (`rpa help`, `rpa COMMAND -h` of the built binary), the
-// README with the docs/ pages it links to (under docs/), the copyright file
+// README with the docs/ pages and example flows it links to (docs/, flows/), the copyright file
 // and third-party licences under /usr/share/doc/rpa/ (the archives: next
 // to the binary), an example connect.env, and the systemd user unit
 // rpa-connect.service (not enabled). They depend on a Chromium-family

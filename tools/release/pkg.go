@@ -61,7 +61,7 @@ func (r *release) pkg(t target, format string) (string, error) {
 	}
 	dirs := map[string]bool{}
 	for _, f := range r.docs.guide {
-		dst := docDir + "/docs/" + f.rel
+		dst := docDir + "/" + f.rel
 		for d := path.Dir(dst); d != docDir && !dirs[d]; d = path.Dir(d) {
 			dirs[d] = true
 			contents = append(contents, &files.Content{Destination: d, Type: files.TypeDir, Packager: "rpm", FileInfo: fi(0o755)})
