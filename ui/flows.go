@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bytes"
 	"encoding/json"
 	"html/template"
 	"net/http"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/rpa-dev/rpa/internal/atomicfile"
 	"github.com/rpa-dev/rpa/lang"
@@ -55,6 +57,10 @@ func init() {
 		"edit.line_numbers": {En: "Line numbers", Zh: "行号"},
 		"edit.savefailed":   {En: "Saving failed: %s", Zh: "保存失败：%s"},
 		"edit.noflow":       {En: "There is no flow file %q in the folder.", Zh: "文件夹中没有流程文件 %q。"},
+		"edit.notutf8": {
+			En: "%[1]s is not UTF-8 text (it holds bytes of another encoding, or NUL bytes). The editor shows it read-only and never saves over it: saving would replace those bytes for good. Convert it to UTF-8 first; on a Chinese desktop the encoding is most likely GB18030 (which covers GBK and GB2312): iconv -f GB18030 -t UTF-8 %[1]s > %[1]s.utf8 && mv %[1]s.utf8 %[1]s (on Windows: open it in Notepad and save it with the encoding UTF-8).",
+			Zh: "%[1]s 不是 UTF-8 文本（含有其他编码的字节或 NUL 字节）。编辑器只以只读方式显示它，不会保存覆盖它：保存会永久替换这些字节。请先把它转换为 UTF-8；在中文桌面上，它很可能是 GB18030 编码（涵盖 GBK 和 GB2312）：iconv -f GB18030 -t UTF-8 %[1]s > %[1]s.utf8 && mv %[1]s.utf8 %[1]s（Windows 上：用记事本打开，另存为 UTF-8 编码）。",
+		},
 	})
 	Handle("GET /flows", flowsPage)
 	Handle("GET /flows/{file}/edit", editPage)
@@ -108,10 +114,23 @@ func editPage(s *Server, w http.ResponseWriter, r *http.Request) {
 		s.RenderError(w, r, http.StatusNotFound, "edit.noflow", file)
 		return
 	}
+	text, readOnly := string(src), ""
+	if !isText(src) {
+		// Shown, never saved: the page's text is not the file's bytes.
+		text = strings.ReplaceAll(strings.ToValidUTF8(text, "\uFFFD"), "\x00", "\u2400")
+		readOnly = s.T(r, "edit.notutf8", fi.File)
+	}
 	s.RenderTitle(w, r, "flows_edit", s.T(r, "edit.title", file), map[string]any{
-		"Flow": fi, "Text": string(src), "Hash": hashOf(src), "Lines": lineNumbers(src),
+		"Flow": fi, "Text": text, "Hash": hashOf(src), "Lines": lineNumbers(src), "ReadOnly": readOnly,
 		"Saved": r.URL.Query().Has("saved"), "Publish": r.URL.Query().Has("publish"),
 	})
+}
+
+// isText reports whether src is text the editor can round-trip: valid UTF-8 without NUL bytes.
+// Anything else (a GBK file, a binary) would come back from the browser with U+FFFD in place of
+// its bytes, so the editor and the publish dialog never write over such a file.
+func isText(src []byte) bool {
+	return utf8.Valid(src) && bytes.IndexByte(src, 0) < 0
 }
 
 // apiError writes {"error": msg} with status.
@@ -166,8 +185,8 @@ func checkText(path string, src []byte) []DiagView {
 	return diagViews(mine, src)
 }
 
-// saveAPI writes the editor's text to its file (atomically), unless the file changed on disk
-// since the editor loaded it (409): {"hash": new hash, "diagnostics": [...]}. A flow with errors
+// saveAPI writes the editor's text to its file (atomically), unless the file on disk is not
+// UTF-8 text (422: see isText) or changed since the editor loaded it (409): {"hash": new hash, "diagnostics": [...]}. A flow with errors
 // is saved too (it is the person's work); the diagnostics say what is wrong.
 func saveAPI(s *Server, w http.ResponseWriter, r *http.Request) {
 	var req checkRequest
@@ -184,6 +203,10 @@ func saveAPI(s *Server, w http.ResponseWriter, r *http.Request) {
 	cur, err := os.ReadFile(fi.Path)
 	if err != nil {
 		s.apiError(w, http.StatusInternalServerError, s.T(r, "edit.savefailed", err.Error()))
+		return
+	}
+	if !isText(cur) {
+		s.apiError(w, http.StatusUnprocessableEntity, s.T(r, "edit.notutf8", fi.File))
 		return
 	}
 	if hashOf(cur) != req.Hash {

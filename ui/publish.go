@@ -219,6 +219,10 @@ func publishAPI(s *Server, w http.ResponseWriter, r *http.Request) {
 		s.apiError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
+	if !isText(src) {
+		s.apiError(w, http.StatusUnprocessableEntity, s.T(r, "edit.notutf8", fi.File))
+		return
+	}
 	if hashOf(src) != req.Hash {
 		s.apiError(w, http.StatusConflict, s.T(r, "edit.changed"))
 		return

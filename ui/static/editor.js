@@ -3,6 +3,11 @@
 (() => {
   const form = document.getElementById("editor");
   if (!form) return;
+  if (form.dataset.readonly === "1") {
+    // A file that is not UTF-8 text: shown, never saved (the server refuses too).
+    form.addEventListener("submit", (e) => e.preventDefault());
+    return;
+  }
   const text = document.getElementById("text");
   const gutter = document.getElementById("gutter");
   const problems = document.getElementById("problems");
