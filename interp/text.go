@@ -105,8 +105,8 @@ func PrintOutcome(stdout, stderr io.Writer, f *lang.Flow, res *Result) {
 				where += fmt.Sprintf(":%d", e.Col)
 			}
 		}
-		act := ""
-		if e.Action != "" {
+		act := "" // the action in parentheses, unless the message starts with it
+		if e.Action != "" && !strings.HasPrefix(e.Message, e.Action+":") && !strings.HasPrefix(e.Message, e.Action+" ") {
 			act = " (" + e.Action + ")"
 		}
 		fmt.Fprintf(stderr, "%s: %s%s: %s\n", where, e.Kind, act, e.Message)

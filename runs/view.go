@@ -44,6 +44,16 @@ func CallerText(c Caller) string {
 	return s
 }
 
+// ErrorActionShown is r.ErrorAction where a line naming the error should
+// name it, "" when r.ErrorMessage already starts with it ("wait: timed out
+// ..."), so the action is said once.
+func ErrorActionShown(r *Run) string {
+	if r.ErrorAction == "" || strings.HasPrefix(r.ErrorMessage, r.ErrorAction+":") || strings.HasPrefix(r.ErrorMessage, r.ErrorAction+" ") {
+		return ""
+	}
+	return r.ErrorAction
+}
+
 // WriteJSON writes v as indented JSON (HTML characters not escaped) and a
 // newline: the --json output of `rpa runs`.
 func WriteJSON(w io.Writer, v any) error {
@@ -117,8 +127,8 @@ func WriteRun(w io.Writer, r *Run, steps []Step, dir string) error {
 		if r.ErrorLine > 0 {
 			fmt.Fprintf(w, " at line %d", r.ErrorLine)
 		}
-		if r.ErrorAction != "" {
-			fmt.Fprintf(w, " (%s)", r.ErrorAction)
+		if a := ErrorActionShown(r); a != "" {
+			fmt.Fprintf(w, " (%s)", a)
 		}
 		fmt.Fprintf(w, ": %s\n", r.ErrorMessage)
 	}

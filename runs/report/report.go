@@ -295,7 +295,8 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 		}
 		return strconv.FormatInt(n, 10) + " ms"
 	},
-	"pct": func(f float64) string { return strconv.FormatFloat(max(f, 0.5), 'f', 1, 64) + "%" },
+	"pct":           func(f float64) string { return strconv.FormatFloat(max(f, 0.5), 'f', 1, 64) + "%" },
+	"errorActionOf": runs.ErrorActionShown,
 }).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -329,7 +330,7 @@ tr.failed td{background:#ffebe9}tr.skipped td{color:var(--skip)}
 {{with .Run.FlowPath}}<div class="meta">flow file <code>{{.}}</code></div>{{end}}
 {{if .Args}}<h2>Arguments</h2><table id="args">{{range .Args}}<tr><th>{{.K}}</th><td><code>{{.V}}</code></td></tr>{{end}}</table>{{end}}
 {{if .Run.ErrorKind}}<h2>Error</h2>
-<div class="err" id="error"><b>{{.Run.ErrorKind}}</b>{{with .Run.ErrorAction}} in <code>{{.}}</code>{{end}}{{if .Run.ErrorLine}} at line {{.Run.ErrorLine}}{{end}}: {{.Run.ErrorMessage}}</div>{{end}}
+<div class="err" id="error"><b>{{.Run.ErrorKind}}</b>{{with errorActionOf .Run}} in <code>{{.}}</code>{{end}}{{if .Run.ErrorLine}} at line {{.Run.ErrorLine}}{{end}}: {{.Run.ErrorMessage}}</div>{{end}}
 {{with .Packet}}
 {{range .Hints}}<div class="hint">{{.}}</div>{{end}}
 {{if .Selectors}}<h2>Selectors tried</h2><table id="selectors"><tr><th>selector</th><th>why it did not match</th></tr>
