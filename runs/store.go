@@ -589,12 +589,7 @@ func (s *Store) markInterrupted() error {
 	}
 	rows.Close()
 	for _, d := range gone {
-		// Duration: up to the last thing written, the best we know.
-		last := d.start
-		if fi, err := os.Stat(filepath.Join(s.RunDir(d.id), "events.jsonl")); err == nil {
-			last = fi.ModTime().UnixMilli()
-		}
-		dur := max(last-d.start, 0)
+		dur := max(s.lastActivity(d.id, d.start)-d.start, 0)
 		_, err := s.db.Exec(`UPDATE runs SET status='interrupted', duration_ms=?, error_kind='interrupted',
 			error_message='the process running it ended before the run finished', bytes=?,
 			actions=(SELECT count(*) FROM steps WHERE run_id=?),
@@ -605,6 +600,61 @@ func (s *Store) markInterrupted() error {
 		}
 	}
 	return nil
+}
+
+// lastActivity is the last sign of life of run id that started at start
+// (Unix ms): the latest of the last event's time in events.jsonl, the
+// modification time of any file of its folder (a recorder touches
+// events.jsonl every HeartbeatEvery while its run lives, so a long step
+// counts too) and start itself. An interrupted run's duration runs to it.
+func (s *Store) lastActivity(id string, start int64) int64 {
+	last := start
+	dir := s.RunDir(id)
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if fi, err := d.Info(); err == nil {
+				last = max(last, fi.ModTime().UnixMilli())
+			}
+		}
+		return nil
+	})
+	if t, ok := lastEventTime(filepath.Join(dir, "events.jsonl")); ok {
+		last = max(last, start+t)
+	}
+	return last
+}
+
+// HeartbeatEvery is how often a live run's recorder touches its
+// events.jsonl (runs/record), so an interrupted run's duration
+// (lastActivity) falls short of when its process died by at most this.
+const HeartbeatEvery = time.Second
+
+// lastEventTime is the "t" (ms since the run's start) of the last whole
+// line of an events.jsonl; ok false when there is none.
+func lastEventTime(path string) (int64, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, false
+	}
+	const tail = 16 << 10
+	off := max(fi.Size()-tail, 0)
+	buf := make([]byte, fi.Size()-off)
+	n, _ := f.ReadAt(buf, off)
+	lines := strings.Split(string(buf[:n]), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		var ev struct {
+			T *int64 `json:"t"`
+		}
+		if json.Unmarshal([]byte(lines[i]), &ev) == nil && ev.T != nil {
+			return *ev.T, true
+		}
+	}
+	return 0, false
 }
 
 // dirSize is the total size of the files under dir (0 when absent).

@@ -79,6 +79,27 @@ type Recorder struct {
 	shots    int
 	writeErr error
 	finished bool
+	// beatStop ends the heartbeat (Finish closes it, once).
+	beatStop chan struct{}
+	beatOnce sync.Once
+}
+
+// heartbeat touches path every runs.HeartbeatEvery until stop is closed
+// or path is gone: a run killed in a long step (a wait, a question) then
+// still shows how long it lived (the store's interrupted duration).
+func heartbeat(path string, stop <-chan struct{}) {
+	t := time.NewTicker(runs.HeartbeatEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case now := <-t.C:
+			if os.Chtimes(path, now, now) != nil {
+				return
+			}
+		}
+	}
 }
 
 // failedStep is what was seen at the last failed action.
@@ -135,6 +156,8 @@ func Start(o Options) (*Recorder, error) {
 		return nil, fmt.Errorf("run %s: %w", r.run.ID, err)
 	}
 	r.events = f
+	r.beatStop = make(chan struct{})
+	go heartbeat(filepath.Join(dir, "events.jsonl"), r.beatStop)
 	r.write(map[string]any{"kind": "run", "flow": r.run.Flow, "args": args, "caller": r.run.Caller, "evidence": ev,
 		"resumedFrom": o.ResumedFrom})
 	return r, nil
@@ -492,6 +515,7 @@ func (r *Recorder) Finish(ctx context.Context, res *interp.Result, page drivers.
 			o.ErrorKind, o.ErrorMessage, o.ErrorLine, o.ErrorAction = string(res.Error.Kind), r.mask.String(res.Error.Message), res.Error.Line, res.Error.Action
 		}
 	}
+	r.beatOnce.Do(func() { close(r.beatStop) })
 	r.mu.Lock()
 	r.write(map[string]any{"kind": "end", "status": o.Status, "durationMs": o.DurationMs, "errorKind": o.ErrorKind})
 	if r.events != nil {
