@@ -30,6 +30,9 @@ type Options struct {
 	// Listen is the loopback address to bind ("127.0.0.1:0" when empty; port 0 picks a free
 	// port). CheckListen says which addresses are accepted.
 	Listen string
+	// Listener, when set, is the console's socket already bound on Listen (rpa ui binds it
+	// before loading the flows, so a busy port is told at once); Listen then uses it.
+	Listener net.Listener
 	// Log receives the access log (method, path, status) and the console's own messages; nil
 	// discards them. Nothing a person typed is ever written to it.
 	Log io.Writer
@@ -130,13 +133,32 @@ func (s *Server) Options() Options {
 
 // Listen binds Options.Listen. After it, Addr and URL are known.
 func (s *Server) Listen() error {
-	ln, err := net.Listen("tcp", s.opts.Listen)
-	if err != nil {
-		return fmt.Errorf("ui: listen on %s: %w", s.opts.Listen, err)
+	ln := s.opts.Listener
+	if ln == nil {
+		var err error
+		if ln, err = ListenConsole(s.opts.Listen); err != nil {
+			return err
+		}
 	}
 	s.ln = ln
 	_, s.port, _ = net.SplitHostPort(ln.Addr().String())
 	return nil
+}
+
+// ListenConsole binds the console's address; a failure says which address and why in a
+// person's words ("127.0.0.1:7788 is taken: bind: address already in use; choose another with
+// --listen, or port 0 for a free one").
+func ListenConsole(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		why := err.Error()
+		var oe *net.OpError
+		if errors.As(err, &oe) && oe.Err != nil {
+			why = oe.Err.Error()
+		}
+		return nil, fmt.Errorf("cannot listen on %s (%s): choose another address with --listen, e.g. 127.0.0.1:0 for a free port", addr, why)
+	}
+	return ln, nil
 }
 
 // Addr is the bound address (host:port), empty before Listen.

@@ -81,12 +81,12 @@ func runUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, exitUsage, "ui", err)
 	}
 	opts.AllowOrigins = h.AllowOrigins
-	s, err := flowserver.New(cfg, opts, logger(stderr, *verbose))
+	// The addresses first: a busy port is told before the flows are loaded and logged.
+	conLn, err := ui.ListenConsole(*listen)
 	if err != nil {
 		return fail(stderr, exitUsage, "ui", err)
 	}
-	defer s.Close()
-
+	defer conLn.Close()
 	var hosting []string
 	var ln net.Listener
 	if h.Addr != "" {
@@ -96,6 +96,12 @@ func runUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		defer ln.Close()
 		hosting = append(hosting, "MCP Streamable HTTP at http://"+ln.Addr().String()+"/")
 	}
+	s, err := flowserver.New(cfg, opts, logger(stderr, *verbose))
+	if err != nil {
+		return fail(stderr, exitUsage, "ui", err)
+	}
+	defer s.Close()
+
 	var lc *connect.Client
 	if link.URL != "" {
 		if lc, err = s.Dial(link); err != nil {
@@ -103,7 +109,7 @@ func runUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		hosting = append(hosting, "link to "+link.URL+" as device "+link.DeviceID)
 	}
-	con, err := ui.New(ui.Options{Home: drivers.Home(), FlowsDir: s.Dir, ServedDir: cmp.Or(*served, s.Dir), Listen: *listen,
+	con, err := ui.New(ui.Options{Home: drivers.Home(), FlowsDir: s.Dir, ServedDir: cmp.Or(*served, s.Dir), Listen: *listen, Listener: conLn,
 		Log: stderr, Tools: s.MCP, Hosting: hosting, Browsers: rod.Endpoints(cfg.Remote)})
 	if err == nil {
 		err = con.Listen()
@@ -114,7 +120,7 @@ func runUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "rpa ui: the console is at %s\n", con.URL())
 	if *open {
 		if err := ui.OpenBrowser(con.URL()); err != nil {
-			fmt.Fprintf(stderr, "rpa ui: could not open a browser (%v); open the address above\n", err)
+			fmt.Fprintf(stderr, "rpa ui: no browser could be opened (%v); open %s in a browser\n", err, con.URL())
 		}
 	}
 	// The console and whatever it hosts run until ctx ends; the first to fail ends them all.
