@@ -2,6 +2,8 @@ package runs
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -21,9 +23,15 @@ func TestSessionNeverRaw(t *testing.T) {
 	if !strings.HasPrefix(want, "s-") || len(want) != 14 || SessionDigest(want) != want || SessionDigest("") != "" {
 		t.Fatalf("SessionDigest(%q) = %q", raw, want)
 	}
-	// A row as an older version wrote it: the raw ID in the column.
+	// A row as an older version wrote it: the raw ID in the column and in
+	// the "run" line of its events.jsonl.
 	if _, err := s.db.Exec(`INSERT INTO runs (id, flow, caller_kind, session, start_ms, status) VALUES (?,?,?,?,?,?)`,
 		"20261201T120000000-aaaa", "old", CallerMCP, raw, 1, StatusOK); err != nil {
+		t.Fatal(err)
+	}
+	oldEvents := filepath.Join(s.RunDir("20261201T120000000-aaaa"), "events.jsonl")
+	os.MkdirAll(filepath.Dir(oldEvents), 0o700)
+	if err := os.WriteFile(oldEvents, []byte(`{"kind":"run","caller":{"kind":"mcp","session":"`+raw+`"},"t":0}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []string{r.ID, "20261201T120000000-aaaa"} {
@@ -50,5 +58,8 @@ func TestSessionNeverRaw(t *testing.T) {
 	var n int
 	if err := s2.db.QueryRow(`SELECT count(*) FROM runs WHERE session=?`, raw).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("rows with the raw session after Open: %d (%v)", n, err)
+	}
+	if b, err := os.ReadFile(oldEvents); err != nil || strings.Contains(string(b), raw) || !strings.Contains(string(b), want) {
+		t.Fatalf("events.jsonl after Open: %s (%v)", b, err)
 	}
 }

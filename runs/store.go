@@ -35,6 +35,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rpa-dev/rpa/internal/atomicfile"
 	_ "modernc.org/sqlite" // database/sql driver "sqlite"
 )
 
@@ -265,7 +266,8 @@ func Open(home string, opts Options) (*Store, error) {
 }
 
 // scrubSessions replaces the raw MCP session IDs that versions before
-// SessionDigest stored with their digests (a no-op once done).
+// SessionDigest stored, in the database and in the runs' events.jsonl,
+// with their digests (a no-op once done).
 func (s *Store) scrubSessions() error {
 	rows, err := s.db.Query(`SELECT id, session FROM runs WHERE session<>'' AND session NOT GLOB 's-` +
 		strings.Repeat("[0-9a-f]", 12) + `'`)
@@ -283,6 +285,13 @@ func (s *Store) scrubSessions() error {
 	}
 	rows.Close()
 	for id, sess := range raw {
+		// The run's events.jsonl names the caller too (its "run" line).
+		ev := filepath.Join(s.RunDir(id), "events.jsonl")
+		if b, err := os.ReadFile(ev); err == nil && strings.Contains(string(b), sess) {
+			if err := atomicfile.Write(ev, []byte(strings.ReplaceAll(string(b), sess, SessionDigest(sess))), 0o600); err != nil {
+				return fmt.Errorf("run store: %w", err)
+			}
+		}
 		if _, err := s.db.Exec(`UPDATE runs SET session=? WHERE id=?`, SessionDigest(sess), id); err != nil {
 			return fmt.Errorf("run store: %w", err)
 		}
