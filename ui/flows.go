@@ -3,9 +3,13 @@ package ui
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"html/template"
+	"io"
 	"net/http"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -138,15 +142,89 @@ func (s *Server) apiError(w http.ResponseWriter, status int, msg string) {
 	s.JSON(w, status, map[string]string{"error": msg})
 }
 
-// readJSON decodes a request body (at most 4 MB) into v; on a problem it answers 400 and
-// returns false.
+// readJSON decodes a request body (at most 4 MB) into v (a pointer to a struct); on a problem
+// it answers 400 saying what was wrong and what the body should be (the struct's JSON shape,
+// e.g. {"file": string, "text": string}), never the decoder's Go terms, and returns false.
 func (s *Server) readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4<<20))
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
 	if err := dec.Decode(v); err != nil {
-		s.apiError(w, http.StatusBadRequest, "bad request body: "+err.Error())
+		s.apiError(w, http.StatusBadRequest, bodyProblem(err)+"; the body must be a JSON object "+jsonShape(v))
 		return false
 	}
 	return true
+}
+
+// maxBody is the largest request body the console reads (4 MB).
+const maxBody = 4 << 20
+
+// bodyProblem says in plain words what was wrong with a request body.
+func bodyProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	var me *http.MaxBytesError
+	switch {
+	case errors.Is(err, io.EOF):
+		return "the request body is empty"
+	case errors.As(err, &te) && te.Field != "":
+		k := jsonKind(te.Type)
+		switch k[0] {
+		case 'a', 'o':
+			k = "an " + k
+		case 's', 'n':
+			k = "a " + k
+		}
+		return fmt.Sprintf("field %q is a JSON %s where %s belongs", te.Field, te.Value, k)
+	case errors.As(err, &te):
+		return fmt.Sprintf("the request body is a JSON %s, not an object", te.Value)
+	case errors.As(err, &se):
+		return fmt.Sprintf("the request body is not valid JSON (at byte %d)", se.Offset)
+	case errors.As(err, &me):
+		return fmt.Sprintf("the request body is larger than %d MB", me.Limit>>20)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "the request body ends in the middle of its JSON"
+	}
+	return "the request body could not be read"
+}
+
+// jsonKind names a Go type by the JSON it decodes from.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return "number"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return "object"
+}
+
+// jsonShape is the JSON shape of the struct v points to: {"file": string, "params": array}.
+func jsonShape(v any) string {
+	t := reflect.TypeOf(v)
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return ""
+	}
+	var parts []string
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		parts = append(parts, strconv.Quote(name)+": "+jsonKind(f.Type))
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
 }
 
 // checkRequest is the body of POST /api/check and /api/save.

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/rpa-dev/rpa/drivers"
@@ -68,8 +69,7 @@ func init() {
 		"runs.rerunHint":       {En: "Secret arguments are never stored: the form asks for them again.", Zh: "密文参数不会保存：表单会再次要求输入。"},
 		"runs.heal":            {En: "Healing proposals for %s", Zh: "%s 的自愈建议"},
 		"runs.noFile":          {En: "The flow %s is not in this console's folder: no healing proposals here.", Zh: "流程 %s 不在本控制台的文件夹中：此处没有自愈建议。"},
-		"runs.errorAt":         {En: "%s at line %d (%s): %s", Zh: "%s，第 %d 行（%s）：%s"},
-		"runs.errorPlain":      {En: "%s: %s", Zh: "%s：%s"},
+		"runs.errorLine":       {En: "at line %d", Zh: "第 %d 行"},
 		"runs.reportFailed":    {En: "The report could not be written: %s", Zh: "无法生成报告：%s"},
 		"runs.badID":           {En: "Not a run ID: %s", Zh: "不是运行记录编号：%s"},
 		"runs.count":           {En: "%d runs shown", Zh: "显示 %d 条运行记录"},
@@ -122,14 +122,44 @@ func (s *Server) runRow(r *http.Request, run *runs.Run) runRow {
 	if run.Status != runs.StatusRunning {
 		row.Duration = (time.Duration(run.DurationMs) * time.Millisecond).String()
 	}
-	if run.ErrorKind != "" || run.ErrorMessage != "" {
-		if run.ErrorLine > 0 {
-			row.ErrorText = s.T(r, "runs.errorAt", run.ErrorKind, run.ErrorLine, run.ErrorAction, run.ErrorMessage)
+	row.ErrorText = runErrorText(s.Lang(r), run.ErrorKind, run.ErrorLine, run.ErrorAction, run.ErrorMessage)
+	return row
+}
+
+// runErrorText is a run's error in one line: "not_found at line 7 (click): no element matches",
+// leaving out the parts the run store does not have (no empty parentheses, no dangling colon);
+// "" when there is no error.
+func runErrorText(lg, kind string, line int, action, msg string) string {
+	if kind == "" && msg == "" {
+		return ""
+	}
+	zh := lg == "zh"
+	var head []string
+	if kind != "" {
+		head = append(head, kind)
+	}
+	if line > 0 {
+		head = append(head, Translate(lg, "runs.errorLine", line))
+	}
+	h := strings.Join(head, map[bool]string{true: "，", false: " "}[zh])
+	if action != "" {
+		if zh {
+			h += "（" + action + "）"
+		} else if h != "" {
+			h += " (" + action + ")"
 		} else {
-			row.ErrorText = s.T(r, "runs.errorPlain", run.ErrorKind, run.ErrorMessage)
+			h = action
 		}
 	}
-	return row
+	switch {
+	case h == "":
+		return msg
+	case msg == "":
+		return h
+	case zh:
+		return h + "：" + msg
+	}
+	return h + ": " + msg
 }
 
 // runsPageLimit is how many runs a page lists.

@@ -1,0 +1,27 @@
+package ui
+
+import "testing"
+
+// TestRunErrorText: a run's error line leaves out the parts the run store lacks (the tester saw
+// "fail at line 21 ():" for a `fail` with no action).
+func TestRunErrorText(t *testing.T) {
+	for _, c := range []struct {
+		lg, kind    string
+		line        int
+		action, msg string
+		want        string
+	}{
+		{"en", "not_found", 7, "click", "no element matches", "not_found at line 7 (click): no element matches"},
+		{"en", "fail", 21, "", "the account is locked", "fail at line 21: the account is locked"},
+		{"en", "fail", 0, "", "boom", "fail: boom"},
+		{"en", "", 0, "", "boom", "boom"},
+		{"en", "timeout", 3, "wait", "", "timeout at line 3 (wait)"},
+		{"en", "", 0, "", "", ""},
+		{"zh", "fail", 21, "", "账户已锁定", "fail，第 21 行：账户已锁定"},
+		{"zh", "not_found", 7, "click", "x", "not_found，第 7 行（click）：x"},
+	} {
+		if got := runErrorText(c.lg, c.kind, c.line, c.action, c.msg); got != c.want {
+			t.Errorf("%+v: %q", c, got)
+		}
+	}
+}
