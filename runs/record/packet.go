@@ -126,7 +126,7 @@ func (r *Recorder) packet(ctx context.Context, res *interp.Result, page drivers.
 	}
 	if page != nil {
 		if u, err := page.URL(ctx); err == nil {
-			p.URL = r.mask.String(u)
+			p.URL = r.maskURL(u)
 		}
 		if t, err := page.Title(ctx); err == nil {
 			p.Title = r.mask.String(t)
@@ -144,14 +144,14 @@ func (r *Recorder) packet(ctx context.Context, res *interp.Result, page drivers.
 			continue // closed
 		}
 		t, _ := tp.Title(ctx)
-		p.Tabs = append(p.Tabs, Tab{URL: r.mask.String(u), Title: r.mask.String(t), Current: tp == page})
+		p.Tabs = append(p.Tabs, Tab{URL: r.maskURL(u), Title: r.mask.String(t), Current: tp == page})
 	}
 	for _, tp := range pages {
 		if w, ok := tp.(drivers.ProblemWatcher); ok {
 			for _, pr := range w.Problems() {
 				s := pr.Kind + ": " + pr.Text
 				if pr.URL != "" {
-					s += " (" + pr.URL + ")"
+					s += " (" + maskURLCredentials(pr.URL) + ")"
 				}
 				p.Problems = append(p.Problems, r.mask.String(s))
 			}
@@ -167,7 +167,7 @@ func (r *Recorder) packet(ctx context.Context, res *interp.Result, page drivers.
 			opts.Around = ev.Live() // the output is masked below
 		}
 		if s, err := snapshot.Take(ctx, frame, opts); err == nil {
-			snapText = r.mask.String(s.Render(budget))
+			snapText = maskURLsIn(r.mask.String(s.Render(budget)))
 		}
 	}
 	dialog, alert := "", ""

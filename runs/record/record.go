@@ -491,7 +491,7 @@ func (r *Recorder) Finish(ctx context.Context, res *interp.Result, page drivers.
 			for _, pr := range w.Problems() {
 				r.mu.Lock()
 				r.write(map[string]any{"kind": "problem", "type": pr.Kind, "text": r.mask.String(pr.Text),
-					"url": r.mask.String(pr.URL), "status": pr.Status, "at": pr.Time})
+					"url": r.maskURL(pr.URL), "status": pr.Status, "at": pr.Time})
 				r.mu.Unlock()
 			}
 		}
