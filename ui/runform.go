@@ -35,6 +35,8 @@ func init() {
 		"run.notjson":      {En: "not JSON of the right kind: %s", Zh: "不是正确类型的 JSON：%s"},
 		"run.secret":       {En: "secret: typed here each run, never stored or shown", Zh: "密文：每次运行时输入，不会保存或显示"},
 		"run.tool":         {En: "Tool %s", Zh: "工具 %s"},
+		"run.unknown":      {En: "the form has a field %s the tool does not take (it takes %s); nothing was run", Zh: "表单中有工具不接受的字段 %s（它接受 %s）；没有运行"},
+		"run.takesnone":    {En: "no arguments", Zh: "无参数"},
 	})
 	Handle("GET /run/{name}", runFormPage)
 	Handle("POST /run/{name}", runFormSubmit)
@@ -211,8 +213,8 @@ func runFormPage(s *Server, w http.ResponseWriter, r *http.Request) {
 }
 
 // runFormSubmit converts the form to the tool's arguments and starts the run (303 to its live
-// page); a field that does not convert shows the form again with the error (no secret is put
-// back in it).
+// page); a field that does not convert, or one the tool does not take, shows the form again with
+// the error (no secret is put back in it).
 func runFormSubmit(s *Server, w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	rf, why, ok := s.runFormData(name)
@@ -255,6 +257,28 @@ func runFormSubmit(s *Server, w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		args[f.Name] = v
+	}
+	// Fields the tool does not take are refused, as MCP refuses unknown arguments (a stale form
+	// or a hand-made request would otherwise run with silently dropped values).
+	known := map[string]bool{"profile": true}
+	var names []string
+	for _, f := range rf.Fields {
+		known["a."+f.Name] = true
+		names = append(names, f.Name)
+	}
+	takes := strings.Join(names, ", ")
+	if takes == "" {
+		takes = Translate(lg, "run.takesnone")
+	}
+	var unknown []string
+	for k := range r.PostForm {
+		if !known[k] {
+			unknown = append(unknown, strings.TrimPrefix(k, "a."))
+		}
+	}
+	sort.Strings(unknown)
+	for _, k := range unknown {
+		problems = append(problems, Translate(lg, "run.unknown", strconv.Quote(k), takes))
 	}
 	profile := strings.TrimSpace(r.PostFormValue("profile"))
 	if profile != "" && profiles.ValidID(profile) != nil {
