@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -125,9 +126,18 @@ func editPage(s *Server, w http.ResponseWriter, r *http.Request) {
 		readOnly = s.T(r, "edit.notutf8", fi.File)
 	}
 	s.RenderTitle(w, r, "flows_edit", s.T(r, "edit.title", file), map[string]any{
-		"Flow": fi, "Text": text, "Hash": hashOf(src), "Lines": lineNumbers(src), "ReadOnly": readOnly,
+		"Flow": fi, "Text": text, "Hash": hashOf(src), "Lines": lineNumbers(src), "ReadOnly": readOnly, "YAMLExt": yamlExt(fi.File),
 		"Saved": r.URL.Query().Has("saved"), "Publish": r.URL.Query().Has("publish"),
 	})
+}
+
+// yamlExt is file's extension when it is a YAML flow (".yaml", ".yml"), else "".
+func yamlExt(file string) string {
+	ext := filepath.Ext(file)
+	if strings.EqualFold(ext, ".yaml") || strings.EqualFold(ext, ".yml") {
+		return ext
+	}
+	return ""
 }
 
 // isText reports whether src is text the editor can round-trip: valid UTF-8 without NUL bytes.

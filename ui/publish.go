@@ -43,6 +43,7 @@ func init() {
 		"pub.secretdef":   {En: "%s is a secret: it cannot have a default.", Zh: "%s 是密文参数：不能有默认值。"},
 		"pub.broken":      {En: "The flow has errors; fix them in the editor first.", Zh: "流程有错误；请先在编辑器中修正。"},
 		"pub.refused":     {En: "Not published: %s", Zh: "未发布：%s"},
+		"pub.yaml":        {En: "This flow is YAML: publishing writes it again as canonical YAML, so its comments and its layout are not kept. The published file is named after the tool name: publishing under a new name saves it as NAME%s.", Zh: "这是 YAML 流程：发布时会重新写成规范的 YAML，其中的注释和排版不会保留。发布后的文件以工具名称命名：用新名称发布会把它保存为 名称%s。"},
 	})
 	Handle("POST /api/publish", publishAPI)
 }

@@ -46,7 +46,7 @@ func runUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	served := fs.String("publish-to", "", "the folder the Publish dialog publishes to (default: the --flows folder, which is served)")
 	var h flowserver.HTTP
 	h.Register(fs, "serve-http", "also serve the tools over Streamable HTTP on ADDR, as rpa serve --http does", "http-token")
-	shareProfiles := fs.Bool("share-profiles", false, "let every MCP session (the console's too) use every profile")
+	shareProfiles := fs.Bool("share-profiles", false, "let every agent's MCP session use every profile (the console's own session always may)")
 	fs.StringVar(&link.URL, "connect", "", "also dial a backend (rpa gateway) at this ws:// or wss:// URL, as rpa connect does")
 	for _, f := range []string{"serve-http", "connect", "listen"} {
 		if cliflag.MissingValue(args, f) {
