@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/internal/cli"
 	"github.com/rpa-dev/rpa/runs"
 	"github.com/rpa-dev/rpa/runs/report"
 )
@@ -30,15 +31,9 @@ const (
 	runsPruneUsage  = "rpa runs prune [--keep N] [--max-mb MB]"
 )
 
-// subFlags is the FlagSet of `rpa runs SUB`: -h and a bad flag print its
-// own usage line and summary, then its flags.
+// subFlags is the FlagSet of `rpa runs SUB`, with its own usage.
 func subFlags(sub, usage, summary string, stderr io.Writer) *flag.FlagSet {
-	fs := newFlags("runs "+sub, stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: %s\n\n%s\n\nflags:\n", usage, summary)
-		fs.PrintDefaults()
-	}
-	return fs
+	return cli.SubFlags("runs "+sub, usage, summary, stderr)
 }
 
 // runRuns is `rpa runs`.
@@ -153,12 +148,7 @@ func runsReport(args []string, stdout, stderr io.Writer) int {
 func runsPrune(args []string, stdout, stderr io.Writer) int {
 	fs := subFlags("prune", runsPruneUsage, "remove the oldest runs beyond the retention bounds now", stderr)
 	var e runs.Settings
-	keepHelp := fmt.Sprintf("keep this many runs, at least 1 (without the flag: $RPA_RUNS_KEEP, else %d)", runs.DefaultKeep)
-	mbHelp := fmt.Sprintf("keep the run folders under this many MB, above 0 (without the flag: $RPA_RUNS_MAX_MB, else %d)", runs.DefaultMaxBytes>>20)
-	fs.IntVar(&e.Keep, "keep", 0, keepHelp)
-	fs.IntVar(&e.Keep, "runs-keep", 0, "the same as --keep")
-	fs.Float64Var(&e.MaxMB, "max-mb", 0, mbHelp)
-	fs.Float64Var(&e.MaxMB, "runs-max-mb", 0, "the same as --max-mb")
+	e.RegisterPrune(fs)
 	if done, code := parseFlags(fs, args); done {
 		return code
 	}
@@ -166,23 +156,8 @@ func runsPrune(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rpa runs prune: unexpected argument %q\nusage: %s\n", fs.Arg(0), runsPruneUsage)
 		return exitUsage
 	}
-	// An explicit 0 would otherwise mean "the default": say so instead.
-	bad := ""
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "keep", "runs-keep":
-			if e.Keep < 1 && bad == "" {
-				bad = fmt.Sprintf("--%s %s: want at least 1 run (to use the default, leave the flag out)", f.Name, f.Value)
-			}
-		case "max-mb", "runs-max-mb":
-			if e.MaxMB <= 0 && bad == "" {
-				bad = fmt.Sprintf("--%s %s: want a positive number of MB (to use the default, leave the flag out)", f.Name, f.Value)
-			}
-		}
-	})
-	if bad != "" {
-		fmt.Fprintf(stderr, "rpa runs prune: %s\n", bad)
-		return exitUsage
+	if err := e.CheckPrune(fs); err != nil {
+		return fail(stderr, exitUsage, "runs prune", err)
 	}
 	st, err := e.Open(drivers.Home())
 	if err != nil {

@@ -113,11 +113,18 @@ func (t *Table) Help(w io.Writer) {
 // NewFlags returns a FlagSet for command name whose -h output is the
 // command's usage line, its summary and the flags, written to stderr.
 func (t *Table) NewFlags(name string, stderr io.Writer) *flag.FlagSet {
+	c := t.Commands[name]
+	return SubFlags(name, c.Usage, c.Summary, stderr)
+}
+
+// SubFlags is the FlagSet of a subcommand that is not in the table
+// (`rpa runs prune`): -h and a bad flag print its own usage line and
+// summary, then its flags.
+func SubFlags(name, usage, summary string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		c := t.Commands[name]
-		fmt.Fprintf(stderr, "usage: %s\n\n%s\n", c.Usage, c.Summary)
+		fmt.Fprintf(stderr, "usage: %s\n\n%s\n", usage, summary)
 		var hasFlags bool
 		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
 		if hasFlags {
