@@ -42,14 +42,12 @@ func TestRunsSubcommandUsage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ids []string
 	for range 3 {
 		r := &runs.Run{Flow: "a", Caller: runs.Caller{Kind: runs.CallerCLI}}
 		if _, err := st.Begin(r); err != nil {
 			t.Fatal(err)
 		}
 		st.Finish(r.ID, runs.Outcome{Status: runs.StatusOK})
-		ids = append(ids, r.ID)
 	}
 	st.Close()
 	if out, e, code := run("prune", "--runs-keep", "1", "--runs-max-mb", "100"); code != exitOK || !strings.Contains(out, "removed 2 run") {
