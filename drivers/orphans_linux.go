@@ -37,14 +37,14 @@ func endOrphans(dir string) int {
 	for _, pid := range pids {
 		// The group of a Chromium we launched is led by its main process;
 		// a group whose leader is gone is one whose main process died.
-		if g, err := syscall.Getpgid(pid); err == nil && g > 1 && g != selfGroup && (g == pid || !processAlive(g)) {
+		if g, err := syscall.Getpgid(pid); err == nil && g > 1 && g != selfGroup && (g == pid || !ProcessAlive(g)) {
 			_ = syscall.Kill(-g, syscall.SIGKILL)
 		}
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for _, pid := range pids {
-		for processAlive(pid) && time.Now().Before(deadline) {
+		for ProcessAlive(pid) && time.Now().Before(deadline) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}

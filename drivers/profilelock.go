@@ -185,7 +185,7 @@ func cleanSingleton(dir string) {
 	if i := strings.LastIndexByte(target, '-'); i >= 0 {
 		host, _ := os.Hostname()
 		pid, perr := strconv.Atoi(target[i+1:])
-		if perr == nil && target[:i] == host && processAlive(pid) {
+		if perr == nil && target[:i] == host && ProcessAlive(pid) {
 			return // a live browser that is not ours holds it
 		}
 	}

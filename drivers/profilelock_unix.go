@@ -30,9 +30,11 @@ func lockFile(f *os.File) error {
 // unlockFile releases f's flock.
 func unlockFile(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
 
-// processAlive reports whether a process with this pid exists (a zombie
-// counts as gone).
-func processAlive(pid int) bool {
+// ProcessAlive reports whether a process with this pid exists (a zombie
+// counts as gone; without /proc, as on macOS, whether kill(pid, 0) finds
+// it). Used for lock holders, orphaned browsers and the local control
+// registry (internal/localctl).
+func ProcessAlive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}

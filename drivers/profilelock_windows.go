@@ -27,8 +27,10 @@ func unlockFile(f *os.File) error {
 	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, new(windows.Overlapped))
 }
 
-// processAlive reports whether a process with this pid is running.
-func processAlive(pid int) bool {
+// ProcessAlive reports whether a process with this pid is running
+// (GetExitCodeProcess says STILL_ACTIVE). Used for lock holders and the
+// local control registry (internal/localctl).
+func ProcessAlive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}

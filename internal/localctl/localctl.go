@@ -29,6 +29,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/internal/atomicfile"
 )
 
@@ -196,3 +197,7 @@ func List(home, kind string) ([]Entry, error) {
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Started.After(out[j].Started) })
 	return out, nil
 }
+
+// Alive reports whether a process with this pid is running (a zombie
+// counts as gone): drivers.ProcessAlive, which the profile locks use too.
+func Alive(pid int) bool { return drivers.ProcessAlive(pid) }
