@@ -87,14 +87,23 @@ func (r *Recorder) packet(ctx context.Context, res *interp.Result, page drivers.
 	p := &Packet{Line: e.Line, Action: e.Action, Source: r.SourceLine(e.Line), Kind: string(e.Kind), Message: r.mask.String(e.Message),
 		Selectors: []SelectorReason{}, Dialogs: []drivers.Dialog{}, Tabs: []Tab{}, Hints: []string{}}
 	var ev *interp.Evidence
+	shot := "" // the failure screenshot's file name
 	if failed != nil && failed.line == e.Line && (e.Action == "" || failed.action == e.Action) {
 		ev = failed.evidence
 		if p.Action == "" {
 			p.Action = failed.action
 		}
-		if failed.shot != "" {
-			p.Screenshot = fmt.Sprintf("rpa://runs/%s/screenshots/%s", r.run.ID, failed.shot)
-		}
+		shot = failed.shot
+	}
+	if shot == "" && page != nil && (failed == nil || !failed.shotTaken) {
+		// the failure was not a step's (fail, assert, a return that could
+		// not be built): the picture is of the tab the run ended on
+		r.mu.Lock() // screenshot writes the run's events
+		shot = r.screenshot(page, 0, nil)
+		r.mu.Unlock()
+	}
+	if shot != "" {
+		p.Screenshot = fmt.Sprintf("rpa://runs/%s/screenshots/%s", r.run.ID, shot)
 	}
 	if ev != nil && ev.Page != nil {
 		page = ev.Page
@@ -196,8 +205,8 @@ func (r *Recorder) packet(ctx context.Context, res *interp.Result, page drivers.
 		p.Tabs, p.Truncated = p.Tabs[:len(p.Tabs)-1], true
 	}
 	var img []byte
-	if failed != nil && failed.shot != "" {
-		if data, err := readShot(r.dir, failed.shot); err == nil {
+	if shot != "" {
+		if data, err := readShot(r.dir, shot); err == nil {
 			img, _ = report.Shrink(data, 640, 60)
 		}
 	}

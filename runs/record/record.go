@@ -268,6 +268,11 @@ func (r *Recorder) Event(ev interp.Event) {
 	switch {
 	case ev.Status == interp.StatusFailed:
 		r.failed = &failedStep{index: ev.Index, line: ev.Line, action: ev.Action, summary: r.mask.String(ev.Summary), evidence: ev.Evidence}
+		if page == nil {
+			// a step without a page of its own (fail, assert, exec...):
+			// the picture is of the tab the run was last on
+			page = r.lastPage
+		}
 		if page != nil {
 			var box *drivers.Box
 			if ev.Evidence != nil && len(ev.Evidence.Live()) > 0 {
