@@ -39,7 +39,7 @@ func TestTypeScriptReadsRuns(t *testing.T) {
 	if jerr := json.Unmarshal(out, &r); jerr != nil || r.Fatal != "" || err != nil {
 		t.Fatalf("client: %q %v %v %s\n%s", out, err, jerr, r.Fatal, stderr.String())
 	}
-	if !r.IsError || r.RunID == "" || r.FailureLine != 8 || r.FailureKind != "fail" || !slices.Equal(r.ContentTypes, []string{"text"}) {
+	if !r.IsError || r.RunID == "" || r.FailureLine != 8 || r.FailureKind != "fail" || !slices.Equal(r.ContentTypes, []string{"text", "image"}) {
 		t.Errorf("call: %+v", r)
 	}
 	if r.RunStatus != "failed" || r.RunClient != "rpa-e2e-runs" || r.RunSteps != 1 {
