@@ -238,9 +238,17 @@ func (c *console) checkPage(t *testing.T, pg drivers.Page, name string) {
 	got = reRunID.ReplaceAllString(got, "run ID")
 	got = reRunURI.ReplaceAllString(got, "rpa://runs/ID/")
 	got = rePort.ReplaceAllString(got, "127.0.0.1:PORT")
-	golden := filepath.Join("testdata", "golden", name+".txt")
+	golden(t, ctx, pg, name, got)
+}
+
+// golden compares a page's normalised structure got with
+// testdata/golden/NAME.txt; with -update it writes it, and a screenshot of
+// the page as testdata/screenshots/NAME.png.
+func golden(t *testing.T, ctx context.Context, pg drivers.Page, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name+".txt")
 	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		png, err := pg.Screenshot(ctx, true)
@@ -252,11 +260,11 @@ func (c *console) checkPage(t *testing.T, pg drivers.Page, name string) {
 		}
 		return
 	}
-	want, err := os.ReadFile(golden)
+	want, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("%v (run with -update to write it)", err)
 	}
 	if got != string(want) {
-		t.Errorf("page %s: structure differs from %s (run with -update if the change is right)\n--- got\n%s--- want\n%s", name, golden, got, want)
+		t.Errorf("page %s: structure differs from %s (run with -update if the change is right)\n--- got\n%s--- want\n%s", name, path, got, want)
 	}
 }

@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -52,25 +50,5 @@ func uibCheck(t *testing.T, c *console, pg drivers.Page, name string) {
 	for _, v := range uibVolatile {
 		got = v.re.ReplaceAllString(got, v.rep)
 	}
-	golden := filepath.Join("testdata", "golden", name+".txt")
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		png, err := pg.Screenshot(ctx, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join("testdata", "screenshots", name+".png"), png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to write it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("page %s: structure differs from %s (run with -update if the change is right)\n--- got\n%s--- want\n%s", name, golden, got, want)
-	}
+	golden(t, ctx, pg, name, got)
 }
