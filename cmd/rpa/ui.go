@@ -64,10 +64,8 @@ func runUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = errors.New("--device-id and --token go with --connect URL")
 	case h.Addr == "" && (h.Token != "" || len(h.AllowOrigins) > 0):
 		err = errors.New("--http-token and --allow-origin go with --serve-http ADDR")
-	case ui.CheckListen(*listen) != nil:
-		err = ui.CheckListen(*listen)
 	default:
-		err = h.Check()
+		err = cmp.Or(ui.CheckListen(*listen), h.Check())
 	}
 	opts := mcpserver.Options{ShareProfiles: *shareProfiles}
 	if err == nil && link.URL != "" {
