@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/rpa-dev/rpa/connect"
-	"github.com/rpa-dev/rpa/flowserver"
+	"github.com/rpa-dev/rpa/internal/link/connect"
+	"github.com/rpa-dev/rpa/internal/serve/flowserver"
 )
 
 func init() {

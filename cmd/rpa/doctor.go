@@ -7,7 +7,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/rpa-dev/rpa/doctor"
+	"github.com/rpa-dev/rpa/internal/doctor"
 )
 
 func init() {

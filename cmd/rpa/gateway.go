@@ -10,9 +10,9 @@ import (
 	"os"
 	"time"
 
-	"github.com/rpa-dev/rpa/gateway"
-	"github.com/rpa-dev/rpa/mcpserver"
-	"github.com/rpa-dev/rpa/mcpws"
+	"github.com/rpa-dev/rpa/internal/link/gateway"
+	"github.com/rpa-dev/rpa/internal/link/mcpws"
+	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
 )
 
 func init() {

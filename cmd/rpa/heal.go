@@ -9,8 +9,8 @@ import (
 	"io"
 	"io/fs"
 
-	"github.com/rpa-dev/rpa/heal"
-	"github.com/rpa-dev/rpa/runs"
+	"github.com/rpa-dev/rpa/internal/runs"
+	"github.com/rpa-dev/rpa/internal/runs/heal"
 )
 
 func init() {

@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/rpa-dev/rpa/importer"
+	"github.com/rpa-dev/rpa/internal/authoring/importer"
 	"github.com/rpa-dev/rpa/lang/diag"
 )
 

@@ -11,7 +11,7 @@ import (
 )
 
 func TestImportCommand(t *testing.T) {
-	td := "../../importer/testdata"
+	td := "../../internal/authoring/importer/testdata"
 	tmp := t.TempDir()
 	for _, c := range []struct {
 		name   string

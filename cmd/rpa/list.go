@@ -2,13 +2,13 @@ package main
 
 import (
 	"fmt"
-	"github.com/rpa-dev/rpa/flowserver"
+	"github.com/rpa-dev/rpa/internal/serve/flowserver"
 	"io"
 	"os"
 
+	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/diag"
-	"github.com/rpa-dev/rpa/mcpserver"
 )
 
 func init() {

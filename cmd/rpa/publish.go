@@ -7,9 +7,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/rpa-dev/rpa/flowserver"
+	"github.com/rpa-dev/rpa/internal/serve/flowserver"
+	"github.com/rpa-dev/rpa/internal/serve/publish"
 	"github.com/rpa-dev/rpa/lang"
-	"github.com/rpa-dev/rpa/publish"
 )
 
 func init() {

@@ -4,14 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/rpa-dev/rpa/hitl"
+	"github.com/rpa-dev/rpa/internal/host/hitl"
 	"io"
 	"strings"
 
 	"github.com/rpa-dev/rpa/drivers"
-	"github.com/rpa-dev/rpa/importer"
+	"github.com/rpa-dev/rpa/internal/authoring/importer"
+	"github.com/rpa-dev/rpa/internal/authoring/recorder"
 	"github.com/rpa-dev/rpa/lang/diag"
-	"github.com/rpa-dev/rpa/recorder"
 )
 
 func init() {

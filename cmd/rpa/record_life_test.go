@@ -22,7 +22,7 @@ import (
 // a script can drive it with, and exits 0 on Ctrl-C.
 func TestRecordHeadlessProfileAndDevTools(t *testing.T) {
 	needLinux(t)
-	srv := httptest.NewServer(http.FileServer(http.Dir("../../recorder/testdata/pages")))
+	srv := httptest.NewServer(http.FileServer(http.Dir("../../internal/authoring/recorder/testdata/pages")))
 	defer srv.Close()
 	home := lifeHome(t)
 	out := filepath.Join(t.TempDir(), "x.flow")

@@ -37,7 +37,7 @@ func (s *syncBuf) String() string {
 // with SIGINT (Ctrl-C) once it says it is recording, and checks the flow
 // written: named after the file, opening the start URL, loading clean.
 func TestRecordCommand(t *testing.T) {
-	srv := httptest.NewServer(http.FileServer(http.Dir("../../recorder/testdata/pages")))
+	srv := httptest.NewServer(http.FileServer(http.Dir("../../internal/authoring/recorder/testdata/pages")))
 	defer srv.Close()
 	out := filepath.Join(t.TempDir(), "my-login.flow")
 	var stdout, stderr syncBuf

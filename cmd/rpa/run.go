@@ -12,15 +12,15 @@ import (
 	"golang.org/x/term"
 
 	"github.com/rpa-dev/rpa/drivers"
-	"github.com/rpa-dev/rpa/execpolicy"
-	"github.com/rpa-dev/rpa/hitl"
 	"github.com/rpa-dev/rpa/internal/cliflag"
+	"github.com/rpa-dev/rpa/internal/host/execpolicy"
+	"github.com/rpa-dev/rpa/internal/host/hitl"
+	"github.com/rpa-dev/rpa/internal/runs"
+	"github.com/rpa-dev/rpa/internal/serve/localrun"
+	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
 	"github.com/rpa-dev/rpa/interp"
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/diag"
-	"github.com/rpa-dev/rpa/localrun"
-	"github.com/rpa-dev/rpa/mcpserver"
-	"github.com/rpa-dev/rpa/runs"
 )
 
 func init() {

@@ -33,7 +33,7 @@ func TestRunLLMEndpoint(t *testing.T) {
 
 	t.Setenv("RPA_LLM_BASE_URL", stub.URL+"/v1")
 	t.Setenv("RPA_LLM_MODEL", "stub-model")
-	r := rpaRun(t, "run", "../../llm/testdata/greet.flow", "--arg", "who=Ada", "--arg", "token=tok-98765", "--json")
+	r := rpaRun(t, "run", "../../internal/host/llm/testdata/greet.flow", "--arg", "who=Ada", "--arg", "token=tok-98765", "--json")
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
@@ -48,7 +48,7 @@ func TestRunLLMEndpoint(t *testing.T) {
 	mu.Unlock()
 
 	t.Setenv("RPA_LLM_BASE_URL", "")
-	r = rpaRun(t, "run", "../../llm/testdata/greet.flow", "--arg", "who=Ada", "--arg", "token=tok-98765", "--json")
+	r = rpaRun(t, "run", "../../internal/host/llm/testdata/greet.flow", "--arg", "who=Ada", "--arg", "token=tok-98765", "--json")
 	if r.code != 1 {
 		t.Fatalf("exit %d without an endpoint\nstderr:\n%s", r.code, r.stderr)
 	}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/internal/cli"
-	"github.com/rpa-dev/rpa/runs"
-	"github.com/rpa-dev/rpa/runs/report"
+	"github.com/rpa-dev/rpa/internal/runs"
+	"github.com/rpa-dev/rpa/internal/runs/report"
 )
 
 func init() {

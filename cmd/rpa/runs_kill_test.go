@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rpa-dev/rpa/runs"
+	"github.com/rpa-dev/rpa/internal/runs"
 )
 
 const stuckFlow = `flow stuck "Waits for an element that never comes"

@@ -10,7 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/rpa-dev/rpa/runs"
+	"github.com/rpa-dev/rpa/internal/runs"
 )
 
 // A call through the gateway is recorded where the flow runs (the

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rpa-dev/rpa/runs"
+	"github.com/rpa-dev/rpa/internal/runs"
 )
 
 func TestRunsCommand(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rpa-dev/rpa/runs"
+	"github.com/rpa-dev/rpa/internal/runs"
 )
 
 // TestRunsSubcommandUsage: -h and a wrong flag of `rpa runs SUB` print the

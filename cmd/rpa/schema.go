@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
 	"github.com/rpa-dev/rpa/lang"
-	"github.com/rpa-dev/rpa/mcpserver"
 )
 
 func init() {

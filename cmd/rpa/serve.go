@@ -7,9 +7,9 @@ import (
 	"io"
 	"os"
 
-	"github.com/rpa-dev/rpa/flowserver"
 	"github.com/rpa-dev/rpa/internal/cliflag"
-	"github.com/rpa-dev/rpa/mcpserver"
+	"github.com/rpa-dev/rpa/internal/serve/flowserver"
+	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
 )
 
 func init() {

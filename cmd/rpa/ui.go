@@ -10,13 +10,13 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/rpa-dev/rpa/connect"
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/drivers/rod"
-	"github.com/rpa-dev/rpa/flowserver"
 	"github.com/rpa-dev/rpa/internal/cliflag"
-	"github.com/rpa-dev/rpa/mcpserver"
-	"github.com/rpa-dev/rpa/ui"
+	"github.com/rpa-dev/rpa/internal/link/connect"
+	"github.com/rpa-dev/rpa/internal/serve/flowserver"
+	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
+	"github.com/rpa-dev/rpa/internal/ui"
 )
 
 func init() {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
-	"github.com/rpa-dev/rpa/selectorgen"
+	"github.com/rpa-dev/rpa/drivers/selectorgen"
 )
 
 //go:embed heal.js

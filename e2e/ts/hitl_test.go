@@ -29,12 +29,12 @@ func TestTypeScriptClientElicitation(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	flows := t.TempDir()
-	src, err := os.ReadFile(filepath.Join("..", "..", "hitl", "testdata", "verify.flow"))
+	src, err := os.ReadFile(filepath.Join("..", "..", "internal", "host", "hitl", "testdata", "verify.flow"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(flows, "verify.flow"), src, 0o644)
-	site := httptest.NewServer(http.FileServer(http.Dir(filepath.Join("..", "..", "hitl", "testdata"))))
+	site := httptest.NewServer(http.FileServer(http.Dir(filepath.Join("..", "..", "internal", "host", "hitl", "testdata"))))
 	defer site.Close()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)

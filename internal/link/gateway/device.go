@@ -1,0 +1,524 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rpa-dev/rpa/internal/link/connect"
+	"github.com/rpa-dev/rpa/internal/link/mcpws"
+)
+
+// device is one connected desktop: one link, one MCP session (the gateway is its client).
+type device struct {
+	g     *Gateway
+	id    string
+	link  *mcpws.Link
+	since time.Time
+
+	refreshMu sync.Mutex // serialises tools/list refreshes
+
+	mu      sync.Mutex
+	caps    []string
+	names   []string              // available_tools of the last register
+	tools   map[string]deviceTool // from tools/list
+	ready   bool                  // initialized and listed
+	dirty   bool                  // re-registered while initializing: list again once ready
+	pending map[string]*call      // gateway request id → call in flight
+	gone    bool
+}
+
+// deviceTool is one tool as the desktop lists it.
+type deviceTool struct {
+	tool        *mcp.Tool
+	hasDeviceID bool // the desktop's own schema has a deviceId property (then it is passed through)
+}
+
+// call is one request the gateway sent down a desktop link.
+type call struct {
+	resp  chan *jsonrpc.Response // buffered 1
+	agent *mcp.ServerSession     // the agent session whose call this is; nil for the gateway's own
+	ctx   context.Context        // the agent call's context
+	token any                    // the agent's progress token, if it gave one
+	tool  string                 // the tool called (agent calls)
+	id    string                 // the gateway request id (set by request)
+}
+
+// errGone is the error of calls whose desktop link dropped.
+type errGone struct{ id string }
+
+// Error names the desktop that dropped.
+func (e errGone) Error() string { return fmt.Sprintf("desktop %q disconnected during the call", e.id) }
+
+// request sends method/params down the link with a fresh gateway id and waits for the answer,
+// the link dropping (errGone) or ctx ending (then the desktop gets notifications/cancelled).
+func (d *device) request(ctx context.Context, method string, params any, c *call) (*jsonrpc.Response, error) {
+	id := d.g.nextID()
+	if c != nil && c.token != nil {
+		if m, ok := params.(map[string]any); ok {
+			m["_meta"] = map[string]any{"progressToken": id.Raw()}
+		}
+	}
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	msg := &jsonrpc.Request{ID: id, Method: method, Params: raw}
+	if c == nil {
+		c = &call{ctx: ctx}
+	}
+	c.resp = make(chan *jsonrpc.Response, 1)
+	c.id, _ = id.Raw().(string)
+	key := mcpws.IDKey(id)
+	d.mu.Lock()
+	if d.gone {
+		d.mu.Unlock()
+		return nil, errGone{d.id}
+	}
+	d.pending[key] = c
+	d.mu.Unlock()
+	handedOff := false
+	defer func() {
+		if handedOff {
+			return
+		}
+		d.mu.Lock()
+		delete(d.pending, key)
+		d.mu.Unlock()
+	}()
+	b, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.link.WriteFrame(b); err != nil {
+		return nil, errGone{d.id}
+	}
+	select {
+	case r := <-c.resp:
+		if r == nil {
+			return nil, errGone{d.id}
+		}
+		return r, nil
+	case <-ctx.Done():
+		if c.agent != nil && sessionLost(ctx) {
+			// The agent's session went away (not an explicit cancel): let the desktop finish and
+			// keep its answer for the agent to fetch later.
+			handedOff = true
+			d.g.log.Info("the agent's session ended during a call; its answer will be kept", "device", d.id, "id", c.id)
+			go d.awaitLate(key, c)
+			return nil, ctx.Err()
+		}
+		d.g.cancelled.add(c.id)
+		_ = d.notify("notifications/cancelled", map[string]any{"requestId": id.Raw(), "reason": "the caller cancelled"})
+		return nil, ctx.Err()
+	}
+}
+
+// sessionLost reports whether a call's context ended because its session did (the go-sdk
+// cancels with the read error as cause), rather than by the agent's notifications/cancelled
+// (plain context.Canceled).
+func sessionLost(ctx context.Context) bool {
+	cause := context.Cause(ctx)
+	return cause != nil && !errors.Is(cause, context.Canceled) && !errors.Is(cause, context.DeadlineExceeded)
+}
+
+// awaitLate waits (at most the late store's TTL) for the answer of a call whose agent is gone
+// and keeps it.
+func (d *device) awaitLate(key string, c *call) {
+	t := time.NewTimer(d.g.late.ttl)
+	defer t.Stop()
+	var r *jsonrpc.Response
+	select {
+	case r = <-c.resp:
+	case <-t.C:
+	}
+	d.mu.Lock()
+	if d.pending[key] == c {
+		delete(d.pending, key)
+	}
+	d.mu.Unlock()
+	if r != nil {
+		d.g.keepLate(d.id, c.tool, c.id, r)
+	}
+}
+
+// alive pings the desktop and reports whether it answered within timeout.
+func (d *device) alive(timeout time.Duration) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	r, err := d.request(ctx, "ping", map[string]any{}, nil)
+	return err == nil && r != nil
+}
+
+// notify sends a notification down the link.
+func (d *device) notify(method string, params any) error {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return err
+	}
+	b, err := jsonrpc.EncodeMessage(&jsonrpc.Request{Method: method, Params: raw})
+	if err != nil {
+		return err
+	}
+	return d.link.WriteFrame(b)
+}
+
+// initialize opens the desktop's MCP session (protocol 2025-11-25, declaring elicitation and
+// sampling) and lists its tools.
+func (d *device) initialize(ctx context.Context) error {
+	params := map[string]any{
+		"protocolVersion": ProtocolVersion,
+		"capabilities":    map[string]any{"elicitation": map[string]any{"form": map[string]any{}}, "sampling": map[string]any{}},
+		"clientInfo":      map[string]any{"name": "rpa-gateway", "version": Version},
+	}
+	r, err := d.request(ctx, "initialize", params, nil)
+	if err != nil {
+		return fmt.Errorf("initialize: %w", err)
+	}
+	if r.Error != nil {
+		return fmt.Errorf("initialize: %v", r.Error)
+	}
+	if err := d.notify("notifications/initialized", map[string]any{}); err != nil {
+		return fmt.Errorf("initialized: %w", err)
+	}
+	return d.refresh(ctx)
+}
+
+// refresh re-reads the desktop's tool list (all pages).
+func (d *device) refresh(ctx context.Context) error {
+	d.refreshMu.Lock()
+	defer d.refreshMu.Unlock()
+	tools := map[string]deviceTool{}
+	cursor := ""
+	for page := 0; page < 100; page++ {
+		params := map[string]any{}
+		if cursor != "" {
+			params["cursor"] = cursor
+		}
+		r, err := d.request(ctx, "tools/list", params, nil)
+		if err != nil {
+			return fmt.Errorf("tools/list: %w", err)
+		}
+		if r.Error != nil {
+			return fmt.Errorf("tools/list: %v", r.Error)
+		}
+		var res struct {
+			Tools      []json.RawMessage `json:"tools"`
+			NextCursor string            `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(r.Result, &res); err != nil {
+			return fmt.Errorf("tools/list: bad result: %w", err)
+		}
+		for _, raw := range res.Tools {
+			t, hasDev, err := decodeTool(raw)
+			if err != nil {
+				d.g.log.Warn("skipping a tool the desktop listed", "device", d.id, "err", err)
+				continue
+			}
+			tools[t.Name] = deviceTool{tool: t, hasDeviceID: hasDev}
+		}
+		if res.NextCursor == "" {
+			break
+		}
+		cursor = res.NextCursor
+	}
+	d.mu.Lock()
+	d.tools = tools
+	d.ready = true
+	d.mu.Unlock()
+	return nil
+}
+
+// decodeTool decodes one listed tool, keeping its schemas raw, and checks what AddTool needs.
+func decodeTool(raw json.RawMessage) (*mcp.Tool, bool, error) {
+	var t mcp.Tool
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return nil, false, err
+	}
+	var schemas struct {
+		InputSchema  json.RawMessage `json:"inputSchema"`
+		OutputSchema json.RawMessage `json:"outputSchema"`
+	}
+	if err := json.Unmarshal(raw, &schemas); err != nil {
+		return nil, false, err
+	}
+	if !validToolName(t.Name) {
+		return nil, false, fmt.Errorf("tool name %q is not [A-Za-z0-9_.-]{1,128}", t.Name)
+	}
+	var in struct {
+		Type       any                        `json:"type"`
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal(schemas.InputSchema, &in); err != nil || in.Type != "object" {
+		return nil, false, fmt.Errorf("tool %q: inputSchema is not an object schema", t.Name)
+	}
+	t.InputSchema = schemas.InputSchema
+	t.OutputSchema = nil
+	if len(schemas.OutputSchema) > 0 && string(schemas.OutputSchema) != "null" {
+		t.OutputSchema = schemas.OutputSchema
+	}
+	_, hasDev := in.Properties[DeviceIDArg]
+	return &t, hasDev, nil
+}
+
+func validToolName(s string) bool {
+	if len(s) == 0 || len(s) > 128 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// readLoop dispatches the desktop's frames until the link ends.
+func (d *device) readLoop() error {
+	for {
+		msg, err := mcpws.ReadMessage(d.link, d.control, d.g.log, "device", d.id)
+		if err != nil {
+			return err
+		}
+		switch m := msg.(type) {
+		case *jsonrpc.Response:
+			key := mcpws.IDKey(m.ID)
+			d.mu.Lock()
+			c := d.pending[key]
+			d.mu.Unlock()
+			if c == nil {
+				if id, ok := m.ID.Raw().(string); ok && strings.HasPrefix(id, "gw-") && len(m.Result) > 0 && !d.g.cancelled.has(id) {
+					// An answer to a call of an earlier gateway process (or one whose waiter gave
+					// up): keep it for the agent rather than drop it.
+					d.g.keepLate(d.id, "", id, m)
+					continue
+				}
+				d.g.log.Warn("dropping an answer to an id this gateway does not know", "device", d.id, "id", key)
+				continue
+			}
+			select {
+			case c.resp <- m:
+			default:
+			}
+		case *jsonrpc.Request:
+			if m.IsCall() {
+				go d.serveRequest(m)
+			} else {
+				d.notification(m)
+			}
+		}
+	}
+}
+
+// control handles a link control frame from the desktop.
+func (d *device) control(typ string, frame []byte) {
+	if typ != mcpws.TypeRegister {
+		d.g.log.Info("ignoring a control message", "device", d.id, "type", typ)
+		return
+	}
+	var reg mcpws.Register
+	if err := json.Unmarshal(frame, &reg); err != nil {
+		d.g.log.Warn("bad register message", "device", d.id, "err", err)
+		return
+	}
+	if reg.DeviceID != d.id {
+		d.g.log.Warn("register with another device id ignored", "device", d.id, "got", reg.DeviceID)
+		return
+	}
+	d.mu.Lock()
+	d.caps, d.names = reg.Capabilities, reg.AvailableTools
+	ready := d.ready
+	if !ready {
+		d.dirty = true
+	}
+	d.mu.Unlock()
+	d.g.log.Info("desktop re-registered", "device", d.id, "tools", len(reg.AvailableTools))
+	if ready {
+		go d.refreshAndSync()
+	}
+}
+
+func (d *device) refreshAndSync() {
+	ctx, cancel := context.WithTimeout(context.Background(), d.g.opts.InitTimeout)
+	defer cancel()
+	if err := d.refresh(ctx); err != nil {
+		d.g.log.Warn("tool refresh failed", "device", d.id, "err", err)
+		return
+	}
+	d.g.sync(d.id)
+}
+
+// notification handles a notification from the desktop.
+func (d *device) notification(m *jsonrpc.Request) {
+	switch m.Method {
+	case "notifications/tools/list_changed":
+		d.mu.Lock()
+		ready := d.ready
+		d.mu.Unlock()
+		if ready {
+			go d.refreshAndSync()
+		}
+	case "notifications/progress":
+		var p struct {
+			ProgressToken any     `json:"progressToken"`
+			Progress      float64 `json:"progress"`
+			Total         float64 `json:"total"`
+			Message       string  `json:"message"`
+		}
+		if json.Unmarshal(m.Params, &p) != nil {
+			return
+		}
+		tok, ok := p.ProgressToken.(string)
+		if !ok {
+			return
+		}
+		d.mu.Lock()
+		c := d.pending["s:"+tok]
+		d.mu.Unlock()
+		if c == nil || c.agent == nil || c.token == nil {
+			return
+		}
+		_ = c.agent.NotifyProgress(c.ctx, &mcp.ProgressNotificationParams{ProgressToken: c.token, Progress: p.Progress, Total: p.Total, Message: p.Message})
+	default:
+		// notifications/message and others: not relayed.
+	}
+}
+
+// serveRequest answers a request the desktop sent (ping, or elicitation/sampling relayed to the
+// agent whose call caused it).
+func (d *device) serveRequest(m *jsonrpc.Request) {
+	result, err := d.relay(m)
+	var resp *jsonrpc.Response
+	if err != nil {
+		var we *jsonrpc.Error
+		if !errors.As(err, &we) {
+			we = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+		}
+		resp = &jsonrpc.Response{ID: m.ID, Error: we}
+	} else {
+		raw, merr := json.Marshal(result)
+		if merr != nil {
+			resp = &jsonrpc.Response{ID: m.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: merr.Error()}}
+		} else {
+			resp = &jsonrpc.Response{ID: m.ID, Result: raw}
+		}
+	}
+	if b, err := jsonrpc.EncodeMessage(resp); err == nil {
+		_ = d.link.WriteFrame(b)
+	}
+}
+
+func notAvailable(msg string) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: msg}
+}
+
+func (d *device) relay(m *jsonrpc.Request) (any, error) {
+	switch m.Method {
+	case "ping":
+		return map[string]any{}, nil
+	case "elicitation/create", "sampling/createMessage":
+	default:
+		return nil, notAvailable(fmt.Sprintf("method %q is not available at the gateway", m.Method))
+	}
+	c := d.callFor(m.Params)
+	if c == nil || c.agent == nil {
+		return nil, notAvailable("no agent call to relay this request to")
+	}
+	ip := c.agent.InitializeParams()
+	var caps *mcp.ClientCapabilities
+	if ip != nil {
+		caps = ip.Capabilities
+	}
+	params, err := stripMeta(m.Params)
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+	}
+	if m.Method == "elicitation/create" {
+		if caps == nil || caps.Elicitation == nil {
+			return nil, notAvailable("the calling agent does not support elicitation")
+		}
+		var p mcp.ElicitParams
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+		}
+		return c.agent.Elicit(c.ctx, &p)
+	}
+	// Sampling is deprecated (SEP-2577) but still part of the protocol during its deprecation
+	// window: the gateway forwards it as long as agents and desktops speak it.
+	//lint:ignore SA1019 forwarded deliberately (see above)
+	if caps == nil || caps.Sampling == nil {
+		return nil, notAvailable("the calling agent does not support sampling")
+	}
+	//lint:ignore SA1019 forwarded deliberately (see above)
+	var p mcp.CreateMessageParams
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+	}
+	//lint:ignore SA1019 forwarded deliberately (see above)
+	return c.agent.CreateMessage(c.ctx, &p)
+}
+
+// callFor finds the agent call a desktop request belongs to: the one named by the
+// connect.MetaRelatedRequest stamp, else the only agent call in flight on this link.
+func (d *device) callFor(params json.RawMessage) *call {
+	var p struct {
+		Meta map[string]any `json:"_meta"`
+	}
+	_ = json.Unmarshal(params, &p)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if v, ok := p.Meta[connect.MetaRelatedRequest].(string); ok {
+		return d.pending["s:"+v]
+	}
+	var only *call
+	for _, c := range d.pending {
+		if c.agent != nil {
+			if only != nil {
+				return nil
+			}
+			only = c
+		}
+	}
+	return only
+}
+
+// stripMeta removes the connect.MetaRelatedRequest stamp before params go to an agent.
+func stripMeta(params json.RawMessage) (json.RawMessage, error) {
+	obj := map[string]json.RawMessage{}
+	if err := json.Unmarshal(params, &obj); err != nil {
+		return nil, err
+	}
+	if raw, ok := obj["_meta"]; ok {
+		meta := map[string]json.RawMessage{}
+		if json.Unmarshal(raw, &meta) == nil {
+			delete(meta, connect.MetaRelatedRequest)
+			if len(meta) == 0 {
+				delete(obj, "_meta")
+			} else {
+				obj["_meta"], _ = json.Marshal(meta)
+			}
+		}
+	}
+	return json.Marshal(obj)
+}
+
+// drop fails every call in flight (at once, not after a timeout) and marks the device gone.
+func (d *device) drop() {
+	d.mu.Lock()
+	d.gone = true
+	pend := d.pending
+	d.pending = map[string]*call{}
+	d.mu.Unlock()
+	for _, c := range pend {
+		select {
+		case c.resp <- nil:
+		default:
+		}
+	}
+}

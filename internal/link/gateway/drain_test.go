@@ -1,0 +1,226 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rpa-dev/rpa/internal/link/connect"
+)
+
+func waitInFlight(t *testing.T, x *gw, n int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if ds := x.g.Devices(); len(ds) == 1 && ds[0].InFlight == n {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("the desktop never had %d calls in flight", n)
+}
+
+func errMessage(m map[string]any) string {
+	e, _ := m["error"].(map[string]any)
+	s, _ := e["message"].(string)
+	return s
+}
+
+// TestShutdownDrains: on Shutdown new calls are refused with "the gateway is restarting", and the
+// call in flight still gets its answer before the links close.
+func TestShutdownDrains(t *testing.T) {
+	x := startGateway(t, "", Options{})
+	startDesk(t, x.wsURL(), "d1", deskServer("d1", nil), nil)
+	x.waitDevices(t, 1)
+	cs := agent(t, x.mcpURL(), nil)
+	late := newRawAgent(t, x.mcpURL())
+	type out struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	first := make(chan out, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"key": "k", "ms": 1500}})
+		first <- out{res, err}
+	}()
+	waitInFlight(t, x, 1)
+	shut := make(chan error, 1)
+	go func() { shut <- x.g.Shutdown(context.Background()) }()
+	for !x.g.drain.draining() {
+		time.Sleep(time.Millisecond)
+	}
+	m := late.call(t, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"msg": "x"}})
+	if errCode(m) != CodeUnreachable || !strings.Contains(errMessage(m), "the gateway is restarting") {
+		t.Errorf("a call during the drain got %v, want -32004 the gateway is restarting", m)
+	}
+	o := <-first
+	if o.err != nil || text(o.res) != "d1 done k" {
+		t.Errorf("the call in flight got %v %v, want its answer", o.res, o.err)
+	}
+	if err := <-shut; err != nil {
+		t.Errorf("Shutdown: %v", err)
+	}
+}
+
+// TestShutdownTimeoutSaysRestarting: a call still running when the drain ends is told the gateway
+// is restarting (not that the desktop disconnected) and where its answer will be kept.
+func TestShutdownTimeoutSaysRestarting(t *testing.T) {
+	x := startGateway(t, "", Options{})
+	startDesk(t, x.wsURL(), "d1", deskServer("d1", nil), nil)
+	x.waitDevices(t, 1)
+	a := newRawAgent(t, x.mcpURL())
+	got := make(chan map[string]any, 1)
+	go func() {
+		got <- a.call(t, "tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"key": "k", "ms": 3000}})
+	}()
+	waitInFlight(t, x, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // no time to drain
+	if err := x.g.Shutdown(ctx); err == nil || !strings.Contains(err.Error(), "1 calls still in flight") {
+		t.Errorf("Shutdown = %v", err)
+	}
+	m := <-got
+	msg := errMessage(m)
+	if errCode(m) != CodeUnreachable || !strings.Contains(msg, "the gateway is restarting") || strings.Contains(msg, "disconnected") || !strings.Contains(msg, RunURIPrefix+"gw-") {
+		t.Errorf("the call in flight got %v", m)
+	}
+}
+
+// TestLostSessionAnswerKept: an agent's connection drops during a call (not a cancel): the
+// desktop finishes, and its answer is kept as a resource another session can list and read.
+func TestLostSessionAnswerKept(t *testing.T) {
+	r := &runs{}
+	x := startGateway(t, "", Options{})
+	startDesk(t, x.wsURL(), "d1", deskServer("d1", r), nil)
+	x.waitDevices(t, 1)
+	a := newRawAgent(t, x.mcpURL())
+	ctx, drop := context.WithCancel(context.Background())
+	go func() {
+		body := `{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"slow","arguments":{"key":"lost","ms":600}}}`
+		req, _ := http.NewRequestWithContext(ctx, "POST", a.url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		req.Header.Set("Mcp-Session-Id", a.session)
+		if resp, err := a.hc.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	waitInFlight(t, x, 1)
+	drop() // the agent's connection goes away mid-call
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(x.logs.String(), "kept a late answer") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no late answer kept; log:\n%s", x.logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := r.get("lost/cancelled"); n != 0 {
+		t.Errorf("the desktop's run was cancelled %d times", n)
+	}
+	cs := agent(t, x.mcpURL(), nil)
+	lr, err := cs.ListResources(context.Background(), nil)
+	if err != nil || len(lr.Resources) != 1 {
+		t.Fatalf("resources: %v %+v", err, lr)
+	}
+	rr, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: lr.Resources[0].URI})
+	if err != nil || !strings.Contains(rr.Contents[0].Text, "d1 done lost") || !strings.Contains(rr.Contents[0].Text, `"tool":"slow"`) {
+		t.Fatalf("read: %v %+v", err, rr)
+	}
+	id := strings.TrimPrefix(lr.Resources[0].URI, RunURIPrefix)
+	if got, ok := x.g.Late(id); !ok || got.Device != "d1" {
+		t.Errorf("Late(%q) = %+v %v", id, got, ok)
+	}
+}
+
+func TestLateStoreBounded(t *testing.T) {
+	s := newLateStore(3, time.Hour)
+	now := time.Now()
+	var evicted []string
+	for i := 0; i < 5; i++ {
+		id := fmt.Sprintf("gw-x-%d", i)
+		evicted = append(evicted, s.put(&LateResult{ID: id, CallID: id, At: now}, now)...)
+	}
+	if strings.Join(evicted, ",") != "gw-x-0,gw-x-1" {
+		t.Errorf("evicted %v", evicted)
+	}
+	if _, ok := s.get("gw-x-0"); ok {
+		t.Error("an evicted answer is still there")
+	}
+	if _, ok := s.get("gw-x-4"); !ok {
+		t.Error("the newest answer is missing")
+	}
+	// Expired entries go at the next put.
+	later := now.Add(2 * time.Hour)
+	if ev := s.put(&LateResult{ID: "run-1", CallID: "gw-x-9", At: later}, later); len(ev) != 3 {
+		t.Errorf("expired evictions = %v", ev)
+	}
+	if r, ok := s.get("gw-x-9"); !ok || r.ID != "run-1" {
+		t.Errorf("lookup by call id: %+v %v", r, ok)
+	}
+}
+
+// TestCancelledCallNotAnswered: an agent cancels its call; the desktop stops the tool and sends no
+// answer for it (MCP: SHOULD NOT), and nothing of it is kept as a late answer.
+func TestCancelledCallNotAnswered(t *testing.T) {
+	r := &runs{}
+	x := startGateway(t, "", Options{})
+	deskLog := &logBuf{}
+	startDesk(t, x.wsURL(), "d1", deskServer("d1", r), func(o *connect.Options) { o.Logger = slogTo(deskLog) })
+	x.waitDevices(t, 1)
+	cs := agent(t, x.mcpURL(), nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"key": "c", "ms": 20000}})
+		done <- err
+	}()
+	waitInFlight(t, x, 1)
+	cancel()
+	<-done
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(deskLog.String(), "answer of a cancelled request dropped") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the desktop did not drop the cancelled call's answer; log:\n%s", deskLog.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if r.get("c/cancelled") != 1 {
+		t.Errorf("the tool was not cancelled")
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"msg": "after"}})
+	if err != nil || text(res) != "d1: after" {
+		t.Fatalf("echo after the cancel: %v %v", res, err)
+	}
+	for _, bad := range []string{"kept a late answer", "dropping an answer"} {
+		if strings.Contains(x.logs.String(), bad) {
+			t.Errorf("the gateway saw an answer of the cancelled call (%q):\n%s", bad, x.logs.String())
+		}
+	}
+}
+
+// TestRunResourcesThroughGateway: an agent reads a desktop's run resources (rpa://runs/...)
+// through the gateway.
+func TestRunResourcesThroughGateway(t *testing.T) {
+	x := startGateway(t, "", Options{})
+	srv := deskServer("d1", nil)
+	srv.AddResource(&mcp.Resource{URI: "rpa://runs/r-1/report.html", Name: "report", MIMEType: "text/html"},
+		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/html", Text: "<h1>run r-1</h1>"}}}, nil
+		})
+	startDesk(t, x.wsURL(), "d0", deskServer("d0", nil), nil) // a desktop without the run
+	startDesk(t, x.wsURL(), "d1", srv, nil)
+	x.waitDevices(t, 2)
+	cs := agent(t, x.mcpURL(), nil)
+	rr, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "rpa://runs/r-1/report.html"})
+	if err != nil || len(rr.Contents) != 1 || rr.Contents[0].Text != "<h1>run r-1</h1>" {
+		t.Fatalf("read through the gateway: %v %+v", err, rr)
+	}
+	if _, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "rpa://runs/nope"}); err == nil {
+		t.Error("a run no desktop has was found")
+	}
+}

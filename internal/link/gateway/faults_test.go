@@ -1,0 +1,171 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rpa-dev/rpa/internal/link/mcpws"
+)
+
+// TestGatewayRestartDuringCall kills the gateway during a long call and starts a new one on the
+// same address: the agent's call fails cleanly, the desktop re-dials and re-registers, the
+// finished answer reaches the new gateway once (which keeps it as a resource the agent can read),
+// the flow ran once, and the agent's retry succeeds.
+func TestGatewayRestartDuringCall(t *testing.T) {
+	r := &runs{}
+	x := startGateway(t, "", Options{})
+	d := startDesk(t, x.wsURL(), "d1", deskServer("d1", r), nil)
+	x.waitDevices(t, 1)
+	cs := agent(t, x.mcpURL(), nil)
+
+	const flowMs = 10000 // a 10-second flow
+	callErr := make(chan error, 1)
+	start := time.Now()
+	go func() {
+		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"key": "first", "ms": flowMs}})
+		callErr <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	x.kill()
+	select {
+	case err := <-callErr:
+		if err == nil {
+			t.Fatal("the call succeeded through a dead gateway")
+		}
+		if el := time.Since(start); el > 8*time.Second { // only when it waited for the flow's end
+			t.Errorf("the agent's call failed only after %v", el)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the agent's call hangs after the gateway died")
+	}
+	time.Sleep(time.Second) // the desktop tries (and fails) to re-dial meanwhile
+	y := startGateway(t, x.addr, Options{})
+	y.waitDevices(t, 1)
+
+	// The kept answer reaches the new gateway after the flow ends; it keeps it for the agent.
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(y.logs.String(), "kept a late answer") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the new gateway never saw the kept answer; log:\n%s", y.logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := strings.Count(y.logs.String(), "kept a late answer"); n != 1 {
+		t.Errorf("the kept answer arrived %d times", n)
+	}
+	if n := r.get("first"); n != 1 {
+		t.Errorf("the flow ran %d times", n)
+	}
+	cs2 := agent(t, y.mcpURL(), nil)
+	res, err := cs2.CallTool(context.Background(), &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"key": "retry", "ms": 10}})
+	if err != nil || text(res) != "d1 done retry" {
+		t.Fatalf("retry: %v %v", res, err)
+	}
+	// The outcome of the first call is not lost: the agent finds it among the resources.
+	lr, err := cs2.ListResources(context.Background(), nil)
+	if err != nil || len(lr.Resources) != 1 || !strings.HasPrefix(lr.Resources[0].URI, RunURIPrefix+"gw-") {
+		t.Fatalf("resources after the restart: %v %+v", err, lr)
+	}
+	rr, err := cs2.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: lr.Resources[0].URI})
+	if err != nil || len(rr.Contents) != 1 || !strings.Contains(rr.Contents[0].Text, "d1 done first") || !strings.Contains(rr.Contents[0].Text, `"deviceId":"d1"`) {
+		t.Fatalf("reading the kept answer: %v %+v", err, rr)
+	}
+	_ = d
+}
+
+// TestBadDesktops: garbage frames, oversized frames, a wrong token and a link that never
+// registers get clear errors; the gateway and its other desktops carry on.
+func TestBadDesktops(t *testing.T) {
+	x := startGateway(t, "", Options{Link: mcpws.Options{MaxFrame: 64 << 10}})
+	startDesk(t, x.wsURL(), "good", deskServer("good", nil), nil)
+	x.waitDevices(t, 1)
+	ctx := context.Background()
+
+	// Wrong token: 401 before any upgrade.
+	if _, err := mcpws.Dial(ctx, x.wsURL(), "wrong", mcpws.Options{}); err == nil || !strings.Contains(err.Error(), "401") {
+		t.Errorf("wrong token: %v, want 401", err)
+	}
+	// A link that does not start with register is closed with 1008.
+	l, err := mcpws.Dial(ctx, x.wsURL(), testToken, mcpws.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = l.WriteFrame([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	var ce *websocket.CloseError
+	if _, err := l.ReadFrame(); !errors.As(err, &ce) || ce.Code != 1008 {
+		t.Errorf("no register: %v, want close 1008", err)
+	}
+
+	// A hand-made desktop: register, answer initialize and tools/list, then misbehave.
+	bad, err := mcpws.Dial(ctx, x.wsURL(), testToken, mcpws.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bad.Close()
+	_ = bad.WriteJSON(mcpws.Register{Type: "register", DeviceID: "bad", AvailableTools: []string{}})
+	for i := 0; i < 2; i++ {
+		f, err := bad.ReadFrame()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct {
+			ID     any    `json:"id"`
+			Method string `json:"method"`
+		}
+		_ = json.Unmarshal(f, &m)
+		if m.Method == "notifications/initialized" {
+			i--
+			continue
+		}
+		result := `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"bad","version":"0"}}`
+		if m.Method == "tools/list" {
+			result = `{"tools":[{"name":"bad_tool","inputSchema":{"type":"object"}},{"name":"no schema"}]}`
+		}
+		idj, _ := json.Marshal(m.ID)
+		_ = bad.WriteFrame([]byte(`{"jsonrpc":"2.0","id":` + string(idj) + `,"result":` + result + `}`))
+	}
+	x.waitDevices(t, 2)
+	_ = bad.WriteFrame([]byte("garbage {"))
+	f, err := bad.ReadFrame()
+	if err != nil || !strings.Contains(string(f), "-32700") {
+		t.Errorf("garbage frame: got %s %v, want a -32700 answer", f, err)
+	}
+	if len(x.g.Devices()) != 2 {
+		t.Error("the garbage frame cost the link")
+	}
+	// The gateway closes the link with 1009 (the writer may see its write fail first).
+	if err := bad.WriteFrame([]byte(`{"jsonrpc":"2.0","method":"x","params":"` + strings.Repeat("a", 100<<10) + `"}`)); err == nil {
+		if _, err := bad.ReadFrame(); !errors.As(err, &ce) || ce.Code != websocket.CloseMessageTooBig {
+			t.Errorf("oversized frame: %v, want close 1009", err)
+		}
+	}
+	x.waitDevices(t, 1)
+	// The device leaves the table just before its "desktop disconnected"
+	// line is logged: wait for the line (the bound only catches a hang).
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(x.logs.String(), "frame exceeds the size cap") && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if !strings.Contains(x.logs.String(), "frame exceeds the size cap") {
+		t.Errorf("the gateway did not log why it closed the link:\n%s", x.logs.String())
+	}
+
+	cs := agent(t, x.mcpURL(), nil)
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"msg": "still here"}})
+	if err != nil || text(res) != "good: still here" {
+		t.Errorf("the good desktop after the bad one: %v %v", res, err)
+	}
+	resp, err := http.Get("http://" + x.addr + "/devices")
+	if err == nil {
+		resp.Body.Close()
+	}
+	if strings.Contains(x.logs.String(), testToken) {
+		t.Error("the token reached the log")
+	}
+}

@@ -1,0 +1,648 @@
+// Package gateway is the backend end of the desktop link (`rpa gateway`): desktops running
+// `rpa connect` dial in at /ws, and agents reach every connected desktop's tools through one MCP
+// Streamable HTTP endpoint at /mcp (PROTOCOL.md, "Transports").
+//
+// Each desktop link is one MCP session in which the gateway is the client: it initializes the
+// desktop at protocol 2025-11-25 declaring elicitation and sampling, lists its tools, and forwards
+// agents' tools/call requests as raw JSON-RPC frames with ids (and progress tokens) of its own,
+// unique across gateway restarts. Elicitation and sampling requests from a desktop go to the agent
+// whose call caused them. When several desktops offer one tool name, the agent-facing tool takes a
+// required `deviceId` argument (listed in its schema) that picks the desktop.
+//
+// Desktops prove their id with a token of their own (Options.Devices); a second link for an id
+// that is connected and answers a ping is refused rather than replacing the first. Shutdown
+// drains the calls in flight; answers that arrive after their agent's session was lost are kept
+// (see LateResult) for the agent to fetch as resources.
+package gateway
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rpa-dev/rpa/internal/httpauth"
+	"github.com/rpa-dev/rpa/internal/link/connect"
+	"github.com/rpa-dev/rpa/internal/link/mcpws"
+)
+
+// ProtocolVersion is the MCP protocol version the gateway speaks to desktops.
+const ProtocolVersion = "2025-11-25"
+
+// Version is the gateway's implementation version (clientInfo/serverInfo).
+const Version = "0.1.0"
+
+// DeviceIDArg is the argument that picks a desktop when several offer a tool.
+const DeviceIDArg = "deviceId"
+
+// JSON-RPC error codes used by the gateway (PROTOCOL.md).
+const (
+	CodeNoSuchTool  = -32003 // no connected desktop offers the tool
+	CodeUnreachable = -32004 // the desktop could not be reached (it dropped mid-call)
+)
+
+// Options configures a Gateway.
+type Options struct {
+	// Token, when set, is required as `Authorization: Bearer TOKEN` on /mcp and /devices (the
+	// scheme is matched without case). On /ws it is accepted only with SharedDeviceToken. It is
+	// never logged.
+	Token string
+	// Devices gives each desktop its own token (see DeviceTokens): a desktop presenting one may
+	// only register under the id it belongs to. Nil: only SharedDeviceToken can admit desktops.
+	Devices *DeviceTokens
+	// SharedDeviceToken also admits, on /ws, any desktop presenting Token, under any device id
+	// not connected now (the old, weaker mode: whoever holds the shared token can take a
+	// disconnected desktop's id). Off unless configured (--shared-device-token).
+	SharedDeviceToken bool
+	// AllowOrigins names browser origins allowed on /mcp besides loopback origins of the
+	// gateway's own port (see httpauth.OriginGuard); any other Origin gets 403.
+	AllowOrigins []string
+	// ProbeTimeout bounds the ping that checks whether a connected desktop is still there when
+	// a second link claims its id (default 5s): no answer and the new link takes over.
+	ProbeTimeout time.Duration
+	// LateResults bounds how many answers that arrived after their agent's session was lost are
+	// kept (default 256); LateTTL how long (default 1h).
+	LateResults int
+	LateTTL     time.Duration
+	// Link tunes the desktop links (ping interval, frame cap).
+	Link mcpws.Options
+	// InitTimeout bounds a desktop's register + initialize + tools/list (default 10s).
+	InitTimeout time.Duration
+	// AgentIdle closes an agent session at /mcp after this long without a request (default 30
+	// min; negative: never).
+	AgentIdle time.Duration
+	// Logger; nil = slog.Default().
+	Logger *slog.Logger
+}
+
+// Gateway routes agents' calls to connected desktops. Serve Handler(); Close ends every link.
+type Gateway struct {
+	opts  Options
+	log   *slog.Logger
+	srv   *mcp.Server
+	epoch string
+	seq   atomic.Uint64
+
+	mu      sync.Mutex
+	devices map[string]*device
+	index   map[string][]*device // tool name → desktops offering it, sorted by id (rebuilt by sync)
+
+	claims map[string]*device // device id → the link holding it (initializing or connected)
+
+	syncMu sync.Mutex
+	listed map[string]bool // agent-facing tool names registered with srv
+
+	drain     drainState   // Shutdown (drain.go)
+	late      *lateStore   // answers whose agent was gone (late.go)
+	posts     posts        // agents' POSTs, to tell when an answer cannot be delivered (late.go)
+	cancelled cancelledIDs // calls cancelled by their agent: their answers are not kept (late.go)
+}
+
+// New returns a Gateway.
+func New(opts Options) *Gateway {
+	if opts.InitTimeout <= 0 {
+		opts.InitTimeout = 10 * time.Second
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.AgentIdle == 0 {
+		opts.AgentIdle = 30 * time.Minute
+	}
+	if opts.ProbeTimeout <= 0 {
+		opts.ProbeTimeout = 5 * time.Second
+	}
+	if opts.LateResults <= 0 {
+		opts.LateResults = 256
+	}
+	if opts.LateTTL <= 0 {
+		opts.LateTTL = time.Hour
+	}
+	var e [6]byte
+	_, _ = rand.Read(e[:])
+	g := &Gateway{
+		opts:    opts,
+		log:     opts.Logger,
+		epoch:   hex.EncodeToString(e[:]),
+		devices: map[string]*device{},
+		claims:  map[string]*device{},
+		listed:  map[string]bool{},
+	}
+	g.late = newLateStore(opts.LateResults, opts.LateTTL)
+	g.srv = mcp.NewServer(&mcp.Implementation{Name: "rpa-gateway", Version: Version}, &mcp.ServerOptions{
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:     &mcp.ToolCapabilities{ListChanged: true},
+			Resources: &mcp.ResourceCapabilities{ListChanged: true},
+		},
+		Logger: opts.Logger,
+	})
+	g.srv.AddReceivingMiddleware(g.unknownTool)
+	g.addLateResources()
+	return g
+}
+
+// MCP returns the agent-facing go-sdk server (tools of every connected desktop).
+func (g *Gateway) MCP() *mcp.Server { return g.srv }
+
+// nextID returns a request id never used before, even by an earlier gateway process (desktops
+// remember answered ids for 10 minutes and would not run a reused one).
+func (g *Gateway) nextID() jsonrpc.ID {
+	id, _ := jsonrpc.MakeID(fmt.Sprintf("gw-%s-%d", g.epoch, g.seq.Add(1)))
+	return id
+}
+
+// Handler serves /ws (desktops), /mcp (agents, Streamable HTTP) and GET /devices.
+func (g *Gateway) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/ws", g.serveWS)
+	mcpH := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.srv }, &mcp.StreamableHTTPOptions{
+		Logger:         g.log,
+		SessionTimeout: max(g.opts.AgentIdle, 0),
+		// With a bearer token required, DNS rebinding cannot reach the tools, and a TLS proxy
+		// in front sends its public Host header.
+		DisableLocalhostProtection: g.opts.Token != "",
+	})
+	mux.Handle("/mcp", httpauth.OriginGuard(g.opts.AllowOrigins, g.auth(g.posts.bind(mcpH))))
+	mux.Handle("/devices", g.auth(http.HandlerFunc(g.serveDevices)))
+	return mux
+}
+
+func (g *Gateway) authorized(r *http.Request) bool {
+	if g.opts.Token == "" {
+		return true
+	}
+	got, ok := httpauth.BearerToken(r)
+	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(g.opts.Token)) == 1
+}
+
+// deviceAuth checks a desktop's credential on /ws. It returns the device id the token belongs
+// to ("" for the shared token, which may register any id) and whether it is accepted.
+func (g *Gateway) deviceAuth(r *http.Request) (owner string, ok bool) {
+	got, has := httpauth.BearerToken(r)
+	if g.opts.Devices != nil && has {
+		if id, ok := g.opts.Devices.Owner(got); ok {
+			return id, true
+		}
+	}
+	if g.opts.SharedDeviceToken && (g.opts.Token == "" || has && subtle.ConstantTimeCompare([]byte(got), []byte(g.opts.Token)) == 1) {
+		return "", true
+	}
+	if g.opts.Devices == nil && !g.opts.SharedDeviceToken && g.opts.Token == "" {
+		return "", true // no credential configured at all (tests, loopback experiments)
+	}
+	return "", false
+}
+
+func (g *Gateway) auth(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !g.authorized(r) {
+			g.log.Warn("refused a request without a valid token", "path", r.URL.Path, "remote", r.RemoteAddr)
+			w.Header().Set("WWW-Authenticate", `Bearer realm="rpa-gateway"`)
+			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// serveWS accepts one desktop link: register, initialize, list tools, then serve until it drops.
+func (g *Gateway) serveWS(w http.ResponseWriter, r *http.Request) {
+	if g.drain.draining() {
+		http.Error(w, "the gateway is restarting", http.StatusServiceUnavailable)
+		return
+	}
+	owner, ok := g.deviceAuth(r)
+	if !ok {
+		g.log.Warn("refused a desktop link: its token is not a device token of this gateway", "remote", r.RemoteAddr)
+		w.Header().Set("WWW-Authenticate", `Bearer realm="rpa-gateway"`)
+		http.Error(w, "unknown device token", http.StatusUnauthorized)
+		return
+	}
+	link, err := mcpws.Upgrade(w, r, g.opts.Link)
+	if err != nil {
+		g.log.Warn("websocket upgrade failed", "remote", r.RemoteAddr, "err", err)
+		return
+	}
+	defer link.Close()
+	first, err := link.ReadFrame()
+	if err != nil {
+		g.log.Warn("desktop link ended before register", "remote", r.RemoteAddr, "err", err)
+		return
+	}
+	var reg mcpws.Register
+	if typ, ok := mcpws.Control(first); !ok || typ != mcpws.TypeRegister || json.Unmarshal(first, &reg) != nil || strings.TrimSpace(reg.DeviceID) == "" {
+		g.log.Warn("desktop link did not start with a register message carrying a deviceId", "remote", r.RemoteAddr)
+		link.CloseWith(1008, "expected {\"type\":\"register\",\"deviceId\":...} first")
+		return
+	}
+	if owner != "" && reg.DeviceID != owner {
+		g.log.Warn("refused a desktop registering under another device's id", "device", reg.DeviceID, "remote", r.RemoteAddr)
+		link.CloseWith(connect.CloseWrongDevice, "this token does not belong to device id "+clip(reg.DeviceID))
+		return
+	}
+	d := &device{g: g, id: reg.DeviceID, link: link, since: time.Now(), caps: reg.Capabilities, names: reg.AvailableTools, pending: map[string]*call{}}
+	log := g.log.With("device", d.id, "remote", link.RemoteAddr())
+
+	done := make(chan error, 1)
+	go func() { done <- d.readLoop() }()
+
+	if !g.claim(d) {
+		log.Warn("refused a second link for a device id that is connected and answering")
+		link.CloseWith(connect.CloseIDInUse, "device id "+clip(d.id)+" is connected from another link; is another desktop using it?")
+		<-done
+		d.drop()
+		return
+	}
+	defer g.release(d)
+
+	ctx, cancel := context.WithTimeout(r.Context(), g.opts.InitTimeout)
+	err = d.initialize(ctx)
+	cancel()
+	if err != nil {
+		log.Warn("desktop initialization failed; closing its link", "err", err)
+		link.Close()
+		<-done
+		d.drop()
+		return
+	}
+	// Registry changes and the tool list change together (under syncMu), so /devices never
+	// shows a desktop whose tools agents cannot see yet, or the reverse.
+	g.syncMu.Lock()
+	g.mu.Lock()
+	old := g.devices[d.id]
+	g.devices[d.id] = d
+	n := len(g.devices)
+	g.mu.Unlock()
+	if old != nil {
+		old.drop()
+	}
+	g.syncLocked(d.id)
+	g.syncMu.Unlock()
+	if old != nil {
+		log.Info("a new link replaces the device's old one")
+		old.link.CloseWith(connect.CloseReplaced, "replaced by a newer link with the same device id")
+	}
+	d.mu.Lock()
+	log.Info("desktop connected", "tools", len(d.tools), "devices", n)
+	dirty := d.dirty
+	d.dirty = false
+	d.mu.Unlock()
+	if dirty {
+		go d.refreshAndSync()
+	}
+
+	err = <-done
+	d.drop()
+	g.syncMu.Lock()
+	g.mu.Lock()
+	if g.devices[d.id] == d {
+		delete(g.devices, d.id)
+	}
+	n = len(g.devices)
+	g.mu.Unlock()
+	g.syncLocked(d.id)
+	g.syncMu.Unlock()
+	log.Info("desktop disconnected", "err", err, "up_for", time.Since(d.since).Round(time.Millisecond).String(), "devices", n)
+}
+
+// claim reserves d's id for d. A link already holding the id keeps it while it answers a ping
+// within ProbeTimeout (or is still initializing); one that does not is closed and d takes over.
+func (g *Gateway) claim(d *device) bool {
+	for try := 0; try < 2; try++ {
+		g.mu.Lock()
+		cur := g.claims[d.id]
+		if cur == nil {
+			g.claims[d.id] = d
+			g.mu.Unlock()
+			return true
+		}
+		g.mu.Unlock()
+		cur.mu.Lock()
+		ready, gone := cur.ready, cur.gone
+		cur.mu.Unlock()
+		if !gone && (!ready || cur.alive(g.opts.ProbeTimeout)) {
+			return false
+		}
+		g.log.Info("the link holding this device id does not answer; a new link takes over", "device", d.id)
+		cur.link.CloseWith(connect.CloseReplaced, "replaced: this link did not answer a ping")
+		cur.drop()
+		g.mu.Lock()
+		if g.claims[d.id] == cur {
+			delete(g.claims, d.id)
+		}
+		g.mu.Unlock()
+	}
+	return false
+}
+
+// release frees d's claim on its id.
+func (g *Gateway) release(d *device) {
+	g.mu.Lock()
+	if g.claims[d.id] == d {
+		delete(g.claims, d.id)
+	}
+	g.mu.Unlock()
+}
+
+// clip keeps a peer-chosen string short in close reasons (a close frame holds 123 bytes).
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
+
+// Close closes every desktop link (their agents' calls fail at once).
+func (g *Gateway) Close() error {
+	g.mu.Lock()
+	all := make([]*device, 0, len(g.devices))
+	for _, d := range g.devices {
+		all = append(all, d)
+	}
+	g.mu.Unlock()
+	for _, d := range all {
+		d.link.CloseWith(1012, "the gateway is restarting")
+		d.drop()
+	}
+	return nil
+}
+
+// DeviceInfo is one entry of GET /devices.
+type DeviceInfo struct {
+	DeviceID       string    `json:"deviceId"`
+	Capabilities   []string  `json:"capabilities"`
+	Tools          []string  `json:"tools"`           // from tools/list
+	AvailableTools []string  `json:"available_tools"` // as the last register said
+	RemoteAddr     string    `json:"remoteAddr"`
+	ConnectedAt    time.Time `json:"connectedAt"`
+	LinkAgeSeconds float64   `json:"linkAgeSeconds"`
+	InFlight       int       `json:"inFlight"` // requests awaiting the desktop's answer
+}
+
+// Devices lists the connected, initialized desktops sorted by id.
+func (g *Gateway) Devices() []DeviceInfo {
+	g.syncMu.Lock()
+	defer g.syncMu.Unlock()
+	g.mu.Lock()
+	all := make([]*device, 0, len(g.devices))
+	for _, d := range g.devices {
+		all = append(all, d)
+	}
+	g.mu.Unlock()
+	out := make([]DeviceInfo, 0, len(all))
+	for _, d := range all {
+		d.mu.Lock()
+		tools := make([]string, 0, len(d.tools))
+		for n := range d.tools {
+			tools = append(tools, n)
+		}
+		sort.Strings(tools)
+		info := DeviceInfo{
+			DeviceID: d.id, Capabilities: append([]string{}, d.caps...), Tools: tools,
+			AvailableTools: append([]string{}, d.names...), RemoteAddr: d.link.RemoteAddr(),
+			ConnectedAt: d.since.UTC(), LinkAgeSeconds: time.Since(d.since).Seconds(), InFlight: len(d.pending),
+		}
+		d.mu.Unlock()
+		out = append(out, info)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].DeviceID < out[j].DeviceID })
+	return out
+}
+
+func (g *Gateway) serveDevices(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		http.Error(w, "GET only", http.StatusMethodNotAllowed)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"devices": g.Devices()})
+}
+
+// offer is one desktop offering a tool.
+type offer struct {
+	d  *device
+	dt deviceTool
+}
+
+// offers lists the desktops offering name, sorted by device id (from the index sync keeps; a
+// desktop gone since is left out).
+func (g *Gateway) offers(name string) []offer {
+	g.mu.Lock()
+	ds := g.index[name]
+	g.mu.Unlock()
+	out := make([]offer, 0, len(ds))
+	for _, d := range ds {
+		d.mu.Lock()
+		if dt, ok := d.tools[name]; ok && !d.gone {
+			out = append(out, offer{d, dt})
+		}
+		d.mu.Unlock()
+	}
+	return out
+}
+
+// sync brings the agent-facing tool list in line with the registry. Tools of the device named
+// changed (it came, went or re-registered) are re-added even when unchanged, so agents get
+// notifications/tools/list_changed.
+func (g *Gateway) sync(changed string) {
+	g.syncMu.Lock()
+	defer g.syncMu.Unlock()
+	g.syncLocked(changed)
+}
+
+// syncLocked is sync with syncMu held.
+func (g *Gateway) syncLocked(changed string) {
+	g.mu.Lock()
+	old := g.index
+	byName := map[string][]*device{}
+	for _, d := range g.devices {
+		d.mu.Lock()
+		for n := range d.tools {
+			byName[n] = append(byName[n], d)
+		}
+		d.mu.Unlock()
+	}
+	for _, ds := range byName {
+		sort.Slice(ds, func(i, j int) bool { return ds[i].id < ds[j].id })
+	}
+	g.index = byName
+	g.mu.Unlock()
+	var gone []string
+	for n := range g.listed {
+		if _, ok := byName[n]; !ok {
+			gone = append(gone, n)
+		}
+	}
+	if len(gone) > 0 {
+		g.srv.RemoveTools(gone...)
+		for _, n := range gone {
+			delete(g.listed, n)
+		}
+	}
+	// Only the tools the changed desktop offers, or offered before, can differ; they are
+	// (re-)added, which also tells agents the list changed.
+	offeredBy := func(ds []*device) bool {
+		for _, d := range ds {
+			if d.id == changed {
+				return true
+			}
+		}
+		return false
+	}
+	for n, ds := range byName {
+		if g.listed[n] && !offeredBy(ds) && !offeredBy(old[n]) {
+			continue
+		}
+		t, err := agentTool(n, ds)
+		if err != nil {
+			g.log.Warn("cannot list a tool", "tool", n, "err", err)
+			continue
+		}
+		g.srv.AddTool(t, g.forward(n))
+		g.listed[n] = true
+	}
+}
+
+// agentTool builds the agent-facing tool for name from the desktops offering it: the first
+// desktop's definition, plus a required deviceId argument when there are several.
+func agentTool(name string, ds []*device) (*mcp.Tool, error) {
+	ds[0].mu.Lock()
+	dt := ds[0].tools[name]
+	ds[0].mu.Unlock()
+	t := *dt.tool
+	if len(ds) == 1 || dt.hasDeviceID {
+		return &t, nil
+	}
+	var schema map[string]any
+	if err := json.Unmarshal(t.InputSchema.(json.RawMessage), &schema); err != nil {
+		return nil, err
+	}
+	props, _ := schema["properties"].(map[string]any)
+	if props == nil {
+		props = map[string]any{}
+	}
+	ids := make([]string, len(ds))
+	for i, d := range ds {
+		ids[i] = d.id
+	}
+	props[DeviceIDArg] = map[string]any{
+		"type":        "string",
+		"enum":        ids,
+		"description": "Which connected desktop runs the tool (several offer it).",
+	}
+	schema["properties"] = props
+	req, _ := schema["required"].([]any)
+	schema["required"] = append(req, DeviceIDArg)
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		return nil, err
+	}
+	t.InputSchema = json.RawMessage(raw)
+	return &t, nil
+}
+
+// unknownTool answers tools/call for a name no desktop offers with -32003 (the SDK alone would
+// answer -32602).
+func (g *Gateway) unknownTool(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "tools/call" {
+			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && len(g.offers(p.Name)) == 0 {
+				return nil, &jsonrpc.Error{Code: CodeNoSuchTool, Message: fmt.Sprintf("no connected desktop offers tool %q", p.Name)}
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// forward returns the handler of the agent-facing tool name: pick the desktop, forward the call
+// as a raw frame, relay progress, return the desktop's answer (errors keep their codes).
+func (g *Gateway) forward(name string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if !g.drain.enter() {
+			return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: msgRestarting}
+		}
+		defer g.drain.leave()
+		args := map[string]json.RawMessage{}
+		if len(req.Params.Arguments) > 0 && string(req.Params.Arguments) != "null" {
+			if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "arguments must be a JSON object"}
+			}
+		}
+		var want string
+		if raw, ok := args[DeviceIDArg]; ok {
+			if err := json.Unmarshal(raw, &want); err != nil {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "deviceId: must be a string"}
+			}
+		}
+		offers := g.offers(name)
+		var pick *offer
+		switch {
+		case len(offers) == 0:
+			return nil, &jsonrpc.Error{Code: CodeNoSuchTool, Message: fmt.Sprintf("no connected desktop offers tool %q", name)}
+		case want != "":
+			for i := range offers {
+				if offers[i].d.id == want {
+					pick = &offers[i]
+				}
+			}
+			if pick == nil {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("deviceId: no connected desktop %q offers tool %q", want, name)}
+			}
+		case len(offers) == 1:
+			pick = &offers[0]
+		default:
+			ids := make([]string, len(offers))
+			for i, o := range offers {
+				ids[i] = o.d.id
+			}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("deviceId: required, tool %q is offered by %s", name, strings.Join(ids, ", "))}
+		}
+		if !pick.dt.hasDeviceID {
+			delete(args, DeviceIDArg)
+		}
+		c := &call{agent: req.Session, ctx: ctx, tool: name}
+		params := map[string]any{"name": name, "arguments": args}
+		if tok := req.Params.GetProgressToken(); tok != nil {
+			c.token = tok // request sets the desktop-side token to the forwarded request's id
+		}
+		resp, err := pick.d.request(ctx, "tools/call", params, c)
+		if err != nil {
+			var gone errGone
+			if errors.As(err, &gone) {
+				if g.drain.draining() {
+					return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: fmt.Sprintf("%s; the call keeps running on desktop %q and its answer will be kept as resource %s", msgRestarting, pick.d.id, RunURI(c.id))}
+				}
+				return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: gone.Error()}
+			}
+			return nil, err
+		}
+		if resp.Error != nil {
+			var we *jsonrpc.Error
+			if errors.As(resp.Error, &we) {
+				return nil, we
+			}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: resp.Error.Error()}
+		}
+		if g.posts.gone(req) {
+			// The agent's connection went away during the call: this answer would be lost.
+			g.keepLate(pick.d.id, name, c.id, resp)
+		}
+		var res mcp.CallToolResult
+		if err := json.Unmarshal(resp.Result, &res); err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "desktop sent a bad tools/call result: " + err.Error()}
+		}
+		return &res, nil
+	}
+}

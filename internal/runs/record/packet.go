@@ -1,0 +1,362 @@
+package record
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/drivers/snapshot"
+	"github.com/rpa-dev/rpa/internal/runs"
+	"github.com/rpa-dev/rpa/internal/runs/report"
+	"github.com/rpa-dev/rpa/interp"
+	"github.com/rpa-dev/rpa/stdlib"
+)
+
+// DefaultPacketBudget is the failure packet's default budget in tokens,
+// counted as characters of its JSON / 4.
+const DefaultPacketBudget = runs.DefaultPacketBudget
+
+// Packet is the failure packet (PROTOCOL.md, "The failure packet"): what
+// an agent needs to recover from a failed run, within a budget. It is the
+// field `failure` of the workflow tool's structuredContent, beside `runId`.
+type Packet struct {
+	// Line, Action and Source are the failing step: its line, action name
+	// and source text (trimmed, masked).
+	Line   int    `json:"line"`
+	Action string `json:"action"`
+	Source string `json:"source"`
+	// Kind and Message are the run error's kind and message.
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+	// Selectors are the selectors the step tried, each with why it does
+	// not match now: "no element matches", "covered by div#consent",
+	// "not visible", "disabled", or "passes now" (the page changed since).
+	Selectors []SelectorReason `json:"selectors"`
+	// URL and Title are the tab's at the failure.
+	URL   string `json:"url"`
+	Title string `json:"title"`
+	// Dialogs are the JS dialogs the tab saw (answered by the dialog
+	// policy), Tabs the open tabs.
+	Dialogs []drivers.Dialog `json:"dialogs"`
+	Tabs    []Tab            `json:"tabs"`
+	// Snapshot is a trimmed accessibility snapshot (package snapshot's form)
+	// around the target, or of the page when there is no target.
+	Snapshot string `json:"snapshot,omitempty"`
+	// Problems are the page's last console and network errors.
+	Problems []string `json:"problems,omitempty"`
+	// Hints are plain sentences drawn from the evidence.
+	Hints []string `json:"hints"`
+	// Screenshot is the resource URI of the failure screenshot ("" when
+	// none was taken); the result also carries it as image content.
+	Screenshot string `json:"screenshot,omitempty"`
+	// Truncated is true when parts were cut to fit the budget.
+	Truncated bool `json:"truncated,omitempty"`
+	// Heal is what healing did at the failing step (package heal): the
+	// candidates it suggests, or why it refused ("the element seems to be
+	// gone", "two elements look alike"); nil when it did not look.
+	Heal *stdlib.HealInfo `json:"heal,omitempty"`
+	// HealPatch is the change of the flow that Heal proposes for the
+	// failing line (heal_packet.go); nil when it proposes none.
+	HealPatch *HealPatch `json:"heal_patch,omitempty"`
+}
+
+// SelectorReason is one selector and why it failed.
+type SelectorReason struct {
+	Selector string `json:"selector"`
+	Reason   string `json:"reason"`
+}
+
+// Tab is one open tab.
+type Tab struct {
+	URL     string `json:"url"`
+	Title   string `json:"title"`
+	Current bool   `json:"current,omitempty"`
+}
+
+// packet builds the failure packet of a failed run and its downscaled
+// screenshot.
+func (r *Recorder) packet(ctx context.Context, res *interp.Result, page drivers.Page, failed *failedStep) (*Packet, []byte) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 8*time.Second)
+	defer cancel()
+	e := res.Error
+	p := &Packet{Line: e.Line, Action: e.Action, Source: r.SourceLine(e.Line), Kind: string(e.Kind), Message: r.mask.String(e.Message),
+		Selectors: []SelectorReason{}, Dialogs: []drivers.Dialog{}, Tabs: []Tab{}, Hints: []string{}}
+	var ev *interp.Evidence
+	shot := "" // the failure screenshot's file name
+	if failed != nil && failed.line == e.Line && (e.Action == "" || failed.action == e.Action) {
+		ev = failed.evidence
+		if p.Action == "" {
+			p.Action = failed.action
+		}
+		shot = failed.shot
+	}
+	if shot == "" && page != nil && (failed == nil || !failed.shotTaken) {
+		// the failure was not a step's (fail, assert, a return that could
+		// not be built): the picture is of the tab the run ended on
+		r.mu.Lock() // screenshot writes the run's events
+		shot = r.screenshot(page, 0, nil)
+		r.mu.Unlock()
+	}
+	if shot != "" {
+		p.Screenshot = fmt.Sprintf("rpa://runs/%s/screenshots/%s", r.run.ID, shot)
+	}
+	if ev != nil && ev.Page != nil {
+		page = ev.Page
+	}
+	var frame drivers.Frame = page
+	if ev != nil && ev.Frame != nil {
+		frame = ev.Frame
+	}
+	budget := r.o.PacketBudget
+	if budget <= 0 {
+		budget = DefaultPacketBudget
+	}
+	maxChars := budget * 4
+	var reps []drivers.SelectorReport
+	// Re-check the selectors as the step ran them (Live: a selector may hold
+	// a secret, and its masked text "#row-***" is not the selector that
+	// failed); what the packet shows is masked.
+	if ev != nil && len(ev.Live()) > 0 && frame != nil {
+		if in, ok := frame.(drivers.Inspector); ok {
+			reps, _ = in.Diagnose(ctx, ev.Live(), checksFor(p.Action))
+			for _, rep := range reps {
+				reason := rep.Reason
+				if rep.Kind == "" {
+					reason = "passes now (the page changed after the failure)"
+				}
+				p.Selectors = append(p.Selectors, SelectorReason{Selector: r.mask.String(rep.Selector), Reason: r.mask.String(reason)})
+			}
+		}
+	}
+	if page != nil {
+		if u, err := page.URL(ctx); err == nil {
+			p.URL = r.maskURL(u)
+		}
+		if t, err := page.Title(ctx); err == nil {
+			p.Title = r.mask.String(t)
+		}
+		for _, d := range page.Dialogs() {
+			p.Dialogs = append(p.Dialogs, drivers.Dialog{Type: d.Type, Message: r.mask.String(d.Message)})
+		}
+	}
+	r.mu.Lock()
+	pages := append([]drivers.Page(nil), r.pages...)
+	r.mu.Unlock()
+	for _, tp := range pages {
+		u, err := tp.URL(ctx)
+		if err != nil {
+			continue // closed
+		}
+		t, _ := tp.Title(ctx)
+		p.Tabs = append(p.Tabs, Tab{URL: r.maskURL(u), Title: r.mask.String(t), Current: tp == page})
+	}
+	for _, tp := range pages {
+		if w, ok := tp.(drivers.ProblemWatcher); ok {
+			for _, pr := range w.Problems() {
+				s := pr.Kind + ": " + pr.Text
+				if pr.URL != "" {
+					s += " (" + maskURLCredentials(pr.URL) + ")"
+				}
+				p.Problems = append(p.Problems, r.mask.String(s))
+			}
+		}
+	}
+	if n := len(p.Problems); n > 5 {
+		p.Problems = p.Problems[n-5:]
+	}
+	snapText := ""
+	if frame != nil {
+		opts := snapshot.Options{MaxRows: 5, MaxOptions: 10}
+		if ev != nil {
+			opts.Around = ev.Live() // the output is masked below
+		}
+		if s, err := snapshot.Take(ctx, frame, opts); err == nil {
+			snapText = maskURLsIn(r.mask.String(s.Render(budget)))
+		}
+	}
+	dialog, alert := "", ""
+	if page != nil {
+		dialog = r.mask.String(openDialog(ctx, page))
+		alert = r.mask.String(pageAlert(ctx, page))
+	}
+	p.Heal = failedHeal(res, e.Line) // heal_packet.go
+	p.HealPatch = healPatch(r.o.Flow, r.source, p.Heal, e.Line, r.mask.String)
+	p.Hints = hints(p, reps, snapText, dialog, alert)
+	// Fit the budget: the snapshot takes what the rest leaves.
+	p.Snapshot = ""
+	rest := size(p)
+	if room := maxChars - rest; room > 200 && snapText != "" {
+		p.Snapshot = cutLines(snapText, room-40)
+		if len(p.Snapshot) < len(snapText) {
+			p.Truncated = true
+		}
+	} else if snapText != "" {
+		p.Truncated = true
+	}
+	for size(p) > maxChars && len(p.Problems) > 0 {
+		p.Problems, p.Truncated = p.Problems[1:], true
+	}
+	for size(p) > maxChars && len(p.Tabs) > 1 {
+		p.Tabs, p.Truncated = p.Tabs[:len(p.Tabs)-1], true
+	}
+	var img []byte
+	if shot != "" {
+		if data, err := readShot(r.dir, shot); err == nil {
+			img, _ = report.Shrink(data, 640, 60)
+		}
+	}
+	return p, img
+}
+
+// checksFor is the check set the action's Locate used (LANGUAGE.md,
+// "Checks before acting").
+func checksFor(action string) drivers.Checks {
+	switch action {
+	case "click", "hover", "check", "uncheck", "download":
+		return drivers.ForPointer
+	case "fill", "type", "select":
+		return drivers.ForInput
+	}
+	return drivers.ForRead
+}
+
+func size(p *Packet) int {
+	b, _ := json.Marshal(p)
+	return len(b)
+}
+
+// cutLines keeps whole lines of s within n bytes.
+func cutLines(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := strings.LastIndexByte(s[:n], '\n')
+	if cut < 0 {
+		return ""
+	}
+	return s[:cut] + "\n- ... (cut to fit the packet's budget)"
+}
+
+var loginPath = regexp.MustCompile(`(?i)/(log-?in|sign-?in|signin|auth|sso|session/new|account/login)\b`)
+
+// hints draws plain sentences from the evidence; alert is the page's
+// error text near a form (pageAlert, masked), "" when it shows none.
+func hints(p *Packet, reps []drivers.SelectorReport, snap, dialog, alert string) []string {
+	var out []string
+	if u, err := url.Parse(p.URL); err == nil && loginPath.MatchString(u.Path) && !strings.Contains(strings.ToLower(p.Source), "login") {
+		if alert != "" {
+			out = append(out, fmt.Sprintf("the page is %s and says %q: the login was refused (check the credentials the flow was given)", u.Path, alert))
+		} else {
+			out = append(out, fmt.Sprintf("the page is %s, a login page: the session may have expired or a login did not go through (log in again, or run on the profile that holds the session)", u.Path))
+		}
+	}
+	covered, allMissing := "", len(reps) > 0
+	for _, r := range reps {
+		if r.Kind == "covered" && covered == "" {
+			covered = r.Reason
+			if _, after, ok := strings.Cut(r.Reason, "covered by "); ok {
+				covered = after
+			}
+		}
+		if r.Count > 0 {
+			allMissing = false
+		}
+	}
+	if covered != "" {
+		out = append(out, fmt.Sprintf("%s covers the target: close or accept it first (a click on its button, e.g. an optional click before this step), or wait for it to go", covered))
+	}
+	switch {
+	case dialog != "":
+		out = append(out, fmt.Sprintf("a dialog is open on the page: %s", dialog))
+	case strings.Contains(snap, "- dialog") || strings.Contains(snap, "- alertdialog"):
+		out = append(out, "a dialog is open on the page (see the snapshot)")
+	}
+	if len(p.Dialogs) > 0 {
+		d := p.Dialogs[len(p.Dialogs)-1]
+		out = append(out, fmt.Sprintf("the page showed a JS %s: %q", d.Type, d.Message))
+	}
+	if allMissing {
+		out = append(out, "no selector matches anything on this page: the page changed or the flow is on another page than it expects (compare the URL and the snapshot)")
+	}
+	for _, r := range reps {
+		if r.Kind == "not_visible" && r.Count > 0 {
+			out = append(out, "the element exists but is not visible: it may sit in a closed menu, tab or collapsed section")
+			break
+		}
+		if r.Kind == "disabled" {
+			out = append(out, "the element is disabled: a required field may be empty or invalid")
+			break
+		}
+	}
+	if (p.Action == "table" || p.Action == "extract") && strings.Contains(p.Message, "no rows") {
+		out = append(out, "the table is empty")
+	}
+	if p.Kind == "timeout" && len(reps) == 0 {
+		out = append(out, "the step timed out: the page may be slow or waiting for something (see problems)")
+	}
+	if len(out) == 0 {
+		out = []string{}
+	}
+	return out
+}
+
+// pageAlert is the first visible error text of the page's top document
+// near a form: an element with role alert, an error/alert/invalid-feedback
+// class, or the description of a field marked aria-invalid (trimmed to 160
+// characters, not masked); "" when there is none.
+func pageAlert(ctx context.Context, f drivers.Frame) string {
+	v, err := f.Eval(ctx, `() => {
+		const shown = (el) => {
+			const r = el.getBoundingClientRect();
+			const st = getComputedStyle(el);
+			return r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.display !== 'none';
+		};
+		const text = (el) => (el.innerText || el.textContent || '').trim().replace(/\s+/g, ' ');
+		const found = [...document.querySelectorAll('[role=alert], .error, .errors, .alert-danger, .alert-error, .invalid-feedback, .error-message, .flash-error, .form-error, .notification.is-danger')];
+		for (const f of document.querySelectorAll('[aria-invalid=true]')) {
+			for (const id of (f.getAttribute('aria-describedby') || f.getAttribute('aria-errormessage') || '').split(/\s+/)) {
+				const el = id && document.getElementById(id);
+				if (el) found.push(el);
+			}
+		}
+		for (const el of found) {
+			const t = text(el);
+			if (t && shown(el)) return JSON.stringify(t.slice(0, 160));
+		}
+		return '';
+	}`)
+	if err != nil {
+		return ""
+	}
+	var s string
+	if str, ok := v.(string); ok && str != "" {
+		_ = json.Unmarshal([]byte(str), &s)
+	}
+	return s
+}
+
+// openDialog names the first visible modal dialog of the page's top
+// document (dialog[open], role dialog/alertdialog, aria-modal), "" when
+// none: its accessible name or the start of its text.
+func openDialog(ctx context.Context, f drivers.Frame) string {
+	v, err := f.Eval(ctx, `() => {
+		for (const el of document.querySelectorAll('dialog[open], [role=dialog], [role=alertdialog], [aria-modal=true]')) {
+			const r = el.getBoundingClientRect();
+			const st = getComputedStyle(el);
+			if (r.width === 0 || r.height === 0 || st.visibility === 'hidden' || st.display === 'none') continue;
+			const name = el.getAttribute('aria-label') || (el.innerText || '').trim().replace(/\s+/g, ' ').slice(0, 60);
+			return JSON.stringify(name);
+		}
+		return '';
+	}`)
+	if err != nil {
+		return ""
+	}
+	s, _ := v.(string)
+	return s
+}

@@ -1,0 +1,359 @@
+// Package report writes a run's report.html: one self-contained file a
+// person opens in a browser (inline CSS, no script, images as data URIs):
+// the flow, its arguments (secrets "***"), the status, a timeline of the
+// steps with their durations as bars, per step the source line and the
+// selector used (which fallback won), the screenshots, the error with its
+// kind, the failure packet's reasons and hints, and the page's console and
+// network errors. The file is size-capped: screenshots are downscaled to
+// JPEG and the oldest step screenshots are left out first, which the
+// report says.
+//
+// The report is built from the run store (package runs) and the run's
+// folder (events.jsonl, screenshots/, failure.json), so it can be
+// (re)written at any time after the run, e.g. by `rpa runs report`.
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rpa-dev/rpa/internal/atomicfile"
+	"github.com/rpa-dev/rpa/internal/runs"
+)
+
+// DefaultMaxBytes is the default size cap of report.html (3 MB).
+const DefaultMaxBytes = 3 << 20
+
+// FileName is the report's name inside a run's folder.
+const FileName = "report.html"
+
+// Options shape a report.
+type Options struct {
+	// MaxBytes caps the file (0: DefaultMaxBytes). The text part is never
+	// cut; screenshots are shrunk and dropped to fit.
+	MaxBytes int
+	// Source is the flow's source lines (nil: read Run.FlowPath, when it
+	// still has the run's content hash... or any content: the report says
+	// the line numbers are the run's).
+	Source []string
+}
+
+// WriteFile renders the report of run id into its folder (temp file +
+// rename) and returns the path.
+func WriteFile(s *runs.Store, id string, o Options) (string, error) {
+	var b bytes.Buffer
+	if err := Render(&b, s, id, o); err != nil {
+		return "", err
+	}
+	path := filepath.Join(s.RunDir(id), FileName)
+	if err := atomicfile.Write(path, b.Bytes(), 0o600); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// Packet is the part of failure.json the report shows (runs/record writes
+// the file; the report reads it loosely so either side may grow).
+type Packet struct {
+	Line      int    `json:"line"`
+	Action    string `json:"action"`
+	Source    string `json:"source"`
+	Selectors []struct {
+		Selector string `json:"selector"`
+		Reason   string `json:"reason"`
+	} `json:"selectors"`
+	URL      string   `json:"url"`
+	Title    string   `json:"title"`
+	Hints    []string `json:"hints"`
+	Snapshot string   `json:"snapshot"`
+}
+
+type stepView struct {
+	runs.Step
+	Source   string
+	BarPct   float64
+	Fallback string // "fallback 2 of the list won"
+	Shot     template.URL
+	ShotNote string
+	Failed   bool
+}
+
+type problemView struct {
+	Type, Text, URL string
+	Status          int
+}
+
+type view struct {
+	Run       *runs.Run
+	Status    string
+	Start     string
+	Args      []kv
+	Steps     []stepView
+	Log       []string
+	Problems  []problemView
+	Packet    *Packet
+	FailShot  template.URL
+	Dropped   int
+	Shrunk    bool
+	MaxMB     string
+	Generated string
+}
+
+type kv struct{ K, V string }
+
+// Render writes the report of run id to w.
+func Render(w io.Writer, s *runs.Store, id string, o Options) error {
+	run, err := s.Get(id)
+	if err != nil {
+		return err
+	}
+	steps, err := s.Steps(id)
+	if err != nil {
+		return err
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	src := o.Source
+	if src == nil && run.FlowPath != "" {
+		if b, err := os.ReadFile(run.FlowPath); err == nil {
+			src = strings.Split(string(b), "\n")
+		}
+	}
+	dir := s.RunDir(id)
+	v := &view{Run: run, Status: run.Status, Start: run.Start.Format("2006-01-02 15:04:05 UTC"),
+		MaxMB: strconv.FormatFloat(float64(o.MaxBytes)/(1<<20), 'f', -1, 64), Generated: time.Now().UTC().Format(time.RFC3339)}
+	keys := make([]string, 0, len(run.Args))
+	for k := range run.Args {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		b, _ := json.Marshal(run.Args[k])
+		if s, ok := run.Args[k].(string); ok {
+			b = []byte(s)
+		}
+		v.Args = append(v.Args, kv{k, string(b)})
+	}
+	var maxDur int64 = 1
+	for _, st := range steps {
+		maxDur = max(maxDur, st.DurationMs)
+	}
+	for _, st := range steps {
+		sv := stepView{Step: st, Failed: st.Status == "failed", BarPct: float64(st.DurationMs) * 100 / float64(maxDur)}
+		if st.Line >= 1 && st.Line <= len(src) {
+			sv.Source = strings.TrimSpace(src[st.Line-1])
+		}
+		if st.SelectorIndex > 0 {
+			sv.Fallback = fmt.Sprintf("fallback %d of the list won", st.SelectorIndex+1)
+		}
+		v.Steps = append(v.Steps, sv)
+	}
+	v.Log, v.Problems = readEvents(filepath.Join(dir, "events.jsonl"))
+	if b, err := os.ReadFile(filepath.Join(dir, "failure.json")); err == nil {
+		var p Packet
+		if json.Unmarshal(b, &p) == nil {
+			v.Packet = &p
+		}
+	}
+	// Text first: what is left of the cap goes to the screenshots.
+	var text bytes.Buffer
+	if err := page.Execute(&text, v); err != nil {
+		return err
+	}
+	v.placeShots(dir, o.MaxBytes-text.Len()-1024)
+	return page.Execute(w, v)
+}
+
+// placeShots embeds the screenshots within budget bytes: the failure's
+// (step of the error line) first, then the step shots newest first; the
+// oldest ones that do not fit are dropped (counted in Dropped).
+func (v *view) placeShots(dir string, budget int) {
+	files, _ := filepath.Glob(filepath.Join(dir, "screenshots", "*.*"))
+	type shot struct {
+		index int
+		path  string
+	}
+	byIndex := map[int]string{}
+	for _, f := range files {
+		base := filepath.Base(f)
+		ext := filepath.Ext(base)
+		if ext != ".png" && ext != ".jpg" {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimSuffix(base, ext))
+		if err == nil && (byIndex[n] == "" || ext == ".png") {
+			byIndex[n] = f // a step with both: the PNG (a failure's)
+		}
+	}
+	var shots []shot
+	for n, f := range byIndex {
+		shots = append(shots, shot{n, f})
+	}
+	sort.Slice(shots, func(i, j int) bool { return shots[i].index > shots[j].index }) // newest first
+	failIdx := -1
+	for _, st := range v.Steps {
+		if st.Failed {
+			failIdx = st.Index // the last failed step
+		}
+	}
+	pos := map[int]int{}
+	for i, st := range v.Steps {
+		pos[st.Index] = i
+	}
+	uri := func(jpg []byte) template.URL {
+		return template.URL("data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(jpg))
+	}
+	cost := func(jpg []byte) int { return base64.StdEncoding.EncodedLen(len(jpg)) }
+	for _, sh := range shots {
+		data, err := os.ReadFile(sh.path)
+		if err != nil {
+			continue
+		}
+		if sh.index == failIdx {
+			for _, sz := range []struct{ w, q int }{{960, 75}, {640, 60}, {400, 50}} {
+				jpg, err := Shrink(data, sz.w, sz.q)
+				if err != nil {
+					break
+				}
+				if cost(jpg) <= budget {
+					v.FailShot = uri(jpg)
+					budget -= cost(jpg)
+					if sz.w < 960 {
+						v.Shrunk = true
+					}
+					break
+				}
+			}
+			if v.FailShot == "" {
+				v.Dropped++
+			}
+			continue
+		}
+		i, ok := pos[sh.index]
+		if !ok {
+			continue
+		}
+		jpg := data
+		if filepath.Ext(sh.path) != ".jpg" { // step JPEGs are already small
+			jpg, err = Shrink(data, 640, 60)
+		}
+		if err != nil || cost(jpg) > budget {
+			v.Dropped++
+			continue
+		}
+		v.Steps[i].Shot = uri(jpg)
+		budget -= cost(jpg)
+	}
+}
+
+// readEvents returns the log lines and page problems of events.jsonl.
+func readEvents(path string) (log []string, problems []problemView) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for sc.Scan() {
+		var e struct {
+			Kind   string `json:"kind"`
+			Text   string `json:"text"`
+			Type   string `json:"type"`
+			URL    string `json:"url"`
+			Status int    `json:"status"`
+		}
+		if json.Unmarshal(sc.Bytes(), &e) != nil {
+			continue // a line cut by a kill
+		}
+		switch e.Kind {
+		case "log":
+			log = append(log, e.Text)
+		case "problem":
+			problems = append(problems, problemView{e.Type, e.Text, e.URL, e.Status})
+		}
+	}
+	return log, problems
+}
+
+var page = template.Must(template.New("report").Funcs(template.FuncMap{
+	"ms": func(n int64) string {
+		if n >= 10000 {
+			return strconv.FormatFloat(float64(n)/1000, 'f', 1, 64) + " s"
+		}
+		return strconv.FormatInt(n, 10) + " ms"
+	},
+	"pct":           func(f float64) string { return strconv.FormatFloat(max(f, 0.5), 'f', 1, 64) + "%" },
+	"errorActionOf": runs.ErrorActionShown,
+}).Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Run.Flow}} · {{.Status}} · run {{.Run.ID}}</title>
+<style>
+:root{--ok:#1a7f37;--bad:#cf222e;--skip:#9a6700;--mut:#57606a;--line:#d0d7de;--bg:#f6f8fa}
+*{box-sizing:border-box}body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1f2328;background:#fff}
+main{max-width:1100px;margin:0 auto;padding:24px}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:16px;margin:28px 0 8px;border-bottom:1px solid var(--line);padding-bottom:4px}
+.badge{display:inline-block;padding:2px 10px;border-radius:12px;color:#fff;font-weight:600;font-size:13px;vertical-align:middle}
+.st-ok{background:var(--ok)}.st-failed,.st-interrupted,.st-cancelled{background:var(--bad)}.st-running{background:var(--skip)}
+.meta{color:var(--mut)}.meta span{margin-right:16px}
+table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:5px 8px;border-bottom:1px solid var(--line);vertical-align:top}
+th{background:var(--bg);font-weight:600}
+code,pre{font:12.5px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+pre{background:var(--bg);padding:10px;overflow:auto;border-radius:6px;white-space:pre-wrap}
+.err{border:1px solid var(--bad);background:#ffebe9;border-radius:6px;padding:10px 14px}
+.hint{border-left:4px solid var(--skip);background:#fff8c5;padding:6px 10px;margin:6px 0}
+.bar{height:8px;background:#0969da;border-radius:4px;min-width:2px}
+tr.failed td{background:#ffebe9}tr.skipped td{color:var(--skip)}
+.s-ok{color:var(--ok)}.s-failed{color:var(--bad);font-weight:600}.s-skipped{color:var(--skip)}
+.src{color:var(--mut)}img{max-width:100%;border:1px solid var(--line);border-radius:4px}
+.note{color:var(--mut);font-style:italic}
+</style></head>
+<body><main>
+<h1 id="flow">{{.Run.Flow}} <span id="status" class="badge st-{{.Status}}">{{.Status}}</span></h1>
+<div class="meta"><span>run <code id="run-id">{{.Run.ID}}</code></span><span>{{.Start}}</span><span>{{ms .Run.DurationMs}}</span>
+<span>{{.Run.Actions}} actions{{if .Run.FailedActions}}, {{.Run.FailedActions}} failed or skipped{{end}}</span>
+<span>caller {{.Run.Caller.Kind}}{{with .Run.Caller.Client}} ({{.}}){{end}}{{with .Run.Caller.Device}} device {{.}}{{end}}</span>
+{{with .Run.Profile}}<span>profile {{.}}</span>{{end}}{{with .Run.ResumedFrom}}<span>resumes run <code>{{.}}</code></span>{{end}}</div>
+{{with .Run.FlowPath}}<div class="meta">flow file <code>{{.}}</code></div>{{end}}
+{{if .Args}}<h2>Arguments</h2><table id="args">{{range .Args}}<tr><th>{{.K}}</th><td><code>{{.V}}</code></td></tr>{{end}}</table>{{end}}
+{{if .Run.ErrorKind}}<h2>Error</h2>
+<div class="err" id="error"><b>{{.Run.ErrorKind}}</b>{{with errorActionOf .Run}} in <code>{{.}}</code>{{end}}{{if .Run.ErrorLine}} at line {{.Run.ErrorLine}}{{end}}: {{.Run.ErrorMessage}}</div>{{end}}
+{{with .Packet}}
+{{range .Hints}}<div class="hint">{{.}}</div>{{end}}
+{{if .Selectors}}<h2>Selectors tried</h2><table id="selectors"><tr><th>selector</th><th>why it did not match</th></tr>
+{{range .Selectors}}<tr><td><code>{{.Selector}}</code></td><td>{{.Reason}}</td></tr>{{end}}</table>{{end}}
+{{if or .URL .Title}}<p class="meta">page <code>{{.URL}}</code>{{with .Title}} — “{{.}}”{{end}}</p>{{end}}
+{{end}}
+{{if .FailShot}}<h2>The page at the failure</h2><img id="failure-shot" alt="screenshot at the failure" src="{{.FailShot}}">{{end}}
+<h2>Timeline</h2>
+<table id="timeline"><tr><th>#</th><th>line</th><th>action</th><th>target / selector</th><th>status</th><th style="width:22%">duration</th></tr>
+{{range .Steps}}<tr class="{{.Status}}" id="step-{{.Index}}"><td>{{.Index}}</td><td>{{.Line}}</td><td><code>{{.Action}}</code></td>
+<td>{{with .Target}}<code>{{.}}</code>{{end}}{{if and .Selector (ne .Selector .Target)}}<br>matched <code>{{.Selector}}</code>{{end}}{{with .Fallback}}<br><span class="note">{{.}}</span>{{end}}
+{{with .Source}}<div class="src"><code>{{.}}</code></div>{{end}}{{with .Error}}<div class="s-failed">{{.}}</div>{{end}}
+{{with .Shot}}<details><summary>screenshot</summary><img alt="screenshot after step" src="{{.}}"></details>{{end}}</td>
+<td class="s-{{.Status}}">{{.Status}}{{with .ErrorKind}} ({{.}}){{end}}</td>
+<td><div class="bar" style="width:{{pct .BarPct}}"></div>{{ms .DurationMs}}</td></tr>
+{{else}}<tr><td colspan="6" class="note">no action ran</td></tr>{{end}}</table>
+{{if .Dropped}}<p class="note" id="dropped">{{.Dropped}} screenshot(s) left out to keep this report under {{.MaxMB}} MB (the oldest first); they are in the run's screenshots folder.</p>{{end}}
+{{if .Shrunk}}<p class="note">The failure screenshot was downscaled to fit the size cap.</p>{{end}}
+{{if .Problems}}<h2>Console and network errors</h2><table id="problems"><tr><th>kind</th><th>message</th><th>URL</th></tr>
+{{range .Problems}}<tr><td>{{.Type}}</td><td>{{.Text}}</td><td><code>{{.URL}}</code></td></tr>{{end}}</table>{{end}}
+{{with .Packet}}{{with .Snapshot}}<h2>Accessibility snapshot at the failure</h2><pre id="snapshot">{{.}}</pre>{{end}}{{end}}
+{{if .Log}}<h2>Run log</h2><pre id="log">{{range .Log}}{{.}}
+{{end}}</pre>{{end}}
+<p class="note">Written by rpa at {{.Generated}}. Secrets are shown as ***.</p>
+</main></body></html>
+`))

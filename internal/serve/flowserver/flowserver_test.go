@@ -1,0 +1,150 @@
+package flowserver
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpa-dev/rpa/internal/link/connect"
+	"github.com/rpa-dev/rpa/internal/runs"
+	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
+)
+
+func flowsDir(t *testing.T) string {
+	t.Helper()
+	t.Setenv("RPA_HOME", t.TempDir())
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "hello.flow"), []byte("flow hello \"Says hello\"\n\nlog \"hi\"\n"), 0o644)
+	return dir
+}
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// TestNewRefuses: a bad setting names its flag and leaves nothing open.
+func TestNewRefuses(t *testing.T) {
+	dir := flowsDir(t)
+	for _, c := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{FlowsDir: dir, ExecAllow: []string{"ls"}}, "--exec-allow needs --allow-exec"},
+		{Config{FlowsDir: dir, Heal: "sometimes"}, "--heal"},
+		{Config{FlowsDir: dir, Runs: runs.Settings{Evidence: "all"}}, "--evidence"},
+		{Config{FlowsDir: dir, HITL: "pigeon"}, "pigeon"},
+		{Config{FlowsDir: dir, Steps: filepath.Join(dir, "none.flow")}, "--steps"},
+	} {
+		if s, err := New(c.cfg, mcpserver.Options{}, quiet); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.cfg, err, c.want)
+			if s != nil {
+				s.Close()
+			}
+		}
+	}
+}
+
+// TestRegister: the flags fill the Config; the defaults are the pool's.
+func TestRegister(t *testing.T) {
+	var c Config
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	c.Register(fs)
+	err := fs.Parse([]string{"--flows", "d", "--allow-exec", "--exec-allow", "a", "--exec-allow", "b", "--browser", "ws://x", "--browser", "ws://y", "--evidence", "full", "--packet-budget", "9", "--heal", "auto", "--authoring"})
+	if err != nil || c.FlowsDir != "d" || !c.AllowExec || len(c.ExecAllow) != 2 || c.Remote != "ws://x,ws://y" || c.Runs.Evidence != "full" || c.Runs.PacketBudget != 9 || c.Heal != "auto" || !c.Authoring || c.MaxBrowsers == 0 || c.Idle == 0 {
+		t.Errorf("%+v %v", c, err)
+	}
+}
+
+// TestServeStdio: the folder's flow is a tool over stdio; ending ctx ends
+// the session with no error.
+func TestServeStdio(t *testing.T) {
+	s, err := New(Config{FlowsDir: flowsDir(t)}, mcpserver.Options{}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.ServeStdio(ctx, inR, outW) }()
+	go io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n"+
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`+"\n")
+	sc := bufio.NewScanner(outR)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), `"id":2`) {
+			if !strings.Contains(sc.Text(), "workflow_hello") {
+				t.Errorf("tools/list: %s", sc.Text())
+			}
+			break
+		}
+	}
+	cancel()
+	go io.Copy(io.Discard, outR)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("ServeStdio: %v", err)
+		}
+	case <-time.After(time.Minute): // only catches a hang
+		t.Fatal("ServeStdio did not end after ctx")
+	}
+}
+
+// TestServeHTTP: the server answers on the listener; ending ctx shuts it
+// down with no error.
+func TestServeHTTP(t *testing.T) {
+	s, err := New(Config{FlowsDir: flowsDir(t)}, mcpserver.Options{}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.ServeHTTP(ctx, ln, "tok") }()
+	resp, err := http.Post("http://"+ln.Addr().String()+"/mcp", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("without the token: %s", resp.Status)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("ServeHTTP: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("ServeHTTP did not end after ctx")
+	}
+}
+
+// TestDial: the server's side of the link is filled in; a missing device
+// ID is connect.New's error.
+func TestDial(t *testing.T) {
+	s, err := New(Config{FlowsDir: flowsDir(t)}, mcpserver.Options{}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Dial(connect.Options{URL: "ws://127.0.0.1:1/ws", DeviceID: "d"}); err != nil {
+		t.Errorf("Dial: %v", err)
+	}
+	if _, err := s.Dial(connect.Options{URL: "ws://127.0.0.1:1/ws"}); err == nil {
+		t.Error("Dial without a device ID: no error")
+	}
+}

@@ -1,0 +1,250 @@
+// Package localrun runs one flow in this process, in a browser of its own
+// (`rpa run`, `rpa demo`; a console's "run" button): it claims the
+// browser profile (persistent, or a temporary one removed after), launches
+// Chromium (or attaches to a running one), records the run in the run store
+// ($RPA_HOME/runs), attaches healing, runs the flow with interp.Run and,
+// once the browser has closed, scrubs a persistent profile of the run's
+// secrets. The serving side (a warm browser per profile shared by many
+// calls) is mcpserver over profiles.Pool instead.
+package localrun
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/rpa-dev/rpa/core"
+	"github.com/rpa-dev/rpa/drivers"
+	rodd "github.com/rpa-dev/rpa/drivers/rod"
+	"github.com/rpa-dev/rpa/internal/cliflag"
+	"github.com/rpa-dev/rpa/internal/host/hitl"
+	"github.com/rpa-dev/rpa/internal/host/profiles"
+	"github.com/rpa-dev/rpa/internal/runs"
+	"github.com/rpa-dev/rpa/internal/runs/heal"
+	"github.com/rpa-dev/rpa/internal/runs/record"
+	"github.com/rpa-dev/rpa/interp"
+	"github.com/rpa-dev/rpa/lang"
+)
+
+// LaunchTimeout bounds the browser's start (60 s; within Options.Timeout).
+const LaunchTimeout = 60 * time.Second
+
+// Options are one run's settings.
+type Options struct {
+	Args  map[string]any                  // the typed arguments (interp.ParseArgs)
+	Flows func(string) (*lang.Flow, bool) // the targets of `call`
+	Host  core.Host                       // ask, llm, exec
+	// Profile is the browser profile ID; "" is the flow's `defaults
+	// profile:`, else a temporary profile removed after the run. Unused
+	// with Remote.
+	Profile string
+	Show    bool   // a browser window instead of headless
+	Remote  string // DevTools endpoints to attach to instead of launching (drivers.LaunchOptions.Remote)
+	Bin     string // the Chromium binary ("" = $ROD_BROWSER, else chromium on PATH)
+	// Timeout bounds the whole run, browser start included (0: none).
+	Timeout time.Duration
+	// Progress receives the run's events (nil: none) and is flushed when
+	// the run ends.
+	Progress *interp.Progress
+	// Runs is what the run's record keeps (evidence, retention, failure
+	// packet budget); the store is $RPA_HOME/runs.
+	Runs runs.Settings
+	// Heal is the heal mode ("" = the flow's `defaults heal:`, else
+	// suggest; heal.CheckFlag checks it first).
+	Heal string
+	// Warn receives what went wrong beside the run (it is not recorded,
+	// its healing marks were not kept, the profile could not be scrubbed);
+	// nil drops it.
+	Warn func(msg string)
+}
+
+// Outcome is a run that happened.
+type Outcome struct {
+	Result *interp.Result
+	// Record is "run ID  report PATH" of the run's record ("" when the
+	// run was not recorded; without the report when it could not be
+	// written); RunID and Report are its parts (runs.NewID's form; the
+	// path of report.html).
+	Record, RunID, Report string
+	// Cancelled is true when ctx ended the run; TimedOut when
+	// Options.Timeout did.
+	Cancelled, TimedOut bool
+}
+
+// SetupError is a run that could not start for a reason of its input: a
+// window asked for where there is no display (hitl.NoDisplay), a profile
+// that cannot be made, or one another process holds (drivers.InUseError).
+type SetupError struct{ Err error }
+
+// Error is the reason, naming the flag or profile at fault.
+func (e *SetupError) Error() string { return e.Err.Error() }
+
+// Unwrap is the reason (a *drivers.InUseError, say).
+func (e *SetupError) Unwrap() error { return e.Err }
+
+// ErrCancelled is returned when ctx ended while the browser was starting.
+var ErrCancelled = errors.New("cancelled while starting the browser")
+
+// ErrTimeout is wrapped by the error returned when Options.Timeout ended
+// while the browser was starting ("the run was stopped by --timeout D
+// while the browser was starting").
+var ErrTimeout = errors.New("the run was stopped by --timeout")
+
+// LaunchError is a browser that could not be started.
+type LaunchError struct{ Err error }
+
+// Error says the browser could not be started, and why.
+func (e *LaunchError) Error() string { return "the browser could not be started: " + e.Err.Error() }
+
+// Unwrap is the driver's error.
+func (e *LaunchError) Unwrap() error { return e.Err }
+
+// Run runs f once as o says. It returns the Outcome when the flow ran
+// (successful or not), or nil and why nothing ran: *SetupError (bad
+// input), ErrCancelled, ErrTimeout (wrapped) or *LaunchError.
+func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
+	warn := o.Warn
+	if warn == nil {
+		warn = func(string) {}
+	}
+	if o.Show && o.Remote == "" {
+		if msg := hitl.NoDisplay("drop --show to run headless (the default)"); msg != "" {
+			return nil, &SetupError{fmt.Errorf("--show: %s", msg)}
+		}
+	}
+	var profileDir string
+	if o.Remote == "" {
+		id := o.Profile
+		if id == "" {
+			id = f.Profile()
+		}
+		dir, cleanup, err := drivers.RunProfile(id)
+		if err != nil {
+			return nil, &SetupError{err}
+		}
+		defer cleanup()
+		profileDir = dir
+	}
+	runCtx, cancel := ctx, context.CancelFunc(func() {})
+	if o.Timeout > 0 {
+		runCtx, cancel = context.WithTimeout(ctx, o.Timeout)
+	}
+	defer cancel()
+
+	launchCtx, lcancel := context.WithTimeout(runCtx, LaunchTimeout)
+	br, err := rodd.New().Launch(launchCtx, drivers.LaunchOptions{Bin: o.Bin, UserDataDir: profileDir, Show: o.Show, Remote: o.Remote})
+	lcancel()
+	if err != nil {
+		switch ie := (*drivers.InUseError)(nil); {
+		case ctx.Err() != nil:
+			return nil, ErrCancelled
+		case runCtx.Err() != nil:
+			return nil, fmt.Errorf("%w %s while the browser was starting", ErrTimeout, o.Timeout)
+		case errors.As(err, &ie):
+			return nil, &SetupError{ie} // another rpa process holds the profile
+		}
+		return nil, &LaunchError{err}
+	}
+	// The browser closes before the persistent profile is scrubbed of the
+	// run's secrets and the temporary profile removed (defers run in
+	// reverse order).
+	scrub, err := profiles.ScrubAfter(profileDir, interp.SecretValues(f.File, o.Args))
+	if err != nil {
+		warn(fmt.Sprintf("cannot mark the profile for a scrub: %v", err))
+	}
+	defer func() {
+		if err := scrub(); err != nil {
+			warn(fmt.Sprintf("the profile could not be fully cleaned of the run's secrets: %v", err))
+		}
+	}()
+	defer br.Close()
+
+	rec := startRecord(f, o, warn) // nil when not recorded
+	var store heal.Store
+	run := ""
+	if rec != nil {
+		store, run = rec.Store, rec.Rec.ID()
+	}
+	healCtx, healFlush := heal.Attach(runCtx, o.Heal, f, store, run)
+	events, flush := func(interp.Event) {}, func() {}
+	if o.Progress != nil {
+		events, flush = o.Progress.Event, o.Progress.Flush
+	}
+	res, page := interp.Run(healCtx, f, interp.Options{
+		Args:    o.Args,
+		Browser: br,
+		Flows:   o.Flows,
+		Events:  rec.Hook(events),
+		Host:    o.Host,
+		Mask:    rec.Mask(), // the record's masker (nil when not recorded)
+	})
+	flush()
+	if err := healFlush(); err != nil {
+		warn(fmt.Sprintf("healing marks not kept: %v", err))
+	}
+	out := &Outcome{Result: res}
+	fin, err := rec.Finish(ctx, res, page)
+	if err != nil {
+		warn(fmt.Sprintf("the run record is incomplete: %v", err))
+	}
+	if fin != nil {
+		out.Record, out.RunID, out.Report = fin.Line(), fin.ID, fin.Report
+	}
+	if page != nil && o.Remote != "" {
+		// Leave a remote browser as we found it: close the tab we used.
+		_ = page.Close()
+	}
+	flush()
+	if !res.Success {
+		out.Cancelled = ctx.Err() != nil
+		out.TimedOut = !out.Cancelled && runCtx.Err() != nil
+	}
+	return out, nil
+}
+
+// startRecord begins the record of the run; a store that cannot be opened
+// is a warning and the run goes on unrecorded (nil).
+func startRecord(f *lang.Flow, o Options, warn func(string)) *record.Local {
+	st, err := o.Runs.Open(drivers.Home())
+	if err == nil {
+		var rec *record.Local
+		rec, err = record.StartLocal(st, record.Options{Flow: f, Args: o.Args, Caller: runs.Caller{Kind: runs.CallerCLI},
+			Profile: o.Profile, Evidence: o.Runs.Evidence, PacketBudget: o.Runs.PacketBudget})
+		if err == nil {
+			return rec
+		}
+	}
+	warn(fmt.Sprintf("this run is not recorded: %v", err))
+	return nil
+}
+
+// Check reports a setting o must not run with, naming its flag: a bad
+// --heal (heal.CheckFlag), a bad run store setting (runs.Settings.Check)
+// or a negative --timeout.
+func (o Options) Check() error {
+	if err := heal.CheckFlag(o.Heal); err != nil {
+		return fmt.Errorf("--heal: %v", err)
+	}
+	if err := o.Runs.Check(); err != nil {
+		return err
+	}
+	if o.Timeout < 0 {
+		return errors.New("--timeout must not be negative")
+	}
+	return nil
+}
+
+// Register declares o's flags on fs (`rpa run`): --profile, --show,
+// --timeout, --browser, --browser-bin, --heal and the run store's
+// --evidence, --runs-keep and --runs-max-mb.
+func (o *Options) Register(fs *flag.FlagSet) {
+	fs.StringVar(&o.Profile, "profile", "", "browser profile ID (folder $RPA_HOME/profiles/ID); default: the flow's \"defaults profile:\", else a temporary profile")
+	fs.BoolVar(&o.Show, "show", false, "show the browser window instead of running headless")
+	fs.DurationVar(&o.Timeout, "timeout", 0, "bound for the whole run, e.g. 2m (0: none)")
+	fs.Var(cliflag.Joined{S: &o.Remote}, "browser", "attach to a running browser's DevTools endpoint (ws://, http:// or wss://...) instead of launching one; repeatable")
+	fs.StringVar(&o.Bin, "browser-bin", "", "Chromium binary (default: $ROD_BROWSER, else chromium on PATH)")
+	fs.StringVar(&o.Heal, "heal", "", heal.ModeUsage)
+	o.Runs.Register(fs, false)
+}

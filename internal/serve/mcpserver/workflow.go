@@ -1,0 +1,252 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/rpa-dev/rpa/core"
+	"github.com/rpa-dev/rpa/internal/host/profiles"
+	"github.com/rpa-dev/rpa/interp"
+)
+
+// progress turns interp events into notifications/progress for a caller
+// that sent a progressToken: one per action started, "3/8 click #submit"
+// (or "3 click #submit" when the total is not known up front), and while
+// an action runs, every Options.Heartbeat, the same message with the time
+// spent and a progress value between this action's and the next one's.
+type progress struct {
+	ctx   context.Context
+	req   *mcp.CallToolRequest
+	tok   any
+	every time.Duration
+	mu    sync.Mutex
+	cur   interp.Event // the action running, Index 0 when none
+	at    time.Time    // when it started
+	beat  int          // heartbeats sent for it
+	stop  chan struct{}
+	done  chan struct{}
+}
+
+// newProgress returns nil when the caller asked for no progress.
+func newProgress(ctx context.Context, req *mcp.CallToolRequest, every time.Duration) *progress {
+	tok := req.Params.GetProgressToken()
+	if tok == nil || req.Session == nil {
+		return nil
+	}
+	p := &progress{ctx: ctx, req: req, tok: tok, every: every, stop: make(chan struct{}), done: make(chan struct{})}
+	go p.heartbeat()
+	return p
+}
+
+func (p *progress) send(value, total float64, msg string) {
+	n := &mcp.ProgressNotificationParams{ProgressToken: p.tok, Progress: value, Message: msg}
+	if total > 0 {
+		n.Total = total
+	}
+	// A client that went away must not stall the run.
+	_ = p.req.Session.NotifyProgress(p.ctx, n)
+}
+
+// event is the interp.Options.Events hook.
+func (p *progress) event(ev interp.Event) {
+	switch ev.Kind {
+	case interp.EventStarted:
+		p.mu.Lock()
+		p.cur, p.at, p.beat = ev, time.Now(), 0
+		p.send(float64(ev.Index), float64(ev.Total), progressMessage(ev))
+		p.mu.Unlock()
+	case interp.EventFinished:
+		p.mu.Lock()
+		p.cur = interp.Event{}
+		p.mu.Unlock()
+	}
+}
+
+func (p *progress) heartbeat() {
+	defer close(p.done)
+	t := time.NewTicker(p.every)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-p.ctx.Done():
+			return
+		case <-t.C:
+			p.mu.Lock()
+			if p.cur.Index > 0 && time.Since(p.at) >= p.every/2 {
+				p.beat++
+				// index < value < index+1, increasing with every beat.
+				v := float64(p.cur.Index) + 1 - math.Pow(0.5, float64(p.beat))
+				p.send(v, float64(p.cur.Total), fmt.Sprintf("%s (running %s)", progressMessage(p.cur), time.Since(p.at).Round(time.Second)))
+			}
+			p.mu.Unlock()
+		}
+	}
+}
+
+// close stops the heartbeat.
+func (p *progress) close() {
+	close(p.stop)
+	<-p.done
+}
+
+func progressMessage(ev interp.Event) string {
+	var b strings.Builder
+	if ev.Total > 0 {
+		fmt.Fprintf(&b, "%d/%d %s", ev.Index, ev.Total, ev.Action)
+	} else {
+		fmt.Fprintf(&b, "%d %s", ev.Index, ev.Action)
+	}
+	if ev.Target != "" {
+		b.WriteString(" " + ev.Target)
+	}
+	return b.String()
+}
+
+// callWorkflow runs one flow tool call: profile, typed arguments, the run
+// on the profile's warm browser, the result.
+func (s *Server) callWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *flowEntry, args map[string]any) (*mcp.CallToolResult, error) {
+	if multiRoundTrip(req) {
+		// The run goes on across calls while it waits for the client's
+		// answers (mrtr.go).
+		if req.Params.RequestState != "" {
+			return s.resumePaused(ctx, req)
+		}
+		return s.startPaused(ctx, func(rctx context.Context, p *pauser) (*mcp.CallToolResult, error) {
+			return s.runWorkflow(rctx, req, e, args, p)
+		})
+	}
+	return s.runWorkflow(ctx, req, e, args, nil)
+}
+
+// runWorkflow is callWorkflow's run; pause is non-nil for a
+// multi-round-trip client (then no progress: its token belongs to the
+// first call).
+func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *flowEntry, args map[string]any, pause *pauser) (*mcp.CallToolResult, error) {
+	profile, _ := args[ProfileArg].(string)
+	delete(args, ProfileArg)
+	if profile == "" {
+		profile = e.profile
+	}
+	if profile == "" {
+		profile = profiles.DefaultProfile
+	}
+	if err := profiles.ValidID(profile); err != nil {
+		return nil, argError(&ArgError{Field: ProfileArg, Msg: err.Error()})
+	}
+	resume, err := s.takeResume(e, args) // resume.go; nil unless resumeRunId
+	if err != nil {
+		return nil, err
+	}
+	profile = resume.profileOr(profile)
+	typed, err := resume.args(e.flow, args)
+	if err != nil {
+		var ae *interp.ArgError
+		if errors.As(err, &ae) {
+			return nil, argError(&ArgError{Field: ae.Field, Msg: ae.Error()})
+		}
+		return nil, rpcError(CodeInvalidParams, "invalid arguments: "+err.Error(), nil)
+	}
+	var secrets []string
+	for _, name := range e.secrets {
+		if v, ok := typed[name].(string); ok && v != "" {
+			secrets = append(secrets, v)
+		}
+	}
+	s.rememberSecrets(profile, secrets)
+
+	l, err := s.acquire(ctx, profile)
+	if err != nil {
+		return nil, err
+	}
+	defer l.Release()
+	l.AddSecrets(secrets...) // scrubbed from the profile folder when its browser closes
+	var events func(interp.Event)
+	pctx := ctx
+	if pause != nil {
+		pctx = pause.first // progress goes to the first call only
+	}
+	if pr := newProgress(pctx, req, s.opts.Heartbeat); pr != nil {
+		defer pr.close()
+		events = pr.event
+	}
+	rec := s.startRecord(req, e, typed, profile, secrets, resume) // runs.go; nil when not recorded
+	events = s.tapEvents(req, events)                             // tap.go: an in-process watcher (the console)
+	events = rec.hook(events, l.Page())
+	hctx, healFlush := s.healCtx(ctx, e, rec) // heal.go
+	res, page := interp.Run(hctx, e.flow, interp.Options{
+		Args:    typed,
+		Browser: l.Browser(),
+		Page:    l.Page(),
+		Flows:   s.reg.lookup,
+		Events:  events,
+		Host:    s.hostFor(req, profile, pause),
+		Mask:    rec.mask(), // runs.go; nil when not recorded
+		// resume.go: nil and 0 for a fresh run
+		Resume:     resume.checkpoint(),
+		ResumeFrom: resume.fromLine(),
+	})
+	healFlush()
+	// nil (the flow closed its last tab): the next reader falls back to
+	// the newest open tab.
+	l.SetPage(page)
+	if res != nil && res.Error != nil && res.Error.Kind == core.KindBrowser {
+		l.MarkBroken() // the next call checks it and replaces it if dead
+	}
+	if res != nil && res.Error != nil && (res.Error.Kind == core.KindCancelled || res.Error.Kind == core.KindTimeout) {
+		l.Interrupted() // Release stops the tab's loading for the next caller
+	}
+	if res == nil {
+		return nil, rpcError(CodeBuiltinFailed, "the interpreter returned no result", nil)
+	}
+	out, err := flowResultRun(res, secrets, rec.finish(ctx, s, res, page))
+	RemoveTempScreenshots(res) // after the evidence took its copy
+	return out, err
+}
+
+// flowResult renders a WorkflowExecutionResult as the tool result: the
+// JSON text content and the same object as structuredContent; isError when
+// the flow failed. Secret values are masked once more as a last guard.
+func flowResult(res *interp.Result, secrets []string) (*mcp.CallToolResult, error) {
+	if res.Results == nil {
+		res.Results = []*interp.StepResult{}
+	}
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return nil, rpcError(CodeBuiltinFailed, "cannot encode the result: "+err.Error(), nil)
+	}
+	text := maskString(string(raw), jsonEscaped(secrets))
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
+		StructuredContent: json.RawMessage(text),
+		IsError:           !res.Success,
+	}, nil
+}
+
+// jsonEscaped returns each secret as it appears inside a JSON string.
+func jsonEscaped(secrets []string) []string {
+	out := make([]string, 0, len(secrets))
+	for _, s := range secrets {
+		raw, _ := json.Marshal(s)
+		if e := string(raw[1 : len(raw)-1]); utf8.RuneCountInString(s) >= interp.MinSubstring { // shorter ones are masked as whole values only (interp.Mask)
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// flowExec runs an `exec` action of a served flow under the same policy
+// as desktop_exec (execpolicy.Policy.Exec).
+func (s *Server) flowExec(ctx context.Context, c core.ExecCommand) (*core.ExecResult, error) {
+	return s.exec.Exec(ctx, c)
+}
