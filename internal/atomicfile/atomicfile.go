@@ -14,6 +14,19 @@ import (
 // .PATHBASE-* in path's folder and is removed on any error; an error leaves
 // path as it was.
 func Write(path string, data []byte, perm os.FileMode) error {
+	return write(path, data, perm, true)
+}
+
+// WriteNoSync is Write without the sync: a reader still sees the old
+// content or the new, never half, but after a power cut the file may hold
+// either, or nothing. For small notes whose loss is harmless and that are
+// written on a hot path (an account lease's holder note: a sync costs
+// milliseconds per call).
+func WriteNoSync(path string, data []byte, perm os.FileMode) error {
+	return write(path, data, perm, false)
+}
+
+func write(path string, data []byte, perm os.FileMode, sync bool) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
 	if err != nil {
 		return err
@@ -27,9 +40,11 @@ func Write(path string, data []byte, perm os.FileMode) error {
 		tmp.Close()
 		return err
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
+	if sync {
+		if err := tmp.Sync(); err != nil {
+			tmp.Close()
+			return err
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		return err

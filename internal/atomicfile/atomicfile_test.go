@@ -8,12 +8,22 @@ import (
 )
 
 func TestWrite(t *testing.T) {
+	for _, sync := range []bool{true, false} {
+		testWrite(t, sync)
+	}
+}
+
+func testWrite(t *testing.T, sync bool) {
+	write := Write
+	if !sync {
+		write = WriteNoSync
+	}
 	dir := t.TempDir()
 	p := filepath.Join(dir, "a.flow")
-	if err := Write(p, []byte("one"), 0o640); err != nil {
+	if err := write(p, []byte("one"), 0o640); err != nil {
 		t.Fatal(err)
 	}
-	if err := Write(p, []byte("two"), 0o600); err != nil {
+	if err := write(p, []byte("two"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(p)
@@ -27,7 +37,7 @@ func TestWrite(t *testing.T) {
 	if len(entries) != 1 {
 		t.Errorf("left behind: %v", entries)
 	}
-	if err := Write(filepath.Join(dir, "no", "such", "dir"), []byte("x"), 0o600); err == nil {
+	if err := write(filepath.Join(dir, "no", "such", "dir"), []byte("x"), 0o600); err == nil {
 		t.Error("no error for a missing folder")
 	}
 }
