@@ -78,16 +78,18 @@ LANGUAGE, BROWSER_SEAM < stdlib < interp
 
 # HOST: what a host gives a run and keeps between runs: the person (hitl),
 # a model (llm), commands (execpolicy), browser profiles, local processes
-# (localctl), credentials (vault, planned).
+# (localctl), credentials (vault, planned) and one run per account at a
+# time (lease).
 BROWSER_SEAM, github.com/modelcontextprotocol/go-sdk
 < internal/localctl,
   internal/host/execpolicy,
   internal/host/llm,
   internal/host/profiles,
+  internal/host/lease,
   internal/host/vault;
 internal/localctl < internal/host/hitl;
 internal/host/execpolicy, internal/host/hitl, internal/host/llm,
-internal/host/profiles, internal/host/vault
+internal/host/profiles, internal/host/lease, internal/host/vault
 < HOST;
 
 # RUNS: the run store, reports, failure packets, healing.
