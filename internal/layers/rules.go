@@ -98,6 +98,14 @@ RUNNING, PAGE_TOOLS, internal/runs < internal/runs/heal;
 internal/runs/heal, internal/runs/report < internal/runs/record
 < RUNS;
 
+# CALLS: MCP calls that outlive their request, for both MCP servers of
+# rpa (mcpserver and the gateway): both protocol eras over Streamable HTTP
+# and calls that go on across a 2026-07-28 client's requests (mrtr); tasks
+# in both eras, durable in the run store (tasks).
+BASE, github.com/modelcontextprotocol/go-sdk < internal/serve/mrtr;
+internal/runs, internal/serve/mrtr < internal/serve/tasks
+< CALLS;
+
 # AUTHORING: flows written from an agent's session, a recording, another
 # tool's export.
 LANGUAGE < internal/authoring/importer;
@@ -111,16 +119,15 @@ internal/authoring, internal/authoring/recorder < AUTHORING;
 # replicas (cluster, planned).
 BASE, github.com/modelcontextprotocol/go-sdk < internal/link/mcpws;
 internal/link/mcpws < internal/link/connect, internal/link/cluster;
-internal/link/connect, internal/link/cluster < internal/link/gateway
+internal/link/connect, internal/link/cluster, CALLS < internal/link/gateway
 < LINK;
 
-# SERVING: flows as MCP tools (mcpserver; its tasks, planned), runs in
+# SERVING: flows as MCP tools (mcpserver), runs in
 # this process (localrun), schedules and their queue (schedule, planned),
 # what serve, connect and the console build (flowserver), publishing.
 LANGUAGE < internal/serve/publish;
 NONE < internal/serve/mcpserver/internal/testsite;
-RUNS, HOST < internal/serve/tasks;
-RUNS, HOST, internal/authoring, internal/serve/tasks < internal/serve/mcpserver;
+RUNS, HOST, internal/authoring, CALLS < internal/serve/mcpserver;
 RUNS, HOST, BROWSERS < internal/serve/localrun;
 internal/serve/mcpserver, internal/serve/localrun < internal/serve/schedule;
 internal/serve/schedule, internal/serve/publish, LINK < internal/serve/flowserver;

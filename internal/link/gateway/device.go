@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rpa-dev/rpa/internal/link/connect"
 	"github.com/rpa-dev/rpa/internal/link/mcpws"
+	"github.com/rpa-dev/rpa/internal/serve/mrtr"
 )
 
 // device is one connected desktop: one link, one MCP session (the gateway is its client).
@@ -45,6 +46,8 @@ type call struct {
 	resp  chan *jsonrpc.Response // buffered 1
 	agent *mcp.ServerSession     // the agent session whose call this is; nil for the gateway's own
 	ctx   context.Context        // the agent call's context
+	pctx  context.Context        // where its progress goes (the agent's request); nil: ctx
+	ask   mrtr.AskFunc           // carries the desktop's questions to the agent; nil: its session
 	token any                    // the agent's progress token, if it gave one
 	tool  string                 // the tool called (agent calls)
 	id    string                 // the gateway request id (set by request)
@@ -384,7 +387,11 @@ func (d *device) notification(m *jsonrpc.Request) {
 		if c == nil || c.agent == nil || c.token == nil {
 			return
 		}
-		_ = c.agent.NotifyProgress(c.ctx, &mcp.ProgressNotificationParams{ProgressToken: c.token, Progress: p.Progress, Total: p.Total, Message: p.Message})
+		pctx := c.pctx
+		if pctx == nil {
+			pctx = c.ctx
+		}
+		_ = c.agent.NotifyProgress(pctx, &mcp.ProgressNotificationParams{ProgressToken: c.token, Progress: p.Progress, Total: p.Total, Message: p.Message})
 	default:
 		// notifications/message and others: not relayed.
 	}
@@ -447,6 +454,9 @@ func (d *device) relay(m *jsonrpc.Request) (any, error) {
 		if err := json.Unmarshal(params, &p); err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 		}
+		if c.ask != nil {
+			return c.ask(c.ctx, &p)
+		}
 		return c.agent.Elicit(c.ctx, &p)
 	}
 	// Sampling is deprecated (SEP-2577) but still part of the protocol during its deprecation
@@ -459,6 +469,9 @@ func (d *device) relay(m *jsonrpc.Request) (any, error) {
 	var p mcp.CreateMessageParams
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+	}
+	if c.ask != nil {
+		return c.ask(c.ctx, &p)
 	}
 	//lint:ignore SA1019 forwarded deliberately (see above)
 	return c.agent.CreateMessage(c.ctx, &p)

@@ -36,6 +36,7 @@ import (
 	"github.com/rpa-dev/rpa/internal/httpauth"
 	"github.com/rpa-dev/rpa/internal/link/connect"
 	"github.com/rpa-dev/rpa/internal/link/mcpws"
+	"github.com/rpa-dev/rpa/internal/serve/mrtr"
 )
 
 // ProtocolVersion is the MCP protocol version the gateway speaks to desktops.
@@ -108,6 +109,7 @@ type Gateway struct {
 	late      *lateStore   // answers whose agent was gone (late.go)
 	posts     posts        // agents' POSTs, to tell when an answer cannot be delivered (late.go)
 	cancelled cancelledIDs // calls cancelled by their agent: their answers are not kept (late.go)
+	paused    mrtr.Table   // calls of 2026-07-28 agents waiting for their input (package mrtr)
 }
 
 // New returns a Gateway.
@@ -167,7 +169,7 @@ func (g *Gateway) nextID() jsonrpc.ID {
 func (g *Gateway) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/ws", g.serveWS)
-	mcpH := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.srv }, &mcp.StreamableHTTPOptions{
+	mcpH := mrtr.StreamableHandler(func(*http.Request) *mcp.Server { return g.srv }, &mcp.StreamableHTTPOptions{
 		Logger:         g.log,
 		SessionTimeout: max(g.opts.AgentIdle, 0),
 		// With a bearer token required, DNS rebinding cannot reach the tools, and a TLS proxy
@@ -567,82 +569,99 @@ func (g *Gateway) unknownTool(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // forward returns the handler of the agent-facing tool name: pick the desktop, forward the call
-// as a raw frame, relay progress, return the desktop's answer (errors keep their codes).
+// as a raw frame, relay progress, return the desktop's answer (errors keep their codes). An agent
+// on protocol 2026-07-28 (multi-round-trip) gets the desktop's questions as input requests of
+// its call, which goes on across its requests (package mrtr).
 func (g *Gateway) forward(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if !g.drain.enter() {
-			return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: msgRestarting}
-		}
-		defer g.drain.leave()
-		args := map[string]json.RawMessage{}
-		if len(req.Params.Arguments) > 0 && string(req.Params.Arguments) != "null" {
-			if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "arguments must be a JSON object"}
+		if mrtr.MultiRoundTrip(req) {
+			if req.Params.RequestState != "" {
+				return g.paused.Resume(ctx, req)
 			}
+			return g.paused.Start(ctx, func(rctx context.Context, pc *mrtr.Call) (*mcp.CallToolResult, error) {
+				return g.call(rctx, req, name, pc.First(), pc.Ask)
+			})
 		}
-		var want string
-		if raw, ok := args[DeviceIDArg]; ok {
-			if err := json.Unmarshal(raw, &want); err != nil {
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "deviceId: must be a string"}
-			}
-		}
-		offers := g.offers(name)
-		var pick *offer
-		switch {
-		case len(offers) == 0:
-			return nil, &jsonrpc.Error{Code: CodeNoSuchTool, Message: fmt.Sprintf("no connected desktop offers tool %q", name)}
-		case want != "":
-			for i := range offers {
-				if offers[i].d.id == want {
-					pick = &offers[i]
-				}
-			}
-			if pick == nil {
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("deviceId: no connected desktop %q offers tool %q", want, name)}
-			}
-		case len(offers) == 1:
-			pick = &offers[0]
-		default:
-			ids := make([]string, len(offers))
-			for i, o := range offers {
-				ids[i] = o.d.id
-			}
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("deviceId: required, tool %q is offered by %s", name, strings.Join(ids, ", "))}
-		}
-		if !pick.dt.hasDeviceID {
-			delete(args, DeviceIDArg)
-		}
-		c := &call{agent: req.Session, ctx: ctx, tool: name}
-		params := map[string]any{"name": name, "arguments": args}
-		if tok := req.Params.GetProgressToken(); tok != nil {
-			c.token = tok // request sets the desktop-side token to the forwarded request's id
-		}
-		resp, err := pick.d.request(ctx, "tools/call", params, c)
-		if err != nil {
-			var gone errGone
-			if errors.As(err, &gone) {
-				if g.drain.draining() {
-					return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: fmt.Sprintf("%s; the call keeps running on desktop %q and its answer will be kept as resource %s", msgRestarting, pick.d.id, RunURI(c.id))}
-				}
-				return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: gone.Error()}
-			}
-			return nil, err
-		}
-		if resp.Error != nil {
-			var we *jsonrpc.Error
-			if errors.As(resp.Error, &we) {
-				return nil, we
-			}
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: resp.Error.Error()}
-		}
-		if g.posts.gone(req) {
-			// The agent's connection went away during the call: this answer would be lost.
-			g.keepLate(pick.d.id, name, c.id, resp)
-		}
-		var res mcp.CallToolResult
-		if err := json.Unmarshal(resp.Result, &res); err != nil {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "desktop sent a bad tools/call result: " + err.Error()}
-		}
-		return &res, nil
+		return g.call(ctx, req, name, ctx, nil)
 	}
+}
+
+// call forwards one agent call of tool name to a desktop and waits for its answer. pctx is the
+// context progress notifications go out in (the agent's request); ask, when set, carries the
+// desktop's elicitation and sampling requests to the agent (else they go to its session).
+func (g *Gateway) call(ctx context.Context, req *mcp.CallToolRequest, name string, pctx context.Context, ask mrtr.AskFunc) (*mcp.CallToolResult, error) {
+	if !g.drain.enter() {
+		return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: msgRestarting}
+	}
+	defer g.drain.leave()
+	args := map[string]json.RawMessage{}
+	if len(req.Params.Arguments) > 0 && string(req.Params.Arguments) != "null" {
+		if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "arguments must be a JSON object"}
+		}
+	}
+	var want string
+	if raw, ok := args[DeviceIDArg]; ok {
+		if err := json.Unmarshal(raw, &want); err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "deviceId: must be a string"}
+		}
+	}
+	offers := g.offers(name)
+	var pick *offer
+	switch {
+	case len(offers) == 0:
+		return nil, &jsonrpc.Error{Code: CodeNoSuchTool, Message: fmt.Sprintf("no connected desktop offers tool %q", name)}
+	case want != "":
+		for i := range offers {
+			if offers[i].d.id == want {
+				pick = &offers[i]
+			}
+		}
+		if pick == nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("deviceId: no connected desktop %q offers tool %q", want, name)}
+		}
+	case len(offers) == 1:
+		pick = &offers[0]
+	default:
+		ids := make([]string, len(offers))
+		for i, o := range offers {
+			ids[i] = o.d.id
+		}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("deviceId: required, tool %q is offered by %s", name, strings.Join(ids, ", "))}
+	}
+	if !pick.dt.hasDeviceID {
+		delete(args, DeviceIDArg)
+	}
+	c := &call{agent: req.Session, ctx: ctx, pctx: pctx, ask: ask, tool: name}
+	params := map[string]any{"name": name, "arguments": args}
+	if tok := req.Params.GetProgressToken(); tok != nil {
+		c.token = tok // request sets the desktop-side token to the forwarded request's id
+	}
+	resp, err := pick.d.request(ctx, "tools/call", params, c)
+	if err != nil {
+		var gone errGone
+		if errors.As(err, &gone) {
+			if g.drain.draining() {
+				return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: fmt.Sprintf("%s; the call keeps running on desktop %q and its answer will be kept as resource %s", msgRestarting, pick.d.id, RunURI(c.id))}
+			}
+			return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: gone.Error()}
+		}
+		return nil, err
+	}
+	if resp.Error != nil {
+		var we *jsonrpc.Error
+		if errors.As(resp.Error, &we) {
+			return nil, we
+		}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: resp.Error.Error()}
+	}
+	if g.posts.gone(req) {
+		// The agent's connection went away during the call: this answer would be lost.
+		g.keepLate(pick.d.id, name, c.id, resp)
+	}
+	var res mcp.CallToolResult
+	if err := json.Unmarshal(resp.Result, &res); err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "desktop sent a bad tools/call result: " + err.Error()}
+	}
+	return &res, nil
 }

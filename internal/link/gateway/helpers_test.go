@@ -292,15 +292,31 @@ func httpClient(token string) *http.Client {
 	return &http.Client{Transport: bearer{token, &http.Transport{MaxIdleConnsPerHost: 64}}}
 }
 
-// agent connects a go-sdk client to the gateway's /mcp.
+// agent connects a go-sdk client to the gateway's /mcp (at the client's default protocol,
+// 2026-07-28).
 func agent(t testing.TB, url string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
+	return agentAt(t, url, opts, "")
+}
+
+// agentAt connects a go-sdk client asking for protocol version ("": the client's default) and
+// checks it got it.
+func agentAt(t testing.TB, url string, opts *mcp.ClientOptions, version string) *mcp.ClientSession {
+	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "t"}, opts)
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: httpClient(testToken)}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: httpClient(testToken)},
+		&mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
+	want := version
+	if want == "" {
+		want = "2026-07-28"
+	}
+	if got := cs.InitializeResult().ProtocolVersion; got != want {
+		t.Fatalf("agent negotiated %s, want %s", got, want)
+	}
 	return cs
 }
 

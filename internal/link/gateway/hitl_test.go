@@ -86,20 +86,34 @@ func TestHITLOverLink(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cs := agent(t, x.mcpURL(), &mcp.ClientOptions{ElicitationHandler: person})
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_verify", Arguments: map[string]any{"base_url": site.URL}})
-	if err != nil {
-		t.Fatal(err)
+	// Both protocol eras: blocking elicitation relayed to a 2025-11-25 agent's session, and
+	// input requests of a call that goes on across a 2026-07-28 agent's requests.
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			mu.Lock()
+			asked = nil
+			mu.Unlock()
+			cs := agentAt(t, x.mcpURL(), &mcp.ClientOptions{ElicitationHandler: person}, version)
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_verify", Arguments: map[string]any{"base_url": site.URL}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.IsError {
+				t.Fatalf("flow failed: %s", text(res))
+			}
+			b, _ := json.Marshal(res.StructuredContent.(map[string]any)["outputs"])
+			if string(b) != `{"captcha":"X7K2P","sms":"482913","status":"Verified"}` {
+				t.Errorf("outputs %s", b)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(asked) != 2 {
+				t.Errorf("the agent was asked %q", asked)
+			}
+		})
 	}
-	if res.IsError {
-		t.Fatalf("flow failed: %s", text(res))
-	}
-	b, _ := json.Marshal(res.StructuredContent.(map[string]any)["outputs"])
-	if string(b) != `{"captcha":"X7K2P","sms":"482913","status":"Verified"}` {
-		t.Errorf("outputs %s", b)
-	}
-	if len(asked) != 2 {
-		t.Errorf("the agent was asked %q", asked)
+	if n := x.g.paused.Len(); n != 0 {
+		t.Errorf("%d paused calls left at the gateway", n)
 	}
 
 	for _, tc := range []struct {

@@ -214,8 +214,16 @@ func connect(t testing.TB, s *Server) (*mcp.ClientSession, *events) {
 	return cs, ev
 }
 
-// connectHTTP opens a Streamable HTTP session with the SDK's client.
+// connectHTTP connects the SDK's client over Streamable HTTP at its
+// default protocol (2026-07-28: stateless requests).
 func connectHTTP(t testing.TB, url, token string) (*mcp.ClientSession, *events) {
+	t.Helper()
+	return connectHTTPAt(t, url, token, "")
+}
+
+// connectHTTPAt connects the SDK's client over Streamable HTTP asking for
+// protocol version ("2025-11-25": a session with an Mcp-Session-Id).
+func connectHTTPAt(t testing.TB, url, token, version string) (*mcp.ClientSession, *events) {
 	t.Helper()
 	ev := newEvents()
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, ev.clientOptions())
@@ -223,7 +231,7 @@ func connectHTTP(t testing.TB, url, token string) (*mcp.ClientSession, *events) 
 	if token != "" {
 		tr.HTTPClient = &http.Client{Transport: bearer{token, http.DefaultTransport}}
 	}
-	cs, err := c.Connect(context.Background(), tr, nil)
+	cs, err := c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/internal/host/hitl"
 	"github.com/rpa-dev/rpa/internal/host/llm"
+	"github.com/rpa-dev/rpa/internal/serve/mrtr"
 )
 
 // hitlState is the server's human-in-the-loop set-up, built on first use.
@@ -60,14 +61,14 @@ func (s *Server) closeHITL() {
 // askFor returns the person channel chain of one call: the calling client
 // first (its session), then the host's channels. A password answered on a
 // profile is remembered so browser_read masks it.
-func (s *Server) askFor(req *mcp.CallToolRequest, profile string, pause *pauser) AskFunc {
+func (s *Server) askFor(req *mcp.CallToolRequest, profile string, pause *mrtr.Call) AskFunc {
 	cfg := s.hitlConfig()
 	el := &hitl.Elicit{Pages: s.hitl.pages}
 	if req != nil {
 		el.Session = req.Session
 	}
 	if pause != nil {
-		el.Defer = pause.elicit
+		el.Defer = mrtr.Elicit(pause.Ask)
 	}
 	chain := cfg.Chain(el)
 	return hitl.Secret(chain.Ask, func(v string) {
@@ -79,13 +80,13 @@ func (s *Server) askFor(req *mcp.CallToolRequest, profile string, pause *pauser)
 
 // hostFor is the core.Host of one served flow call: ask through the
 // chain, llm through the client's sampling, exec under the policy.
-func (s *Server) hostFor(req *mcp.CallToolRequest, profile string, pause *pauser) core.Host {
+func (s *Server) hostFor(req *mcp.CallToolRequest, profile string, pause *mrtr.Call) core.Host {
 	smp := &llm.Sampling{}
 	if req != nil {
 		smp.Session = req.Session
 	}
 	if pause != nil {
-		smp.Defer = pause.sample
+		smp.Defer = mrtr.Sample(pause.Ask)
 	}
 	return core.Host{
 		Ask:  s.askFor(req, profile, pause),
@@ -119,16 +120,16 @@ func hitlStatus(ctx, actx context.Context, ans core.Answer, err error) (core.Ans
 func (s *Server) hitlPrompt(ctx context.Context, req *mcp.CallToolRequest, args map[string]any) (*mcp.CallToolResult, error) {
 	if multiRoundTrip(req) {
 		if req.Params.RequestState != "" {
-			return s.resumePaused(ctx, req)
+			return s.paused.Resume(ctx, req)
 		}
-		return s.startPaused(ctx, func(rctx context.Context, p *pauser) (*mcp.CallToolResult, error) {
+		return s.paused.Start(ctx, func(rctx context.Context, p *mrtr.Call) (*mcp.CallToolResult, error) {
 			return s.hitlAsk(rctx, req, args, p)
 		})
 	}
 	return s.hitlAsk(ctx, req, args, nil)
 }
 
-func (s *Server) hitlAsk(ctx context.Context, req *mcp.CallToolRequest, args map[string]any, pause *pauser) (*mcp.CallToolResult, error) {
+func (s *Server) hitlAsk(ctx context.Context, req *mcp.CallToolRequest, args map[string]any, pause *mrtr.Call) (*mcp.CallToolResult, error) {
 	q := core.Question{Title: str(args, "title"), Message: str(args, "message"), Input: str(args, "inputType"), Timeout: 120 * time.Second}
 	if q.Input == "" {
 		q.Input = "text"

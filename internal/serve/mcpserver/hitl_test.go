@@ -156,9 +156,7 @@ func TestElicitTwoQuestionsFlow(t *testing.T) {
 	if strings.Contains(logs.String(), "482913") {
 		t.Error("an answer reached the log")
 	}
-	s.paused.mu.Lock()
-	n := len(s.paused.m)
-	s.paused.mu.Unlock()
+	n := s.paused.Len()
 	if n != 0 {
 		t.Errorf("%d paused calls left after the runs finished", n)
 	}

@@ -14,14 +14,18 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/rpa-dev/rpa/internal/serve/mrtr"
 )
 
 // DefaultHTTPAddr is where `rpa serve --http` listens when given only a
 // port or nothing: loopback.
 const DefaultHTTPAddr = "127.0.0.1:8765"
 
-// HTTPHandler returns the Streamable HTTP endpoint of the server (stateful
-// sessions, so list_changed and progress reach the client). With a
+// HTTPHandler returns the Streamable HTTP endpoint of the server, in both
+// protocol eras (mrtr.StreamableHandler): stateful sessions for 2025-11-25 and
+// older clients (list_changed and progress reach them, elicitation during
+// a call), stateless requests for 2026-07-28 clients. With a
 // non-empty token every request must carry `Authorization: Bearer TOKEN`
 // or gets 401 with a WWW-Authenticate challenge. The SDK's DNS-rebinding
 // protection (a loopback request with a foreign Host header gets 403)
@@ -36,7 +40,7 @@ const DefaultHTTPAddr = "127.0.0.1:8765"
 // origins). A call the client cancelled (notifications/cancelled) gets no
 // answer: its event stream ends empty (MCP: SHOULD NOT respond).
 func (s *Server) HTTPHandler(token string) http.Handler {
-	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, &mcp.StreamableHTTPOptions{
+	var h = mrtr.StreamableHandler(func(*http.Request) *mcp.Server { return s.srv }, &mcp.StreamableHTTPOptions{
 		Logger: s.log,
 	})
 	h = s.httpCalls.dropCancelled(h)

@@ -24,9 +24,7 @@ func rawMRTR(t *testing.T, s *Server) *mcp.ClientSession {
 }
 
 func pausedCount(s *Server) int {
-	s.paused.mu.Lock()
-	defer s.paused.mu.Unlock()
-	return len(s.paused.m)
+	return s.paused.Len()
 }
 
 // TestPausedCalls: a question becomes the call's input request with a
@@ -34,13 +32,11 @@ func pausedCount(s *Server) int {
 // nobody resumes is dropped after the TTL; past the limit a question goes
 // to the next channel; an unknown requestState is refused.
 func TestPausedCalls(t *testing.T) {
-	oldTTL, oldMax := pauseTTL, maxPaused
-	t.Cleanup(func() { pauseTTL, maxPaused = oldTTL, oldMax })
-	pauseTTL, maxPaused = 300*time.Millisecond, 1
 	desktop := hitl.Func{N: hitl.ChannelDesktop, F: func(ctx context.Context, q core.Question) (core.Answer, error) {
 		return core.Answer{Status: core.AnswerAnswered, Text: "from-desktop"}, nil
 	}}
 	s, _ := newServer(t, Options{HITL: &hitl.Config{Order: []string{"client", "desktop"}, Desktop: desktop}})
+	s.paused.TTL, s.paused.Max = 300*time.Millisecond, 1
 	cs := rawMRTR(t, s)
 	ctx := context.Background()
 	ask := &mcp.CallToolParams{Name: ToolHITLPrompt, Arguments: map[string]any{"title": "Captcha", "timeout": 30}}

@@ -34,20 +34,35 @@ type profileOwners struct {
 }
 
 type profileOwner struct {
-	sess  *mcp.ServerSession
+	who   any       // a *mcp.ServerSession, or a caller (string) of stateless requests
 	calls int       // calls of sess running on the profile
 	last  time.Time // when the last one ended
 }
 
-// claim makes profile sess's for one call, or says whose it is. A nil
-// session (no MCP session known) always passes.
-func (o *profileOwners) claim(sess *mcp.ServerSession, profile string, now time.Time) bool {
-	if sess == nil {
+// profileKey is who a call claims its profile as: its MCP session; for a
+// stateless (2026-07-28) request, whose session ends with the request, its
+// caller (CallerOf: its bearer token, else every tokenless caller alike),
+// whose claim lapses ownerLapse after its last call.
+func (s *Server) profileKey(req *mcp.CallToolRequest) any {
+	if req == nil || req.Session == nil {
+		return nil
+	}
+	if req.Extra != nil && req.Extra.Header != nil && req.Session.ID() == "" && multiRoundTrip(req) {
+		return "caller:" + CallerOf(req, "")
+	}
+	return req.Session
+}
+
+// claim makes profile who's (profileKey) for one call, or says whose it
+// is. A nil who (no MCP session known) always passes.
+func (o *profileOwners) claim(who any, profile string, now time.Time) bool {
+	sess, isSess := who.(*mcp.ServerSession)
+	if who == nil || isSess && sess == nil {
 		return true
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.shared[sess] {
+	if isSess && o.shared[sess] {
 		return true
 	}
 	if o.m == nil {
@@ -56,14 +71,14 @@ func (o *profileOwners) claim(sess *mcp.ServerSession, profile string, now time.
 	}
 	cur := o.m[profile]
 	switch {
-	case cur == nil || cur.sess != sess && cur.calls == 0 && now.Sub(cur.last) > ownerLapse:
-		o.m[profile] = &profileOwner{sess: sess, calls: 1}
-	case cur.sess == sess:
+	case cur == nil || cur.who != who && cur.calls == 0 && now.Sub(cur.last) > ownerLapse:
+		o.m[profile] = &profileOwner{who: who, calls: 1}
+	case cur.who == who:
 		cur.calls++
 	default:
 		return false
 	}
-	if !o.watched[sess] {
+	if isSess && !o.watched[sess] {
 		o.watched[sess] = true
 		go func() {
 			_ = sess.Wait()
@@ -73,14 +88,14 @@ func (o *profileOwners) claim(sess *mcp.ServerSession, profile string, now time.
 	return true
 }
 
-// done ends one call of sess on profile.
-func (o *profileOwners) done(sess *mcp.ServerSession, profile string, now time.Time) {
-	if sess == nil {
+// done ends one call of who on profile.
+func (o *profileOwners) done(who any, profile string, now time.Time) {
+	if sess, ok := who.(*mcp.ServerSession); who == nil || ok && sess == nil {
 		return
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if cur := o.m[profile]; cur != nil && cur.sess == sess {
+	if cur := o.m[profile]; cur != nil && cur.who == who {
 		cur.calls--
 		cur.last = now
 	}
@@ -91,7 +106,7 @@ func (o *profileOwners) ended(sess *mcp.ServerSession) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for p, cur := range o.m {
-		if cur.sess == sess {
+		if cur.who == sess {
 			delete(o.m, p)
 		}
 	}

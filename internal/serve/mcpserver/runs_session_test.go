@@ -30,7 +30,7 @@ func TestRunRecordHidesSessionID(t *testing.T) {
 	s, _ := newServer(t, Options{FlowsDir: copyFlows(t, "hit.flow"), NoWatch: true, Pool: newPool(t), Runs: st})
 	hs := httptest.NewServer(s.HTTPHandler(""))
 	t.Cleanup(hs.Close)
-	cs, _ := connectHTTP(t, hs.URL, "")
+	cs, _ := connectHTTPAt(t, hs.URL, "", "2025-11-25")
 	sid := cs.ID()
 	if sid == "" {
 		t.Fatal("no Mcp-Session-Id over HTTP")

@@ -35,6 +35,7 @@ import (
 	"github.com/rpa-dev/rpa/internal/host/hitl"
 	"github.com/rpa-dev/rpa/internal/host/profiles"
 	"github.com/rpa-dev/rpa/internal/runs"
+	"github.com/rpa-dev/rpa/internal/serve/mrtr"
 )
 
 // JSON-RPC error codes of PROTOCOL.md ("Calls and results").
@@ -174,7 +175,7 @@ type Server struct {
 	secrets   map[string][]string // profile → secret values its flows filled
 
 	hitl   hitlState  // person channels (hitl_host.go)
-	paused pauseTable // multi-round-trip calls waiting for input (mrtr.go)
+	paused mrtr.Table // multi-round-trip calls waiting for input (package mrtr)
 
 	httpReqs  httpRequests  // POSTs of calls in flight (http.go)
 	httpCalls httpCalls     // calls in flight per HTTP session, for cancels (cancel.go)
@@ -222,6 +223,7 @@ func New(opts Options) (*Server, error) {
 			Timeout: opts.ExecTimeout, MaxOutput: opts.ExecMaxOutput},
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.paused.Life, s.paused.Calls, s.paused.Log = s.ctx, &s.calls, s.log
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 		PageSize:     1 << 20, // one page: many clients never ask for the next
@@ -430,11 +432,12 @@ func (s *Server) handler(t *tool) mcp.ToolHandler {
 			return nil, argError(ae)
 		}
 		if p := callProfile(t, args); p != "" && !s.opts.ShareProfiles {
-			if !s.owners.claim(req.Session, p, time.Now()) {
+			who := s.profileKey(req)
+			if !s.owners.claim(who, p, time.Now()) {
 				s.log.Info("call refused: profile in use by another session", "tool", t.def.Name, "profile", p)
 				return nil, profileInUse(p)
 			}
-			defer func() { s.owners.done(req.Session, p, time.Now()) }()
+			defer func() { s.owners.done(who, p, time.Now()) }()
 		}
 		var res *mcp.CallToolResult
 		var err error

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/internal/host/profiles"
+	"github.com/rpa-dev/rpa/internal/serve/mrtr"
 	"github.com/rpa-dev/rpa/interp"
 )
 
@@ -120,9 +121,9 @@ func (s *Server) callWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *
 		// The run goes on across calls while it waits for the client's
 		// answers (mrtr.go).
 		if req.Params.RequestState != "" {
-			return s.resumePaused(ctx, req)
+			return s.paused.Resume(ctx, req)
 		}
-		return s.startPaused(ctx, func(rctx context.Context, p *pauser) (*mcp.CallToolResult, error) {
+		return s.paused.Start(ctx, func(rctx context.Context, p *mrtr.Call) (*mcp.CallToolResult, error) {
 			return s.runWorkflow(rctx, req, e, args, p)
 		})
 	}
@@ -132,7 +133,7 @@ func (s *Server) callWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *
 // runWorkflow is callWorkflow's run; pause is non-nil for a
 // multi-round-trip client (then no progress: its token belongs to the
 // first call).
-func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *flowEntry, args map[string]any, pause *pauser) (*mcp.CallToolResult, error) {
+func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *flowEntry, args map[string]any, pause *mrtr.Call) (*mcp.CallToolResult, error) {
 	profile, _ := args[ProfileArg].(string)
 	delete(args, ProfileArg)
 	if profile == "" {
@@ -174,7 +175,7 @@ func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *f
 	var events func(interp.Event)
 	pctx := ctx
 	if pause != nil {
-		pctx = pause.first // progress goes to the first call only
+		pctx = pause.First() // progress goes to the first call only
 	}
 	if pr := newProgress(pctx, req, s.opts.Heartbeat); pr != nil {
 		defer pr.close()
