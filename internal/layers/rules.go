@@ -44,11 +44,11 @@ NONE
 
 # LANGUAGE: the flow language, from text to a checked flow. It knows
 # nothing of browsers.
-NONE < lang/ast;
+NONE < lang/ast, lang/totp;
 lang/ast < lang/diag, lang/actions;
 github.com/alecthomas/participle/v2 < lang/parse/internal/grammar;
 lang/diag, lang/actions, lang/parse/internal/grammar < lang/parse;
-github.com/expr-lang/expr, lang/diag, lang/actions < lang/check;
+github.com/expr-lang/expr, lang/diag, lang/actions, lang/totp < lang/check;
 lang/check, lang/parse < lang/yamlflow;
 lang/yamlflow < lang/format;
 internal/atomicfile, lang/format < lang
