@@ -87,7 +87,7 @@ BROWSER_SEAM, github.com/modelcontextprotocol/go-sdk
   internal/host/profiles,
   internal/host/lease;
 internal/localctl < internal/host/hitl;
-BROWSER_SEAM, lang/diag, lang/totp < internal/host/vault;
+BROWSER_SEAM, lang/diag, lang/totp, internal/host/lease, internal/host/hitl < internal/host/vault;
 internal/host/execpolicy, internal/host/hitl, internal/host/llm,
 internal/host/profiles, internal/host/lease, internal/host/vault
 < HOST;

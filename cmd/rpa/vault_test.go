@@ -1,0 +1,111 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// vaultEnv is a fresh $RPA_HOME whose vault takes its key from a
+// passphrase (no OS keyring in tests).
+func vaultEnv(t *testing.T, passphrase string) string {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("RPA_HOME", home)
+	t.Setenv("RPA_VAULT_KEYRING", "off")
+	t.Setenv("RPA_VAULT_PASSPHRASE", passphrase)
+	return home
+}
+
+// vaultIn runs `rpa vault ARGS` with stdin.
+func vaultIn(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	old := vaultStdin
+	vaultStdin = strings.NewReader(stdin)
+	defer func() { vaultStdin = old }()
+	return capture(t, append([]string{"vault"}, args...)...)
+}
+
+func TestVaultCommand(t *testing.T) {
+	home := vaultEnv(t, "vault pass phrase")
+	const pw, seed = "s3cret-Portal-pw", "JBSWY3DPEHPK3PXP"
+	code, out, errOut := vaultIn(t, `{"username":"admin","password":"`+pw+`","totp":"`+seed+`"}`, "set", "portal/admin")
+	if code != 0 || !strings.Contains(out, "stored portal/admin (3 fields)") {
+		t.Fatalf("set: %d %q %q", code, out, errOut)
+	}
+	if code, _, errOut := vaultIn(t, `{"password":"x-other"}`, "set", "mail"); code != 0 {
+		t.Fatalf("set mail: %s", errOut)
+	}
+	code, out, _ = vaultIn(t, "", "list")
+	if code != 0 || !strings.Contains(out, "NAME") || !strings.Contains(out, "portal/admin  password,totp,username") || !strings.Contains(out, "mail ") {
+		t.Errorf("list: %d\n%s", code, out)
+	}
+	code, out, _ = vaultIn(t, "", "list", "--json")
+	var l []struct {
+		Name   string   `json:"name"`
+		Fields []string `json:"fields"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &l) != nil || len(l) != 2 || l[1].Name != "portal/admin" || len(l[1].Fields) != 3 {
+		t.Errorf("list --json: %d %s", code, out)
+	}
+	for _, o := range []string{out} {
+		if strings.Contains(o, pw) || strings.Contains(o, seed) {
+			t.Error("list shows a value")
+		}
+	}
+	// Bad input: exit 2, the field named, the value never shown.
+	for _, c := range []struct{ stdin, want string }{
+		{`{"totp":"bad seed value!"}`, `field "totp": bad TOTP seed`},
+		{`not json`, "want one JSON object of strings"},
+		{`{"password": 3}`, `field "password" is not a string`},
+	} {
+		code, _, errOut := vaultIn(t, c.stdin, "set", "x")
+		if code != exitUsage || !strings.Contains(errOut, c.want) || strings.Contains(errOut, "bad seed value!") {
+			t.Errorf("set %s: %d %q", c.stdin, code, errOut)
+		}
+	}
+	if code, _, errOut := vaultIn(t, "", "rm", "portal/admn"); code != exitFailed || !strings.Contains(errOut, `did you mean "portal/admin"?`) {
+		t.Errorf("rm unknown: %d %q", code, errOut)
+	}
+	// A wrong passphrase: exit 1, a clear message, the vault unchanged.
+	before, _ := os.ReadFile(filepath.Join(home, "vault", "vault.enc"))
+	t.Setenv("RPA_VAULT_PASSPHRASE", "not the one")
+	if code, _, errOut := vaultIn(t, `{"password":"p"}`, "set", "y"); code != exitFailed || !strings.Contains(errOut, "the vault passphrase is wrong") {
+		t.Errorf("wrong passphrase: %d %q", code, errOut)
+	}
+	if after, _ := os.ReadFile(filepath.Join(home, "vault", "vault.enc")); string(after) != string(before) {
+		t.Error("the vault changed")
+	}
+	t.Setenv("RPA_VAULT_PASSPHRASE", "vault pass phrase")
+
+	// Export, then import on another desktop.
+	exp := filepath.Join(t.TempDir(), "accounts.vault")
+	t.Setenv("RPA_VAULT_EXPORT_PASSPHRASE", "moving-day-2")
+	if code, out, errOut := vaultIn(t, "", "export", "portal/admin", "-o", exp); code != 0 || !strings.Contains(out, "exported to") {
+		t.Fatalf("export: %d %q %q", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(exp); strings.Contains(string(b), pw) || strings.Contains(string(b), seed) {
+		t.Fatal("the export file holds a value")
+	}
+	vaultEnv(t, "another desktop's passphrase")
+	if code, out, errOut := vaultIn(t, "", "import", exp); code != 0 || !strings.Contains(out, "imported 1 accounts: portal/admin") {
+		t.Fatalf("import: %d %q %q", code, out, errOut)
+	}
+	if code, _, errOut := vaultIn(t, "", "import", exp); code != exitFailed || !strings.Contains(errOut, "--overwrite") {
+		t.Errorf("import again: %d %q", code, errOut)
+	}
+	if code, _, _ := vaultIn(t, "", "import", exp, "--overwrite"); code != 0 {
+		t.Errorf("import --overwrite: %d", code)
+	}
+	if code, _, _ := vaultIn(t, "", "rm", "portal/admin"); code != 0 {
+		t.Errorf("rm: %d", code)
+	}
+	// Usage.
+	for _, args := range [][]string{{}, {"frob"}, {"set"}, {"export"}, {"list", "x"}} {
+		if code, _, _ := vaultIn(t, "", args...); code != exitUsage {
+			t.Errorf("vault %v: %d", args, code)
+		}
+	}
+}

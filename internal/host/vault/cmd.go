@@ -1,0 +1,158 @@
+package vault
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/rpa-dev/rpa/internal/atomicfile"
+	"github.com/rpa-dev/rpa/internal/host/lease"
+)
+
+// Usage is `rpa vault`'s usage text.
+const Usage = "rpa vault set NAME [--merge] [--field F]...   (values from hidden prompts, or one JSON object on stdin)\n" +
+	"       rpa vault list [--json]\n       rpa vault rm NAME\n" +
+	"       rpa vault export [NAME]... -o FILE\n       rpa vault import FILE [--overwrite]"
+
+// EnvExportPassphrase gives an export file's passphrase to scripts
+// (`rpa vault export` and `import`); else it is asked on the terminal.
+const EnvExportPassphrase = "RPA_VAULT_EXPORT_PASSPHRASE"
+
+// ErrUsage is a command line that names no known subcommand or has the
+// wrong number of arguments; the usage is the message.
+var ErrUsage = errors.New("usage: " + Usage)
+
+// Cmd carries out the subcommands of `rpa vault` (cmd/rpa parses the flags
+// and wires it).
+type Cmd struct {
+	Home string // $RPA_HOME
+	// Stdin is where `set` reads one JSON object when StdinTTY is false;
+	// on a terminal `set` asks with Ask (hidden prompts) instead.
+	Stdin    io.Reader
+	StdinTTY bool
+	// Ask asks a person (fields, passphrases); nil: nobody to ask.
+	Ask            Asker
+	Stdout, Stderr io.Writer
+
+	// Flags.
+	Merge     bool     // set: keep the account's other fields
+	Fields    []string // set: further fields to ask for
+	JSON      bool     // list: JSON
+	Out       string   // export: the file to write
+	Overwrite bool     // import: replace accounts the vault holds
+}
+
+// Refused reports whether err is the vault refusing (exit 1: no such
+// account, a damaged or wrong-key file, an import clash) rather than bad
+// input (exit 2).
+func Refused(err error) bool {
+	return errors.Is(err, ErrNotFound) || errors.Is(err, ErrDamaged) || errors.Is(err, ErrWrongKey) ||
+		errors.As(err, new(*ImportError))
+}
+
+// Run carries out `rpa vault SUB POS...`.
+func (c *Cmd) Run(sub string, pos []string) error {
+	st := Default(c.Home, c.Ask)
+	n, known := map[string]int{"set": 1, "rm": 1, "list": 0, "import": 1, "export": -1}[sub]
+	if !known || n >= 0 && len(pos) != n || sub == "export" && c.Out == "" {
+		return ErrUsage
+	}
+	switch sub {
+	case "set":
+		var fields map[string]string
+		var err error
+		if c.StdinTTY {
+			fields, err = AskFields(c.ask, c.Fields)
+		} else {
+			fields, err = ReadFields(c.Stdin)
+		}
+		if err == nil {
+			err = st.Set(pos[0], fields, c.Merge)
+		}
+		if err == nil {
+			fmt.Fprintf(c.Stdout, "stored %s (%d fields) in %s\n", pos[0], len(fields), st.Path())
+		}
+		return err
+	case "list":
+		infos, err := st.List()
+		if err != nil {
+			return err
+		}
+		l := make([]Listed, len(infos))
+		for i, in := range infos {
+			l[i].Info = in
+			if h, ok := lease.NewLocal(c.Home).Last(in.Name); ok {
+				l[i].LastUsed, l[i].LastRun = &h.Since, h.RunID
+			}
+		}
+		switch {
+		case c.JSON:
+			enc := json.NewEncoder(c.Stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(l)
+		case len(l) == 0:
+			fmt.Fprintln(c.Stderr, "the vault holds no account yet (rpa vault set NAME)")
+			return nil
+		}
+		return WriteList(c.Stdout, l)
+	case "rm":
+		err := st.Remove(pos[0])
+		if err == nil {
+			fmt.Fprintf(c.Stdout, "removed %s\n", pos[0])
+		}
+		return err
+	case "export":
+		p, err := c.exportPassphrase(true)
+		if err != nil {
+			return err
+		}
+		b, err := st.Export(pos, p)
+		if err == nil {
+			err = atomicfile.Write(c.Out, b, 0o600)
+		}
+		if err == nil {
+			fmt.Fprintf(c.Stdout, "exported to %s (move it with its passphrase; rpa vault import %s)\n", c.Out, c.Out)
+		}
+		return err
+	}
+	b, err := ReadFile(pos[0]) // import
+	if err != nil {
+		return err
+	}
+	p, err := c.exportPassphrase(false)
+	if err != nil {
+		return err
+	}
+	names, err := st.Import(pos[0], b, p, c.Overwrite)
+	if err == nil {
+		fmt.Fprintf(c.Stdout, "imported %d accounts: %s\n", len(names), strings.Join(names, ", "))
+	}
+	return err
+}
+
+func (c *Cmd) ask(title string, hidden bool) (string, bool, error) {
+	if c.Ask == nil {
+		return "", false, errors.New("no terminal to ask on")
+	}
+	return c.Ask(title, hidden)
+}
+
+// exportPassphrase is the export file's passphrase: EnvExportPassphrase,
+// else asked (twice for a new file).
+func (c *Cmd) exportPassphrase(confirm bool) ([]byte, error) {
+	if p := os.Getenv(EnvExportPassphrase); p != "" {
+		return []byte(p), nil
+	}
+	none := errors.New("the export file needs a passphrase: set " + EnvExportPassphrase + " or run on a terminal")
+	if c.Ask == nil {
+		return nil, none
+	}
+	p, err := PassphraseFrom(c.Ask)("Passphrase of the export file", confirm)
+	if errors.Is(err, ErrNoPassphrase) {
+		return nil, none
+	}
+	return p, err
+}
