@@ -203,14 +203,19 @@ type Element interface {
 	// Fill replaces the whole value the way a person would: focus, select
 	// all, insert text, with the input and change events of a real edit
 	// (framework-controlled inputs end with exactly value). On
-	// contenteditable it replaces the text.
+	// contenteditable it replaces the text. It returns nil only when the
+	// element holds value afterwards and no text went to another element
+	// (LANGUAGE.md, "The value lands where the flow says").
 	Fill(ctx context.Context, value string) error
-	// Type sends value key by key, delay apart, without clearing.
+	// Type sends value key by key, delay apart, without clearing; no key
+	// goes to an element the page moved the focus to from outside the
+	// keys' own handling.
 	Type(ctx context.Context, value string, delay time.Duration) error
 	// Focus focuses through the DOM (no pointer, no hit test).
 	Focus(ctx context.Context) error
 	// Select picks the option matching value by "value", "label", "index"
-	// or, for by == "", value then label.
+	// or, for by == "", value then label; it fails when the page does not
+	// keep the choice.
 	Select(ctx context.Context, value string, by string) error
 	// Checked reports a checkbox/radio state.
 	Checked(ctx context.Context) (bool, error)

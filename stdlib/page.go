@@ -148,7 +148,16 @@ func fill(ctx context.Context, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nil, el.Fill(ctx, v)
+	return nil, el.Fill(valueCtx(ctx, c, v), v)
+}
+
+// valueCtx marks ctx when v is or holds a secret, so the driver's errors
+// never quote it or what the field holds (drivers.WithSecretValue).
+func valueCtx(ctx context.Context, c *Call, v string) context.Context {
+	if m, _ := c.Env.Mask(v).(string); m != v {
+		return drivers.WithSecretValue(ctx)
+	}
+	return ctx
 }
 
 func typeText(ctx context.Context, c *Call) (any, error) {
@@ -162,7 +171,7 @@ func typeText(ctx context.Context, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nil, el.Type(ctx, v, delay)
+	return nil, el.Type(valueCtx(ctx, c, v), v, delay)
 }
 
 func press(ctx context.Context, c *Call) (any, error) {
@@ -197,7 +206,7 @@ func selectOpt(ctx context.Context, c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nil, el.Select(ctx, v, by)
+	return nil, el.Select(valueCtx(ctx, c, v), v, by)
 }
 
 // setChecked clicks only when the state differs, then verifies it.

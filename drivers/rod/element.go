@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -234,66 +235,217 @@ func (e *element) Hover(ctx context.Context) error {
 	})
 }
 
-// Fill replaces the value like a person: focus, select all, insert text
-// (Input.insertText), then change.
+// Fill replaces the value like a person: focus (held while the page
+// reacts to it), select all, insert text (Input.insertText), then change;
+// and it checks that the element holds the value afterwards (LANGUAGE.md,
+// "fill"). Text the page would receive in another element (focus moved
+// between the calls) is held back in the page (the engine's text guard);
+// then, or when the value did not stay, the fill is done again, up to
+// fillTries times within ctx, and fails saying where the focus went or
+// what the element holds. It never returns nil with the value elsewhere.
 func (e *element) Fill(ctx context.Context, value string) error {
+	var last error
+	for try := 0; try < fillTries; try++ {
+		if try > 0 {
+			if err := core.Sleep(ctx, retryPause); err != nil {
+				return withCause(last, err)
+			}
+		}
+		again, err := e.fillOnce(ctx, value)
+		if err == nil || !again {
+			return err
+		}
+		last = err
+	}
+	return last
+}
+
+// fillTries bounds how often Fill, Type and Select act again, within
+// ctx, after the page moved the focus away or did not keep the value; the
+// replay engine's retries come on top.
+const fillTries = 3
+
+// retryPause is the pause before acting again (about a frame).
+const retryPause = 16 * time.Millisecond
+
+// fillOnce is one try of Fill; again says whether another try may help.
+func (e *element) fillOnce(ctx context.Context, value string) (again bool, err error) {
 	mode, err := e.value(ctx, "prepFill")
 	if err != nil {
-		return e.err(ctx, "fill", err)
+		return false, e.err(ctx, "fill", err)
 	}
-	if mode.Str() == "setter" {
-		_, err := e.value(ctx, "setValue", value)
-		return e.err(ctx, "fill", err)
+	if kind, thief, ok := strings.Cut(mode.Str(), "\t"); ok && kind == "stolen" {
+		return true, core.Errorf(core.KindBrowser, "fill: %s does not keep the focus: the page moves it to %s", e.who(ctx), thief)
 	}
-	rp := e.f.pg.rp.Context(ctx)
-	if value == "" {
+	changed := false
+	switch {
+	case mode.Str() == "setter":
+		if _, err := e.value(ctx, "setValue", value); err != nil {
+			return false, e.err(ctx, "fill", err)
+		}
+		changed = true
+	case value == "":
 		// delete the selection like the Delete key would
 		if err := typeKey(ctx, e.f.pg, input.Delete); err != nil {
-			return e.err(ctx, "fill", err)
+			e.unguard()
+			return false, e.err(ctx, "fill", err)
 		}
 		v, err := e.value(ctx, "clearValue")
 		if err == nil && v.Str() != "" {
 			_, err = e.value(ctx, "setValue", "")
+			changed = true
 		}
 		if err != nil {
-			return e.err(ctx, "fill", err)
+			e.unguard()
+			return false, e.err(ctx, "fill", err)
 		}
-		_, err = e.value(ctx, "afterFill", value)
-		return e.err(ctx, "fill", err)
+	default:
+		if err := (proto.InputInsertText{Text: value}).Call(e.f.pg.rp.Context(ctx)); err != nil {
+			e.unguard()
+			return false, e.err(ctx, "fill", err)
+		}
 	}
-	if err := (proto.InputInsertText{Text: value}).Call(rp); err != nil {
-		return e.err(ctx, "fill", err)
+	res, err := e.value(ctx, "afterFill", value, changed)
+	if err != nil {
+		return false, e.err(ctx, "fill", err)
 	}
-	_, err = e.value(ctx, "afterFill", value)
-	return e.err(ctx, "fill", err)
+	arr := res.Arr()
+	if len(arr) < 4 {
+		return false, core.Errorf(core.KindBrowser, "fill: bad engine answer")
+	}
+	if arr[0].Bool() {
+		return false, nil
+	}
+	bad, away := arr[2].Str(), arr[3].Str()
+	target := e.who(ctx)
+	if bad != "" {
+		return true, core.Errorf(core.KindBrowser, "fill: the value would have gone to %s: focus moved away from %s while typing (the text was held back)", bad, target)
+	}
+	msg := fmt.Sprintf("fill: %s %s after the fill", target, holds(ctx, arr[1], value))
+	if away != "" {
+		msg += fmt.Sprintf("; the focus is on %s now (it moved away while typing)", away)
+	}
+	return true, core.Errorf(core.KindBrowser, "%s", msg)
+}
+
+// holds says what an element holds when it is not the value: quoted, or
+// without values when the value is a secret (drivers.WithSecretValue) or
+// the element a password field (got is null).
+func holds(ctx context.Context, got gson.JSON, want string) string {
+	if got.Nil() || drivers.IsSecretValue(ctx) {
+		return "holds another value"
+	}
+	return fmt.Sprintf("holds %s, not %s", quoteShort(got.Str()), quoteShort(want))
+}
+
+// quoteShort quotes s, cut to 60 characters.
+func quoteShort(s string) string {
+	if r := []rune(s); len(r) > 60 {
+		s = string(r[:59]) + "…"
+	}
+	return strconv.Quote(s)
+}
+
+// unguard disarms the engine's text guard after a failed call (the page
+// disarms it by itself after a while too).
+func (e *element) unguard() {
+	ctx, cancel := context.WithTimeout(context.Background(), disarmWait)
+	defer cancel()
+	_, _ = e.value(ctx, "afterType", "")
+}
+
+// who names the element for a person: its role and accessible name
+// (`textbox "姓名"`), else tag#id.class.
+func (e *element) who(ctx context.Context) string {
+	c, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	v, err := e.value(c, "who")
+	if err != nil {
+		return e.Describe(ctx)
+	}
+	return v.Str()
 }
 
 // Type sends value key by key (characters without a US key through
-// Input.insertText), delay apart, without clearing.
+// Input.insertText), delay apart, without clearing. The focus is held on
+// the element first (as for Fill) and the engine's text guard holds back
+// keys the page would receive in another element; the rest of the value
+// is then typed again after refocusing, up to fillTries times. Focus the
+// page moves itself in reaction to the keys (one-time-code boxes) is
+// followed. Afterwards the element must hold the typed text (unless the
+// text holds Enter or Tab, whose effects are the page's, or the page
+// spread it over several elements).
 func (e *element) Type(ctx context.Context, value string, delay time.Duration) error {
-	// An element not focused yet gets the caret at its end, so keys append.
-	if _, err := e.value(ctx, "focusEnd"); err != nil {
-		return e.err(ctx, "type", err)
-	}
-	rp := e.f.pg.rp.Context(ctx)
-	first := true
-	for _, r := range value {
-		if !first && delay > 0 {
-			select {
-			case <-time.After(delay):
-			case <-ctx.Done():
-				return e.err(ctx, "type", ctx.Err())
+	runes := []rune(value)
+	start := 0
+	var last error
+	var res []gson.JSON
+	for try := 0; try < fillTries; try++ {
+		if try > 0 {
+			if err := core.Sleep(ctx, retryPause); err != nil {
+				return withCause(last, err)
 			}
 		}
-		first = false
+		v, err := e.value(ctx, "prepType")
+		if err != nil {
+			return e.err(ctx, "type", err)
+		}
+		if kind, thief, ok := strings.Cut(v.Str(), "\t"); ok && kind == "stolen" {
+			last = core.Errorf(core.KindBrowser, "type: %s does not keep the focus: the page moves it to %s", e.who(ctx), thief)
+			continue
+		}
+		if err := e.sendKeys(ctx, runes[start:], delay, start > 0); err != nil {
+			e.unguard()
+			return e.err(ctx, "type", err)
+		}
+		r, err := e.value(ctx, "afterType", value)
+		if err != nil {
+			return e.err(ctx, "type", err)
+		}
+		res = r.Arr()
+		if len(res) < 5 {
+			return core.Errorf(core.KindBrowser, "type: bad engine answer")
+		}
+		blocked := res[0].Int()
+		if blocked < 0 {
+			start = len(runes)
+			break
+		}
+		start = min(len(runes), start+blocked)
+		last = core.Errorf(core.KindBrowser, "type: the keys would have gone to %s: focus moved away from %s while typing (%d of %d characters typed, the rest held back)",
+			res[1].Str(), e.who(ctx), start, len(runes))
+	}
+	if start < len(runes) {
+		return last
+	}
+	spread, ok := res[2].Bool(), res[3].Bool()
+	if ok || spread || strings.ContainsAny(value, "\n\r\t") {
+		return nil
+	}
+	if res[4].Nil() || drivers.IsSecretValue(ctx) {
+		return core.Errorf(core.KindBrowser, "type: %s does not hold the typed text afterwards", e.who(ctx))
+	}
+	return core.Errorf(core.KindBrowser, "type: %s holds %s after typing, which does not contain %s", e.who(ctx), quoteShort(res[4].Str()), quoteShort(value))
+}
+
+// sendKeys types runes, delay apart (also before the first one when
+// pause is set: a retry after the focus came back).
+func (e *element) sendKeys(ctx context.Context, runes []rune, delay time.Duration, pause bool) error {
+	rp := e.f.pg.rp.Context(ctx)
+	for i, r := range runes {
+		if (i > 0 || pause) && delay > 0 {
+			if err := core.Sleep(ctx, delay); err != nil {
+				return err
+			}
+		}
 		if k, ok := keyForRune(r); ok {
 			if err := typeKey(ctx, e.f.pg, k); err != nil {
-				return e.err(ctx, "type", err)
+				return err
 			}
 			continue
 		}
 		if err := (proto.InputInsertText{Text: string(r)}).Call(rp); err != nil {
-			return e.err(ctx, "type", err)
+			return err
 		}
 	}
 	return nil
@@ -305,7 +457,9 @@ func (e *element) Focus(ctx context.Context) error {
 	return e.err(ctx, "focus", err)
 }
 
-// Select picks an option by value, label or index ("" = value then label).
+// Select picks an option by value, label or index ("" = value then label)
+// and checks that it stays selected once the page reacted (a framework
+// that puts its own state back fails the select after fillTries tries).
 func (e *element) Select(ctx context.Context, value string, by string) error {
 	switch by {
 	case "", "value", "label", "index":
@@ -320,6 +474,7 @@ func (e *element) Select(ctx context.Context, value string, by string) error {
 		defer cancel()
 	}
 	last := ""
+	reverted := 0
 	for {
 		v, err := e.value(ctx, "selectOption", value, by, sliceMs(ctx))
 		if err != nil {
@@ -329,11 +484,20 @@ func (e *element) Select(ctx context.Context, value string, by string) error {
 			return e.err(ctx, "select", err)
 		}
 		arr := v.Arr()
-		if len(arr) == 2 && arr[0].Bool() {
+		if len(arr) >= 2 && arr[0].Bool() {
 			return nil
 		}
-		if len(arr) == 2 {
+		if len(arr) >= 2 {
 			last = arr[1].Str()
+		}
+		if len(arr) == 3 {
+			// chosen, but the page put its own choice back
+			if reverted++; reverted >= fillTries {
+				return core.Errorf(core.KindBrowser, "select: %s", last)
+			}
+			if err := core.Sleep(ctx, retryPause); err != nil {
+				return &core.Error{Kind: core.KindBrowser, Msg: "select: " + last, Err: err}
+			}
 		}
 		if ctx.Err() != nil {
 			break

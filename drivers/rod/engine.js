@@ -709,10 +709,193 @@
     throw new Error(describe(el) + ' is not a checkbox or radio');
   }
 
+  // ---- values: fill, type and select, verified ----
+  //
+  // A value must land in the element the flow named, and nowhere else
+  // (LANGUAGE.md, "fill"). Three parts, each in one place:
+  //   - holdFocus focuses the target and lets the page react (a focus
+  //     trap that moves focus on the next microtask or task) before any
+  //     text is sent, focusing again while the page keeps moving it;
+  //   - the text guard (guardText/unguardText) stops, before the page
+  //     sees it, every trusted key or text insertion whose target is not
+  //     the element (focus moved between the driver's calls), and counts
+  //     what it stopped, so nothing is typed into another field;
+  //   - sameValue says whether what the element holds afterwards is the
+  //     value, as a person reads it.
+
+  // who names an element for a person: its role and accessible name
+  // (`textbox "姓名"`), else describe.
+  function who(el) {
+    if (!el || el.nodeType !== 1) return 'the page';
+    let r = '', n = '';
+    try { r = role(el); n = accName(el); } catch (e) { /* detached */ }
+    if (r && n) return r + ' ' + JSON.stringify(n.length > 40 ? n.slice(0, 39) + '…' : n);
+    return describe(el);
+  }
+
+  // tick resolves after the page's pending microtasks and one task
+  // (a MessageChannel message: not throttled like timers in background
+  // tabs), so reactions to a focus or an input (Vue's nextTick, a
+  // focus trap's Promise, React's re-render) have run.
+  const tick = () => new Promise((res) => {
+    const c = new MessageChannel();
+    c.port1.onmessage = () => { c.port1.close(); res(); };
+    c.port2.postMessage(0);
+  });
+
+  // deepActive is the focused element, through shadow roots.
+  function deepActive(doc) {
+    let a = doc.activeElement;
+    for (let i = 0; a && i < 32; i++) {
+      const r = shadowOf(a);
+      if (!r || !r.activeElement) break;
+      a = r.activeElement;
+    }
+    return a;
+  }
+
+  // owns reports whether the node t (an event's target) is el or part of
+  // el's editable content; or, seen from outside a closed shadow root that
+  // el lives in (events are retargeted to its host), the host while el
+  // has the focus.
+  function owns(el, t) {
+    if (!t || t.nodeType !== 1) return false;
+    if (t === el || (el.isContentEditable && containsComposed(el, t))) return true;
+    return el.getRootNode() !== el.ownerDocument && !!shadowOf(t) && containsComposed(t, el) && hasFocus(el);
+  }
+
+  // hasFocus reports whether el is focused (for a contenteditable: its
+  // editing host is).
+  function hasFocus(el) {
+    const a = el.getRootNode().activeElement;
+    if (a === el) return true;
+    return !!(a && el.isContentEditable && a.isContentEditable && (containsComposed(a, el) || containsComposed(el, a)));
+  }
+
+  // holdFocus focuses el until it keeps the focus over a tick (at most
+  // three times); returns '' or what took the focus.
+  async function holdFocus(el, caretEnd) {
+    let thief = '';
+    for (let i = 0; i < 3; i++) {
+      if (!hasFocus(el)) {
+        el.focus({ preventScroll: false });
+        if (caretEnd) caretToEnd(el);
+      }
+      await tick();
+      if (hasFocus(el)) return '';
+      thief = who(deepActive(el.ownerDocument));
+    }
+    return thief;
+  }
+
+  function caretToEnd(el) {
+    if (typeof el.setSelectionRange === 'function' && typeof el.value === 'string') {
+      try { el.setSelectionRange(el.value.length, el.value.length); } catch (e) { /* email, number: no selection API */ }
+    } else if (el.isContentEditable) {
+      const sel = el.ownerDocument.getSelection();
+      const r = el.ownerDocument.createRange();
+      r.selectNodeContents(el);
+      r.collapse(false);
+      sel.removeAllRanges();
+      sel.addRange(r);
+    }
+  }
+
+  // The text guard. While armed for el, every trusted keydown, keypress,
+  // keyup and beforeinput in el's window whose target el does not own is
+  // stopped (default prevented, propagation stopped in the capture phase,
+  // so the page never sees it). A unit is what one character sends: a
+  // keydown (a key the US layout has) or a beforeinput without one
+  // (Input.insertText). Once a unit is stopped, every later one is too,
+  // so the driver can send the rest again, in order, after refocusing:
+  // blocked is the index of the first stopped unit (-1: none).
+  // Focus the page itself moves while handling one of the guard's own
+  // units (a one-time-code box that moves to the next box) is followed:
+  // that element is allowed from then on (follow, for type).
+  let guard = null;
+  const guardEvents = ['keydown', 'keypress', 'keyup', 'beforeinput', 'focusin'];
+  function guardText(el, follow) {
+    unguardText();
+    const win = el.ownerDocument.defaultView;
+    const st = { el, allowed: [el], units: 0, blocked: -1, bad: '', inUnit: false, own: false };
+    const allowedFor = (t) => st.allowed.some((a) => owns(a, t));
+    const h = (ev) => {
+      if (ev.type === 'focusin') {
+        const t = ev.composedPath()[0];
+        if (follow && st.own && st.blocked < 0 && t && t.nodeType === 1 && !st.allowed.includes(t)) st.allowed.push(t);
+        return;
+      }
+      if (!ev.isTrusted) return;
+      const t = ev.composedPath()[0];
+      if (ev.type === 'keydown') { st.units++; st.inUnit = true; } else if (ev.type === 'beforeinput' && !st.inUnit) st.units++;
+      if (ev.type === 'keyup') st.inUnit = false;
+      if (st.blocked < 0 && allowedFor(t)) {
+        // the page's reaction to this unit may move the focus on
+        st.own = true;
+        const c = new MessageChannel();
+        c.port1.onmessage = () => { c.port1.close(); st.own = false; };
+        c.port2.postMessage(0);
+        return;
+      }
+      if (st.blocked < 0) { st.blocked = Math.max(0, st.units - 1); st.bad = who(t && t.nodeType === 1 ? t : deepActive(el.ownerDocument)); }
+      ev.preventDefault();
+      ev.stopImmediatePropagation();
+    };
+    for (const t of guardEvents) win.addEventListener(t, h, true);
+    st.off = () => { for (const t of guardEvents) win.removeEventListener(t, h, true); };
+    guard = st;
+    // never outlive the action (see arm): a later keyboard action must not
+    // be held up if the driver could not disarm
+    setTimeout(() => { if (guard === st) unguardText(); }, 5000);
+    return st;
+  }
+  function unguardText() {
+    const st = guard;
+    guard = null;
+    if (st) st.off();
+    return st;
+  }
+
+  // Significant characters: letters and digits, lower-cased (what is left
+  // of a value once a mask's spaces, dashes and brackets are gone).
+  const significant = (s) => normValue(s).replace(/[^\p{L}\p{N}\p{M}]+/gu, '').toLowerCase();
+  // A number as a person writes it, grouping and currency aside.
+  const asNumber = (s) => {
+    const t = normValue(s).replace(/[\s,_'¥$€£￥]/g, '');
+    return t !== '' && /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(t) ? Number(t) : NaN;
+  };
+  // sameValue reports whether got (what the element holds) is want as a
+  // person reads it: equal; or equal in its letters and digits, ignoring
+  // case (a mask's formatting, an upper-casing field); or the same number
+  // (a field that formats 12800 as 12,800.00).
+  function sameValue(got, want) {
+    if (normValue(got) === normValue(want)) return true;
+    const g = significant(got), w = significant(want);
+    if (w !== '' && g === w) return true;
+    const gn = asNumber(got), wn = asNumber(want);
+    return !Number.isNaN(gn) && gn === wn;
+  }
+  // holdsText reports whether got contains typed as sameValue reads it.
+  function holdsText(got, typed) {
+    if (normValue(got).includes(normValue(typed))) return true;
+    const w = significant(typed);
+    return w === '' || significant(got).includes(w);
+  }
+
+  // current is what el holds: a control's value, a contenteditable's text.
+  function current(el) {
+    if (el.isContentEditable && el.localName !== 'input' && el.localName !== 'textarea') return collapseKeepNbsp(el.innerText);
+    return el.value;
+  }
+
   const setterInputTypes = new Set(['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range']);
-  // prepFill focuses the element and selects its whole content; returns
-  // "text" (insertText applies), "setter" (set through the native setter).
-  function prepFill() {
+
+  // prepFill checks that this element takes text, holds the focus on it
+  // (holdFocus), selects its whole content and arms the text guard.
+  // Resolves to "text" (insert the text now), "setter" (a date, color or
+  // range input: set through the native setter, setValue) or
+  // "stolen\tWHO" (the page kept moving the focus to WHO).
+  async function prepFill() {
     const el = this;
     const t = el.localName;
     if (t === 'select') throw new Error(describe(el) + ' is a select: use select');
@@ -722,7 +905,8 @@
       if (setterInputTypes.has(ty)) return 'setter';
     }
     if (t !== 'input' && t !== 'textarea' && !el.isContentEditable) throw new Error(describe(el) + ' is not an input, textarea or contenteditable');
-    if (el.getRootNode().activeElement !== el) el.focus({ preventScroll: false });
+    const thief = await holdFocus(el, false);
+    if (thief) return 'stolen\t' + thief;
     if (t === 'input' || t === 'textarea') {
       try { el.select(); } catch (e) { /* some types refuse select() */ }
       try { el.setSelectionRange(0, el.value.length); } catch (e) { /* email/number */ }
@@ -733,6 +917,7 @@
       sel.removeAllRanges();
       sel.addRange(r);
     }
+    guardText(el, false);
     return 'text';
   }
 
@@ -750,24 +935,25 @@
     el.dispatchEvent(new Event('change', { bubbles: true }));
   }
 
-  // afterFill fires change like a finished edit and reports the value now.
-  function afterFill(want) {
+  // afterFill ends a fill: it disarms the text guard, fires change like a
+  // finished edit (when the text reached the element and changed is not
+  // set: setValue fired it already), lets the page
+  // react (tick) and reports [holds want, what it holds (null for a
+  // password field), who the guard stopped text for ('' none), who has
+  // the focus now when it is not this element ('')].
+  async function afterFill(want, changed) {
     const el = this;
-    if (el.isContentEditable && el.localName !== 'input' && el.localName !== 'textarea') {
-      el.dispatchEvent(new Event('change', { bubbles: true }));
-      return collapseKeepNbsp(el.innerText);
-    }
-    el.dispatchEvent(new Event('change', { bubbles: true }));
-    return el.value;
+    const st = unguardText();
+    const bad = st && st.blocked >= 0 ? st.bad : '';
+    if (!bad && !changed) el.dispatchEvent(new Event('change', { bubbles: true }));
+    await tick();
+    const got = current(el);
+    const a = deepActive(el.ownerDocument);
+    const away = a && a !== el.ownerDocument.body && !hasFocus(el) ? who(a) : '';
+    return [!bad && sameValue(got, want), isPassword.call(el) ? null : got, bad, away];
   }
 
-  function clearValue() {
-    const el = this;
-    if (el.isContentEditable && el.localName !== 'input' && el.localName !== 'textarea') {
-      return collapseKeepNbsp(el.innerText);
-    }
-    return el.value;
-  }
+  function clearValue() { return current(this); }
 
   function focus() {
     if (this.getRootNode().activeElement !== this) this.focus();
@@ -776,26 +962,36 @@
 
   function isFocused() { return this.getRootNode().activeElement === this; }
 
-  // focusEnd focuses this element for typing, as a person clicking into it
-  // would: an element that was not focused gets the caret at the end of its
-  // value or text; a focused one keeps its caret and selection (so a select
-  // all before typing still replaces).
-  function focusEnd() {
+  // prepType readies a `type`: it holds the focus on this element as a
+  // person clicking into it would (an element that was not focused gets
+  // the caret at the end of its value or text; a focused one keeps its
+  // caret and selection, so a select all before typing still replaces)
+  // and arms the text guard, following focus the page moves itself in
+  // reaction to the keys. Resolves to "" or "stolen\tWHO".
+  async function prepType() {
     const el = this;
-    if (el.getRootNode().activeElement === el) return true;
-    el.focus();
-    if (typeof el.setSelectionRange === 'function' && typeof el.value === 'string') {
-      try { el.setSelectionRange(el.value.length, el.value.length); } catch (e) { /* email, number: no selection API */ }
-    } else if (el.isContentEditable) {
-      const sel = el.ownerDocument.getSelection();
-      const r = el.ownerDocument.createRange();
-      r.selectNodeContents(el);
-      r.collapse(false);
-      sel.removeAllRanges();
-      sel.addRange(r);
-    }
-    return true;
+    const thief = await holdFocus(el, true);
+    if (thief) return 'stolen\t' + thief;
+    guardText(el, true);
+    return '';
   }
+
+  // afterType ends a `type` of typed: it disarms the text guard, lets the
+  // page react (tick) and reports [index of the first unit the guard
+  // stopped (-1: none), who it was stopped for, whether the page moved
+  // the focus on by itself (then the text is spread over several
+  // elements), whether this element holds typed (holdsText), what it
+  // holds (null for a password field)].
+  async function afterType(typed) {
+    const el = this;
+    const st = unguardText();
+    await tick();
+    const got = current(el);
+    return [st ? st.blocked : -1, st ? st.bad : '', !!st && st.allowed.length > 1, holdsText(got, typed),
+      isPassword.call(el) ? null : got];
+  }
+
+  function whoAmI() { return who(this); }
 
   // findOption returns the index of the enabled option of select el
   // matching v by value, label or index (by "" = value, then label, then
@@ -832,8 +1028,10 @@
 
   // selectOption waits up to sliceMs for an enabled option matching v (a
   // cascading select loads its options after another choice), selects it
-  // with the input and change events of a person's choice, and resolves to
-  // [true, value]; [false, why] when the slice ends first.
+  // with the input and change events of a person's choice, lets the page
+  // react (tick) and resolves to [true, value]; [false, why] when the
+  // slice ends first; [false, why, true] when the option did not stay
+  // selected (a framework put its own state back).
   async function selectOption(v, by, sliceMs) {
     const el = this;
     if (el.localName !== 'select') throw new Error(describe(el) + ' is not a select');
@@ -851,10 +1049,17 @@
     if (el.multiple) {
       for (const o of opts) o.selected = false;
     }
-    opts[idx].selected = true;
+    const chosen = opts[idx];
+    chosen.selected = true;
     el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
     el.dispatchEvent(new Event('change', { bubbles: true }));
-    return [true, opts[idx].value];
+    await tick();
+    if (!chosen.selected) {
+      const now = el.selectedOptions[0];
+      return [false, who(el) + ' shows ' + (now ? JSON.stringify(norm(now.label || now.textContent)) : 'no option') +
+        ' after choosing ' + JSON.stringify(norm(chosen.label || chosen.textContent)) + ' (the page changed it back)', true];
+    }
+    return [true, chosen.value];
   }
 
   function scrollIntoView() {
@@ -1043,7 +1248,7 @@
 
   const api = {
     locate, all, count, waitState, waitText, text, value, html, docHTML, attr, isPassword, checked, prepFill,
-    afterFill, clearValue, setValue, focus, focusEnd, isFocused, selectOption, scrollIntoView, scrollContent, scrollPage,
+    afterFill, clearValue, setValue, focus, isFocused, prepType, afterType, who: whoAmI, selectOption, scrollIntoView, scrollContent, scrollPage,
     table, form, docForm, docText, desc, frameState, iframeSrc, domReady, forceClick, aim, disarm, toggleState, contentOrigin, inst,
   };
   const engine = function (op, ...args) {

@@ -30,6 +30,7 @@ var classPages = map[string]string{
 	"43-virtual-grid":            "grid.html",
 	"44-sticky-and-scroll-boxes": "sticky.html",
 	"45-invisible-characters":    "invisible.html",
+	"46-focus-trap":              "focus.html",
 }
 
 // One browser and one server of testdata/ for the package.
@@ -209,6 +210,9 @@ var cases = []tcase{
 			map[string]any{"Rechnungsnummer": "A-2024-0002", "Betrag (EUR)": "35,50", "Status": "offen"},
 		},
 		"row": "row:A-2", "bank": "v", "ref": "RE-77 A"}},
+	{flow: "case46_focus_trap_fill", want: map[string]any{
+		"result":   "saved:赵敏|139 0013 9000|杭州市滨江区网商路 699 号",
+		"zipError": `fill: textbox "邮编" holds "310000", not "HZ310000" after the fill`}},
 }
 
 // TestCases runs every case flow against its page in headless Chromium and
