@@ -235,7 +235,9 @@ type Element interface {
 	IsPassword(ctx context.Context) (bool, error)
 	// HTML is the outer HTML, password values masked as ***.
 	HTML(ctx context.Context) (string, error)
-	// Table extracts the grid of a <table> (see Grid).
+	// Table extracts the grid of a <table>, or of a grid whose header,
+	// body and fixed-column copies are separate tables inside this element
+	// (LANGUAGE.md, "A grid"; see Grid).
 	Table(ctx context.Context) (*Grid, error)
 	// Form reads the named fields inside the element: name → value;
 	// checkboxes bool (or list of checked values when several share a name),

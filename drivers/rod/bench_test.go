@@ -174,3 +174,34 @@ func cut(s string) (string, string, bool) {
 	}
 	return s, "", false
 }
+
+// BenchmarkSplitGrid is `table` on a 500-row grid split across tables
+// (splitgrid.html's #g-full: header, body and two full fixed copies, so
+// 1,500 rows in the DOM): locate and read, per op.
+func BenchmarkSplitGrid(b *testing.B) {
+	ctx := context.Background()
+	p, err := testBrowser.NewPage(ctx, url("splitgrid.html?rows=500&ms=0"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if _, err := p.WaitState(wctx, []string{"#g-full td"}, drivers.StateVisible); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		el, _, err := p.Locate(ctx, []string{"#g-full"}, drivers.ForRead)
+		if err != nil {
+			b.Fatal(err)
+		}
+		g, err := el.Table(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(g.Body) != 500 {
+			b.Fatalf("%d rows", len(g.Body))
+		}
+	}
+}

@@ -1088,69 +1088,313 @@
     return se.scrollTop;
   }
 
-  function table() {
-    const t = this;
-    if (t.localName !== 'table') throw new Error(describe(t) + ' is not a table');
+  // ---- tables and grids (LANGUAGE.md, "table" and "a grid") ----
+
+  const rendered = (el) => getComputedStyle(el).display !== 'none';
+  const cellText = (c) => collapseKeepNbsp(c.innerText !== undefined ? c.innerText : c.textContent);
+
+  // textReader returns text(cell): cellText, read a row at a time where
+  // it can. innerText costs tens of microseconds a call on a table cell,
+  // so a row of several cells is read with one innerText, which puts a
+  // tab between its cells (and line breaks around block content, which
+  // normalising trims); when the tabs split it into exactly its cells,
+  // each cell's text is its piece, normalised the same way; else (a cell
+  // holding a tab, a cell not rendered) the row's cells are read one by
+  // one. With hiddenEmpty, a cell that is not rendered (display: none)
+  // reads as '' (innerText would give its source text).
+  function textReader(hiddenEmpty) {
+    const memo = new Map();
+    const done = new Set();
+    const byRow = (r) => {
+      done.add(r);
+      const n = r.cells.length;
+      if (n < 3 || r.innerText === undefined) return;
+      const pieces = r.innerText.split('\t');
+      if (pieces.length !== n) return;
+      for (let k = 0; k < n; k++) memo.set(r.cells[k], collapseKeepNbsp(pieces[k]));
+    };
+    return (c) => {
+      let v = memo.get(c);
+      if (v !== undefined) return v;
+      const r = c.parentElement;
+      if (r && r.localName === 'tr' && !done.has(r)) {
+        byRow(r);
+        v = memo.get(c);
+        if (v !== undefined) return v;
+      }
+      v = hiddenEmpty && !rendered(c) ? '' : cellText(c);
+      memo.set(c, v);
+      return v;
+    };
+  }
+
+  // layout places rows rs (one section of a table) on a grid, colspan and
+  // rowspan expanded: a line per row ({row, slots}), a slot per column
+  // ({cell, header, spanned}; null for a hole). A spanned slot repeats
+  // the cell it copies.
+  function layout(rs) {
+    const lines = [];
+    const pending = []; // pending[col] = {left, cell, header}
+    rs.forEach((r, ri) => {
+      const slots = [];
+      let col = 0;
+      const place = () => {
+        while (pending[col] && pending[col].left > 0) {
+          slots[col] = { cell: pending[col].cell, header: pending[col].header, spanned: true };
+          pending[col].left--;
+          col++;
+        }
+      };
+      for (const c of r.cells) {
+        place();
+        const header = c.localName === 'th';
+        const cs = Math.max(1, Math.min(1000, c.colSpan || 1));
+        let rsn = c.rowSpan;
+        if (rsn === 0) rsn = rs.length - ri;
+        rsn = Math.max(1, Math.min(65534, rsn || 1));
+        for (let k = 0; k < cs; k++) {
+          slots[col] = { cell: c, header, spanned: k > 0 };
+          if (rsn > 1) pending[col] = { left: rsn - 1, cell: c, header };
+          col++;
+        }
+      }
+      // trailing spans from rows above
+      while (col < pending.length) {
+        if (pending[col] && pending[col].left > 0) {
+          slots[col] = { cell: pending[col].cell, header: pending[col].header, spanned: true };
+          pending[col].left--;
+        }
+        col++;
+      }
+      for (let k = 0; k < slots.length; k++) if (!slots[k]) slots[k] = null;
+      lines.push({ row: r, slots });
+    });
+    return lines;
+  }
+
+  // sections lays out table t's rows by section, in document order (a
+  // thead first as rendered): {head, body, foot}, lines as layout's.
+  // Without a thead, the leading body rows whose cells are all th are
+  // the head.
+  function sections(t) {
     const groups = [];
-    // group rows by section, in document order (thead first as rendered).
-    const rows = Array.from(t.rows);
     let cur = null;
-    for (const r of rows) {
+    for (const r of Array.from(t.rows)) {
       const p = r.parentElement;
       const sec = p.localName === 'thead' ? 'head' : p.localName === 'tfoot' ? 'foot' : 'body';
       if (!cur || cur.node !== p) { cur = { node: p, sec, rows: [] }; groups.push(cur); }
       cur.rows.push(r);
     }
-    const expand = (rs) => {
-      const grid = [];
-      const pending = []; // pending[col] = {left, cell}
-      rs.forEach((r, ri) => {
-        const line = [];
-        let col = 0;
-        const place = () => {
-          while (pending[col] && pending[col].left > 0) {
-            line[col] = { text: pending[col].cell.text, header: pending[col].cell.header, spanned: true };
-            pending[col].left--;
-            col++;
-          }
-        };
-        for (const c of r.cells) {
-          place();
-          const txt = collapseKeepNbsp(c.innerText !== undefined ? c.innerText : c.textContent);
-          const header = c.localName === 'th';
-          const cs = Math.max(1, Math.min(1000, c.colSpan || 1));
-          let rsn = c.rowSpan;
-          if (rsn === 0) rsn = rs.length - ri;
-          rsn = Math.max(1, Math.min(65534, rsn || 1));
-          for (let k = 0; k < cs; k++) {
-            line[col] = k === 0 ? { text: txt, header } : { text: txt, header, spanned: true };
-            if (rsn > 1) pending[col] = { left: rsn - 1, cell: { text: txt, header } };
-            col++;
-          }
-        }
-        // trailing spans from rows above
-        while (col < pending.length) {
-          if (pending[col] && pending[col].left > 0) {
-            line[col] = { text: pending[col].cell.text, header: pending[col].cell.header, spanned: true };
-            pending[col].left--;
-          }
-          col++;
-        }
-        for (let k = 0; k < line.length; k++) if (!line[k]) line[k] = { text: '', header: false };
-        grid.push(line);
-      });
-      return grid;
-    };
     const head = [], body = [], foot = [];
     let hasHead = false;
     for (const g of groups) {
-      const grid = expand(g.rows);
-      if (g.sec === 'head') { hasHead = true; head.push(...grid); } else if (g.sec === 'foot') foot.push(...grid);
-      else body.push(...grid);
+      const lines = layout(g.rows);
+      if (g.sec === 'head') { hasHead = true; head.push(...lines); } else if (g.sec === 'foot') foot.push(...lines);
+      else body.push(...lines);
     }
     if (!hasHead) {
-      while (body.length && body[0].length && body[0].every((c) => c.header)) head.push(body.shift());
+      while (body.length && body[0].slots.length && body[0].slots.every((s) => s && s.header)) head.push(body.shift());
     }
+    return { head, body, foot };
+  }
+
+  // cells turns lines into the driver's rows of cells ({text, header,
+  // spanned}); text(slot, line, col) gives a slot's text.
+  function cells(lines, text) {
+    return lines.map((l) => l.slots.map((s, k) => {
+      if (!s) return { text: '', header: false };
+      const c = { text: text(s, l, k), header: s.header };
+      if (s.spanned) c.spanned = true;
+      return c;
+    }));
+  }
+
+  // plainTable reads one <table> as it always did (LANGUAGE.md, "table").
+  function plainTable(t) {
+    const s = sections(t);
+    const read = textReader();
+    const text = (slot) => read(slot.cell);
+    return { head: cells(s.head, text), body: cells(s.body, text), foot: cells(s.foot, text) };
+  }
+
+  // table reads this element: a <table>, or a grid. A grid is a logical
+  // table whose header, body and fixed-column copies are separate tables
+  // inside one container (Element UI, Ant Design, vxe-table, layui): see
+  // readGrid. A <table> without header rows that is the body of such a
+  // grid reads as the whole grid; any other table reads as itself.
+  function table() {
+    const t = this;
+    if (t.localName === 'table') {
+      const s = sections(t);
+      if (!s.head.length) {
+        const g = gridAround(t);
+        if (g) return g;
+      }
+      return plainTable(t);
+    }
+    const g = readGrid(t);
+    if (typeof g === 'string') throw new Error(g);
+    return g;
+  }
+
+  // gridTables lists the tables of container el: those inside it that are
+  // not inside a cell of another table in it (a nested table is a cell's
+  // content).
+  function gridTables(el) {
+    return Array.from(el.querySelectorAll('table')).filter((t) => {
+      const c = t.parentElement && t.parentElement.closest('td, th');
+      return !(c && el.contains(c));
+    });
+  }
+
+  // gridAround reads the grid that body table t belongs to: of its six
+  // closest ancestors, the outermost one whose tables still read as one
+  // grid (a fixed copy's wrapper holds a grid too, the whole grid's
+  // container a larger one); null when none does.
+  function gridAround(t) {
+    let best = null, n = 1;
+    let a = t.parentElement;
+    for (let i = 0; a && i < 6; i++, a = a.parentElement) {
+      const ts = gridTables(a);
+      if (ts.length <= n) continue;
+      n = ts.length;
+      const g = readGrid(a, ts);
+      if (typeof g === 'string') break;
+      best = g;
+    }
+    return best;
+  }
+
+  // footHint: a table of a grid that is its footer (summary) row, by the
+  // class names libraries give its wrapper.
+  const footHint = /(^|[-_\s])(foot|footer|summary|total|sum)([-_\s]|$)/i;
+  function isFootTable(t, container) {
+    for (let n = t; n && n !== container; n = n.parentElement) {
+      if (typeof n.className === 'string' && footHint.test(n.className)) return true;
+    }
+    return false;
+  }
+
+  // readGrid reads container el (tables: its gridTables) as one logical
+  // table, or returns why it cannot.
+  //  1. Parts: in document order, a table with header rows only is a
+  //     header, joined with the next table that has none (its body); a
+  //     table with both is a part by itself; a footer table (footHint)
+  //     gives the foot of the part before it.
+  //  2. The main part is the widest (columns of the body, else of the
+  //     header), the first of equals; the others are copies that fixed
+  //     columns are drawn from: a copy as wide as the main part maps
+  //     column to column, a narrower one by header text.
+  //  3. A cell reads as a person sees it: the main part's text, else,
+  //     where that is empty (the content is hidden: the fixed copy shows
+  //     it), the first copy's non-empty text at that place.
+  //  4. Rows the person does not see (display: none, aria-hidden) and rows
+  //     of a single cell across the whole width (a "no data" row, an
+  //     expanded detail row) are left out; header columns past the body's
+  //     width that are empty or not rendered (a scrollbar gutter) too.
+  function readGrid(el, tables) {
+    const ts = tables || gridTables(el);
+    if (!ts.length) return describe(el) + ' is not a table and holds no table';
+    if (ts.length === 1) return plainTable(ts[0]);
+    const parts = [];
+    const widthOf = (lines) => lines.reduce((w, l) => Math.max(w, l.slots.length), 0);
+    let header = null;
+    const flush = () => { if (header) { parts.push({ head: header.head, body: [], foot: [], tables: [header.t] }); header = null; } };
+    for (const t of ts) {
+      const s = sections(t);
+      if (isFootTable(t, el)) {
+        const p = parts[parts.length - 1];
+        if (p) { p.foot.push(...s.head, ...s.body, ...s.foot); p.tables.push(t); }
+        continue;
+      }
+      if (s.head.length && !s.body.length) { flush(); header = { head: s.head, t }; continue; }
+      if (s.head.length) { flush(); parts.push({ head: s.head, body: s.body, foot: s.foot, tables: [t] }); continue; }
+      // a header joins the body below it when their columns agree (the
+      // header may end with a scrollbar gutter)
+      const hw = header ? widthOf(header.head) : 0, bw = widthOf(s.body);
+      if (header && s.body.length && bw !== hw && bw !== hw - 1) flush();
+      parts.push({ head: header ? header.head : [], body: s.body, foot: s.foot, tables: header ? [header.t, t] : [t] });
+      header = null;
+    }
+    flush();
+    const text = textReader(true);
+    // a header's width: its columns up to the last one that shows text
+    const headWidth = (lines) => {
+      let w = 0;
+      for (const l of lines) l.slots.forEach((s, k) => { if (s && text(s.cell) !== '') w = Math.max(w, k + 1); });
+      return w;
+    };
+    for (const p of parts) p.width = p.body.length ? widthOf(p.body) : headWidth(p.head);
+    let main = parts[0];
+    for (const p of parts) if (p.width > main.width) main = p;
+    const width = main.width;
+    const keyOf = (p, k) => {
+      const seen = [];
+      for (const l of p.head) { const s = l.slots[k]; const v = s ? text(s.cell) : ''; if (v && !seen.includes(v)) seen.push(v); }
+      return seen.join(' / ');
+    };
+    // each copy's column map: main column -> copy column
+    const copies = [];
+    const mainKeys = Array.from({ length: width }, (_, m) => keyOf(main, m));
+    for (const p of parts) {
+      if (p === main) continue;
+      const map = new Map();
+      if (p.width === width) {
+        for (let k = 0; k < width; k++) map.set(k, k);
+      } else {
+        for (let k = 0; k < p.width; k++) {
+          const key = keyOf(p, k);
+          if (!key) continue;
+          for (let m = 0; m < width; m++) {
+            if (!map.has(m) && mainKeys[m] === key) { map.set(m, k); break; }
+          }
+        }
+      }
+      if (!map.size || (p.body.length && p.body.length !== main.body.length)) {
+        return describe(el) + ' holds ' + ts.length + ' tables that are not one grid (a header, a body and fixed-column copies of the same rows): point table at one of them';
+      }
+      copies.push({ p, map });
+    }
+    // merge: a slot's text is the main part's, else the first copy's
+    const merged = (section) => (slot, i, k) => {
+      const own = slot ? text(slot.cell) : '';
+      if (own !== '') return own;
+      for (const c of copies) {
+        const lines = c.p[section];
+        const ck = c.map.get(k);
+        if (ck === undefined || lines.length !== main[section].length) continue;
+        const s = lines[i].slots[ck];
+        const v = s ? text(s.cell) : '';
+        if (v !== '') return v;
+      }
+      return '';
+    };
+    // the main part's lines, width columns each, merged
+    const read = (section) => {
+      const lines = main[section];
+      const m = merged(section);
+      return lines.map((l, i) => {
+        const row = [];
+        for (let k = 0; k < width; k++) {
+          const s = l.slots[k] || null;
+          if (!s) { row.push({ text: m(null, i, k), header: false }); continue; }
+          const c = { text: m(s, i, k), header: s.header };
+          if (s.spanned) c.spanned = true;
+          row.push(c);
+        }
+        return row;
+      });
+    };
+    const shown = (l) => {
+      const r = l.row;
+      if (!r.isConnected || !rendered(r) || r.getAttribute('aria-hidden') === 'true' || r.hidden) return false;
+      // one cell across the whole width: "no data", an expanded detail
+      if (width > 1 && l.slots.length >= width && l.slots.every((s) => s && s.cell === l.slots[0].cell)) return false;
+      return true;
+    };
+    const head = read('head');
+    const body = read('body').filter((_, i) => shown(main.body[i]));
+    const foot = read('foot');
     return { head, body, foot };
   }
 

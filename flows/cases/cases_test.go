@@ -31,6 +31,7 @@ var classPages = map[string]string{
 	"44-sticky-and-scroll-boxes": "sticky.html",
 	"45-invisible-characters":    "invisible.html",
 	"46-focus-trap":              "focus.html",
+	"47-split-grid":              "splitgrid.html",
 }
 
 // One browser and one server of testdata/ for the package.
@@ -213,6 +214,10 @@ var cases = []tcase{
 	{flow: "case46_focus_trap_fill", want: map[string]any{
 		"result":   "saved:赵敏|139 0013 9000|杭州市滨江区网商路 699 号",
 		"zipError": `fill: textbox "邮编" holds "310000", not "HZ310000" after the fill`}},
+	{flow: "case47_split_grid", want: map[string]any{
+		"count": float64(5), "narrowCount": float64(5), "result": "view:CK-2403:上海启明星贸易有限公司",
+		"row": map[string]any{"选择": "", "单号": "CK-2403", "日期": "2024-06-03", "客户": "上海启明星贸易有限公司",
+			"数量": "24", "金额": "¥1,275.00", "备注": "", "操作": "查看"}}},
 }
 
 // TestCases runs every case flow against its page in headless Chromium and
