@@ -33,7 +33,7 @@ const (
 	Attached Checks = 1 << iota // in the document
 	Visible                     // has a non-empty box, not visibility:hidden/display:none
 	Stable                      // same box on two animation frames
-	Enabled                     // not disabled (incl. fieldset, aria-disabled)
+	Enabled                     // not disabled: LANGUAGE.md "Enabled" (fieldset, inert, aria-disabled on it or an ancestor)
 	Editable                    // not readonly; input, textarea, select or contenteditable
 	Receives                    // the element or a descendant receives the hit at its centre
 )
@@ -105,7 +105,9 @@ type Frame interface {
 	// Exists and Count look once, without waiting (page.exists/page.count).
 	Exists(ctx context.Context, sel string) (bool, error)
 	Count(ctx context.Context, sel string) (int, error)
-	// WaitState waits for the first match of sels to reach st.
+	// WaitState waits for the first match of sels to reach st; when ctx
+	// ends first, the error's chain holds a SeenError saying what the
+	// matches showed.
 	WaitState(ctx context.Context, sels []string, st State) (int, error)
 	// WaitText waits until the document's rendered text contains s.
 	WaitText(ctx context.Context, s string) error

@@ -2,6 +2,7 @@ package stdlib
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"time"
 
@@ -165,14 +166,25 @@ const pollEvery = 50 * time.Millisecond
 // wait waits for one condition; ctx carries its bound (timeout:, else
 // wait:, else the flow's wait), set by the replay engine.
 func wait(ctx context.Context, c *Call) (any, error) {
+	// timedOut says what the wait waited for and, when the driver or the
+	// loop below knows, what it saw last (drivers.Seen): `wait: timed out
+	// after 10s waiting for text "submitted" in "#result": "#result"
+	// exists; its text is "checking…"`.
 	timedOut := func(err error, what string) error {
 		if err == nil || ctx.Err() == nil {
 			return err
 		}
+		msg := "wait: timed out after " + c.Timeout.String() + " waiting for " + what
+		if seen := drivers.Seen(err); seen != "" {
+			msg += ": " + seen
+		}
 		if de, ok := err.(*core.Error); ok && de.Kind != core.KindTimeout && de.Kind != core.KindBrowser {
+			if seen := drivers.Seen(err); seen != "" {
+				return &core.Error{Kind: de.Kind, Msg: msg, Err: err}
+			}
 			return err
 		}
-		return &core.Error{Kind: core.KindTimeout, Msg: "wait: timed out after " + c.Timeout.String() + " waiting for " + what, Err: err}
+		return &core.Error{Kind: core.KindTimeout, Msg: msg, Err: err}
 	}
 	if u, ok := c.Opt("url"); ok {
 		pat, err := toStr(c, "url:", u)
@@ -231,18 +243,28 @@ func wait(ctx context.Context, c *Call) (any, error) {
 		if sels == nil {
 			return nil, timedOut(f.WaitText(ctx, want), "text "+quote(want))
 		}
+		seen, in := "", "" // what the last look found, and where
 		for {
 			el, i, err := f.Locate(ctx, sels, drivers.Attached)
 			if err != nil {
-				return nil, timedOut(err, "text "+quote(want))
+				if seen != "" && ctx.Err() != nil {
+					// the element was there: say how it looked, not that
+					// the last look was cut short
+					err = &drivers.SeenError{Seen: seen, Err: ctx.Err()}
+				}
+				return nil, timedOut(err, "text "+quote(want)+in)
 			}
 			c.Selector, c.SelectorIndex = sels[i], i
 			got, err := el.Text(ctx)
 			if err == nil && strings.Contains(got, want) {
 				return nil, nil
 			}
+			if err == nil {
+				seen = quote(sels[i]) + " exists; its text is " + strconv.Quote(shortText(got, 80))
+				in = " in " + quote(sels[i])
+			}
 			if err := core.Sleep(ctx, pollEvery); err != nil {
-				return nil, timedOut(err, "text "+quote(want)+" in "+quote(sels[i]))
+				return nil, timedOut(&drivers.SeenError{Seen: seen, Err: err}, "text "+quote(want)+" in "+quote(sels[i]))
 			}
 		}
 	}
@@ -265,6 +287,14 @@ func wait(ctx context.Context, c *Call) (any, error) {
 }
 
 func quote(s string) string { return `"` + s + `"` }
+
+// shortText cuts s to n characters (runes), marking the cut with "…".
+func shortText(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
 
 func sleep(ctx context.Context, c *Call) (any, error) {
 	d, ok := ToDuration(c.Args[0])

@@ -2,7 +2,9 @@
 // role and name (implicit ARIA roles by tag, aria-labelledby, aria-label,
 // a control's labels, alt, title, placeholder, name from content: the
 // parts of WAI-ARIA's accessible name computation that `role=` and
-// `name=` selectors rely on, LANGUAGE.md "Selectors"). It is one JS
+// `name=` selectors rely on, LANGUAGE.md "Selectors") and whether it is
+// enabled (native disabled state, inert, aria-disabled on it or an
+// ancestor). It is one JS
 // source spliced into drivers/rod's engine, which matches selectors, and
 // into selectorgen's generator, which proposes them, so the two cannot
 // drift apart.
@@ -14,7 +16,8 @@ import (
 )
 
 // Source defines, inside a script's scope, role(el), accName(el),
-// textOf(el), contentName(el) and labelText(label, control). It expects
+// textOf(el), contentName(el), labelText(label, control) and
+// disabledBy(el) (the enabled rule of LANGUAGE.md, "Enabled"). It expects
 // that scope to define collapseKeepNbsp(s), visible(el) and shadowOf(el).
 //
 //go:embed a11y.js

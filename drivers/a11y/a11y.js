@@ -123,3 +123,37 @@
     walk(l);
     return collapseKeepNbsp(out);
   }
+  // disabledBy is the enabled rule (LANGUAGE.md, "Enabled"): null when a
+  // person could use el, else {by, how}: the element that disables it
+  // (el itself or an ancestor) and how: "disabled" (a disabled form
+  // control: its own disabled attribute, a disabled fieldset outside its
+  // first legend, a disabled optgroup; el is that control or inside it,
+  // like the label of a disabled button), "inert", or "aria-disabled"
+  // (aria-disabled="true" on el or an ancestor, across shadow roots; the
+  // nearest element with aria-disabled "true" or "false" decides, so
+  // "false" below a disabled wrapper enables again). Playwright's rule,
+  // except that ancestors count for every element, not only those with a
+  // widget role: a text= selector may name the label inside a widget.
+  const formControls = new Set(['button', 'input', 'select', 'textarea', 'option', 'optgroup']);
+  function parentAcross(n) {
+    if (n.parentElement) return n.parentElement;
+    const r = n.getRootNode && n.getRootNode();
+    return r && r.host ? r.host : null;
+  }
+  function disabledBy(el) {
+    for (let n = el; n; n = parentAcross(n)) {
+      if (!formControls.has(n.localName)) continue;
+      let d = false;
+      try { d = n.matches(':disabled'); } catch (e) { /* not a control */ }
+      if (d) return { by: n, how: 'disabled' };
+      if (n.localName !== 'optgroup') break; // the nearest control decides
+    }
+    const inert = el.closest && el.closest('[inert]');
+    if (inert) return { by: inert, how: 'inert' };
+    for (let n = el; n; n = parentAcross(n)) {
+      const a = (n.getAttribute('aria-disabled') || '').trim().toLowerCase();
+      if (a === 'true') return { by: n, how: 'aria-disabled' };
+      if (a === 'false') return null;
+    }
+    return null;
+  }

@@ -55,14 +55,29 @@
     return false;
   }
 
-  function disabled(el) {
-    try { if (el.matches(':disabled')) return true; } catch (e) { /* not a form control */ }
-    const c = el.closest('button, input, select, textarea, fieldset, [aria-disabled="true"]');
-    if (c && c !== el) {
-      if (c.getAttribute('aria-disabled') === 'true') return true;
-      try { if (c.localName !== 'fieldset' && c.matches(':disabled')) return true; } catch (e) { /* ignore */ }
+  // hiddenWhy says why visible(el) is false, for a message: " (display:
+  // none on div#x)", " (visibility: hidden)", " (it has no size)", "".
+  function hiddenWhy(el) {
+    if (!el.isConnected) return ' (it was removed from the page)';
+    for (let n = el; n; n = composedParent(n)) {
+      if (n.nodeType === 1 && getComputedStyle(n).display === 'none') return ' (display: none' + (n === el ? '' : ' on ' + describe(n)) + ')';
     }
-    return el.getAttribute && el.getAttribute('aria-disabled') === 'true';
+    const st = getComputedStyle(el);
+    if (st.visibility !== 'visible') return ' (visibility: ' + st.visibility + ')';
+    const r = el.getBoundingClientRect();
+    if (!(r.width > 0 && r.height > 0)) return ' (it has no size)';
+    return '';
+  }
+
+  // disabledWhy returns '' when el is enabled (drivers/a11y's disabledBy,
+  // LANGUAGE.md "Enabled"), else why not, for a message.
+  function disabledWhy(el) {
+    const d = disabledBy(el);
+    if (!d) return '';
+    const on = d.by === el ? '' : ' on ' + describe(d.by);
+    if (d.how === 'inert') return ' (inside the inert ' + describe(d.by) + ')';
+    if (d.how === 'aria-disabled') return ' (aria-disabled="true"' + on + ')';
+    return d.by === el ? '' : ' (inside the disabled ' + describe(d.by) + ')';
   }
 
   const nonText = new Set(['button', 'checkbox', 'radio', 'submit', 'reset', 'image', 'file', 'hidden']);
@@ -457,10 +472,10 @@
     t = t || el;
     if (!el.isConnected) return ['not_found', 'element was detached'];
     if (want & (C.visible | C.receives | C.stable)) {
-      if (!visible(t)) return ['not_visible', describe(el) + ' is not visible'];
+      if (!visible(t)) return ['not_visible', describe(el) + ' is not visible' + hiddenWhy(t)];
     }
     if (want & C.enabled) {
-      if (disabled(el)) return ['disabled', describe(el) + ' is disabled'];
+      if (disabledBy(el)) return ['disabled', describe(el) + ' is disabled' + disabledWhy(el)];
     }
     if (want & C.editable) {
       if (!editable(el)) {
@@ -649,6 +664,26 @@
       if (left <= 0) return -1;
       await waitChange(document, Math.min(left, 40));
     }
+  }
+
+  // explainState says what the first matches of sels show, for a wait
+  // for state st that ran out: 'no element matches "#x"', '"#x" matches
+  // div#x, which is not visible (display: none)', '"#x" matches div#x,
+  // which is still visible'.
+  function explainState(sels, st, ...roots) {
+    learnRoots(roots);
+    const parsed = parseList(sels);
+    for (let i = 0; i < parsed.length; i++) {
+      let els;
+      try { els = query(document, parsed[i]); } catch (e) { continue; }
+      if (!els.length) continue;
+      const el = els[0];
+      const what = JSON.stringify(sels[i]) + ' matches ' + (els.length > 1 ? els.length + ' elements, the first ' : '') + describe(el);
+      if (st === 'visible') return what + ', which is not visible' + hiddenWhy(el);
+      if (st === 'hidden') return what + ', which is still visible';
+      return what;
+    }
+    return 'no element matches ' + sels.map((x) => JSON.stringify(x)).join(', ');
   }
 
   async function waitText(s, sliceMs) {
@@ -1491,7 +1526,7 @@
   }
 
   const api = {
-    locate, all, count, waitState, waitText, text, value, html, docHTML, attr, isPassword, checked, prepFill,
+    locate, all, count, waitState, explainState, waitText, text, value, html, docHTML, attr, isPassword, checked, prepFill,
     afterFill, clearValue, setValue, focus, isFocused, prepType, afterType, who: whoAmI, selectOption, scrollIntoView, scrollContent, scrollPage,
     table, form, docForm, docText, desc, frameState, iframeSrc, domReady, forceClick, aim, disarm, toggleState, contentOrigin, inst,
   };

@@ -502,7 +502,32 @@ func (f *frame) WaitState(ctx context.Context, sels []string, st drivers.State) 
 	case drivers.StateAttached:
 		kind = core.KindNotFound
 	}
-	return -1, &core.Error{Kind: kind, Msg: fmt.Sprintf("%s did not become %s", quoteList(sels), st), Err: ctx.Err()}
+	msg := fmt.Sprintf("%s did not become %s", quoteList(sels), st)
+	var cause error = ctx.Err()
+	if seen := f.explainState(sels, st, pierce); seen != "" {
+		msg += ": " + seen
+		cause = &drivers.SeenError{Seen: seen, Err: ctx.Err()}
+	}
+	return -1, &core.Error{Kind: kind, Msg: msg, Err: cause}
+}
+
+// explainState asks the page, once and briefly (the wait's ctx is over),
+// what the first matches of sels show for a wait for st; "" when it
+// cannot say.
+func (f *frame) explainState(sels []string, st drivers.State, pierce bool) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	args := []any{sels, string(st)}
+	if pierce {
+		if roots, err := f.closedRoots(ctx); err == nil {
+			args = append(args, roots...)
+		}
+	}
+	v, err := f.value(ctx, nil, "explainState", args...)
+	if err != nil {
+		return ""
+	}
+	return v.Str()
 }
 
 // WaitText waits until the document's rendered text contains s.

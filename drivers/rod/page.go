@@ -477,7 +477,11 @@ func (p *page) WaitURL(ctx context.Context, pattern string) error {
 			break
 		}
 	}
-	return &core.Error{Kind: core.KindTimeout, Msg: fmt.Sprintf("url did not match %q (last %s)", pattern, last), Err: ctx.Err()}
+	var cause error = ctx.Err()
+	if last != "" {
+		cause = &drivers.SeenError{Seen: "the URL is " + last, Err: ctx.Err()}
+	}
+	return &core.Error{Kind: core.KindTimeout, Msg: fmt.Sprintf("url did not match %q (last %s)", pattern, last), Err: cause}
 }
 
 // WaitIdle waits until no request has been in flight for quiet, counted

@@ -32,6 +32,7 @@ var classPages = map[string]string{
 	"45-invisible-characters":    "invisible.html",
 	"46-focus-trap":              "focus.html",
 	"47-split-grid":              "splitgrid.html",
+	"48-aria-disabled":           "ariadisabled.html",
 }
 
 // One browser and one server of testdata/ for the package.
@@ -218,6 +219,10 @@ var cases = []tcase{
 		"count": float64(5), "narrowCount": float64(5), "result": "view:CK-2403:上海启明星贸易有限公司",
 		"row": map[string]any{"选择": "", "单号": "CK-2403", "日期": "2024-06-03", "客户": "上海启明星贸易有限公司",
 			"数量": "24", "金额": "¥1,275.00", "备注": "", "操作": "查看"}}},
+	{flow: "case48_aria_disabled", want: map[string]any{
+		"result": "submitted:wangfang", "ignored": "0",
+		"early":  `wait: timed out after 300ms waiting for text "submitted" in "#result": "#result" exists; its text is "checking…"`,
+		"hidden": `wait: timed out after 300ms waiting for "#panel" to be visible: "#panel" matches div#panel, which is not visible (display: none)`}},
 }
 
 // TestCases runs every case flow against its page in headless Chromium and
