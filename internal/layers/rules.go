@@ -30,7 +30,9 @@ NONE
 < github.com/go-rod/rod,
   github.com/alecthomas/participle/v2,
   github.com/expr-lang/expr,
-  github.com/modelcontextprotocol/go-sdk;
+  github.com/modelcontextprotocol/go-sdk,
+  github.com/nats-io/nats-server/v2,
+  github.com/nats-io/nats.go;
 
 # BASE: the shared vocabulary (core: error kinds, the host contract) and
 # small utilities. They import nothing of ours.
@@ -116,11 +118,13 @@ github.com/go-rod/rod # until its go-rod calls move behind drivers/rod
 internal/authoring, internal/authoring/recorder < AUTHORING;
 
 # LINK: MCP over a WebSocket between desktops and a backend; the gateway's
-# replicas (cluster, planned).
+# replicas on NATS (cluster; clustertest starts clusters for tests).
 BASE, github.com/modelcontextprotocol/go-sdk < internal/link/mcpws;
-internal/link/mcpws < internal/link/connect, internal/link/cluster;
-internal/link/connect, internal/link/cluster, CALLS < internal/link/gateway
-< LINK;
+internal/link/mcpws < internal/link/connect;
+internal/link/mcpws, github.com/nats-io/nats-server/v2, github.com/nats-io/nats.go < internal/link/cluster;
+internal/link/cluster < internal/link/cluster/clustertest;
+internal/link/connect, internal/link/cluster, CALLS < internal/link/gateway;
+internal/link/gateway, internal/link/cluster/clustertest < LINK;
 
 # SERVING: flows as MCP tools (mcpserver), runs in
 # this process (localrun), schedules and their queue (schedule, planned),
@@ -158,7 +162,6 @@ tools/release, bench, internal/layers < BUILD;
 // planned are the packages of this round that Rules names before they
 // exist. Drop a name once its package has landed.
 var planned = []string{
-	"internal/link/cluster",
 	"internal/serve/schedule",
 	"internal/serve/tasks",
 }
