@@ -12,7 +12,7 @@ import (
 func init() {
 	register(command{
 		name:    "connect",
-		usage:   "rpa connect URL --device-id ID [--token T] [--flows DIR] [--once] [--allow-exec [--exec-allow GLOB]...] [--allow-files] [--idle 10m] [--show] [--browser ws://...]",
+		usage:   "rpa connect URL [URL...] --device-id ID [--token T] [--flows DIR] [--once] [--allow-exec [--exec-allow GLOB]...] [--allow-files] [--idle 10m] [--show] [--browser ws://...]",
 		summary: "dial out to a backend (rpa gateway) over WebSocket and serve the flows as MCP tools there",
 		run:     withSignals(runConnect),
 	})
@@ -20,7 +20,9 @@ func init() {
 
 // runConnect is `rpa connect`: it serves the flows folder as `rpa serve`
 // does, over a WebSocket link it dials to URL (re-dialling until ctx ends,
-// or once with --once). Exit 0 when ctx ended it, 1 when the link failed
+// or once with --once); given several URLs (the replicas of a gateway
+// cluster) it links to the first that answers and moves to the next when
+// its link ends. Exit 0 when ctx ended it, 1 when the link failed
 // for good, 2 on usage or set-up problems.
 func runConnect(ctx context.Context, args []string, _, stderr io.Writer) int {
 	fs := newFlags("connect", stderr)
@@ -34,11 +36,11 @@ func runConnect(ctx context.Context, args []string, _, stderr io.Writer) int {
 	if done {
 		return code
 	}
-	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "rpa connect: want exactly one URL (ws://HOST/PATH or wss://HOST/PATH)")
+	o.URL, o.More = connect.SplitURLs(pos)
+	if o.URL == "" {
+		fmt.Fprintln(stderr, "rpa connect: want the backend's URL (ws://HOST/PATH or wss://HOST/PATH; several for the replicas of a gateway cluster)")
 		return exitUsage
 	}
-	o.URL = pos[0]
 	o.TokenFromEnv()
 	if err := o.Check(); err != nil {
 		return fail(stderr, exitUsage, "connect", err)

@@ -275,7 +275,7 @@ func TestLinkCommandsUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"connect", "ws://h/ws"}, "--device-id is required"},
-		{[]string{"connect", "--device-id", "x"}, "want exactly one URL"},
+		{[]string{"connect", "--device-id", "x"}, "want the backend's URL"},
 		{[]string{"connect", "http://h/ws", "--device-id", "x", "--flows", "."}, "ws://"},
 		{[]string{"gateway"}, "--token is required"},
 		{[]string{"gateway", "--token", "t", "--tls-cert", "c.pem"}, "go together"},

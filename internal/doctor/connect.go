@@ -33,7 +33,7 @@ func DefaultConnectEnv() string {
 
 // The keys of the connect settings file (packaging/connect.env documents them).
 const (
-	EnvURL      = "RPA_URL"          // the backend's ws:// or wss:// URL (required)
+	EnvURL      = "RPA_URL"          // the backend's ws:// or wss:// URL (required); several, space-separated, for a gateway cluster
 	EnvDeviceID = "RPA_DEVICE_ID"    // this desktop's id at the backend (required)
 	EnvToken    = "RPA_TOKEN"        // bearer token (optional; read by rpa connect itself)
 	EnvArgs     = "RPA_CONNECT_ARGS" // extra flags for rpa connect, split at spaces (optional)
@@ -116,10 +116,14 @@ func CheckConnectEnv(path string) Check {
 		return c
 	}
 	var problems []string
-	if env[EnvURL] == "" {
+	urls := strings.FieldsFunc(env[EnvURL], func(r rune) bool { return r == ' ' || r == ',' || r == '\t' })
+	if len(urls) == 0 {
 		problems = append(problems, EnvURL+" is not set")
-	} else if err := checkWSURL(env[EnvURL]); err != nil {
-		problems = append(problems, err.Error())
+	}
+	for _, u := range urls {
+		if err := checkWSURL(u); err != nil {
+			problems = append(problems, err.Error())
+		}
 	}
 	if strings.TrimSpace(env[EnvDeviceID]) == "" {
 		problems = append(problems, EnvDeviceID+" is not set")
@@ -142,7 +146,11 @@ func CheckConnectEnv(path string) Check {
 		tok = "token set"
 	}
 	c.Status = OK
-	c.Detail = fmt.Sprintf("%s: %s as device %q, %s", path, redactURL(env[EnvURL]), env[EnvDeviceID], tok)
+	shown := make([]string, len(urls))
+	for i, u := range urls {
+		shown[i] = redactURL(u)
+	}
+	c.Detail = fmt.Sprintf("%s: %s as device %q, %s", path, strings.Join(shown, " "), env[EnvDeviceID], tok)
 	return c
 }
 

@@ -324,6 +324,11 @@ func TestConnectEnv(t *testing.T) {
 	if strings.Contains(c.Detail, "s3cret") {
 		t.Errorf("detail %q shows the secret", c.Detail)
 	}
+	// The replicas of a gateway cluster: several addresses, each checked.
+	write("RPA_URL=\"wss://g1/ws wss://g2/ws\"\nRPA_DEVICE_ID=desk1\n", 0o600)
+	wantStatus(t, CheckConnectEnv(p), OK, "wss://g1/ws wss://g2/ws as device")
+	write("RPA_URL=\"wss://g1/ws http://g2/ws\"\nRPA_DEVICE_ID=desk1\n", 0o600)
+	wantStatus(t, CheckConnectEnv(p), Fail, "http://g2/ws is not ws://")
 	if runtime.GOOS != "windows" {
 		write("RPA_URL=wss://h/ws\nRPA_DEVICE_ID=desk1\nRPA_TOKEN=s3cret\n", 0o644)
 		c = CheckConnectEnv(p)

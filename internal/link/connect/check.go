@@ -7,16 +7,32 @@ import (
 	"strings"
 )
 
-// Check reports a URL that is not ws://HOST/PATH or wss://HOST/PATH, or a
+// Check reports a URL (of URL and More) that is not ws://HOST/PATH or wss://HOST/PATH, or a
 // missing DeviceID (New checks them too; `rpa connect` checks before it
 // builds anything).
 func (o Options) Check() error {
-	u, err := url.Parse(o.URL)
-	if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
-		return fmt.Errorf("URL %q must be ws://HOST/PATH or wss://HOST/PATH", o.URL)
+	for _, raw := range append([]string{o.URL}, o.More...) {
+		u, err := url.Parse(raw)
+		if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
+			return fmt.Errorf("URL %q must be ws://HOST/PATH or wss://HOST/PATH", redact(raw))
+		}
 	}
 	if strings.TrimSpace(o.DeviceID) == "" {
 		return errors.New("--device-id is required")
 	}
 	return nil
+}
+
+// SplitURLs splits the backend addresses given to `rpa connect` (several arguments, and each
+// argument at spaces and commas: RPA_URL="ws://g1/ws ws://g2/ws" in connect.env) into URL and
+// More. Empty parts are dropped.
+func SplitURLs(args []string) (first string, more []string) {
+	var all []string
+	for _, a := range args {
+		all = append(all, strings.FieldsFunc(a, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })...)
+	}
+	if len(all) == 0 {
+		return "", nil
+	}
+	return all[0], all[1:]
 }

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"sort"
 	"strings"
 	"sync"
@@ -50,6 +51,10 @@ const (
 	CloseWrongDevice = 4003
 	// CloseIDInUse: another link holding this device id is connected and answering.
 	CloseIDInUse = 4009
+	// CloseRestart is RFC 6455's "service restart" (1012): the backend is going away (a
+	// gateway replica draining on SIGTERM). A desktop with several addresses links to another
+	// one at once, with jitter; with one address it re-dials by Backoff.
+	CloseRestart = 1012
 )
 
 // ErrDisconnected is returned by Run with Once set when the first link ends.
@@ -59,6 +64,15 @@ var ErrDisconnected = errors.New("link to the backend ended")
 type Options struct {
 	// URL is the backend's WebSocket URL, ws:// or wss://.
 	URL string
+	// More are further addresses of the same backend (the other replicas of an `rpa gateway`
+	// cluster). The desktop links to the first of URL, More... that answers, and when its link
+	// ends it dials the next one at once (after a jitter of up to RelinkJitter), going through
+	// every address before it waits by Backoff.
+	More []string
+	// RelinkJitter bounds the random wait before re-dialling after a link ended, when there are
+	// several addresses (default 1s): a replica's desktops do not all arrive at once at the
+	// others when it dies or drains.
+	RelinkJitter time.Duration
 	// DeviceID names this desktop at the backend; required.
 	DeviceID string
 	// Token, if set, is sent as `Authorization: Bearer TOKEN`. It is never logged.
@@ -152,6 +166,9 @@ func New(opts Options) (*Client, error) {
 		opts.DedupTTL = DefaultDedupTTL
 	}
 	opts.Backoff = opts.Backoff.withDefaults()
+	if opts.RelinkJitter == 0 {
+		opts.RelinkJitter = time.Second
+	}
 	c := &Client{
 		opts:     opts,
 		log:      opts.Logger,
@@ -192,13 +209,17 @@ func (c *Client) setState(s State, attrs ...any) {
 }
 
 // Run keeps the link until ctx is done (then it returns nil) or, with Once, until the first link
-// ends or the first dial fails.
+// ends or the first dial fails. With several addresses (More) a failed dial tries the next one at
+// once; the Backoff wait comes only after every address failed in a row.
 func (c *Client) Run(ctx context.Context) error {
 	sch := &schedule{b: c.opts.Backoff}
 	defer c.closeSessions()
+	urls := c.URLs()
+	cur, failed := 0, 0 // the address to dial; dials failed in a row since the last wait
 	for {
-		c.setState(StateDialing, "url", redact(c.opts.URL))
-		link, err := mcpws.Dial(ctx, c.opts.URL, c.opts.Token, c.opts.Link)
+		url := urls[cur]
+		c.setState(StateDialing, "url", redact(url))
+		link, err := mcpws.Dial(ctx, url, c.opts.Token, c.opts.Link)
 		if ctx.Err() != nil {
 			if link != nil {
 				link.Close()
@@ -215,16 +236,24 @@ func (c *Client) Run(ctx context.Context) error {
 				}
 				continue
 			}
-			wait := sch.next(time.Now())
-			c.setState(StateDown, "err", err.Error(), "retry_in", wait.Round(time.Millisecond).String())
 			if c.opts.Once {
+				c.setState(StateDown, "err", err.Error())
 				return fmt.Errorf("%w: %v", ErrDisconnected, err)
 			}
+			cur = (cur + 1) % len(urls)
+			if failed++; failed < len(urls) {
+				c.setState(StateDown, "err", err.Error(), "next", redact(urls[cur]))
+				continue
+			}
+			failed = 0
+			wait := sch.next(time.Now())
+			c.setState(StateDown, "err", err.Error(), "retry_in", wait.Round(time.Millisecond).String())
 			if !sleep(ctx, wait) {
 				return nil
 			}
 			continue
 		}
+		failed = 0
 		up := time.Now()
 		why, code := c.runLink(ctx, link)
 		if ctx.Err() != nil {
@@ -243,15 +272,37 @@ func (c *Client) Run(ctx context.Context) error {
 			}
 			continue
 		}
-		wait := sch.next(time.Now())
-		c.setState(StateDown, "reason", why, "up_for", time.Since(up).Round(time.Millisecond).String(), "retry_in", wait.Round(time.Millisecond).String())
 		if c.opts.Once {
+			c.setState(StateDown, "reason", why, "up_for", time.Since(up).Round(time.Millisecond).String())
 			return fmt.Errorf("%w: %s", ErrDisconnected, why)
 		}
+		if len(urls) > 1 {
+			// Another replica at once: the one this link was on died or drains.
+			cur = (cur + 1) % len(urls)
+			wait := jitter(c.opts.RelinkJitter)
+			c.setState(StateDown, "reason", why, "up_for", time.Since(up).Round(time.Millisecond).String(), "next", redact(urls[cur]), "retry_in", wait.Round(time.Millisecond).String())
+			if !sleep(ctx, wait) {
+				return nil
+			}
+			continue
+		}
+		wait := sch.next(time.Now())
+		c.setState(StateDown, "reason", why, "up_for", time.Since(up).Round(time.Millisecond).String(), "retry_in", wait.Round(time.Millisecond).String())
 		if !sleep(ctx, wait) {
 			return nil
 		}
 	}
+}
+
+// URLs is every address of the backend, URL first.
+func (c *Client) URLs() []string { return append([]string{c.opts.URL}, c.opts.More...) }
+
+// jitter returns a random wait in [0, max].
+func jitter(max time.Duration) time.Duration {
+	if max <= 0 {
+		return 0
+	}
+	return time.Duration(rand.Int64N(int64(max) + 1))
 }
 
 // ErrRefused is returned by Run with Once set (wrapped with ErrDisconnected) when the backend
