@@ -70,6 +70,9 @@ type Caller struct {
 	Session string `json:"session,omitempty"`
 	Client  string `json:"client,omitempty"` // MCP client name (clientInfo.name)
 	Device  string `json:"device,omitempty"` // gateway device ID
+	// Token is the TokenDigest of the bearer token the caller presented
+	// (never the token; not shown): with Session, who owns the run (Owner).
+	Token string `json:"-"`
 }
 
 // Run is one run record. Times are UTC; durations in milliseconds.
@@ -191,6 +194,7 @@ CREATE TABLE IF NOT EXISTS runs (
   session TEXT NOT NULL DEFAULT '',
   client TEXT NOT NULL DEFAULT '',
   device TEXT NOT NULL DEFAULT '',
+  token TEXT NOT NULL DEFAULT '',
   profile TEXT NOT NULL DEFAULT '',
   evidence TEXT NOT NULL DEFAULT 'default',
   start_ms INTEGER NOT NULL,
@@ -254,6 +258,10 @@ func Open(home string, opts Options) (*Store, error) {
 			return nil, fmt.Errorf("run store %s: %w", path, err)
 		}
 	}
+	if err := s.addColumns(); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if err := s.scrubSessions(); err != nil {
 		db.Close()
 		return nil, err
@@ -263,6 +271,33 @@ func Open(home string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// addColumns adds the columns later versions added to a store an older
+// version created (CREATE TABLE IF NOT EXISTS leaves its table as it was).
+func (s *Store) addColumns() error {
+	have := map[string]bool{}
+	rows, err := s.db.Query(`SELECT name FROM pragma_table_info('runs')`)
+	if err != nil {
+		return fmt.Errorf("run store: %w", err)
+	}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return fmt.Errorf("run store: %w", err)
+		}
+		have[n] = true
+	}
+	rows.Close()
+	for _, c := range []struct{ name, def string }{{"token", "TEXT NOT NULL DEFAULT ''"}} {
+		if !have[c.name] {
+			if _, err := s.db.Exec(`ALTER TABLE runs ADD COLUMN ` + c.name + ` ` + c.def); err != nil {
+				return fmt.Errorf("run store: %w", err)
+			}
+		}
+	}
+	return nil
 }
 
 // scrubSessions replaces the raw MCP session IDs that versions before
@@ -345,10 +380,10 @@ func (s *Store) Begin(r *Run) (string, error) {
 		return "", fmt.Errorf("run %s: %w", r.ID, err)
 	}
 	_, err := s.db.Exec(`INSERT INTO runs (id, flow, flow_path, hash, args, caller_kind, session, client, device,
-		profile, evidence, start_ms, status, resumed_from, owner_pid, owner_start)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		token, profile, evidence, start_ms, status, resumed_from, owner_pid, owner_start)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		r.ID, r.Flow, r.FlowPath, r.Hash, args, r.Caller.Kind, r.Caller.Session, r.Caller.Client, r.Caller.Device,
-		r.Profile, r.Evidence, r.Start.UnixMilli(), StatusRunning, r.ResumedFrom, s.me.pid, s.me.start)
+		r.Caller.Token, r.Profile, r.Evidence, r.Start.UnixMilli(), StatusRunning, r.ResumedFrom, s.me.pid, s.me.start)
 	if err != nil {
 		return "", fmt.Errorf("run %s: %w", r.ID, err)
 	}
@@ -402,7 +437,7 @@ func (s *Store) UpdateSize(id string) error {
 	return err
 }
 
-const runCols = `id, flow, flow_path, hash, args, caller_kind, session, client, device, profile, evidence, start_ms,
+const runCols = `id, flow, flow_path, hash, args, caller_kind, session, client, device, token, profile, evidence, start_ms,
 	duration_ms, status, error_kind, error_message, error_line, error_action, resumed_from, actions, failed_actions, bytes`
 
 func scanRun(sc interface{ Scan(...any) error }) (*Run, error) {
@@ -410,7 +445,7 @@ func scanRun(sc interface{ Scan(...any) error }) (*Run, error) {
 	var args string
 	var start int64
 	err := sc.Scan(&r.ID, &r.Flow, &r.FlowPath, &r.Hash, &args, &r.Caller.Kind, &r.Caller.Session, &r.Caller.Client,
-		&r.Caller.Device, &r.Profile, &r.Evidence, &start, &r.DurationMs, &r.Status, &r.ErrorKind, &r.ErrorMessage,
+		&r.Caller.Device, &r.Caller.Token, &r.Profile, &r.Evidence, &start, &r.DurationMs, &r.Status, &r.ErrorKind, &r.ErrorMessage,
 		&r.ErrorLine, &r.ErrorAction, &r.ResumedFrom, &r.Actions, &r.FailedActions, &r.Bytes)
 	if err != nil {
 		return nil, err
@@ -463,6 +498,10 @@ type Filter struct {
 	Since  time.Time // started at or after
 	Before string    // IDs before this one (paging: pass the last ID seen)
 	Limit  int       // at most this many (0: 50)
+	// Owner, when set, keeps the runs it owns (Owner.Owns, with Live
+	// saying which sessions are still open).
+	Owner *Owner
+	Live  func(session string) bool
 }
 
 // List returns runs, newest first.
@@ -481,24 +520,55 @@ func (s *Store) List(f Filter) ([]*Run, error) {
 		where = append(where, "start_ms>=?")
 		args = append(args, f.Since.UnixMilli())
 	}
-	if f.Before != "" {
-		where = append(where, "id<?")
-		args = append(args, f.Before)
-	}
-	if len(where) > 0 {
-		q += " WHERE " + strings.Join(where, " AND ")
+	if o := f.Owner; o != nil && !o.Desktop {
+		// What Owns can accept; it decides the rest row by row.
+		where = append(where, "caller_kind=? AND device=? AND token=?")
+		args = append(args, o.Kind, o.Device, o.Token)
+		if o.Token == "" && o.Kind != CallerLink {
+			where = append(where, "session=?")
+			args = append(args, o.Session)
+		}
 	}
 	if f.Limit <= 0 {
 		f.Limit = 50
 	}
-	q += " ORDER BY id DESC LIMIT ?"
-	args = append(args, f.Limit)
+	out := []*Run{}
+	for before := f.Before; ; {
+		w, a := where, args
+		if before != "" {
+			w = append(w[:len(w):len(w)], "id<?")
+			a = append(a[:len(a):len(a)], before)
+		}
+		qq := q
+		if len(w) > 0 {
+			qq += " WHERE " + strings.Join(w, " AND ")
+		}
+		page, err := s.listPage(qq+" ORDER BY id DESC LIMIT ?", append(a, f.Limit))
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range page {
+			if f.Owner == nil || f.Owner.Owns(OwnerOf(r.Caller), f.Live) {
+				out = append(out, r)
+				if len(out) == f.Limit {
+					return out, nil
+				}
+			}
+		}
+		if len(page) < f.Limit {
+			return out, nil
+		}
+		before = page[len(page)-1].ID
+	}
+}
+
+func (s *Store) listPage(q string, args []any) ([]*Run, error) {
 	rows, err := s.db.Query(q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("run store: %w", err)
 	}
 	defer rows.Close()
-	out := []*Run{}
+	var out []*Run
 	for rows.Next() {
 		r, err := scanRun(rows)
 		if err != nil {

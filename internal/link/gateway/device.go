@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rpa-dev/rpa/internal/link/connect"
 	"github.com/rpa-dev/rpa/internal/link/mcpws"
+	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/serve/mrtr"
 )
 
@@ -51,6 +52,7 @@ type call struct {
 	token any                    // the agent's progress token, if it gave one
 	tool  string                 // the tool called (agent calls)
 	id    string                 // the gateway request id (set by request)
+	owner runs.Owner             // the agent that made it (agent calls; owners.go)
 }
 
 // errGone is the error of calls whose desktop link dropped.
@@ -78,6 +80,9 @@ func (d *device) request(ctx context.Context, method string, params any, c *call
 	}
 	c.resp = make(chan *jsonrpc.Response, 1)
 	c.id, _ = id.Raw().(string)
+	if c.agent != nil {
+		d.g.owners.set(c.id, c.owner, time.Now())
+	}
 	key := mcpws.IDKey(id)
 	d.mu.Lock()
 	if d.gone {

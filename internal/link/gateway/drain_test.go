@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rpa-dev/rpa/internal/link/connect"
+	"github.com/rpa-dev/rpa/internal/runs"
 )
 
 func waitInFlight(t *testing.T, x *gw, n int) {
@@ -91,9 +93,11 @@ func TestShutdownTimeoutSaysRestarting(t *testing.T) {
 }
 
 // TestLostSessionAnswerKept: an agent's connection drops during a call (not a cancel): the
-// desktop finishes, and its answer is kept as a resource another session can list and read.
+// desktop finishes, and its answer is kept as a resource that agent's session lists and reads;
+// another agent's session (the same token) neither lists nor reads it while that session lives,
+// and may once it ended (its runs pass to its token).
 func TestLostSessionAnswerKept(t *testing.T) {
-	r := &runs{}
+	r := &runCount{}
 	x := startGateway(t, "", Options{})
 	startDesk(t, x.wsURL(), "d1", deskServer("d1", r), nil)
 	x.waitDevices(t, 1)
@@ -122,18 +126,38 @@ func TestLostSessionAnswerKept(t *testing.T) {
 	if n := r.get("lost/cancelled"); n != 0 {
 		t.Errorf("the desktop's run was cancelled %d times", n)
 	}
-	cs := agent(t, x.mcpURL(), nil)
-	lr, err := cs.ListResources(context.Background(), nil)
-	if err != nil || len(lr.Resources) != 1 {
-		t.Fatalf("resources: %v %+v", err, lr)
+	lm := a.call(t, "resources/list", map[string]any{})
+	res, _ := lm["result"].(map[string]any)
+	rs, _ := res["resources"].([]any)
+	if len(rs) != 1 {
+		t.Fatalf("the agent's resources: %v", lm)
 	}
-	rr, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: lr.Resources[0].URI})
-	if err != nil || !strings.Contains(rr.Contents[0].Text, "d1 done lost") || !strings.Contains(rr.Contents[0].Text, `"tool":"slow"`) {
-		t.Fatalf("read: %v %+v", err, rr)
+	uri, _ := rs[0].(map[string]any)["uri"].(string)
+	rm := a.call(t, "resources/read", map[string]any{"uri": uri})
+	if !strings.Contains(fmt.Sprint(rm["result"]), "d1 done lost") || !strings.Contains(fmt.Sprint(rm["result"]), `"tool":"slow"`) {
+		t.Fatalf("read: %v", rm)
 	}
-	id := strings.TrimPrefix(lr.Resources[0].URI, RunURIPrefix)
+	id := strings.TrimPrefix(uri, RunURIPrefix)
 	if got, ok := x.g.Late(id); !ok || got.Device != "d1" {
 		t.Errorf("Late(%q) = %+v %v", id, got, ok)
+	}
+	cs := agent(t, x.mcpURL(), nil)
+	if lr, err := cs.ListResources(context.Background(), nil); err != nil || len(lr.Resources) != 0 {
+		t.Errorf("another agent lists: %v %+v", err, lr)
+	}
+	if _, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri}); err == nil {
+		t.Error("another agent read the kept answer")
+	}
+	a.delete(t)
+	deadline = time.Now().Add(10 * time.Second)
+	for x.g.agents.live(runs.SessionDigest(a.session)) {
+		if time.Now().After(deadline) {
+			t.Fatal("the agent's session is still open after DELETE")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri}); err != nil {
+		t.Errorf("once its session ended, an agent with the same token cannot read the kept answer: %v", err)
 	}
 }
 
@@ -167,7 +191,7 @@ func TestLateStoreBounded(t *testing.T) {
 // TestCancelledCallNotAnswered: an agent cancels its call; the desktop stops the tool and sends no
 // answer for it (MCP: SHOULD NOT), and nothing of it is kept as a late answer.
 func TestCancelledCallNotAnswered(t *testing.T) {
-	r := &runs{}
+	r := &runCount{}
 	x := startGateway(t, "", Options{})
 	deskLog := &logBuf{}
 	startDesk(t, x.wsURL(), "d1", deskServer("d1", r), func(o *connect.Options) { o.Logger = slogTo(deskLog) })
@@ -203,11 +227,15 @@ func TestCancelledCallNotAnswered(t *testing.T) {
 	}
 }
 
-// TestRunResourcesThroughGateway: an agent reads a desktop's run resources (rpa://runs/...)
-// through the gateway.
+// TestRunResourcesThroughGateway: an agent reads the run resources (rpa://runs/...) of a call it
+// made through the gateway, from the desktop; another agent reads none of them, and cannot
+// resume the run.
 func TestRunResourcesThroughGateway(t *testing.T) {
 	x := startGateway(t, "", Options{})
 	srv := deskServer("d1", nil)
+	srv.AddTool(&mcp.Tool{Name: "run", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: `{"runId":"r-1"}`}}, StructuredContent: json.RawMessage(`{"runId":"r-1"}`)}, nil
+	})
 	srv.AddResource(&mcp.Resource{URI: "rpa://runs/r-1/report.html", Name: "report", MIMEType: "text/html"},
 		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/html", Text: "<h1>run r-1</h1>"}}}, nil
@@ -216,11 +244,26 @@ func TestRunResourcesThroughGateway(t *testing.T) {
 	startDesk(t, x.wsURL(), "d1", srv, nil)
 	x.waitDevices(t, 2)
 	cs := agent(t, x.mcpURL(), nil)
+	other := agent(t, x.mcpURL(), nil)
+	if _, err := other.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "rpa://runs/r-1/report.html"}); err == nil {
+		t.Error("an agent read a run nobody made through the gateway")
+	}
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run"}); err != nil {
+		t.Fatal(err)
+	}
 	rr, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "rpa://runs/r-1/report.html"})
 	if err != nil || len(rr.Contents) != 1 || rr.Contents[0].Text != "<h1>run r-1</h1>" {
 		t.Fatalf("read through the gateway: %v %+v", err, rr)
 	}
 	if _, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "rpa://runs/nope"}); err == nil {
 		t.Error("a run no desktop has was found")
+	}
+	if _, err := other.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "rpa://runs/r-1/report.html"}); err == nil {
+		t.Error("another agent read the run")
+	}
+	raw := newRawAgent(t, x.mcpURL())
+	m := raw.call(t, "tools/call", map[string]any{"name": "run", "arguments": map[string]any{"resumeRunId": "r-1"}})
+	if errCode(m) != -32602 || !strings.Contains(errMessage(m), "resumeRunId") {
+		t.Errorf("another agent resuming the run got %v", m)
 	}
 }

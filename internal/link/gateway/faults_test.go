@@ -19,7 +19,7 @@ import (
 // finished answer reaches the new gateway once (which keeps it as a resource the agent can read),
 // the flow ran once, and the agent's retry succeeds.
 func TestGatewayRestartDuringCall(t *testing.T) {
-	r := &runs{}
+	r := &runCount{}
 	x := startGateway(t, "", Options{})
 	d := startDesk(t, x.wsURL(), "d1", deskServer("d1", r), nil)
 	x.waitDevices(t, 1)

@@ -110,6 +110,8 @@ type Gateway struct {
 	posts     posts        // agents' POSTs, to tell when an answer cannot be delivered (late.go)
 	cancelled cancelledIDs // calls cancelled by their agent: their answers are not kept (late.go)
 	paused    mrtr.Table   // calls of 2026-07-28 agents waiting for their input (package mrtr)
+	owners    runOwners    // which agent made each call (owners.go)
+	agents    agents       // agent sessions still open (owners.go)
 }
 
 // New returns a Gateway.
@@ -143,6 +145,7 @@ func New(opts Options) *Gateway {
 		listed:  map[string]bool{},
 	}
 	g.late = newLateStore(opts.LateResults, opts.LateTTL)
+	g.owners.ttl = opts.LateTTL
 	g.srv = mcp.NewServer(&mcp.Implementation{Name: "rpa-gateway", Version: Version}, &mcp.ServerOptions{
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:     &mcp.ToolCapabilities{ListChanged: true},
@@ -150,7 +153,7 @@ func New(opts Options) *Gateway {
 		},
 		Logger: opts.Logger,
 	})
-	g.srv.AddReceivingMiddleware(g.unknownTool)
+	g.srv.AddReceivingMiddleware(g.unknownTool, g.listOwnRuns)
 	g.addLateResources()
 	return g
 }
@@ -632,7 +635,11 @@ func (g *Gateway) call(ctx context.Context, req *mcp.CallToolRequest, name strin
 	if !pick.dt.hasDeviceID {
 		delete(args, DeviceIDArg)
 	}
-	c := &call{agent: req.Session, ctx: ctx, pctx: pctx, ask: ask, tool: name}
+	if err := g.checkResume(req, args); err != nil { // owners.go
+		return nil, err
+	}
+	owner := g.agentOwner(req)
+	c := &call{agent: req.Session, ctx: ctx, pctx: pctx, ask: ask, tool: name, owner: owner}
 	params := map[string]any{"name": name, "arguments": args}
 	if tok := req.Params.GetProgressToken(); tok != nil {
 		c.token = tok // request sets the desktop-side token to the forwarded request's id
@@ -655,6 +662,7 @@ func (g *Gateway) call(ctx context.Context, req *mcp.CallToolRequest, name strin
 		}
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: resp.Error.Error()}
 	}
+	g.noteRun(owner, resp.Result)
 	if g.posts.gone(req) {
 		// The agent's connection went away during the call: this answer would be lost.
 		g.keepLate(pick.d.id, name, c.id, resp)

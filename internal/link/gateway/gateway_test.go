@@ -235,7 +235,7 @@ func TestDesktopDropsMidCall(t *testing.T) {
 
 // TestAgentCancelReachesDesktop: an agent giving up on a call cancels the run on the desktop.
 func TestAgentCancelReachesDesktop(t *testing.T) {
-	r := &runs{}
+	r := &runCount{}
 	x := startGateway(t, "", Options{})
 	startDesk(t, x.wsURL(), "d1", deskServer("d1", r), nil)
 	x.waitDevices(t, 1)

@@ -25,12 +25,12 @@ import (
 const testToken = "s3cret-test-token"
 
 // runs counts tool executions by key.
-type runs struct {
+type runCount struct {
 	mu sync.Mutex
 	n  map[string]int
 }
 
-func (r *runs) add(k string) {
+func (r *runCount) add(k string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.n == nil {
@@ -39,7 +39,7 @@ func (r *runs) add(k string) {
 	r.n[k]++
 }
 
-func (r *runs) get(k string) int {
+func (r *runCount) get(k string) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.n[k]
@@ -56,7 +56,7 @@ type slowIn struct {
 
 // deskServer is a small desktop server: echo (answers "ID: msg"), slow (sleeps, sends progress,
 // counts runs by key), ask (elicits a name), extra tools named in extra (answer their own name).
-func deskServer(id string, r *runs, extra ...string) *mcp.Server {
+func deskServer(id string, r *runCount, extra ...string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "desk-" + id, Version: "t"}, &mcp.ServerOptions{
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
@@ -366,6 +366,18 @@ func (a *rawAgent) post(t testing.TB, msg map[string]any) *http.Response {
 		a.session = s
 	}
 	return resp
+}
+
+// delete ends the agent's session (HTTP DELETE).
+func (a *rawAgent) delete(t testing.TB) {
+	t.Helper()
+	req, _ := http.NewRequest("DELETE", a.url, nil)
+	req.Header.Set("Mcp-Session-Id", a.session)
+	resp, err := a.hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
 }
 
 // call sends one request and returns the JSON-RPC response object.

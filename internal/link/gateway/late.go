@@ -112,6 +112,9 @@ func (g *Gateway) keepLate(device, tool, callID string, resp *jsonrpc.Response) 
 	if json.Unmarshal(resp.Result, &res) == nil && validRunID(res.StructuredContent.RunID) {
 		r.ID = res.StructuredContent.RunID
 	}
+	if o, ok := g.owners.get(callID); ok && r.ID != callID {
+		g.owners.set(r.ID, o, time.Now()) // the run id names the same agent's call
+	}
 	evicted := g.late.put(r, time.Now())
 	uris := make([]string, len(evicted))
 	for i, id := range evicted {
@@ -144,7 +147,8 @@ func validRunID(s string) bool {
 
 // addLateResources serves rpa://runs/... : a kept answer by run id or call id, else the run
 // resources of the desktops (PROTOCOL.md, "Runs"), read from the desktop that ran the call when
-// the gateway knows it, else from the first connected desktop that has the resource.
+// the gateway knows it, else from the first connected desktop that has the resource; only to
+// the agent that made the call (owners.go).
 func (g *Gateway) addLateResources() {
 	g.srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: RunURIPrefix + "{+path}", Name: "runs",
 		MIMEType: "application/json", Description: "Runs of the connected desktops (record, report, screenshots), and answers of calls whose agent was gone when the desktop answered, by run id or the gateway's call id."}, g.readLate)
@@ -156,6 +160,9 @@ func (g *Gateway) readLate(ctx context.Context, req *mcp.ReadResourceRequest) (*
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)
 	}
 	id, _, _ := strings.Cut(path, "/")
+	if !g.mayUse(req, id) { // owners.go: another agent's run reads as one that does not exist
+		return nil, mcp.ResourceNotFoundError(req.Params.URI)
+	}
 	r, found := g.late.get(id)
 	if found && !strings.Contains(path, "/") && (id == r.CallID || r.ID == r.CallID) {
 		raw, err := json.Marshal(r)

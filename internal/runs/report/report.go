@@ -297,6 +297,7 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	},
 	"pct":           func(f float64) string { return strconv.FormatFloat(max(f, 0.5), 'f', 1, 64) + "%" },
 	"errorActionOf": runs.ErrorActionShown,
+	"base":          filepath.Base, // a report is a resource: no host path in it
 }).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -327,7 +328,7 @@ tr.failed td{background:#ffebe9}tr.skipped td{color:var(--skip)}
 <span>{{.Run.Actions}} actions{{if .Run.FailedActions}}, {{.Run.FailedActions}} failed or skipped{{end}}</span>
 <span>caller {{.Run.Caller.Kind}}{{with .Run.Caller.Client}} ({{.}}){{end}}{{with .Run.Caller.Device}} device {{.}}{{end}}</span>
 {{with .Run.Profile}}<span>profile {{.}}</span>{{end}}{{with .Run.ResumedFrom}}<span>resumes run <code>{{.}}</code></span>{{end}}</div>
-{{with .Run.FlowPath}}<div class="meta">flow file <code>{{.}}</code></div>{{end}}
+{{with .Run.FlowPath}}<div class="meta">flow file <code>{{base .}}</code></div>{{end}}
 {{if .Args}}<h2>Arguments</h2><table id="args">{{range .Args}}<tr><th>{{.K}}</th><td><code>{{.V}}</code></td></tr>{{end}}</table>{{end}}
 {{if .Run.ErrorKind}}<h2>Error</h2>
 <div class="err" id="error"><b>{{.Run.ErrorKind}}</b>{{with errorActionOf .Run}} in <code>{{.}}</code>{{end}}{{if .Run.ErrorLine}} at line {{.Run.ErrorLine}}{{end}}: {{.Run.ErrorMessage}}</div>{{end}}

@@ -131,15 +131,18 @@ func (o *profileOwners) share(sess *mcp.ServerSession) {
 	}()
 }
 
-// ShareProfilesWith lets one session use every profile, whichever session
-// owns it, without taking it from that session: the desktop console's own
-// in-memory session (the person at the desktop owns the machine's
-// browsers). Other sessions stay isolated from each other as before; the
-// shared session's calls never make a profile its own, so agents are not
-// refused because the person ran a flow. A nil session is ignored.
+// ShareProfilesWith makes one session the person at the desktop's: the
+// desktop console's own in-memory session (the person owns the machine's
+// browsers and its run store). It uses every profile, whichever session
+// owns it, without taking it from that session, and sees, reads and may
+// resume every run (runs.Desktop). Other sessions stay isolated from each
+// other as before; the shared session's calls never make a profile its
+// own, so agents are not refused because the person ran a flow. A nil
+// session is ignored.
 func (s *Server) ShareProfilesWith(sess *mcp.ServerSession) {
 	if sess != nil {
 		s.owners.share(sess)
+		s.callers.setDesktop(sess)
 	}
 }
 

@@ -5,6 +5,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/interp"
 	"github.com/rpa-dev/rpa/lang"
 )
@@ -12,7 +15,8 @@ import (
 // Resume (PROTOCOL.md, "Resume"): a failed recorded run is held in memory
 // (its checkpoint: the names bound so far and the run's secrets) so that a
 // later call of the same workflow tool with resumeRunId (and optionally
-// resumeFrom, a line) resumes it on the same profile. A resumed run is a
+// resumeFrom, a line) from the run's owner (runs.Owner) resumes it on the
+// same profile, with the resuming call's arguments. A resumed run is a
 // new run (its own runId) linked to the first (resumedFrom in the record).
 
 // The optional arguments of every workflow tool that resume a run.
@@ -35,6 +39,7 @@ type heldRun struct {
 	profile string
 	cp      *interp.Checkpoint
 	at      time.Time
+	owner   runs.Owner // who started it: the only caller that may resume it
 }
 
 // heldRuns holds the resumable runs of a server.
@@ -96,6 +101,21 @@ func (s *Server) dropHeld() {
 	heldMu.Unlock()
 }
 
+// resumeProfile is the profile a call resuming one of its caller's held
+// runs of e runs on ("" when the call does not resume such a run): the
+// profile its ownership is claimed on before the call starts.
+func (s *Server) resumeProfile(req *mcp.CallToolRequest, e *flowEntry, args map[string]any) string {
+	id, _ := args[ResumeRunArg].(string)
+	if id == "" || s.runsOf() == nil {
+		return ""
+	}
+	r := s.heldRuns().get(id, time.Now())
+	if r == nil || r.flow != e.flow || !s.owns(req, r.owner) {
+		return ""
+	}
+	return r.profile
+}
+
 // resumeReq is a call's resume request (nil: a fresh run).
 type resumeReq struct {
 	run  *heldRun
@@ -104,7 +124,7 @@ type resumeReq struct {
 
 // takeResume removes resumeRunId and resumeFrom from args and finds the
 // held run; nil, nil when the call does not resume.
-func (s *Server) takeResume(e *flowEntry, args map[string]any) (*resumeReq, error) {
+func (s *Server) takeResume(req *mcp.CallToolRequest, e *flowEntry, args map[string]any) (*resumeReq, error) {
 	idv, has := args[ResumeRunArg]
 	fromv, hasFrom := args[ResumeFromArg]
 	delete(args, ResumeRunArg)
@@ -128,6 +148,9 @@ func (s *Server) takeResume(e *flowEntry, args map[string]any) (*resumeReq, erro
 		return nil, argError(&ArgError{Field: ResumeRunArg, Msg: "runs are not recorded by this server, so none can be resumed"})
 	}
 	r := s.heldRuns().get(id, time.Now())
+	if r != nil && !s.owns(req, r.owner) {
+		r = nil // another caller's run: answered as one that is not held (no oracle)
+	}
 	if r == nil {
 		return nil, argError(&ArgError{Field: ResumeRunArg, Msg: fmt.Sprintf("run %q is not held here: only a failed run of this server can be resumed, for %s after it failed (at most %d runs), and not after a restart; call the tool again without resumeRunId", id, HeldRunTTL, MaxHeldRuns)})
 	}
@@ -137,14 +160,11 @@ func (s *Server) takeResume(e *flowEntry, args map[string]any) (*resumeReq, erro
 	return &resumeReq{run: r, from: from}, nil
 }
 
-// args returns the typed arguments: the held run's when resuming (the
-// call's others are ignored: the run resumes with its scope as it stood),
-// else the call's, checked.
+// args returns the typed arguments: the call's, checked, also when it
+// resumes (the names the run bound come from its checkpoint; its
+// arguments, secrets among them, are never reused for another call).
 func (q *resumeReq) args(f *lang.Flow, args map[string]any) (map[string]any, error) {
-	if q == nil {
-		return interp.CheckArgs(f, args)
-	}
-	return q.run.cp.Args(), nil
+	return interp.CheckArgs(f, args)
 }
 
 // checkpoint and from fill interp.Options (nil-safe).

@@ -28,7 +28,9 @@ import (
 //	rpa://runs/{id}/screenshots/{n}.png a failure screenshot (n: the step index)
 //	rpa://runs/{id}/screenshots/{n}.jpg a step screenshot (evidence full)
 //
-// resources/list lists the most recent runs (RecentRuns of them).
+// resources/list lists the caller's most recent runs (RecentRuns of them);
+// only a run's owner reads its resources (runs.Owner; another caller gets
+// "Resource not found", as for a run that does not exist).
 
 // RecentRuns is how many runs resources/list lists.
 const RecentRuns = 50
@@ -71,7 +73,8 @@ func (s *Server) listRunsMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		if !ok {
 			return res, err
 		}
-		l, lerr := s.runsOf().List(runs.Filter{Limit: RecentRuns})
+		o := s.ownerOf(req)
+		l, lerr := s.runsOf().List(runs.Filter{Limit: RecentRuns, Owner: &o, Live: s.callers.live})
 		if lerr != nil {
 			return res, err
 		}
@@ -119,7 +122,7 @@ func (s *Server) readRun(ctx context.Context, req *mcp.ReadResourceRequest) (*mc
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
 	r, err := st.Get(id)
-	if err != nil {
+	if err != nil || !s.owns(req, runs.OwnerOf(r.Caller)) {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
 	switch {
@@ -172,7 +175,11 @@ func runRecord(st *runs.Store, r *runs.Run) (*RunRecord, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec := &RunRecord{Run: r, Steps: steps, Report: RunURIPrefix + r.ID + "/" + report.FileName, Screenshots: []string{}}
+	pub := *r
+	if pub.FlowPath != "" {
+		pub.FlowPath = filepath.Base(pub.FlowPath) // never a host path in a resource
+	}
+	rec := &RunRecord{Run: &pub, Steps: steps, Report: RunURIPrefix + r.ID + "/" + report.FileName, Screenshots: []string{}}
 	files, _ := filepath.Glob(filepath.Join(st.RunDir(r.ID), "screenshots", "*.*"))
 	for _, f := range files {
 		if e := filepath.Ext(f); e != ".png" && e != ".jpg" {
@@ -192,6 +199,7 @@ type callRecord struct {
 	rec     *record.Recorder
 	flow    *lang.Flow
 	profile string
+	owner   runs.Owner // who may resume it (resume.go)
 }
 
 // startRecord begins the record of a workflow call.
@@ -200,13 +208,21 @@ func (s *Server) startRecord(req *mcp.CallToolRequest, e *flowEntry, typed map[s
 	if st == nil {
 		return nil
 	}
-	kind := s.opts.RunCaller
-	if kind == "" {
-		kind = runs.CallerMCP
+	var o runs.Owner
+	if req != nil {
+		o = s.ownerOf(req) // caller.go: the session's digest, never the raw ID (a credential)
 	}
-	caller := runs.Caller{Kind: kind, Device: s.opts.RunDevice}
+	if o.Desktop {
+		o = runs.Owner{Kind: runs.CallerMCP}
+		if req.Session != nil {
+			o.Session = s.callers.session(req.Session)
+		}
+	}
+	caller := runs.Caller{Kind: o.Kind, Session: o.Session, Token: o.Token, Device: s.opts.RunDevice}
+	if caller.Kind == "" {
+		caller.Kind = runs.CallerMCP
+	}
 	if req != nil && req.Session != nil {
-		caller.Session = runs.SessionDigest(req.Session.ID()) // never the raw ID: it is a credential
 		if ip := req.Session.InitializeParams(); ip != nil && ip.ClientInfo != nil {
 			caller.Client = ip.ClientInfo.Name
 		}
@@ -217,7 +233,7 @@ func (s *Server) startRecord(req *mcp.CallToolRequest, e *flowEntry, typed map[s
 		s.log.Warn("run not recorded", "tool", "workflow_"+e.flow.File.Name, "err", err)
 		return nil
 	}
-	return &callRecord{rec: rec, flow: e.flow, profile: profile}
+	return &callRecord{rec: rec, flow: e.flow, profile: profile, owner: runs.OwnerOf(caller)}
 }
 
 // hook wraps the run's Events hook (nil-safe).
@@ -240,7 +256,7 @@ func (c *callRecord) finish(ctx context.Context, s *Server, res *interp.Result, 
 	}
 	if cp := res.Checkpoint(); cp != nil {
 		// Resumable while held (resume.go).
-		s.heldRuns().hold(&heldRun{id: fin.ID, flow: c.flow, profile: c.profile, cp: cp, at: time.Now()})
+		s.heldRuns().hold(&heldRun{id: fin.ID, flow: c.flow, profile: c.profile, cp: cp, at: time.Now(), owner: c.owner})
 	}
 	return fin
 }

@@ -180,7 +180,7 @@ func TestRunsOverMCP(t *testing.T) {
 	// resumes at its failed line with the scope as it stood and ends with
 	// the outputs of a whole run; it is a new run linked to the first.
 	broken.Store(false)
-	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_flip", Arguments: map[string]any{"resumeRunId": id}})
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_flip", Arguments: map[string]any{"resumeRunId": id, "base": site.URL, "token": flipSecret}})
 	if err != nil || res.IsError {
 		t.Fatalf("resume: %v %s", err, textOf(t, res))
 	}
@@ -196,9 +196,9 @@ func TestRunsOverMCP(t *testing.T) {
 		args  map[string]any
 		field string
 	}{
-		{map[string]any{"resumeRunId": "20261201T125300123-ffff"}, "resumeRunId"},
+		{map[string]any{"resumeRunId": "20261201T125300123-ffff", "base": site.URL, "token": "x"}, "resumeRunId"},
 		{map[string]any{"resumeFrom": 3.0, "base": site.URL, "token": "x"}, "resumeFrom"},
-		{map[string]any{"resumeRunId": rid}, "resumeRunId"}, // it succeeded: nothing held
+		{map[string]any{"resumeRunId": rid, "base": site.URL, "token": "x"}, "resumeRunId"}, // it succeeded: nothing held
 	} {
 		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_flip", Arguments: c.args}); err == nil || !strings.Contains(err.Error(), c.field) {
 			t.Errorf("%v: %v", c.args, err)

@@ -180,6 +180,7 @@ type Server struct {
 	httpReqs  httpRequests  // POSTs of calls in flight (http.go)
 	httpCalls httpCalls     // calls in flight per HTTP session, for cancels (cancel.go)
 	owners    profileOwners // which session each profile belongs to (owner.go)
+	callers   callers       // sessions as owners of runs (runowner.go)
 }
 
 // New builds the server, loads FlowsDir (a flow that does not load is
@@ -431,7 +432,13 @@ func (s *Server) handler(t *tool) mcp.ToolHandler {
 			s.log.Info("call refused", "tool", t.def.Name, "error", ae.Error())
 			return nil, argError(ae)
 		}
-		if p := callProfile(t, args); p != "" && !s.opts.ShareProfiles {
+		p := callProfile(t, args)
+		if t.flow != nil {
+			if rp := s.resumeProfile(req, t.flow, args); rp != "" {
+				p = rp // resume.go: the held run's profile
+			}
+		}
+		if p != "" && !s.opts.ShareProfiles {
 			who := s.profileKey(req)
 			if !s.owners.claim(who, p, time.Now()) {
 				s.log.Info("call refused: profile in use by another session", "tool", t.def.Name, "profile", p)

@@ -145,7 +145,7 @@ func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *f
 	if err := profiles.ValidID(profile); err != nil {
 		return nil, argError(&ArgError{Field: ProfileArg, Msg: err.Error()})
 	}
-	resume, err := s.takeResume(e, args) // resume.go; nil unless resumeRunId
+	resume, err := s.takeResume(req, e, args) // resume.go; nil unless resumeRunId
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,186 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/rpa-dev/rpa/internal/httpauth"
+	"github.com/rpa-dev/rpa/internal/runs"
+)
+
+// Runs through the gateway belong to the agent that made the call (runs.Owner, kind
+// "gateway": its session at /mcp and the bearer token it presented). A desktop records every
+// link call as its gateway's, so the gateway keeps the rule for its agents: it remembers which
+// agent made each call it forwarded (by the gateway's call id, and by the run id the answer
+// named), and only that agent lists and reads the run's resources, its kept late answer, or
+// resumes it (resumeRunId). An answer kept from a call of an earlier gateway process has no
+// known agent: every agent holding the gateway's token may read it.
+
+// ResumeRunArg is the workflow argument that resumes a failed run (PROTOCOL.md, "Resume").
+const ResumeRunArg = "resumeRunId"
+
+// maxRunOwners bounds how many calls' owners the gateway remembers (oldest forgotten first).
+const maxRunOwners = 8192
+
+// runOwners remembers the agent of each forwarded call, by call id and run id, for LateTTL.
+type runOwners struct {
+	ttl   time.Duration
+	mu    sync.Mutex
+	m     map[string]ownerAt
+	order []string
+}
+
+type ownerAt struct {
+	o  runs.Owner
+	at time.Time
+}
+
+func (r *runOwners) set(id string, o runs.Owner, now time.Time) {
+	if id == "" {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m == nil {
+		r.m = map[string]ownerAt{}
+	}
+	if _, ok := r.m[id]; !ok {
+		r.order = append(r.order, id)
+	}
+	r.m[id] = ownerAt{o, now}
+	for len(r.order) > 0 && (len(r.order) > maxRunOwners || now.Sub(r.m[r.order[0]].at) > r.ttl) {
+		delete(r.m, r.order[0])
+		r.order = r.order[1:]
+	}
+}
+
+func (r *runOwners) get(id string) (runs.Owner, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e, ok := r.m[id]
+	if !ok || time.Since(e.at) > r.ttl {
+		return runs.Owner{}, false
+	}
+	return e.o, true
+}
+
+// agents knows which agent sessions are open (by digest).
+type agents struct {
+	mu   sync.Mutex
+	open map[string]bool
+}
+
+func (a *agents) watch(sess *mcp.ServerSession, digest string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.open == nil {
+		a.open = map[string]bool{}
+	}
+	if a.open[digest] {
+		return
+	}
+	a.open[digest] = true
+	go func() {
+		_ = sess.Wait()
+		a.mu.Lock()
+		delete(a.open, digest)
+		a.mu.Unlock()
+	}()
+}
+
+func (a *agents) live(digest string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.open[digest]
+}
+
+// agentOwner is the owner an agent's request is.
+func (g *Gateway) agentOwner(req mcp.Request) runs.Owner {
+	o := runs.Owner{Kind: runs.CallerGateway}
+	if sess, ok := req.GetSession().(*mcp.ServerSession); ok && sess != nil && sess.ID() != "" {
+		// (A stateless request's session ends with it: its token names its agent.)
+		o.Session = runs.SessionDigest(sess.ID())
+		g.agents.watch(sess, o.Session)
+	}
+	if ex := req.GetExtra(); ex != nil && ex.Header != nil {
+		if tok, ok := httpauth.BearerToken(&http.Request{Header: ex.Header}); ok {
+			o.Token = runs.TokenDigest(tok)
+		}
+	}
+	return o
+}
+
+// mayUse reports whether the agent of req owns the run or call id: the agent that made the
+// call; for an answer kept from an earlier gateway process (no known agent), any agent holding
+// the gateway's token.
+func (g *Gateway) mayUse(req mcp.Request, id string) bool {
+	me := g.agentOwner(req)
+	if o, ok := g.owners.get(id); ok {
+		return me.Owns(o, g.agents.live)
+	}
+	if _, kept := g.late.get(id); kept {
+		return me.Token == runs.TokenDigest(g.opts.Token)
+	}
+	return false
+}
+
+// noteRun records the agent of a forwarded call under the run id its answer names.
+func (g *Gateway) noteRun(o runs.Owner, result json.RawMessage) {
+	var res struct {
+		StructuredContent struct {
+			RunID string `json:"runId"`
+		} `json:"structuredContent"`
+	}
+	if json.Unmarshal(result, &res) == nil && validRunID(res.StructuredContent.RunID) {
+		g.owners.set(res.StructuredContent.RunID, o, time.Now())
+	}
+}
+
+// checkResume refuses a call resuming a run its agent does not own, in the desktop's words for
+// a run that is not held (no existence oracle).
+func (g *Gateway) checkResume(req *mcp.CallToolRequest, args map[string]json.RawMessage) error {
+	raw, ok := args[ResumeRunArg]
+	if !ok {
+		return nil
+	}
+	var id string
+	_ = json.Unmarshal(raw, &id)
+	if g.mayUse(req, id) {
+		return nil
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+		Message: fmt.Sprintf("invalid argument %q: run %q is not held here: call the tool again without resumeRunId", ResumeRunArg, id),
+		Data:    json.RawMessage(`{"field":"` + ResumeRunArg + `"}`)}
+}
+
+// listOwnRuns keeps, in resources/list, only the run resources the agent owns.
+func (g *Gateway) listOwnRuns(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if method != "resources/list" || err != nil {
+			return res, err
+		}
+		lr, ok := res.(*mcp.ListResourcesResult)
+		if !ok {
+			return res, err
+		}
+		keep := lr.Resources[:0:0]
+		for _, r := range lr.Resources {
+			id, isRun := strings.CutPrefix(r.URI, RunURIPrefix)
+			if !isRun || g.mayUse(req, id) {
+				keep = append(keep, r)
+			}
+		}
+		out := *lr
+		out.Resources = keep
+		return &out, nil
+	}
+}
