@@ -70,7 +70,7 @@ func runServe(ctx context.Context, args []string, _, stderr io.Writer) int {
 	}
 	// The real address on stderr first (for --http 127.0.0.1:0).
 	fmt.Fprintf(stderr, "rpa serve: listening on http://%s/\n", ln.Addr())
-	if err := s.ServeHTTP(ctx, ln, h.Token); err != nil {
+	if err := s.ServeHTTP(ctx, ln, h.Tokens...); err != nil {
 		return fail(stderr, exitFailed, "serve", err)
 	}
 	return exitOK

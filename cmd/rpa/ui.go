@@ -62,7 +62,7 @@ func runUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	case link.URL == "" && (link.DeviceID != "" || link.Token != ""):
 		err = errors.New("--device-id and --token go with --connect URL")
-	case h.Addr == "" && (h.Token != "" || len(h.AllowOrigins) > 0):
+	case h.Addr == "" && (len(h.Tokens) > 0 || len(h.AllowOrigins) > 0):
 		err = errors.New("--http-token and --allow-origin go with --serve-http ADDR")
 	default:
 		err = cmp.Or(ui.CheckListen(*listen), h.Check())
@@ -126,7 +126,7 @@ func runUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	g.Go(func() error { return wrap("console", con.Serve(ctx)) })
 	if ln != nil {
 		fmt.Fprintf(stderr, "rpa ui: serving MCP on http://%s/\n", ln.Addr())
-		g.Go(func() error { return wrap("--serve-http", s.ServeHTTP(ctx, ln, h.Token)) })
+		g.Go(func() error { return wrap("--serve-http", s.ServeHTTP(ctx, ln, h.Tokens...)) })
 	}
 	if lc != nil {
 		g.Go(func() error { return wrap("--connect", s.ServeLink(ctx, lc)) })

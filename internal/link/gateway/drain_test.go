@@ -141,7 +141,7 @@ func TestLostSessionAnswerKept(t *testing.T) {
 	if got, ok := x.g.Late(id); !ok || got.Device != "d1" {
 		t.Errorf("Late(%q) = %+v %v", id, got, ok)
 	}
-	cs := agent(t, x.mcpURL(), nil)
+	cs := agentAt(t, x.mcpURL(), nil, "2025-11-25")
 	if lr, err := cs.ListResources(context.Background(), nil); err != nil || len(lr.Resources) != 0 {
 		t.Errorf("another agent lists: %v %+v", err, lr)
 	}
@@ -243,8 +243,10 @@ func TestRunResourcesThroughGateway(t *testing.T) {
 	startDesk(t, x.wsURL(), "d0", deskServer("d0", nil), nil) // a desktop without the run
 	startDesk(t, x.wsURL(), "d1", srv, nil)
 	x.waitDevices(t, 2)
-	cs := agent(t, x.mcpURL(), nil)
-	other := agent(t, x.mcpURL(), nil)
+	// Sessions (2025-11-25): one gateway token, told apart by their session. (A 2026-07-28
+	// agent has none: the token is all that names it.)
+	cs := agentAt(t, x.mcpURL(), nil, "2025-11-25")
+	other := agentAt(t, x.mcpURL(), nil, "2025-11-25")
 	if _, err := other.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "rpa://runs/r-1/report.html"}); err == nil {
 		t.Error("an agent read a run nobody made through the gateway")
 	}

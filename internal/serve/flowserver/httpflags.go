@@ -1,9 +1,11 @@
 package flowserver
 
 import (
+	"errors"
 	"flag"
 	"net"
 	"os"
+	"strings"
 
 	"github.com/rpa-dev/rpa/internal/cliflag"
 	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
@@ -13,8 +15,13 @@ import (
 // flags of `rpa serve` (--http, --token) and `rpa ui` (--serve-http,
 // --http-token) give it.
 type HTTP struct {
-	Addr         string   // "" = not over HTTP; else mcpserver.HTTPAddr's forms ("8765", ":8765", "HOST:PORT")
-	Token        string   // the bearer token clients must send ("" after TokenFromEnv: none)
+	Addr string // "" = not over HTTP; else mcpserver.HTTPAddr's forms ("8765", ":8765", "HOST:PORT")
+	// Tokens are the bearer tokens clients may send, one per caller (none
+	// after Check: no token is asked for). Each token is one caller: what
+	// its calls start belongs to it (runs.Owner), so agents that must not
+	// see each other's runs get one each (a 2026-07-28 client has no
+	// session: its token is all that names it).
+	Tokens       []string
 	AllowOrigins []string // browser origins allowed besides loopback (mcpserver.Options.AllowOrigins)
 }
 
@@ -22,18 +29,25 @@ type HTTP struct {
 // token flag (tokenFlag) and --allow-origin on fs.
 func (h *HTTP) Register(fs *flag.FlagSet, addrFlag, addrHelp, tokenFlag string) {
 	fs.StringVar(&h.Addr, addrFlag, "", addrHelp)
-	fs.StringVar(&h.Token, tokenFlag, "", "the bearer token HTTP clients must send (default $RPA_TOKEN)")
+	fs.Var((*cliflag.List)(&h.Tokens), tokenFlag, "a bearer token HTTP clients must send (default $RPA_TOKEN); repeat it to give each agent its own: each token is one caller, which alone sees the runs it started")
 	fs.Var((*cliflag.List)(&h.AllowOrigins), "allow-origin", "let browser pages of this origin (https://host[:port]) call the HTTP transport (repeatable; loopback origins of the port always may)")
 }
 
-// Check reports a bad --allow-origin; it then takes the token from
-// $RPA_TOKEN when none was given.
+// Check reports a bad --allow-origin or an empty token; it then takes the
+// token from $RPA_TOKEN when none was given.
 func (h *HTTP) Check() error {
 	if err := mcpserver.CheckOrigins(h.AllowOrigins); err != nil {
 		return err
 	}
-	if h.Token == "" {
-		h.Token = os.Getenv("RPA_TOKEN")
+	for _, t := range h.Tokens {
+		if strings.TrimSpace(t) == "" {
+			return errors.New("--token: empty token")
+		}
+	}
+	if len(h.Tokens) == 0 {
+		if t := os.Getenv("RPA_TOKEN"); t != "" {
+			h.Tokens = []string{t}
+		}
 	}
 	return nil
 }

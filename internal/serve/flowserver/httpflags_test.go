@@ -23,7 +23,7 @@ func TestHTTPFlags(t *testing.T) {
 		return h, h.Check()
 	}
 	h, err := parse("--http", "0", "--allow-origin", "https://app.example")
-	if err != nil || h.Token != "env-tok" || h.Addr != "0" || len(h.AllowOrigins) != 1 {
+	if err != nil || len(h.Tokens) != 1 || h.Tokens[0] != "env-tok" || h.Addr != "0" || len(h.AllowOrigins) != 1 {
 		t.Fatalf("%+v, %v", h, err)
 	}
 	ln, err := h.Listen()
@@ -34,8 +34,8 @@ func TestHTTPFlags(t *testing.T) {
 	if !strings.HasPrefix(ln.Addr().String(), "127.0.0.1:") {
 		t.Errorf("bare port listens on %s", ln.Addr())
 	}
-	if h, _ := parse("--token", "flag-tok"); h.Token != "flag-tok" {
-		t.Errorf("token %q", h.Token)
+	if h, _ := parse("--token", "flag-tok", "--token", "second"); len(h.Tokens) != 2 || h.Tokens[0] != "flag-tok" || h.Tokens[1] != "second" {
+		t.Errorf("tokens %q", h.Tokens)
 	}
 	if _, err := parse("--allow-origin", "not a url"); err == nil {
 		t.Error("a bad origin passed")

@@ -41,13 +41,13 @@ func isEOF(err error) bool {
 // bearer token when token is not "") until ctx ends: then the calls in
 // flight are cancelled, so their streams end, and the HTTP server shuts
 // down (3 s at most). A server closed that way is no error.
-func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, token string) error {
+func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, tokens ...string) error {
 	addr := ln.Addr().String()
-	if !mcpserver.IsLoopback(addr) && token == "" {
+	if !mcpserver.IsLoopback(addr) && len(tokens) == 0 {
 		s.Log.Warn("listening beyond loopback without --token: anyone who reaches this port can run your flows", "addr", addr)
 	}
-	hs := &http.Server{Handler: s.MCP.HTTPHandler(token), ReadHeaderTimeout: 10 * time.Second}
-	s.Log.Info("serving MCP over Streamable HTTP", "addr", addr, "flows", s.Dir, "tools", len(s.MCP.ToolNames()), "token", token != "")
+	hs := &http.Server{Handler: s.MCP.HTTPHandler(tokens...), ReadHeaderTimeout: 10 * time.Second}
+	s.Log.Info("serving MCP over Streamable HTTP", "addr", addr, "flows", s.Dir, "tools", len(s.MCP.ToolNames()), "tokens", len(tokens))
 	defer s.announce("MCP over Streamable HTTP at " + addr)() // announce.go
 	stop := context.AfterFunc(ctx, func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)

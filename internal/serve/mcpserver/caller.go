@@ -24,7 +24,9 @@ const (
 )
 
 // CallerOf names who made a request, for what belongs to a caller (tasks,
-// profiles of stateless requests):
+// profiles of stateless requests). Whether a caller may list, read or
+// resume a run is runs.Owner's rule (runowner.go: Server.ownerOf, owns),
+// which also tells a live session from the token it holds:
 //
 //   - over HTTP with a bearer token: "token-" and the first 16 hex digits
 //     of the token's SHA-256, so every session and request presenting the

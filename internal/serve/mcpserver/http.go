@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -25,9 +26,10 @@ const DefaultHTTPAddr = "127.0.0.1:8765"
 // HTTPHandler returns the Streamable HTTP endpoint of the server, in both
 // protocol eras (mrtr.StreamableHandler): stateful sessions for 2025-11-25 and
 // older clients (list_changed and progress reach them, elicitation during
-// a call), stateless requests for 2026-07-28 clients. With a
-// non-empty token every request must carry `Authorization: Bearer TOKEN`
-// or gets 401 with a WWW-Authenticate challenge. The SDK's DNS-rebinding
+// a call), stateless requests for 2026-07-28 clients. With tokens, every
+// request must carry `Authorization: Bearer TOKEN` with one of them or
+// gets 401 with a WWW-Authenticate challenge; each token is one caller
+// (runs.Owner). The SDK's DNS-rebinding
 // protection (a loopback request with a foreign Host header gets 403)
 // stays on. A call whose POST goes away before its answer (the client
 // disconnected) is cancelled: its flow stops and its profile is freed
@@ -39,15 +41,15 @@ const DefaultHTTPAddr = "127.0.0.1:8765"
 // 403 whatever its token (see OriginGuard; Options.AllowOrigins names more
 // origins). A call the client cancelled (notifications/cancelled) gets no
 // answer: its event stream ends empty (MCP: SHOULD NOT respond).
-func (s *Server) HTTPHandler(token string) http.Handler {
+func (s *Server) HTTPHandler(tokens ...string) http.Handler {
 	var h = mrtr.StreamableHandler(func(*http.Request) *mcp.Server { return s.srv }, &mcp.StreamableHTTPOptions{
 		Logger: s.log,
 	})
 	h = s.httpCalls.dropCancelled(h)
 	h = s.httpReqs.bind(h)
 	h = methodNotFound(h)
-	if token != "" {
-		h = RequireBearer(token, h)
+	if tokens = slices.DeleteFunc(slices.Clone(tokens), func(t string) bool { return t == "" }); len(tokens) > 0 {
+		h = requireBearers(tokens, h)
 	}
 	return OriginGuard(s.opts.AllowOrigins, h)
 }
@@ -56,9 +58,19 @@ func (s *Server) HTTPHandler(token string) http.Handler {
 // Bearer token` pass (constant-time comparison; the scheme is matched
 // without case, see BearerToken); others get 401.
 func RequireBearer(token string, next http.Handler) http.Handler {
+	return requireBearers([]string{token}, next)
+}
+
+// requireBearers is RequireBearer for any of tokens (each compared in
+// constant time, all of them always).
+func requireBearers(tokens []string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got, ok := BearerToken(r)
-		if !ok || !tokenEqual(got, token) {
+		match := false
+		for _, t := range tokens {
+			match = tokenEqual(got, t) || match
+		}
+		if !ok || !match {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="rpa"`)
 			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
 			return

@@ -30,23 +30,65 @@ click "#go"
 return { "who": who }
 `
 
-// TestRunsBelongToTheirSession: over Streamable HTTP, with one bearer token
-// shared by two agents, session B neither lists, reads nor resumes session
-// A's failed run (the run would go on with A's secret on A's profile); A
-// does all three, and its resumed run takes the resuming call's
+// TestRunsBelongToTheirSession: over Streamable HTTP, session B neither
+// lists, reads nor resumes session A's failed run (the run would go on
+// with A's secret on A's profile), also when both present one bearer
+// token; A does all three, and its resumed run takes the resuming call's
 // arguments. Once A's session ended, its runs pass to the token: B reads
-// them, and no resource holds the host's flow path.
+// them. No resource holds the host's flow path.
 func TestRunsBelongToTheirSession(t *testing.T) {
 	s, site, broken := ownServer(t)
 	const token = "shared-agent-token"
 	hs := httptest.NewServer(s.HTTPHandler(token))
 	t.Cleanup(hs.Close)
-	a, _ := connectHTTP(t, hs.URL, token)
-	b, _ := connectHTTP(t, hs.URL, token)
+	a, _ := connectHTTPAt(t, hs.URL, token, "2025-11-25")
+	b, _ := connectHTTPAt(t, hs.URL, token, "2025-11-25")
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
+	id, uris := ownerAndOther(t, ctx, site.URL, broken, a, b)
 
-	res, err := a.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_own", Arguments: map[string]any{"base": site.URL, "who": "first", "token": flipSecret}})
+	// A's session ends: its runs pass to its token.
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for s.callers.live(runs.SessionDigest(a.ID())) {
+		if time.Now().After(deadline) {
+			t.Fatal("A's session is still open after DELETE")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := b.ReadResource(ctx, &mcp.ReadResourceParams{URI: uris[0]}); err != nil {
+		t.Errorf("B (same token) cannot read the run of A's ended session: %v", err)
+	}
+	if !listed(t, ctx, b, id) {
+		t.Error("B (same token) does not list the run of A's ended session")
+	}
+}
+
+// TestRunsBelongToTheirToken: 2026-07-28 requests have no session; two
+// agents with a token each do not see each other's runs.
+func TestRunsBelongToTheirToken(t *testing.T) {
+	s, site, broken := ownServer(t)
+	hs := httptest.NewServer(s.HTTPHandler("token-of-a", "token-of-b"))
+	t.Cleanup(hs.Close)
+	a, _ := connectHTTP(t, hs.URL, "token-of-a")
+	b, _ := connectHTTP(t, hs.URL, "token-of-b")
+	if a.ID() != "" || b.ID() != "" {
+		t.Fatalf("sessions %q %q: want stateless 2026-07-28 requests", a.ID(), b.ID())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	ownerAndOther(t, ctx, site.URL, broken, a, b)
+}
+
+// ownerAndOther has A run own.flow into a failure, then checks that B
+// neither lists, reads nor resumes that run and that A does all three;
+// it returns the run's ID and resource URIs.
+func ownerAndOther(t *testing.T, ctx context.Context, base string, broken *atomic.Bool, a, b *mcp.ClientSession) (string, []string) {
+	t.Helper()
+	broken.Store(true)
+	res, err := a.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_own", Arguments: map[string]any{"base": base, "who": "first", "token": flipSecret}})
 	if err != nil || !res.IsError {
 		t.Fatalf("A's call: %v %v", err, res)
 	}
@@ -70,7 +112,7 @@ func TestRunsBelongToTheirSession(t *testing.T) {
 	}
 	broken.Store(false)
 	_, err = b.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_own", Arguments: map[string]any{
-		"resumeRunId": id, "profileId": "b", "base": site.URL, "who": "intruder", "token": "B-token"}})
+		"resumeRunId": id, "profileId": "b", "base": base, "who": "intruder", "token": "B-token"}})
 	if err == nil || !strings.Contains(err.Error(), "resumeRunId") || !strings.Contains(err.Error(), "not held") {
 		t.Fatalf("B resumed A's run: %v", err)
 	}
@@ -88,31 +130,14 @@ func TestRunsBelongToTheirSession(t *testing.T) {
 	if fp := readRecord(t, ctx, a, id)["flowPath"]; fp != "own.flow" {
 		t.Errorf("flowPath in the resource = %v", fp)
 	}
-	res, err = a.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_own", Arguments: map[string]any{"resumeRunId": id, "base": site.URL, "who": "second", "token": flipSecret}})
+	res, err = a.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_own", Arguments: map[string]any{"resumeRunId": id, "base": base, "who": "second", "token": flipSecret}})
 	if err != nil || res.IsError {
 		t.Fatalf("A's resume: %v %v", err, res)
 	}
 	if out := structured(t, res)["outputs"].(map[string]any); out["who"] != "second" {
 		t.Fatalf("resumed outputs %v: not the resuming call's arguments", out)
 	}
-
-	// A's session ends: its runs pass to its token.
-	if err := a.Close(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for s.callers.live(runs.SessionDigest(a.ID())) {
-		if time.Now().After(deadline) {
-			t.Fatal("A's session is still open after DELETE")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if _, err := b.ReadResource(ctx, &mcp.ReadResourceParams{URI: uris[0]}); err != nil {
-		t.Errorf("B (same token) cannot read the run of A's ended session: %v", err)
-	}
-	if !listed(t, ctx, b, id) {
-		t.Error("B (same token) does not list the run of A's ended session")
-	}
+	return id, uris
 }
 
 // TestDesktopSeesEveryRun: the console's session (ShareProfilesWith) lists
