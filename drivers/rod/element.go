@@ -83,7 +83,10 @@ func (e *element) Click(ctx context.Context, button string, count int) error {
 		count = 1
 	}
 	rp := e.f.pg.rp.Context(ctx)
-	return e.pointer(ctx, "click", true, func(pt proto.Point) error {
+	// a single left click is what a widget's declared state (aria-expanded,
+	// aria-checked, ...) answers to: its effect is confirmed
+	expect := btn == proto.InputMouseButtonLeft && count == 1
+	return e.pointer(ctx, "click", true, expect, func(pt proto.Point) error {
 		if err := mouse(rp, proto.InputDispatchMouseEventTypeMouseMoved, pt, proto.InputMouseButtonNone, 0); err != nil {
 			return err
 		}
@@ -102,13 +105,17 @@ func (e *element) Click(ctx context.Context, button string, count int) error {
 // pointer aims at the element (engine op aim), runs act at the point in
 // the tab's viewport and, when intercept is set, checks through the
 // engine's interception that the events reached the element (see Click).
-// It retries until ctx ends; the last reason is the error.
-func (e *element) pointer(ctx context.Context, what string, intercept bool, act func(proto.Point) error) error {
+// With expect, the effect the element's widget declares (LANGUAGE.md, "A
+// click has its effect") must follow within effectWait; else the click
+// is sent again, up to effectTries clicks. It retries until ctx ends; the
+// last reason is the error.
+func (e *element) pointer(ctx context.Context, what string, intercept, expect bool, act func(proto.Point) error) error {
 	proxy := 0
 	misses := 0
+	clicks := 0
 	var last error
 	for {
-		v, err := e.value(ctx, "aim", proxy, intercept)
+		v, err := e.value(ctx, "aim", proxy, intercept, expect)
 		if err != nil {
 			return e.err(ctx, what, err)
 		}
@@ -168,6 +175,7 @@ func (e *element) pointer(ctx context.Context, what string, intercept bool, act 
 			return nil
 		}
 		seen, bad, after := res[0].Int(), res[1].Str(), res[2]
+		due := len(res) > 3 && res[3].Bool()
 		switch {
 		case bad != "":
 			last = &core.Error{Kind: core.KindCovered, Msg: fmt.Sprintf("%s: the click on %s landed on %s (the page moved under the pointer)", what, e.Describe(ctx), bad)}
@@ -182,6 +190,15 @@ func (e *element) pointer(ctx context.Context, what string, intercept bool, act 
 			proxy++
 			last = &core.Error{Kind: core.KindBrowser, Msg: fmt.Sprintf("%s: clicking %s did not change its state", what, e.Describe(ctx))}
 			continue
+		case due:
+			msg, err := e.effectWait(ctx)
+			if err != nil || msg == "" {
+				return nil // the page took it (or went away while we looked)
+			}
+			last = &core.Error{Kind: core.KindBrowser, Msg: what + ": " + msg}
+			if clicks++; clicks >= effectTries {
+				return last
+			}
 		default:
 			return nil
 		}
@@ -193,6 +210,29 @@ func (e *element) pointer(ctx context.Context, what string, intercept bool, act 
 
 // disarmWait bounds the check that a click reached its element.
 const disarmWait = 500 * time.Millisecond
+
+// effectWait waits (within ctx, at most effectWaitMax) for the effect a
+// click's widget declares; it returns "" when it came, else what did not
+// happen. An error means the page could not be asked (a navigation).
+func (e *element) effectWait(ctx context.Context) (string, error) {
+	wait := effectWaitMax
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl)-100*time.Millisecond < wait {
+		wait = max(0, time.Until(dl)-100*time.Millisecond)
+	}
+	v, err := e.value(ctx, "effectWait", int(wait/time.Millisecond))
+	if err != nil {
+		return "", err
+	}
+	return v.Str(), nil
+}
+
+// effectWaitMax is how long a click's declared effect may take to show
+// (a Vue re-render, a menu's opening transition); effectTries bounds the
+// clicks sent while it does not (the first and one more).
+const (
+	effectWaitMax = time.Second
+	effectTries   = 2
+)
 
 // withCause returns last with cause attached (a *core.Error keeps its
 // kind and message).
@@ -230,7 +270,7 @@ func (e *element) ForceClick(ctx context.Context, button string, count int) erro
 // Hover moves the mouse to the centre.
 func (e *element) Hover(ctx context.Context) error {
 	rp := e.f.pg.rp.Context(ctx)
-	return e.pointer(ctx, "hover", false, func(pt proto.Point) error {
+	return e.pointer(ctx, "hover", false, false, func(pt proto.Point) error {
 		return mouse(rp, proto.InputDispatchMouseEventTypeMouseMoved, pt, proto.InputMouseButtonNone, 0)
 	})
 }

@@ -20,7 +20,7 @@ func TestEnabledRule(t *testing.T) {
 	for _, tc := range []struct{ sel, msg string }{
 		{"#submit", `button#submit is disabled (aria-disabled="true" on div.actions)`},
 		{"text=注册", `button#submit is disabled (aria-disabled="true" on div.actions)`},
-		{"text=同意条款", `span.label is disabled (aria-disabled="true" on span#agree.btn)`},
+		{"text=同意条款", `span#agree.btn is disabled (aria-disabled="true")`},
 		{"#agree", `span#agree.btn is disabled (aria-disabled="true")`},
 		{"#frozen", `button#frozen is disabled (inside the inert div)`},
 	} {

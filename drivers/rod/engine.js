@@ -23,6 +23,12 @@
   const normValue = (s) => String(s == null ? '' : s).replace(invisibleRe, '').replace(/\u00a0/g, ' ');
   const collapse = norm;
   const collapseKeepNbsp = norm;
+  // textKey is text as it is compared (text=, aria/, wait text:, option
+  // labels): normalised, and without the space a library puts between two
+  // Han characters (Ant Design renders the two-character label 确定 as
+  // "确 定"), so "确定" and "确 定" match each other. Reads keep the text.
+  const hanGap = /(\p{Script=Han}) (?=\p{Script=Han})/gu;
+  const textKey = (s) => norm(s).replace(hanGap, '$1');
 
   function describe(el) {
     if (!el || el.nodeType !== 1) return String(el);
@@ -207,6 +213,98 @@
     return { cover: describe(hit), hit };
   }
 
+  // ---- what a click should change (LANGUAGE.md, "A click has its effect") ----
+  //
+  // A widget that declares its state (aria-expanded="false", aria-checked,
+  // aria-pressed, aria-selected="false") says what a click on it changes.
+  // arm records that expectation (expectation), disarm checks it once
+  // (effectDone) and effectWait waits a little for it; the driver clicks
+  // again, within the action's time, when the page did not take the
+  // click, then fails saying what did not happen.
+
+  // clickRoles are the roles of widgets that take a click themselves.
+  const clickRoles = new Set(['button', 'link', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option', 'tab',
+    'treeitem', 'checkbox', 'radio', 'switch']);
+  // takesClick reports whether n is a widget a person clicks: a button,
+  // a link, a summary, an option, or an element with one of clickRoles.
+  function takesClick(n) {
+    const ln = n.localName;
+    if (ln === 'button' || ln === 'summary' || ln === 'option' || (ln === 'a' && n.hasAttribute('href'))) return true;
+    const r = (n.getAttribute('role') || '').trim().split(/\s+/)[0].toLowerCase();
+    return clickRoles.has(r);
+  }
+  // widgetOf returns the nearest element, el or one of its five closest
+  // ancestors (across shadow roots), that takes the click; null if none.
+  function widgetOf(el) {
+    let n = el;
+    for (let i = 0; n && i < 6; i++, n = composedParent(n)) {
+      if (n.nodeType === 1 && takesClick(n)) return n;
+      if (n.nodeType !== 1 && n.nodeType !== 11) break;
+    }
+    return null;
+  }
+
+  const popupSel = '[role=menu],[role=listbox],[role=dialog],[role=alertdialog],[role=tree],[role=grid],[role=tooltip],[aria-modal=true]';
+  const popups = (doc) => Array.from(doc.querySelectorAll(popupSel)).filter(visible).length;
+  const ariaTargets = (w) => ((w.getAttribute('aria-controls') || '') + ' ' + (w.getAttribute('aria-owns') || ''))
+    .split(/\s+/).filter(Boolean).map((id) => w.ownerDocument.getElementById(id)).filter(Boolean);
+
+  // expectation reads what a left click on el should change: null when
+  // its widget declares nothing (or el is a native checkbox or radio,
+  // which have their own rule), else {w, attr, before, verb, ...}.
+  function expectation(el) {
+    if (isToggle(el)) return null;
+    const w = widgetOf(el) || el;
+    const r = role(w);
+    const a = (n) => { const v = w.getAttribute(n); return v == null ? null : v.trim().toLowerCase(); };
+    let e = null;
+    if (a('aria-expanded') === 'false') e = { attr: 'aria-expanded', verb: 'expand' };
+    else if ((r === 'checkbox' || r === 'switch' || r === 'menuitemcheckbox') && (a('aria-checked') === 'true' || a('aria-checked') === 'false')) e = { attr: 'aria-checked', verb: 'change' };
+    else if ((r === 'radio' || r === 'menuitemradio') && a('aria-checked') === 'false') e = { attr: 'aria-checked', verb: 'check' };
+    else if (a('aria-pressed') === 'true' || a('aria-pressed') === 'false') e = { attr: 'aria-pressed', verb: 'change' };
+    else if (a('aria-selected') === 'false' && (r === 'tab' || r === 'option' || r === 'treeitem' || r === 'gridcell' || r === 'row')) e = { attr: 'aria-selected', verb: 'select' };
+    if (!e) return null;
+    e.w = w;
+    e.before = w.getAttribute(e.attr);
+    e.popups = e.verb === 'expand' ? popups(w.ownerDocument) : 0;
+    e.targets = e.verb === 'expand' ? ariaTargets(w).map((t) => [t, visible(t)]) : [];
+    return e;
+  }
+
+  // effectDone reports whether the page took the click: the declared
+  // attribute changed, the widget went away or out of sight, or (for an
+  // expansion) a menu, listbox, dialog or the widget's aria-controls /
+  // aria-owns target appeared.
+  function effectDone(e) {
+    const w = e.w;
+    if (!w.isConnected || !visible(w)) return true;
+    if (w.getAttribute(e.attr) !== e.before) return true;
+    if (e.verb !== 'expand') return false;
+    if (e.targets.some(([t, was]) => !was && t.isConnected && visible(t))) return true;
+    if (ariaTargets(w).some((t) => !e.targets.some(([x]) => x === t) && visible(t))) return true;
+    return popups(w.ownerDocument) > e.popups;
+  }
+
+  // due is the expectation disarm found not met yet.
+  let due = null;
+
+  // effectWait waits up to ms for the effect disarm found due, and
+  // resolves to '' when it came, else to what did not happen:
+  // 'clicking menuitem "浙江省" did not expand it (aria-expanded stayed
+  // "false")'.
+  async function effectWait(ms) {
+    const e = due;
+    if (!e) return '';
+    const end = Date.now() + ms;
+    for (;;) {
+      if (effectDone(e)) { due = null; return ''; }
+      const left = end - Date.now();
+      if (left <= 0) break;
+      await waitChange(e.w.ownerDocument, Math.min(left, 40));
+    }
+    return 'clicking ' + who(e.w) + ' did not ' + e.verb + ' it (' + e.attr + ' stayed ' + JSON.stringify(e.before) + ')';
+  }
+
   // ---- styled checkboxes, radios and switches ----
 
   function isToggle(el) {
@@ -249,7 +347,7 @@
   const instanceID = Math.random();
   function inst() { return instanceID; }
   const hitEvents = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'dblclick', 'auxclick', 'contextmenu'];
-  function arm(target, el) {
+  function arm(target, el, expect) {
     disarmNow();
     const win = target.ownerDocument.defaultView;
     const anchors = [target, el];
@@ -270,6 +368,7 @@
     for (const t of hitEvents) win.addEventListener(t, h, true);
     st.off = () => { for (const t of hitEvents) win.removeEventListener(t, h, true); };
     st.el = el;
+    st.effect = expect ? expectation(el) : null;
     armed = st;
     // never outlive the click: a keyboard or later click must not be held
     // up if the driver could not disarm (see element.go, disarmWait)
@@ -289,7 +388,7 @@
   // Returns [x, y, checked] (the frame's viewport; checked is the toggle's
   // state or null) or "reason\tmessage" (reason "retry": aim again after a
   // frame; "none": no further proxy).
-  function aim(k, doArm) {
+  function aim(k, doArm, expect) {
     const el = this;
     if (!el.isConnected) return 'not_found\telement was detached';
     const t = toggleTarget(el, k);
@@ -309,17 +408,20 @@
       target = p; x = r.left + r.width / 2; y = r.top + r.height / 2;
     }
     aimTries = new WeakMap();
-    if (doArm) arm(target, el);
+    if (doArm) arm(target, el, expect);
     return [x, y, isToggle(el) ? !!el.checked : null, isToggle(el) ? el.type.toLowerCase() : ''];
   }
   let aimTries = new WeakMap();
 
   // disarm ends the interception of the last aim and reports [events seen,
-  // the wrong target hit or "", the toggle's state or null].
+  // the wrong target hit or "", the toggle's state or null, whether the
+  // effect the clicked widget declares is still due (see effectWait)].
   function disarm() {
     const st = disarmNow();
-    if (!st) return [0, '', null];
-    return [st.seen, st.bad, isToggle(st.el) ? !!st.el.checked : null];
+    due = null;
+    if (!st) return [0, '', null, false];
+    if (st.effect && st.seen && !st.bad && !effectDone(st.effect)) due = st.effect;
+    return [st.seen, st.bad, isToggle(st.el) ? !!st.el.checked : null, !!due];
   }
 
   function toggleState() { return isToggle(this) ? !!this.checked : null; }
@@ -352,14 +454,14 @@
     if (s.startsWith('text=') || s.startsWith('text/')) {
       const q = s.slice(5);
       if ((m = /^"((?:[^"\\]|\\.)*)"$/.exec(q)) || (m = /^'((?:[^'\\]|\\.)*)'$/.exec(q))) {
-        return { kind: 'text', exact: true, q: norm(m[1].replace(/\\(.)/g, '$1')) };
+        return { kind: 'text', exact: true, q: textKey(m[1].replace(/\\(.)/g, '$1')) };
       }
-      return { kind: 'text', exact: false, q: collapse(q).toLowerCase() };
+      return { kind: 'text', exact: false, q: textKey(q).toLowerCase() };
     }
     if (s.startsWith('aria/')) {
       let q = s.slice(5), r = '';
       if ((m = /^(.*)\[role=["']?([^"'\]]+)["']?\]$/.exec(q))) { q = m[1]; r = m[2].trim().toLowerCase(); }
-      return { kind: 'aria', q: collapse(q), role: r };
+      return { kind: 'aria', q: textKey(q), role: r };
     }
     if (s.startsWith('pierce/')) return { kind: 'pierce', q: s.slice(7) };
     return { kind: 'css', q: s };
@@ -380,40 +482,47 @@
   }
 
   const skipText = new Set(['script', 'style', 'template', 'noscript', 'head', 'title', 'meta', 'link']);
+  // queryText finds the elements whose rendered text holds p.q (exact:
+  // equals it), compared by textKey: the innermost such elements, each
+  // then replaced by the widget that takes its click (widgetOf: a button,
+  // link, menu item, option, tab, ...) when the widget's text is that same
+  // text (its label, not a larger part of it), in document order.
   function queryText(root, p) {
     const doc = docOf(root);
     const start = root.nodeType === 9 ? (doc.body || doc.documentElement) : root;
-    const out = [];
+    const found = [];
+    const key = (el) => textKey(textOf(el));
     const test = (el) => {
-      const t = textOf(el);
+      const t = key(el);
       return p.exact ? t.includes(p.q) : t.toLowerCase().includes(p.q);
     };
     const visit = (el) => {
       if (skipText.has(el.localName)) return false;
       if (!visible(el) && el.localName !== 'body') return false;
       if (!test(el)) return false;
-      let found = false;
-      for (const c of el.children) if (visit(c)) found = true;
-      if (!found) {
-        if (!p.exact || textOf(el) === p.q) { out.push(el); return true; }
-        // exact: an ancestor whose whole text equals the query may still win
-        return false;
-      }
+      let any = false;
+      for (const c of el.children) if (visit(c)) any = true;
+      if (!any) found.push(el);
       return true;
     };
-    if (!p.exact) { visit(start); return out; }
     // exact match: innermost element whose whole text equals q.
     const visitExact = (el) => {
       if (skipText.has(el.localName)) return false;
       if (!visible(el) && el.localName !== 'body') return false;
-      const t = textOf(el);
+      const t = key(el);
       if (!t.includes(p.q)) return false;
-      let found = false;
-      for (const c of el.children) if (visitExact(c)) found = true;
-      if (!found && t === p.q) { out.push(el); return true; }
-      return found;
+      let any = false;
+      for (const c of el.children) if (visitExact(c)) any = true;
+      if (!any && t === p.q) { found.push(el); return true; }
+      return any;
     };
-    visitExact(start);
+    if (p.exact) visitExact(start); else visit(start);
+    const out = [];
+    for (const el of found) {
+      const w = widgetOf(el);
+      const t = w && w !== el && (root.nodeType === 9 || root.contains(w)) && key(w) === key(el) ? w : el;
+      if (!out.includes(t)) out.push(t);
+    }
     return out;
   }
 
@@ -428,7 +537,7 @@
         if (!r && !el.hasAttribute('aria-label') && !el.hasAttribute('aria-labelledby') && !el.hasAttribute('title')) continue;
       }
       if (el.closest('[aria-hidden="true"]')) continue;
-      if (accName(el) === p.q) out.push(el);
+      if (textKey(accName(el)) === p.q) out.push(el);
     }
     return out;
   }
@@ -688,10 +797,10 @@
 
   async function waitText(s, sliceMs) {
     const end = Date.now() + sliceMs;
-    const q = collapse(s);
+    const q = textKey(s);
     for (;;) {
       const b = document.body || document.documentElement;
-      if (b && collapse(b.innerText).includes(q)) return true;
+      if (b && textKey(b.innerText).includes(q)) return true;
       const left = end - Date.now();
       if (left <= 0) return false;
       await waitChange(document, Math.min(left, 40));
@@ -1034,8 +1143,8 @@
   function findOption(el, v, by) {
     const opts = Array.from(el.options);
     let idx = -1;
-    const label = (o) => norm(o.label || o.textContent);
-    const want = by === 'label' || by === '' || by == null ? norm(v) : String(v);
+    const label = (o) => textKey(o.label || o.textContent);
+    const want = by === 'label' || by === '' || by == null ? textKey(v) : String(v);
     if (by === 'index') {
       const n = Number(v);
       if (!Number.isInteger(n) || n < 0) throw new Error('select: index must be a whole number >= 0, got ' + JSON.stringify(v));
@@ -1527,7 +1636,7 @@
 
   const api = {
     locate, all, count, waitState, explainState, waitText, text, value, html, docHTML, attr, isPassword, checked, prepFill,
-    afterFill, clearValue, setValue, focus, isFocused, prepType, afterType, who: whoAmI, selectOption, scrollIntoView, scrollContent, scrollPage,
+    afterFill, clearValue, setValue, effectWait, focus, isFocused, prepType, afterType, who: whoAmI, selectOption, scrollIntoView, scrollContent, scrollPage,
     table, form, docForm, docText, desc, frameState, iframeSrc, domReady, forceClick, aim, disarm, toggleState, contentOrigin, inst,
   };
   const engine = function (op, ...args) {

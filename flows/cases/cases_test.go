@@ -33,6 +33,7 @@ var classPages = map[string]string{
 	"46-focus-trap":              "focus.html",
 	"47-split-grid":              "splitgrid.html",
 	"48-aria-disabled":           "ariadisabled.html",
+	"49-click-effects":           "effects.html",
 }
 
 // One browser and one server of testdata/ for the package.
@@ -223,6 +224,9 @@ var cases = []tcase{
 		"result": "submitted:wangfang", "ignored": "0",
 		"early":  `wait: timed out after 300ms waiting for text "submitted" in "#result": "#result" exists; its text is "checking…"`,
 		"hidden": `wait: timed out after 300ms waiting for "#panel" to be visible: "#panel" matches div#panel, which is not visible (display: none)`}},
+	{flow: "case49_click_effects", want: map[string]any{
+		"result": "picked:浙江省/杭州市", "tab": "详细地址", "ok": "ok",
+		"broken": `click: clicking span#broken.switch did not change it (aria-checked stayed "false")`}},
 }
 
 // TestCases runs every case flow against its page in headless Chromium and
