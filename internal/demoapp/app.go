@@ -19,6 +19,13 @@
 //     JSON after Options.Delay.
 //   - GET /logout ends the session.
 //
+// Two options make it a portal with an account worth keeping in rpa's
+// vault (both off by default): Options.TOTPSeed adds a second factor
+// (/login/otp asks for the current authenticator code after the right
+// password) and Options.SessionRequests ends a session after that many
+// requests (the next page goes to /login?expired=1), so a flow has to
+// sign in again in the middle of its work.
+//
 // Options.Version 2 serves the app's "next version" instead (see V2).
 //
 // Data is deterministic per region (see Records). The app keeps its
@@ -37,8 +44,12 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/pquerna/otp"
+	"github.com/pquerna/otp/totp"
 )
 
 // Demo credentials: what `rpa demo` and the README use.
@@ -60,6 +71,17 @@ type Options struct {
 	// Username and Password are the accepted credentials; "" means
 	// DemoUsername / DemoPassword.
 	Username, Password string
+	// TOTPSeed, when set, turns on a second factor: after the right
+	// password, POST /login answers 303 to /login/otp, a page asking for
+	// the current RFC 6238 code of this base32 seed (#otp, #verify; SHA1,
+	// 6 digits, 30 s; the codes of the step before and after are accepted
+	// too); only the code signs in (wrong: 401 with #error).
+	TOTPSeed string
+	// SessionRequests, when > 0, ends a session after this many requests
+	// that use it (the pages and /api/data): the next one finds it expired
+	// (a page: 303 to /login?expired=1, whose #notice says so; /api/data:
+	// 401, on which the query page goes to /login).
+	SessionRequests int
 	// Version is the app's page version: 0 or 1 is the demo as
 	// documented above; 2 is its "next version" for healing tests (see
 	// V2), whose pages rename ids, rewrap the login form, reword the
@@ -97,8 +119,18 @@ type App struct {
 	mux    *http.ServeMux
 
 	mu       sync.Mutex
-	sessions map[string]string // token → user name
+	sessions map[string]*session // token → session
+	pending  map[string]string   // second-factor token → user name
 }
+
+// session is a signed-in user and how many requests used the session.
+type session struct {
+	user string
+	uses int
+}
+
+// PendingCookie holds a login waiting for its second factor.
+const PendingCookie = "demo_pending"
 
 // New returns the app configured by opts (zero fields take their defaults).
 func New(opts Options) *App {
@@ -111,11 +143,14 @@ func New(opts Options) *App {
 		tmpl:     template.Must(template.ParseFS(sub, "*.html")),
 		static:   http.StripPrefix("/static/", http.FileServerFS(sub)),
 		mux:      http.NewServeMux(),
-		sessions: map[string]string{},
+		sessions: map[string]*session{},
+		pending:  map[string]string{},
 	}
 	a.mux.HandleFunc("GET /{$}", a.root)
 	a.mux.HandleFunc("GET /login", a.loginPage)
 	a.mux.HandleFunc("POST /login", a.login)
+	a.mux.HandleFunc("GET /login/otp", a.otpPage)
+	a.mux.HandleFunc("POST /login/otp", a.otp)
 	a.mux.HandleFunc("GET /logout", a.logout)
 	a.mux.HandleFunc("GET /query", a.query)
 	a.mux.HandleFunc("GET /api/data", a.data)
@@ -132,7 +167,8 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a.mux.ServeHTTP(w, r)
 }
 
-// user returns the signed-in user of r, or "".
+// user returns the signed-in user of r, or "". Each call is one use of
+// the session (Options.SessionRequests).
 func (a *App) user(r *http.Request) string {
 	c, err := r.Cookie(SessionCookie)
 	if err != nil {
@@ -140,12 +176,31 @@ func (a *App) user(r *http.Request) string {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.sessions[c.Value]
+	s := a.sessions[c.Value]
+	if s == nil {
+		return ""
+	}
+	s.uses++
+	if n := a.opts.SessionRequests; n > 0 && s.uses > n {
+		delete(a.sessions, c.Value)
+		return ""
+	}
+	return s.user
+}
+
+// toLogin redirects a page request without a session to the login page,
+// saying the session expired when r carries a session cookie.
+func (a *App) toLogin(w http.ResponseWriter, r *http.Request) {
+	if c, err := r.Cookie(SessionCookie); err == nil && c.Value != "" {
+		http.Redirect(w, r, "/login?expired=1", http.StatusSeeOther)
+		return
+	}
+	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }
 
 func (a *App) root(w http.ResponseWriter, r *http.Request) {
 	if a.user(r) == "" {
-		http.Redirect(w, r, "/login", http.StatusSeeOther)
+		a.toLogin(w, r)
 		return
 	}
 	http.Redirect(w, r, "/query", http.StatusSeeOther)
@@ -166,6 +221,9 @@ func (a *App) loginPage(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Query().Get("bye") != "" {
 		d.Notice = "You have signed out."
 	}
+	if r.URL.Query().Get("expired") != "" {
+		d.Notice = "Your session has expired: sign in again. 会话已过期，请重新登录。"
+	}
 	a.render(w, http.StatusOK, a.page("login.html"), d)
 }
 
@@ -180,15 +238,77 @@ func (a *App) login(w http.ResponseWriter, r *http.Request) {
 			Error: "Invalid username or password", Username: user})
 		return
 	}
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	tok := hex.EncodeToString(b[:])
+	if a.opts.TOTPSeed != "" {
+		tok := newToken()
+		a.mu.Lock()
+		a.pending[tok] = user
+		a.mu.Unlock()
+		http.SetCookie(w, &http.Cookie{Name: PendingCookie, Value: tok, Path: "/login",
+			HttpOnly: true, SameSite: http.SameSiteLaxMode})
+		http.Redirect(w, r, "/login/otp", http.StatusSeeOther)
+		return
+	}
+	a.signIn(w, r, user)
+}
+
+// signIn starts a session for user and goes to /query.
+func (a *App) signIn(w http.ResponseWriter, r *http.Request, user string) {
+	tok := newToken()
 	a.mu.Lock()
-	a.sessions[tok] = user
+	a.sessions[tok] = &session{user: user}
 	a.mu.Unlock()
 	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: tok, Path: "/",
 		HttpOnly: true, SameSite: http.SameSiteLaxMode})
 	http.Redirect(w, r, "/query", http.StatusSeeOther)
+}
+
+func newToken() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// pendingUser returns the user whose second factor r's pending cookie
+// waits for, or "".
+func (a *App) pendingUser(r *http.Request) (string, string) {
+	c, err := r.Cookie(PendingCookie)
+	if err != nil {
+		return "", ""
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.pending[c.Value], c.Value
+}
+
+func (a *App) otpPage(w http.ResponseWriter, r *http.Request) {
+	if u, _ := a.pendingUser(r); u == "" || a.opts.TOTPSeed == "" {
+		http.Redirect(w, r, "/login", http.StatusSeeOther)
+		return
+	}
+	a.render(w, http.StatusOK, "otp.html", loginData{})
+}
+
+func (a *App) otp(w http.ResponseWriter, r *http.Request) {
+	u, tok := a.pendingUser(r)
+	if u == "" || a.opts.TOTPSeed == "" {
+		http.Redirect(w, r, "/login", http.StatusSeeOther)
+		return
+	}
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "bad form", http.StatusBadRequest)
+		return
+	}
+	ok, err := totp.ValidateCustom(strings.TrimSpace(r.PostForm.Get("otp")), a.opts.TOTPSeed, time.Now(),
+		totp.ValidateOpts{Period: 30, Skew: 1, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
+	if err != nil || !ok {
+		a.render(w, http.StatusUnauthorized, "otp.html", loginData{Error: "Invalid verification code 验证码错误"})
+		return
+	}
+	a.mu.Lock()
+	delete(a.pending, tok)
+	a.mu.Unlock()
+	http.SetCookie(w, &http.Cookie{Name: PendingCookie, Value: "", Path: "/login", MaxAge: -1})
+	a.signIn(w, r, u)
 }
 
 func (a *App) logout(w http.ResponseWriter, r *http.Request) {
@@ -209,7 +329,7 @@ type queryData struct {
 func (a *App) query(w http.ResponseWriter, r *http.Request) {
 	u := a.user(r)
 	if u == "" {
-		http.Redirect(w, r, "/login", http.StatusSeeOther)
+		a.toLogin(w, r)
 		return
 	}
 	a.render(w, http.StatusOK, a.page("query.html"), queryData{User: u, Regions: Regions})

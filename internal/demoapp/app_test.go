@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pquerna/otp/totp"
 )
 
 // client returns an HTTP client with a cookie jar that does not follow
@@ -286,5 +288,84 @@ func TestREADMECredentials(t *testing.T) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("README.md lacks %q", want)
 		}
+	}
+}
+
+func postOTP(t *testing.T, c *http.Client, base, code string) (*http.Response, string) {
+	t.Helper()
+	resp, err := c.PostForm(base+"/login/otp", url.Values{"otp": {code}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+// TestSecondFactor: with a TOTP seed the password leads to /login/otp, and
+// only the current code signs in.
+func TestSecondFactor(t *testing.T) {
+	const seed = "JBSWY3DPEHPK3PXP"
+	srv := newServer(t, Options{Delay: -1, TOTPSeed: seed})
+	c := client(t)
+	if resp, _ := get(t, c, srv.URL+"/login/otp"); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/login" {
+		t.Errorf("otp page without a password first: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	resp, _ := login(t, c, srv.URL, DemoUsername, DemoPassword)
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/login/otp" {
+		t.Fatalf("login: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if resp, _ := get(t, c, srv.URL+"/query"); resp.StatusCode != http.StatusSeeOther {
+		t.Fatal("the password alone signed in")
+	}
+	resp, body := get(t, c, srv.URL+"/login/otp")
+	if resp.StatusCode != 200 || !strings.Contains(body, `id="otp"`) || !strings.Contains(body, `id="verify"`) {
+		t.Fatalf("otp page: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := postOTP(t, c, srv.URL, "000000"); resp.StatusCode != http.StatusUnauthorized || !strings.Contains(body, `id="error"`) {
+		t.Fatalf("wrong code: %d", resp.StatusCode)
+	}
+	code, err := totp.GenerateCode(seed, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, _ = postOTP(t, c, srv.URL, code)
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/query" {
+		t.Fatalf("right code: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if resp, _ := get(t, c, srv.URL+"/query"); resp.StatusCode != 200 {
+		t.Fatalf("signed in: %d", resp.StatusCode)
+	}
+	// The pending login is used up.
+	if resp, _ := postOTP(t, c, srv.URL, code); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/login" {
+		t.Errorf("code again: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+	}
+}
+
+// TestSessionExpiresAfterRequests: the session serves SessionRequests
+// requests, then pages go to /login?expired=1 and the API answers 401.
+func TestSessionExpiresAfterRequests(t *testing.T) {
+	srv := newServer(t, Options{Delay: -1, SessionRequests: 3})
+	c := client(t)
+	login(t, c, srv.URL, DemoUsername, DemoPassword)
+	for i, p := range []string{"/query", "/api/data?region=110000", "/query"} {
+		if resp, _ := get(t, c, srv.URL+p); resp.StatusCode != 200 {
+			t.Fatalf("request %d (%s): %d", i+1, p, resp.StatusCode)
+		}
+	}
+	resp, _ := get(t, c, srv.URL+"/query")
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/login?expired=1" {
+		t.Fatalf("4th request: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if _, body := get(t, c, srv.URL+"/login?expired=1"); !strings.Contains(body, "session has expired") {
+		t.Error("the login page does not say the session expired")
+	}
+	if resp, _ := get(t, c, srv.URL+"/api/data?region=110000"); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("API after expiry: %d", resp.StatusCode)
+	}
+	// A new login gives a new session of 3 requests.
+	login(t, c, srv.URL, DemoUsername, DemoPassword)
+	if resp, _ := get(t, c, srv.URL+"/query"); resp.StatusCode != 200 {
+		t.Errorf("after a new login: %d", resp.StatusCode)
 	}
 }
