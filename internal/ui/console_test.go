@@ -101,7 +101,13 @@ type console struct {
 
 func newConsole(t *testing.T, files map[string]string) *console {
 	t.Helper()
-	home := t.TempDir()
+	return newConsoleIn(t, t.TempDir(), files)
+}
+
+// newConsoleIn is newConsole on the rpa folder home (two consoles on one
+// home are two processes of one desktop).
+func newConsoleIn(t *testing.T, home string, files map[string]string) *console {
+	t.Helper()
 	dir := filepath.Join(home, "flows")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)

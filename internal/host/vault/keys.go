@@ -115,6 +115,22 @@ type Keys struct {
 // EnvPassphrase nor a person gives one.
 var ErrNoPassphrase = errors.New("the vault needs a passphrase: set " + EnvPassphrase + " or run on a terminal")
 
+// Give sets the vault passphrase of this process (a person typed it into
+// the console): used from now on instead of asking. A wrong one is
+// forgotten at the first file it fails to open.
+func (k *Keys) Give(pass []byte) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.pass = append([]byte(nil), pass...)
+}
+
+// hasPassphrase reports whether a passphrase is known without asking.
+func (k *Keys) hasPassphrase() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.pass != nil || os.Getenv(EnvPassphrase) != ""
+}
+
 // keyID identifies a file's key for the cache.
 func keyID(k keyInfo) string {
 	if k.Source == SourceKeyring {

@@ -229,6 +229,29 @@ func (s *Store) KeySource() (string, error) {
 	return h.Key.Source, err
 }
 
+// NeedsPassphrase reports whether opening or making the vault would need
+// a passphrase this process does not have yet (Keys.Give it, or ask): the
+// vault's key comes from a passphrase (or there is no vault yet and no
+// keyring), and neither RPA_VAULT_PASSPHRASE nor an earlier answer gives
+// it.
+func (s *Store) NeedsPassphrase() bool {
+	if s.Keys.hasPassphrase() {
+		return false
+	}
+	src, err := s.KeySource()
+	if err != nil {
+		return false // the error shows when the vault is opened
+	}
+	return src == SourcePassphrase || src == "" && s.Keys.Keyring == nil
+}
+
+// Unlock opens the vault once, so its key is known to this process (a
+// passphrase given with Keys.Give is checked here). No vault is no error.
+func (s *Store) Unlock() error {
+	_, _, err := s.load()
+	return err
+}
+
 // Get returns the account name with its values (a *NotFoundError when the
 // vault does not hold it).
 func (s *Store) Get(name string) (*Entry, error) {
