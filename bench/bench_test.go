@@ -199,7 +199,7 @@ func runInterp(tb testing.TB, e *env, br drivers.Browser) {
 // profile's tab, as the MCP server keeps it between calls), and returns
 // the tab it ended on.
 func interpFlow(e *env, br drivers.Browser, page drivers.Page) (drivers.Page, error) {
-	args, err := interp.ParseArgs(e.flow, map[string]string{"username": demoapp.DemoUsername,
+	args, err := e.flow.ParseArgs(map[string]string{"username": demoapp.DemoUsername,
 		"password": demoapp.DemoPassword, "region": region, "base_url": e.base})
 	if err != nil {
 		return nil, err

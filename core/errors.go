@@ -14,7 +14,7 @@ import (
 // browser_read answers -32004 for KindBrowser (the browser could not be
 // reached) and -32001 with data.kind for the others; KindBusy is -32004.
 // Arguments that do not fit a flow's params are not a kind: they are
-// refused before any run starts (interp.ArgError; MCP -32602, `rpa run`
+// refused before any run starts (lang.ArgError; MCP -32602, `rpa run`
 // exit 2).
 type Kind string
 

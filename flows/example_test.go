@@ -3,8 +3,6 @@ package flows
 import (
 	"errors"
 	"testing"
-
-	"github.com/rpa-dev/rpa/interp"
 )
 
 // TestExample: each example flow gets arguments its params accept (the
@@ -19,7 +17,7 @@ func TestExample(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := interp.ParseArgs(f, args); err != nil {
+		if _, err := f.ParseArgs(args); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}

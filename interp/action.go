@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rpa-dev/rpa/core"
+	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/actions"
 	"github.com/rpa-dev/rpa/lang/ast"
 	"github.com/rpa-dev/rpa/stdlib"
@@ -43,7 +44,7 @@ func (r *runner) action(fr *frame, s *ast.ActionStmt, sc *Scope) (any, error) {
 		var err error
 		switch {
 		case i == spec.FlowParam():
-			v, err = literal(a) // a bare flow name
+			v, err = lang.Literal(a) // a bare flow name
 		case spec.Params[i].Kind == actions.KindCommand:
 			v, err = r.evalQ(fr, a, sc, commandQuote)
 		default:
@@ -166,9 +167,9 @@ func ownOption(a *actions.Action, n string) *actions.Option {
 func (o *actionOpts) set(name string, v any) error {
 	switch name {
 	case "wait", "every", "timeout":
-		d, ok := stdlib.ToDuration(v)
+		d, ok := lang.ToDuration(v)
 		if !ok {
-			return fmt.Errorf("%s: must be a duration, got %s", name, stdlib.TypeName(v))
+			return fmt.Errorf("%s: must be a duration, got %s", name, lang.TypeName(v))
 		}
 		switch name {
 		case "wait":
@@ -179,15 +180,15 @@ func (o *actionOpts) set(name string, v any) error {
 			o.timeout, o.timeoutSet = d, true
 		}
 	case "retries":
-		n, ok := stdlib.ToInt(v)
+		n, ok := lang.ToInt(v)
 		if !ok || n < 0 {
-			return fmt.Errorf("retries: must be a non-negative integer, got %s", stdlib.TypeName(v))
+			return fmt.Errorf("retries: must be a non-negative integer, got %s", lang.TypeName(v))
 		}
 		o.retries = n
 	case "optional":
 		b, ok := v.(bool)
 		if !ok {
-			return fmt.Errorf("optional: must be true or false, got %s", stdlib.TypeName(v))
+			return fmt.Errorf("optional: must be true or false, got %s", lang.TypeName(v))
 		}
 		o.optional = b
 	default:

@@ -2,7 +2,6 @@ package interp
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -227,59 +226,22 @@ func TestCall(t *testing.T) {
 	}
 }
 
-func TestArgs(t *testing.T) {
-	f := load(t, `flow t
-param s: string
-param pw: secret = "x"
-param n: int = 1
-param f: number = 1.5
-param b: bool = false
-param e: enum("a", "b") = "a"
-param l: list = []
-param m: map = {}
-return null
-`)
-	got, err := ParseArgs(f, map[string]string{"s": "hi", "n": "7", "f": "2", "b": "true", "e": "b", "l": `[1,"x"]`, "m": `{"k":1}`})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if jsonOf(got) != `{"b":true,"e":"b","f":2,"l":[1,"x"],"m":{"k":1},"n":7,"pw":"x","s":"hi"}` {
-		t.Fatalf("%s", jsonOf(got))
-	}
-	if _, ok := got["n"].(int); !ok {
-		t.Fatalf("int param is %T", got["n"])
-	}
-	bad := []struct {
-		kv    map[string]string
-		field string
-	}{
-		{map[string]string{}, "s"},
-		{map[string]string{"s": "x", "n": "1.5"}, "n"},
-		{map[string]string{"s": "x", "e": "c"}, "e"},
-		{map[string]string{"s": "x", "l": "nope"}, "l"},
-		{map[string]string{"s": "x", "zz": "1"}, "zz"},
-		{map[string]string{"s": "x", "b": "maybe"}, "b"},
-	}
-	for _, tt := range bad {
-		_, err := ParseArgs(f, tt.kv)
-		var ae *ArgError
-		if !errors.As(err, &ae) || ae.Field != tt.field {
-			t.Errorf("%v: err %v, want field %s", tt.kv, err, tt.field)
-		}
-	}
-	cg, err := CheckArgs(f, map[string]any{"s": "x", "n": 3.0, "f": 2, "profileId": "p1"})
-	if err != nil || cg["n"] != 3 || cg["f"] != 2.0 {
-		t.Fatalf("%v %v", cg, err)
-	}
-	for _, in := range []map[string]any{{"s": 1}, {"s": "x", "n": 1.5}, {"s": "x", "b": "true"}, {"s": "x", "l": "x"}} {
-		if _, err := CheckArgs(f, in); err == nil {
-			t.Errorf("%v accepted", in)
-		}
-	}
-	// A run with bad args fails without running anything.
-	res := run(t, f, Options{Args: map[string]any{}})
-	if res.Success || res.Error.Kind != "expression" || !strings.Contains(res.Error.Message, `"s"`) {
+// TestRunArgs: a run without arguments checks the empty set itself (a
+// required param is missing: the run fails before anything runs, naming
+// it; defaults apply), and takes checked arguments as they are.
+func TestRunArgs(t *testing.T) {
+	f := load(t, "flow t\nparam s: string\nparam n: int = 1\nreturn [s, n]\n")
+	res := run(t, f, Options{})
+	if res.Success || res.Error.Kind != "expression" || !strings.Contains(res.Error.Message, `"s"`) || len(res.Results) != 0 {
 		t.Fatalf("%+v", res.Error)
+	}
+	res = run(t, f, Options{Args: argsOf(t, f, map[string]any{"s": "x"})})
+	if !res.Success || jsonOf(res.Outputs) != `["x",1]` {
+		t.Fatalf("%+v %s", res.Error, jsonOf(res.Outputs))
+	}
+	g := load(t, "flow g\nreturn 1\n")
+	if res := run(t, g, Options{}); !res.Success {
+		t.Fatalf("no params, no args: %+v", res.Error)
 	}
 }
 
@@ -341,7 +303,8 @@ d = download "#dl" to: dir
 s = screenshot path: "{{ dir }}/shot.png"
 return [d.name, d.size, d.path, s]
 `
-	res := mustRun(t, load(t, src), Options{Browser: b, Args: map[string]any{"up": up, "dir": dir}})
+	f := load(t, src)
+	res := mustRun(t, f, Options{Browser: b, Args: argsOf(t, f, map[string]any{"up": up, "dir": dir})})
 	want := `["report.csv",3,"` + dir + `/report.csv","` + dir + `/shot.png"]`
 	if got := jsonOf(res.Outputs); got != want {
 		t.Fatalf("outputs %s want %s", got, want)

@@ -34,8 +34,9 @@ func TestRunHandBuilt(t *testing.T) {
 		p.Add("#u", &fake.Element{})
 		p.Add("#p", &fake.Element{})
 	}
-	res, page := Run(context.Background(), &lang.Flow{File: f}, Options{Browser: b,
-		Args: map[string]any{"user": "alice", "pw": "hunter2"}})
+	fl := &lang.Flow{File: f}
+	res, page := Run(context.Background(), fl, Options{Browser: b,
+		Args: argsOf(t, fl, map[string]any{"user": "alice", "pw": "hunter2"})})
 	if !res.Success {
 		t.Fatalf("failed: %+v", res.Error)
 	}

@@ -4,8 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"github.com/rpa-dev/rpa/drivers/fake"
 	"strings"
+
+	"github.com/rpa-dev/rpa/drivers/fake"
 )
 
 // BenchmarkInterpOverhead measures the interpreter's own cost per action
@@ -25,7 +26,7 @@ func BenchmarkInterpOverhead(b *testing.B) {
 	}
 	f := load(b, sb.String())
 	events := 0
-	opts := Options{Browser: br, Page: page, Args: map[string]any{"pw": "hunter2"}, Events: func(Event) { events++ }}
+	opts := Options{Browser: br, Page: page, Args: argsOf(b, f, map[string]any{"pw": "hunter2"}), Events: func(Event) { events++ }}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -17,7 +17,6 @@ import (
 	"github.com/rpa-dev/rpa/lang/check"
 )
 
-// stringify is how a value shows inside "{{ }}" (lang.Stringify).
 // collection evaluates the elements of a list or map literal with elem;
 // a map key that is not a string is shown as in "{{ }}" (stringify).
 func collection(e ast.Expr, elem func(ast.Expr) (any, error)) (any, error) {
@@ -97,40 +96,7 @@ func (r *runner) evalQ(fr *frame, e ast.Expr, sc *Scope, quote func(string) stri
 	case *ast.ListLit, *ast.MapLit:
 		return collection(e, func(el ast.Expr) (any, error) { return r.eval(fr, el, sc) })
 	}
-	return literal(e)
-}
-
-// literal evaluates a literal without an environment (param defaults,
-// `defaults` values). Integers are int, as in the expression env.
-func literal(e ast.Expr) (any, error) {
-	switch x := e.(type) {
-	case nil:
-		return nil, nil
-	case *ast.StringLit:
-		if v, ok := x.Value(); ok {
-			return v, nil
-		}
-		return nil, fmt.Errorf("not a literal: string with {{ }}")
-	case *ast.NumberLit:
-		switch n := x.Value.(type) {
-		case int64:
-			return int(n), nil
-		case int:
-			return n, nil
-		case float64:
-			return n, nil
-		}
-		return x.Value, nil
-	case *ast.BoolLit:
-		return x.Value, nil
-	case *ast.NullLit:
-		return nil, nil
-	case *ast.DurationLit:
-		return x.Value, nil
-	case *ast.ListLit, *ast.MapLit:
-		return collection(e, literal)
-	}
-	return nil, fmt.Errorf("not a literal: %T", e)
+	return lang.Literal(e)
 }
 
 // run evaluates one compiled expression.

@@ -10,7 +10,6 @@ import (
 	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/ast"
-	"github.com/rpa-dev/rpa/stdlib"
 )
 
 // ctl is how a block ended.
@@ -188,7 +187,7 @@ func exprText(e ast.Expr) string {
 	if s, ok := e.(*ast.ExprSrc); ok {
 		return s.Source
 	}
-	v, err := literal(e)
+	v, err := lang.Literal(e)
 	if err != nil {
 		return "?"
 	}
@@ -202,7 +201,7 @@ func (r *runner) cond(fr *frame, e ast.Expr, sc *Scope) (bool, error) {
 	}
 	b, ok := v.(bool)
 	if !ok {
-		return false, errAt(e, core.KindExpression, "", nil, "condition %s is %s, not a bool", exprText(e), stdlib.TypeName(v))
+		return false, errAt(e, core.KindExpression, "", nil, "condition %s is %s, not a bool", exprText(e), lang.TypeName(v))
 	}
 	return b, nil
 }
@@ -228,7 +227,7 @@ func (r *runner) forStmt(fr *frame, s *ast.ForStmt, sc *Scope) (ctl, error) {
 		}
 	case nil:
 	default:
-		if n, ok := stdlib.ToInt(it); ok {
+		if n, ok := lang.ToInt(it); ok {
 			items = make([]any, max(n, 0))
 			for i := range items {
 				items[i] = i
@@ -237,7 +236,7 @@ func (r *runner) forStmt(fr *frame, s *ast.ForStmt, sc *Scope) (ctl, error) {
 		}
 		rv := reflect.ValueOf(it)
 		if rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array {
-			return ctlNext, errAt(s.Iter, core.KindExpression, "", nil, "for: cannot loop over %s (want a list, a map or an int)", stdlib.TypeName(it))
+			return ctlNext, errAt(s.Iter, core.KindExpression, "", nil, "for: cannot loop over %s (want a list, a map or an int)", lang.TypeName(it))
 		}
 		items = make([]any, rv.Len())
 		for i := range items {
@@ -267,9 +266,9 @@ func (r *runner) retryStmt(fr *frame, s *ast.RetryStmt, sc *Scope) (ctl, error) 
 	if err != nil {
 		return ctlNext, err
 	}
-	n, ok := stdlib.ToInt(nv)
+	n, ok := lang.ToInt(nv)
 	if !ok || n < 0 {
-		return ctlNext, errAt(s.Count, core.KindExpression, "", nil, "retry: count must be a non-negative integer, got %s", stdlib.TypeName(nv))
+		return ctlNext, errAt(s.Count, core.KindExpression, "", nil, "retry: count must be a non-negative integer, got %s", lang.TypeName(nv))
 	}
 	every := fr.defs.every
 	if s.Every != nil {
@@ -277,9 +276,9 @@ func (r *runner) retryStmt(fr *frame, s *ast.RetryStmt, sc *Scope) (ctl, error) 
 		if err != nil {
 			return ctlNext, err
 		}
-		d, ok := stdlib.ToDuration(v)
+		d, ok := lang.ToDuration(v)
 		if !ok {
-			return ctlNext, errAt(s.Every, core.KindExpression, "", nil, "retry: every: must be a duration, got %s", stdlib.TypeName(v))
+			return ctlNext, errAt(s.Every, core.KindExpression, "", nil, "retry: every: must be a duration, got %s", lang.TypeName(v))
 		}
 		every = d
 	}
@@ -344,7 +343,7 @@ func selList(v any) ([]string, error) {
 		for _, e := range x {
 			s, ok := e.(string)
 			if !ok || s == "" {
-				return nil, fmt.Errorf("selector list holds %s", stdlib.TypeName(e))
+				return nil, fmt.Errorf("selector list holds %s", lang.TypeName(e))
 			}
 			out = append(out, s)
 		}
@@ -352,7 +351,7 @@ func selList(v any) ([]string, error) {
 			return out, nil
 		}
 	}
-	return nil, fmt.Errorf("want a selector or a list of selectors, got %s", stdlib.TypeName(v))
+	return nil, fmt.Errorf("want a selector or a list of selectors, got %s", lang.TypeName(v))
 }
 
 func quoteSels(sels []string) string {

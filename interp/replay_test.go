@@ -271,7 +271,7 @@ func TestMasking(t *testing.T) {
 		act("", "click", "text={{ password }}", opt{"wait", ms(10)}, opt{"retries", 0}, opt{"optional", true}),
 		act("", "click", "#x{{ o }}", opt{"wait", ms(10)}, opt{"retries", 0}),
 	)
-	res := run(t, f, Options{Browser: b, Args: map[string]any{"password": pw}, Events: func(ev Event) {
+	res := run(t, f, Options{Browser: b, Args: argsOf(t, f, map[string]any{"password": pw}), Events: func(ev Event) {
 		mu.Lock()
 		events = append(events, ev.Target+"|"+ev.Summary)
 		mu.Unlock()

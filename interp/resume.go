@@ -15,7 +15,7 @@ import (
 // stored, so a resume is possible only in the process that ran the flow.
 type Checkpoint struct {
 	file *ast.File
-	args map[string]any
+	args lang.Args
 	vars map[string]any
 	mask *Mask
 	line int
@@ -26,7 +26,7 @@ func (c *Checkpoint) Line() int { return c.line }
 
 // Args are the run's typed arguments (pass them as Options.Args to
 // resume).
-func (c *Checkpoint) Args() map[string]any { return c.args }
+func (c *Checkpoint) Args() lang.Args { return c.args }
 
 // Checkpoint returns the state a failed run left (nil for a run that
 // succeeded, was cancelled or could not start).
@@ -37,14 +37,14 @@ func (r *Result) Checkpoint() *Checkpoint { return r.checkpoint }
 // the top-level statement holding line Options.ResumeFrom (the failed
 // line when 0) on. A statement inside an if, a loop or a try resumes at
 // that whole top-level statement.
-func (r *runner) resumeBody(fl *lang.Flow, args map[string]any, sc *Scope) ([]ast.Stmt, error) {
+func (r *runner) resumeBody(fl *lang.Flow, args lang.Args, sc *Scope) ([]ast.Stmt, error) {
 	cp := r.opts.Resume
 	if cp.file != fl.File {
 		return nil, &RunError{Message: "resume: the flow is not the one that ran (it was changed or reloaded since): run it again",
 			Line: fl.File.Range.Start.Line, File: fl.Path, Code: FlowFailedCode, Kind: core.KindExpression}
 	}
 	r.mask = cp.mask
-	r.addSecretParams(fl.File, args)
+	r.addSecretParams(args)
 	for k, v := range cp.vars {
 		sc.Declare(k, v)
 	}
@@ -68,7 +68,7 @@ func (r *runner) resumeBody(fl *lang.Flow, args map[string]any, sc *Scope) ([]as
 
 // keepCheckpoint records the checkpoint of a failed run in r.res; r.mu is
 // held.
-func (r *runner) keepCheckpoint(fl *lang.Flow, args map[string]any, sc *Scope, rerr *RunError) {
+func (r *runner) keepCheckpoint(fl *lang.Flow, args lang.Args, sc *Scope, rerr *RunError) {
 	if rerr == nil || sc == nil || rerr.Kind == core.KindCancelled || rerr.Line <= 0 {
 		return
 	}

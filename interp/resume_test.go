@@ -25,7 +25,7 @@ func TestResume(t *testing.T) {
 		t.Fatal(ds)
 	}
 	ctx := context.Background()
-	res, _ := Run(ctx, f, Options{Args: map[string]any{}})
+	res, _ := Run(ctx, f, Options{})
 	cp := res.Checkpoint()
 	if res.Success || cp == nil || cp.Line() != 7 {
 		t.Fatalf("first run: %+v, checkpoint %+v", res.Error, cp)
@@ -52,7 +52,10 @@ func TestResume(t *testing.T) {
 		}
 	}
 	g, _ := lang.Load("r.flow", []byte(resumeSrc))
-	if r, _ := Run(ctx, g, Options{Args: cp.Args(), Resume: cp}); r.Success || !strings.Contains(r.Error.Message, "not the one that ran") {
+	if r, _ := Run(ctx, g, Options{Resume: cp}); r.Success || !strings.Contains(r.Error.Message, "not the one that ran") {
 		t.Fatalf("another flow: %+v", r.Error)
+	}
+	if r, _ := Run(ctx, g, Options{Args: cp.Args()}); r.Success || !strings.Contains(r.Error.Message, "the arguments were checked for another flow") {
+		t.Fatalf("another flow's arguments: %+v", r.Error)
 	}
 }

@@ -10,9 +10,11 @@ import (
 
 // Options configures one Run.
 type Options struct {
-	// Args are the param values, already typed (see ParseArgs and
-	// CheckArgs); Run checks them again and applies defaults.
-	Args map[string]any
+	// Args are the flow's checked arguments (lang.Flow.CheckArgs and its
+	// siblings); Run takes them as they are. The zero Args means none were
+	// given: Run checks the empty set (defaults apply, a required param is
+	// missing). Args checked for another flow fail the run.
+	Args lang.Args
 	// Browser is required for page actions (nil: they fail with kind
 	// "browser").
 	Browser drivers.Browser
@@ -31,7 +33,8 @@ type Options struct {
 	// Resume, when set, resumes the failed run it comes from
 	// (Result.Checkpoint; resume.go): its top-level names as they stood,
 	// from the top-level statement holding line ResumeFrom (0: the failed
-	// line). Args should be the checkpoint's. The result is a new run.
+	// line), with Args (the resuming call's, or the failed run's own:
+	// Checkpoint.Args). The result is a new run.
 	Resume     *Checkpoint
 	ResumeFrom int
 	// Mask, when set, is the run's masker (nil: a new one). A host that
@@ -57,22 +60,4 @@ func Run(ctx context.Context, f *lang.Flow, opts Options) (*Result, drivers.Page
 		return &Result{Results: []*StepResult{}, Error: &RunError{Message: "no flow to run", Code: FlowFailedCode, Kind: core.KindExpression}}, opts.Page
 	}
 	return start(ctx, f, opts)
-}
-
-// ParseArgs converts `--arg NAME=VALUE` strings to the flow's param types
-// (int, number, bool parsed; list and map as JSON; enum values checked),
-// applies defaults and reports a missing required param. Errors are
-// *ArgError naming the param.
-func ParseArgs(f *lang.Flow, kv map[string]string) (map[string]any, error) {
-	return parseArgs(f.File, kv)
-}
-
-// CheckArgs checks JSON-decoded values against the flow's params: strings
-// for string/secret/enum (enum values checked), integral numbers for int
-// (returned as int), numbers for number (float64), bools, lists ([]any)
-// and maps (map[string]any). It applies defaults and reports unknown
-// names, missing required params and bad types as *ArgError naming the
-// field. "profileId" and "deviceId" are ignored (hosts consume them).
-func CheckArgs(f *lang.Flow, args map[string]any) (map[string]any, error) {
-	return checkArgs(f.File, args)
 }

@@ -135,17 +135,23 @@ func newRunner(ctx context.Context, o Options) *runner {
 // runFlow executes the whole flow and fills r.res.
 func (r *runner) runFlow(fl *lang.Flow) {
 	fr := &frame{flow: fl, defs: r.settingsOf(fl.File)}
-	args, err := checkArgs(fl.File, r.opts.Args)
+	args, err := r.opts.Args, error(nil)
+	switch {
+	case args.IsZero():
+		args, err = fl.CheckArgs(nil)
+	case !args.For(fl):
+		err = errors.New("the arguments were checked for another flow (or another version of this one)")
+	}
 	var rerr *RunError
 	var sc *Scope
 	if err != nil {
 		rerr = &RunError{Message: err.Error(), Line: fl.File.Range.Start.Line, File: fl.Path, Code: FlowFailedCode, Kind: core.KindExpression, cause: err}
 	} else {
-		r.addSecretParams(fl.File, args)
+		r.addSecretParams(args)
 		if isStraight(fl.File.Body) {
 			r.total = countActions(fl.File.Body)
 		}
-		sc = NewScope(args, true).Child()
+		sc = NewScope(args.Map(), true).Child()
 		body := fl.File.Body
 		if r.opts.Resume != nil {
 			body, err = r.resumeBody(fl, args, sc) // resume.go
@@ -189,8 +195,8 @@ func (r *runner) finish(outputs any, rerr *RunError) {
 	res.DurationMs = time.Since(r.start).Milliseconds()
 }
 
-func (r *runner) addSecretParams(f *ast.File, args map[string]any) {
-	for _, s := range SecretValues(f, args) {
+func (r *runner) addSecretParams(args lang.Args) {
+	for _, s := range args.Secrets() {
 		r.mask.Add(s)
 	}
 }
@@ -200,29 +206,29 @@ func (r *runner) addSecretParams(f *ast.File, args map[string]any) {
 func (r *runner) settingsOf(f *ast.File) settings {
 	s := settings{wait: DefaultWait, every: DefaultEvery, timeout: DefaultTimeout, retries: DefaultRetries, maxLoops: DefaultMaxLoops}
 	for _, o := range f.Defaults {
-		v, err := literal(o.Value)
+		v, err := lang.Literal(o.Value)
 		if err != nil {
 			continue // the checker reports bad defaults
 		}
 		switch o.Name {
 		case "wait":
-			if d, ok := stdlib.ToDuration(v); ok {
+			if d, ok := lang.ToDuration(v); ok {
 				s.wait = d
 			}
 		case "every":
-			if d, ok := stdlib.ToDuration(v); ok {
+			if d, ok := lang.ToDuration(v); ok {
 				s.every = d
 			}
 		case "timeout":
-			if d, ok := stdlib.ToDuration(v); ok {
+			if d, ok := lang.ToDuration(v); ok {
 				s.timeout = d
 			}
 		case "retries":
-			if n, ok := stdlib.ToInt(v); ok && n >= 0 {
+			if n, ok := lang.ToInt(v); ok && n >= 0 {
 				s.retries = n
 			}
 		case "max_loops":
-			if n, ok := stdlib.ToInt(v); ok && n > 0 {
+			if n, ok := lang.ToInt(v); ok && n > 0 {
 				s.maxLoops = n
 			}
 		case "on_timeout":
@@ -445,11 +451,11 @@ func (r *runner) CallFlow(ctx context.Context, name string, args map[string]any)
 		return nil, &core.Error{Kind: core.KindExpression, Err: errTooDeep,
 			Msg: fmt.Sprintf("call %s: calls nested more than %d deep (a flow calls itself, directly or through others)", name, MaxCallDepth)}
 	}
-	typed, err := checkArgs(fl.File, args)
+	typed, err := fl.CheckArgs(args)
 	if err != nil {
 		return nil, &core.Error{Kind: core.KindExpression, Msg: fmt.Sprintf("call %s: %v", name, err), Err: err}
 	}
-	r.addSecretParams(fl.File, typed)
+	r.addSecretParams(typed)
 	r.depth++
 	defer func() { r.depth-- }()
 	fr := &frame{flow: fl, defs: r.settingsOf(fl.File)}
@@ -457,7 +463,7 @@ func (r *runner) CallFlow(ctx context.Context, name string, args map[string]any)
 	saved := r.frames
 	r.frames = nil
 	r.mu.Unlock()
-	_, err = r.block(fr, fl.File.Body, NewScope(typed, true).Child())
+	_, err = r.block(fr, fl.File.Body, NewScope(typed.Map(), true).Child())
 	r.mu.Lock()
 	r.frames = saved
 	r.mu.Unlock()

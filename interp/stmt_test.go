@@ -30,6 +30,17 @@ func load(t testing.TB, src string) *lang.Flow {
 	return &lang.Flow{File: file, Path: "t.flow"}
 }
 
+// argsOf is f's arguments checked from m (lang.Flow.CheckArgs); a bad
+// argument fails the test.
+func argsOf(t testing.TB, f *lang.Flow, m map[string]any) lang.Args {
+	t.Helper()
+	a, err := f.CheckArgs(m)
+	if err != nil {
+		t.Fatalf("args: %v", err)
+	}
+	return a
+}
+
 func jsonOf(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -94,7 +105,7 @@ func TestStatements(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := load(t, "flow t\n"+tt.src+"\n")
 			b := newBrowser(stdPage)
-			res := run(t, f, Options{Browser: b, Args: tt.args})
+			res := run(t, f, Options{Browser: b, Args: argsOf(t, f, tt.args)})
 			if tt.kind != "" {
 				if res.Success || res.Error == nil || res.Error.Kind != tt.kind || res.Error.Line != tt.line+1 {
 					t.Fatalf("want %s at line %d, got %+v", tt.kind, tt.line+1, res.Error)

@@ -57,24 +57,6 @@ func TestDeadlineIsTimeout(t *testing.T) {
 	}
 }
 
-// TestUnknownArgSuggests: an argument close to a param name gets a "did
-// you mean", from --arg strings and from JSON args alike.
-func TestUnknownArgSuggests(t *testing.T) {
-	f := load(t, "flow t\nparam page_no: int = 1\nparam region: string = \"N\"\nlog \"{{ page_no }} {{ region }}\"\n")
-	_, err := ParseArgs(f, map[string]string{"page_np": "3"})
-	if err == nil || !strings.Contains(err.Error(), `argument "page_np": no such param; did you mean "page_no"? (params: page_no, region)`) {
-		t.Errorf("ParseArgs: %v", err)
-	}
-	_, err = CheckArgs(f, map[string]any{"regoin": "S"})
-	if err == nil || !strings.Contains(err.Error(), `did you mean "region"?`) {
-		t.Errorf("CheckArgs: %v", err)
-	}
-	_, err = CheckArgs(f, map[string]any{"zzzzzz": "S"})
-	if err == nil || strings.Contains(err.Error(), "did you mean") || !strings.Contains(err.Error(), "no such param (params: page_no, region)") {
-		t.Errorf("CheckArgs far name: %v", err)
-	}
-}
-
 // TestOpenRelativeURLFailsAtOnce: an interpolated URL that is not absolute
 // fails open at once with a clear message (no wait for a load).
 func TestOpenRelativeURLFailsAtOnce(t *testing.T) {

@@ -2,6 +2,21 @@
 // .flow or YAML source, checks it (lang/check) and keeps the compiled
 // expression programs the interpreter runs. See expr_env.go for the exact
 // run-time env contract.
+//
+// # A call's arguments
+//
+// A call's arguments take one path, and it starts here: a flow's params
+// give its tool's JSON Schema (Flow.InputSchema) and the one check of the
+// arguments: Flow.CheckArgs for JSON-decoded values (an MCP call, a `call`
+// statement), Flow.ParseArgs for NAME=VALUE strings (`rpa run --arg`),
+// Flow.ArgsFromJSON and Flow.ArgsFromFile for `--args`. The check returns
+// Args, a type only it makes; interp.Run takes them as they are and never
+// checks again. A host takes its own arguments (profileId, resumeRunId,
+// resumeFrom, deviceId, ...) out of a call before the check: a name that is
+// no param is refused. A host that turns a param's value into another
+// before the run (an account name into that account's credentials from a
+// vault) does it with Args.Resolve, which keeps the result an Args. Literal
+// is the one evaluator of literals (defaults, `defaults` values).
 package lang
 
 import (

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/actions"
 )
 
@@ -136,28 +137,7 @@ func quoteList(sels []string) string {
 
 // argErr reports a bad argument value.
 func (c *Call) argErr(what string, v any, want string) error {
-	return &core.Error{Kind: core.KindExpression, Msg: fmt.Sprintf("%s: %s must be %s, got %s", c.Action.Name, what, want, TypeName(v))}
-}
-
-// TypeName names the kind of a flow value for error messages: "null", "a
-// string", "a bool", "a number", "a list", "a map" (else "a T" with its Go
-// type).
-func TypeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case bool:
-		return "a bool"
-	case int, int64, int32, float64, float32, uint, uint64:
-		return "a number"
-	case []any:
-		return "a list"
-	case map[string]any:
-		return "a map"
-	}
-	return fmt.Sprintf("a %T", v)
+	return &core.Error{Kind: core.KindExpression, Msg: fmt.Sprintf("%s: %s must be %s, got %s", c.Action.Name, what, want, lang.TypeName(v))}
 }
 
 // Has reports whether positional i was given.
@@ -213,33 +193,4 @@ func toStr(c *Call, what string, v any) (string, error) {
 func (c *Call) Opt(name string) (any, bool) {
 	v, ok := c.Opts[name]
 	return v, ok && v != nil
-}
-
-// ToInt converts an integral number (int, int64, integral float64) to int.
-func ToInt(v any) (int, bool) {
-	switch x := v.(type) {
-	case int:
-		return x, true
-	case int64:
-		return int(x), true
-	case int32:
-		return int(x), true
-	case float64:
-		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
-			return int(x), true
-		}
-	}
-	return 0, false
-}
-
-// ToDuration converts a time.Duration, or a string such as "500ms" or "1m30s".
-func ToDuration(v any) (time.Duration, bool) {
-	switch x := v.(type) {
-	case time.Duration:
-		return x, true
-	case string:
-		d, err := time.ParseDuration(x)
-		return d, err == nil && d >= 0
-	}
-	return 0, false
 }

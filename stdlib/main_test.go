@@ -93,10 +93,14 @@ func flowRun(t *testing.T, src string, args map[string]any, host core.Host) *int
 		args = map[string]any{}
 	}
 	args["base"] = srv.URL
+	checked, err := f.CheckArgs(args)
+	if err != nil {
+		t.Fatalf("args: %v", err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	t0 := time.Now()
-	res, last := interp.Run(ctx, f, interp.Options{Args: args, Browser: browser, Host: host, Events: func(e interp.Event) {
+	res, last := interp.Run(ctx, f, interp.Options{Args: checked, Browser: browser, Host: host, Events: func(e interp.Event) {
 		if e.Kind == interp.EventStarted {
 			t.Logf("%5dms start %d %s %s", time.Since(t0).Milliseconds(), e.Index, e.Action, e.Target)
 		}
@@ -128,4 +132,14 @@ func steps(res *interp.Result) string {
 		fmt.Fprintf(&b, "\n  %d %s line %d %s %dms %s", s.Index, s.Action, s.Line, s.Status, s.DurationMs, s.Error)
 	}
 	return b.String()
+}
+
+// argsOf is f's arguments checked from m; a bad argument fails the test.
+func argsOf(t testing.TB, f *lang.Flow, m map[string]any) lang.Args {
+	t.Helper()
+	a, err := f.CheckArgs(m)
+	if err != nil {
+		t.Fatalf("args: %v", err)
+	}
+	return a
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/actions"
 )
 
@@ -326,7 +327,7 @@ func tab(ctx context.Context, c *Call) (any, error) {
 	cur := c.Env.CurrentPage()
 	wctx, cancel := context.WithTimeout(ctx, c.Wait)
 	defer cancel()
-	if n, ok := ToInt(c.Args[0]); ok {
+	if n, ok := lang.ToInt(c.Args[0]); ok {
 		if c.Env.Browser() == nil {
 			return nil, core.Errorf(core.KindBrowser, "tab: no browser")
 		}

@@ -44,10 +44,11 @@ return r
 	var wg sync.WaitGroup
 	results := make([]*interp.Result, 2)
 	for i, b := range []drivers.Browser{browser, second} {
+		args := argsOf(t, f, map[string]any{"base": srv.URL, "name": []string{"Ada", "Bob"}[i]})
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, p := interp.Run(ctx, f, interp.Options{Browser: b, Args: map[string]any{"base": srv.URL, "name": []string{"Ada", "Bob"}[i]}})
+			res, p := interp.Run(ctx, f, interp.Options{Browser: b, Args: args})
 			if p != nil {
 				_ = p.Close()
 			}
@@ -81,7 +82,7 @@ func TestCancelInBrowser(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		cancel()
 	}()
-	res, p := interp.Run(ctx, f, interp.Options{Browser: browser, Args: map[string]any{"base": srv.URL}, Events: func(e interp.Event) {
+	res, p := interp.Run(ctx, f, interp.Options{Browser: browser, Args: argsOf(t, f, map[string]any{"base": srv.URL}), Events: func(e interp.Event) {
 		if e.Kind == interp.EventStarted && e.Action == "click" {
 			once.Do(func() { close(started) })
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/lang"
 )
 
 // Reads and waits.
@@ -297,7 +298,7 @@ func shortText(s string, n int) string {
 }
 
 func sleep(ctx context.Context, c *Call) (any, error) {
-	d, ok := ToDuration(c.Args[0])
+	d, ok := lang.ToDuration(c.Args[0])
 	if !ok {
 		return nil, c.argErr("duration", c.Args[0], "a duration")
 	}

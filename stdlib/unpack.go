@@ -3,6 +3,8 @@ package stdlib
 import (
 	"fmt"
 	"time"
+
+	"github.com/rpa-dev/rpa/lang"
 )
 
 // Unpack converts the call's arguments into Go variables, as starlark's
@@ -80,7 +82,7 @@ func (c *Call) unpackOne(what string, v any, dst any) error {
 		}
 		*d = s
 	case *int:
-		n, ok := ToInt(v)
+		n, ok := lang.ToInt(v)
 		if !ok {
 			return c.argErr(what, v, "an integer")
 		}
@@ -92,7 +94,7 @@ func (c *Call) unpackOne(what string, v any, dst any) error {
 		}
 		*d = b
 	case *time.Duration:
-		dur, ok := ToDuration(v)
+		dur, ok := lang.ToDuration(v)
 		if !ok {
 			return c.argErr(what, v, "a duration")
 		}

@@ -74,7 +74,7 @@ func runDemo(ctx context.Context, args []string, rio runIO) int {
 	if !*asJSON {
 		fmt.Fprintf(stderr, "demo app on %s; running %s (region %s)\n", srv.URL, f.File.Name, *region)
 	}
-	typed, err := interp.ParseArgs(f, kv)
+	typed, err := f.ParseArgs(kv)
 	if err != nil {
 		return fail(stderr, exitUsage, "demo", err)
 	}

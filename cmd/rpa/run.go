@@ -126,7 +126,7 @@ func runRun(ctx context.Context, args []string, rio runIO) int {
 		// resumed (its scope is gone, and secrets are never stored).
 		return fail(stderr, exitUsage, "run", runs.ResumeRefusalIn(drivers.Home(), rf.resume))
 	}
-	typed, err := interp.ArgsFromFile(f, rf.argsFile, rf.args)
+	typed, err := f.ArgsFromFile(rf.argsFile, rf.args)
 	if err != nil {
 		return fail(stderr, exitUsage, "run", err)
 	}
@@ -154,7 +154,7 @@ func runRun(ctx context.Context, args []string, rio runIO) int {
 // the outcome with the exit code: 0 success, 1 failed, 130 cancelled
 // through ctx. A nil outcome means nothing ran (the reason is on stderr).
 // Progress goes to stderr unless rf.json.
-func execute(ctx context.Context, f *lang.Flow, typed map[string]any, rf *runFlags, rio runIO) (*localrun.Outcome, int) {
+func execute(ctx context.Context, f *lang.Flow, typed lang.Args, rf *runFlags, rio runIO) (*localrun.Outcome, int) {
 	stderr := rio.stderr
 	// The host (--hitl, RPA_LLM_*) is set up first: a bad value is bad
 	// input, reported before any browser starts.

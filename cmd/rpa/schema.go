@@ -40,7 +40,7 @@ func runSchema(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitFailed
 	}
-	def, _, err := mcpserver.FlowTool(f.File)
+	def, err := mcpserver.FlowTool(f)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", fs.Arg(0), err)
 		return exitFailed

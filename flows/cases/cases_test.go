@@ -250,7 +250,7 @@ func TestCases(t *testing.T) {
 					raw[k] = v
 				}
 			}
-			args, err := interp.CheckArgs(f, raw)
+			args, err := f.CheckArgs(raw)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -107,7 +107,7 @@ func paramInfos(f *ast.File, src []byte) []ParamInfo {
 // literalText is a default literal as a person types it in a form: a string's value, else the
 // literal's source text (JSON-like for lists and maps).
 func literalText(e ast.Expr, src []byte) string {
-	if v, err := mcpserver.LiteralValue(e); err == nil {
+	if v, err := lang.Literal(e); err == nil {
 		if s, ok := v.(string); ok {
 			return s
 		}
@@ -116,7 +116,7 @@ func literalText(e ast.Expr, src []byte) string {
 	if r.Start.Offset >= 0 && r.End.Offset <= len(src) && r.Start.Offset < r.End.Offset {
 		return string(src[r.Start.Offset:r.End.Offset])
 	}
-	if v, err := mcpserver.LiteralValue(e); err == nil {
+	if v, err := lang.Literal(e); err == nil {
 		return lang.Stringify(v)
 	}
 	return ""

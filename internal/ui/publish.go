@@ -189,7 +189,7 @@ func defaultLiteral(src []byte, p *ast.Param, typed string) (ast.Expr, error) {
 		return nil, errors.New(msg)
 	}
 	d := f.File.Params[0].Default
-	if _, err := mcpserver.LiteralValue(d); err != nil {
+	if _, err := lang.Literal(d); err != nil {
 		return nil, err
 	}
 	return d, nil

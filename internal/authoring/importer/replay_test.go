@@ -153,7 +153,7 @@ func TestReplay(t *testing.T) {
 			for k, v := range c.args {
 				args[k] = v
 			}
-			typed, err := interp.CheckArgs(loaded[name], args)
+			typed, err := loaded[name].CheckArgs(args)
 			if err != nil {
 				t.Fatalf("args: %v", err)
 			}

@@ -176,7 +176,7 @@ func TestRecordAndReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rb.Close()
-	args, err := interp.CheckArgs(flow, map[string]any{"base_url": st.URL, "password": "s3cret", "doc_file": upload})
+	args, err := flow.CheckArgs(map[string]any{"base_url": st.URL, "password": "s3cret", "doc_file": upload})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,8 +46,11 @@ func demoFlow(t *testing.T) ([]byte, *lang.Flow) {
 // the recorder finished with.
 func recordDemo(t *testing.T, st *runs.Store, f *lang.Flow, base string, mode heal.Mode) (*interp.Result, record.Finished) {
 	t.Helper()
-	args := map[string]any{"username": demoapp.DemoUsername, "password": demoapp.DemoPassword,
-		"region": "110000", "base_url": base}
+	args, err := f.CheckArgs(map[string]any{"username": demoapp.DemoUsername, "password": demoapp.DemoPassword,
+		"region": "110000", "base_url": base})
+	if err != nil {
+		t.Fatal(err)
+	}
 	rec, err := record.Start(record.Options{Store: st, Flow: f, Args: args, Caller: runs.Caller{Kind: runs.CallerCLI}})
 	if err != nil {
 		t.Fatal(err)

@@ -85,7 +85,11 @@ func runFlow(t testing.TB, f *lang.Flow, args map[string]any, mode heal.Mode, st
 	h := heal.New(mode, store, "")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	res, last := interp.Run(stdlib.WithLocateHook(ctx, h), f, interp.Options{Args: args, Browser: browser, Host: host})
+	checked, err := f.CheckArgs(args)
+	if err != nil {
+		t.Fatalf("args: %v", err)
+	}
+	res, last := interp.Run(stdlib.WithLocateHook(ctx, h), f, interp.Options{Args: checked, Browser: browser, Host: host})
 	if err := h.Flush(); err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,10 @@ import (
 func recorded(t *testing.T, st *runs.Store, url string, mode heal.Mode) (*interp.Result, record.Finished) {
 	t.Helper()
 	f := loadFlow(t, "../../../testdata/heal/form.flow")
-	args := map[string]any{"url": url}
+	args, err := f.CheckArgs(map[string]any{"url": url})
+	if err != nil {
+		t.Fatal(err)
+	}
 	rec, err := record.Start(record.Options{Store: st, Flow: f, Args: args, Caller: runs.Caller{Kind: runs.CallerCLI}})
 	if err != nil {
 		t.Fatal(err)

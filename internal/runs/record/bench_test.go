@@ -36,7 +36,7 @@ func BenchmarkEvidence(b *testing.B) {
 	if ds.HasErrors() {
 		b.Fatal(ds)
 	}
-	args, err := interp.ParseArgs(f, map[string]string{"username": demoapp.DemoUsername, "password": demoapp.DemoPassword,
+	args, err := f.ParseArgs(map[string]string{"username": demoapp.DemoUsername, "password": demoapp.DemoPassword,
 		"region": "110000", "base_url": srv.URL})
 	if err != nil {
 		b.Fatal(err)
@@ -111,7 +111,7 @@ func BenchmarkReport(b *testing.B) {
 		path := b.TempDir() + "/f.flow"
 		writeFlow(b, path, src)
 		f, _ := lang.LoadFile(path)
-		typed, _ := interp.CheckArgs(f, map[string]any{"base": srv.URL, "user": "ann", "password": secret})
+		typed, _ := f.CheckArgs(map[string]any{"base": srv.URL, "user": "ann", "password": secret})
 		rec, err := record.Start(record.Options{Store: st, Flow: f, Args: typed, Caller: runs.Caller{Kind: runs.CallerCLI}, Evidence: ev})
 		if err != nil {
 			b.Fatal(err)

@@ -43,7 +43,7 @@ click "#missing" wait: 2s retries: 0
 	if ds.HasErrors() {
 		t.Fatalf("flow: %v", ds)
 	}
-	typed, err := interp.CheckArgs(f, map[string]any{"password": "Zq7-SECRETVAL-k9"})
+	typed, err := f.CheckArgs(map[string]any{"password": "Zq7-SECRETVAL-k9"})
 	if err != nil {
 		t.Fatal(err)
 	}

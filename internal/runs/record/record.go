@@ -40,9 +40,9 @@ import (
 type Options struct {
 	Store *runs.Store
 	Flow  *lang.Flow
-	// Args are the typed arguments; values of secret params are stored as
-	// "***" and masked everywhere.
-	Args    map[string]any
+	// Args are the run's checked arguments; values of secret params are
+	// stored as "***" and masked everywhere.
+	Args    lang.Args
 	Caller  runs.Caller
 	Profile string
 	// Evidence is "default" or "full"; "" takes the flow's `defaults
@@ -122,7 +122,7 @@ func Start(o Options) (*Recorder, error) {
 	for _, s := range o.Secrets {
 		r.mask.Add(s)
 	}
-	for _, s := range interp.SecretValues(o.Flow.File, o.Args) {
+	for _, s := range o.Args.Secrets() {
 		r.mask.Add(s)
 	}
 	ev := o.Evidence
@@ -143,7 +143,7 @@ func Start(o Options) (*Recorder, error) {
 	} else {
 		sum.Write([]byte(ast.Dump(o.Flow.File)))
 	}
-	args := maskArgs(o.Flow.File, o.Args, r.mask)
+	args := maskArgs(o.Flow.File, o.Args.Map(), r.mask)
 	r.run = &runs.Run{Flow: o.Flow.File.Name, FlowPath: o.Flow.Path, Hash: hex.EncodeToString(sum.Sum(nil)), Args: args,
 		Caller: o.Caller, Profile: o.Profile, Evidence: ev, ResumedFrom: o.ResumedFrom, Start: r.start}
 	dir, err := o.Store.Begin(r.run)

@@ -79,7 +79,7 @@ func runFlow(t *testing.T, st *runs.Store, src, evidence string, args map[string
 	if ds.HasErrors() {
 		t.Fatalf("flow: %v", ds)
 	}
-	typed, err := interp.CheckArgs(f, args)
+	typed, err := f.CheckArgs(args)
 	if err != nil {
 		t.Fatal(err)
 	}

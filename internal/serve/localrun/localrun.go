@@ -33,7 +33,7 @@ const LaunchTimeout = 60 * time.Second
 
 // Options are one run's settings.
 type Options struct {
-	Args  map[string]any                  // the typed arguments (interp.ParseArgs)
+	Args  lang.Args                       // the checked arguments (lang.Flow.ParseArgs and its siblings)
 	Flows func(string) (*lang.Flow, bool) // the targets of `call`
 	Host  core.Host                       // ask, llm, exec
 	// Profile is the browser profile ID; "" is the flow's `defaults
@@ -150,7 +150,7 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 	// The browser closes before the persistent profile is scrubbed of the
 	// run's secrets and the temporary profile removed (defers run in
 	// reverse order).
-	scrub, err := profiles.ScrubAfter(profileDir, interp.SecretValues(f.File, o.Args))
+	scrub, err := profiles.ScrubAfter(profileDir, o.Args.Secrets())
 	if err != nil {
 		warn(fmt.Sprintf("cannot mark the profile for a scrub: %v", err))
 	}

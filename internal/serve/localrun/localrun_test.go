@@ -46,8 +46,12 @@ func TestRun(t *testing.T) {
 	f := load(t, "flow acct \"x\"\nparam base: string\nparam pw: secret\n\nopen \"{{ base }}/?pw={{ pw }}\"\nh = text \"#h\"\nreturn {\"h\": h}\n")
 	const pw = "hunter-2222"
 	var warns []string
+	args, err := f.CheckArgs(map[string]any{"base": srv.URL, "pw": pw})
+	if err != nil {
+		t.Fatal(err)
+	}
 	out, err := localrun.Run(context.Background(), f, localrun.Options{
-		Args: map[string]any{"base": srv.URL, "pw": pw}, Profile: "acct",
+		Args: args, Profile: "acct",
 		Warn: func(m string) { warns = append(warns, m) },
 	})
 	if err != nil {

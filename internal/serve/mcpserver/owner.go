@@ -147,15 +147,13 @@ func (s *Server) ShareProfilesWith(sess *mcp.ServerSession) {
 }
 
 // callProfile is the profile a call of t uses ("" for tools without one):
-// profileId, else the flow's `defaults profile:`, else the default profile.
-func callProfile(t *tool, args map[string]any) string {
+// a workflow call's (flowCall.profile), else profileId, else the default
+// profile.
+func callProfile(t *tool, args map[string]any, fc *flowCall) string {
 	var p string
 	switch {
-	case t.flow != nil:
-		p, _ = args[ProfileArg].(string)
-		if p == "" {
-			p = t.flow.profile
-		}
+	case fc != nil:
+		return fc.profile
 	case t.def.Name == ToolBrowserRead:
 		p, _ = args[ProfileArg].(string)
 	default:

@@ -13,7 +13,6 @@ import (
 
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/actions"
-	"github.com/rpa-dev/rpa/lang/ast"
 	"github.com/rpa-dev/rpa/lang/diag"
 )
 
@@ -191,32 +190,33 @@ func oneLine(ds diag.Diagnostics) string {
 }
 
 // FlowTool builds the MCP tool definition of a flow: name workflow_NAME,
-// the flow's description, the inputSchema of its params and the
+// the flow's description, the inputSchema of its params and of the
+// server's own arguments (flowHostArgs; lang.Flow.InputSchema) and the
 // WorkflowExecutionResult outputSchema.
-func FlowTool(f *ast.File) (*mcp.Tool, *Schema, error) {
-	if n := len(ToolName(f.Name)); n > 128 {
-		return nil, nil, fmt.Errorf("flow name %q is too long for an MCP tool name (%d characters with the workflow_ prefix, at most 128)", f.Name, n)
+func FlowTool(f *lang.Flow) (*mcp.Tool, error) {
+	if n := len(ToolName(f.Name())); n > 128 {
+		return nil, fmt.Errorf("flow name %q is too long for an MCP tool name (%d characters with the workflow_ prefix, at most 128)", f.Name(), n)
 	}
-	sch, err := InputSchema(f)
-	if err != nil {
-		return nil, nil, err
-	}
-	desc := f.Description
-	if desc == "" {
-		desc = "Run the browser workflow " + f.Name + "."
-	}
-	return &mcp.Tool{
-		Name:         ToolName(f.Name),
-		Description:  desc,
-		InputSchema:  sch.JSON,
-		OutputSchema: OutputSchema,
-	}, sch, nil
-}
-
-func (s *Server) flowTool(e *flowEntry) (*tool, error) {
-	def, sch, err := FlowTool(e.flow.File)
+	sch, err := f.InputSchema(flowHostArgs...)
 	if err != nil {
 		return nil, err
 	}
-	return &tool{def: def, schema: sch, flow: e}, nil
+	desc := f.File.Description
+	if desc == "" {
+		desc = "Run the browser workflow " + f.Name() + "."
+	}
+	return &mcp.Tool{
+		Name:         ToolName(f.Name()),
+		Description:  desc,
+		InputSchema:  sch,
+		OutputSchema: OutputSchema,
+	}, nil
+}
+
+func (s *Server) flowTool(e *flowEntry) (*tool, error) {
+	def, err := FlowTool(e.flow)
+	if err != nil {
+		return nil, err
+	}
+	return &tool{def: def, flow: e}, nil
 }

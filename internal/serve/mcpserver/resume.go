@@ -101,21 +101,6 @@ func (s *Server) dropHeld() {
 	heldMu.Unlock()
 }
 
-// resumeProfile is the profile a call resuming one of its caller's held
-// runs of e runs on ("" when the call does not resume such a run): the
-// profile its ownership is claimed on before the call starts.
-func (s *Server) resumeProfile(req *mcp.CallToolRequest, e *flowEntry, args map[string]any) string {
-	id, _ := args[ResumeRunArg].(string)
-	if id == "" || s.runsOf() == nil {
-		return ""
-	}
-	r := s.heldRuns().get(id, time.Now())
-	if r == nil || r.flow != e.flow || !s.owns(req, r.owner) {
-		return ""
-	}
-	return r.profile
-}
-
 // resumeReq is a call's resume request (nil: a fresh run).
 type resumeReq struct {
 	run  *heldRun
@@ -135,14 +120,17 @@ func (s *Server) takeResume(req *mcp.CallToolRequest, e *flowEntry, args map[str
 		}
 		return nil, nil
 	}
-	id, _ := idv.(string)
+	id, ok := idv.(string)
+	if !ok {
+		return nil, argError(&ArgError{Field: ResumeRunArg, Msg: "want a string, got " + lang.TypeName(idv)})
+	}
 	from := 0
 	if hasFrom {
-		f, ok := fromv.(float64)
-		if !ok || f < 1 || f != float64(int(f)) {
+		n, ok := lang.ToInt(fromv)
+		if !ok || n < 1 {
 			return nil, argError(&ArgError{Field: ResumeFromArg, Msg: "a line number (1 or more)"})
 		}
-		from = int(f)
+		from = n
 	}
 	if s.runsOf() == nil {
 		return nil, argError(&ArgError{Field: ResumeRunArg, Msg: "runs are not recorded by this server, so none can be resumed"})
@@ -160,13 +148,6 @@ func (s *Server) takeResume(req *mcp.CallToolRequest, e *flowEntry, args map[str
 	return &resumeReq{run: r, from: from}, nil
 }
 
-// args returns the typed arguments: the call's, checked, also when it
-// resumes (the names the run bound come from its checkpoint; its
-// arguments, secrets among them, are never reused for another call).
-func (q *resumeReq) args(f *lang.Flow, args map[string]any) (map[string]any, error) {
-	return interp.CheckArgs(f, args)
-}
-
 // checkpoint and from fill interp.Options (nil-safe).
 func (q *resumeReq) checkpoint() *interp.Checkpoint {
 	if q == nil {
@@ -180,14 +161,6 @@ func (q *resumeReq) fromLine() int {
 		return 0
 	}
 	return q.from
-}
-
-// profileOr is the held run's profile when resuming, else p.
-func (q *resumeReq) profileOr(p string) string {
-	if q == nil {
-		return p
-	}
-	return q.run.profile
 }
 
 // resumedFrom is the ID of the run resumed ("" for a fresh run).

@@ -203,7 +203,7 @@ type callRecord struct {
 }
 
 // startRecord begins the record of a workflow call.
-func (s *Server) startRecord(req *mcp.CallToolRequest, e *flowEntry, typed map[string]any, profile string, secrets []string, resume *resumeReq) *callRecord {
+func (s *Server) startRecord(req *mcp.CallToolRequest, e *flowEntry, typed lang.Args, profile string, secrets []string, resume *resumeReq) *callRecord {
 	st := s.runsOf()
 	if st == nil {
 		return nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/ast"
 )
 
@@ -22,8 +23,9 @@ const ProfileArg = "profileId"
 // ToolName is the MCP tool name of flow name.
 func ToolName(flowName string) string { return ToolPrefix + flowName }
 
-// Schema is the JSON Schema of a tool's input built from a flow's params,
-// ready to send (JSON bytes) and to validate arguments with.
+// Schema is the JSON Schema of a built-in tool's input (a flow's tool
+// takes its schema and its check from the flow: lang.Flow.InputSchema,
+// flowCall), ready to send (JSON bytes) and to validate arguments with.
 type Schema struct {
 	// JSON is the schema as sent in tools/list.
 	JSON json.RawMessage
@@ -33,139 +35,22 @@ type Schema struct {
 	required []string
 }
 
-// paramSchema is the JSON Schema of one param (PROTOCOL.md's table).
+// paramSchema is a param's JSON Schema (lang.ParamSchema) for a schema
+// built here (a step tool's).
 func paramSchema(p *ast.Param) (*jsonschema.Schema, error) {
-	s := &jsonschema.Schema{Description: p.Description}
-	secret := false
-	switch p.Type.Name {
-	case "string":
-		s.Type = "string"
-	case "secret":
-		s.Type = "string"
-		s.Format = "password"
-		s.WriteOnly = true
-		secret = true
-	case "int":
-		s.Type = "integer"
-	case "number":
-		s.Type = "number"
-	case "bool":
-		s.Type = "boolean"
-	case "list":
-		s.Type = "array"
-	case "map":
-		s.Type = "object"
-	case "enum":
-		s.Type = "string"
-		for _, v := range p.Type.Values {
-			s.Enum = append(s.Enum, v)
-		}
-	default:
-		return nil, fmt.Errorf("param %q: unknown type %q", p.Name, p.Type.Name)
-	}
-	if p.Default != nil && !secret {
-		v, err := LiteralValue(p.Default)
-		if err != nil {
-			return nil, fmt.Errorf("param %q: default: %w", p.Name, err)
-		}
-		raw, err := json.Marshal(v)
-		if err != nil {
-			return nil, fmt.Errorf("param %q: default: %w", p.Name, err)
-		}
-		s.Default = raw
-	}
-	return s, nil
-}
-
-// LiteralValue converts a param default literal (string, number, bool, null,
-// list or map of literals) to its JSON value. An interpolating string or
-// any other expression is an error.
-func LiteralValue(e ast.Expr) (any, error) {
-	switch e := e.(type) {
-	case *ast.StringLit:
-		v, ok := e.Value()
-		if !ok {
-			return nil, fmt.Errorf("%s: a default cannot interpolate {{ }}", e.Range)
-		}
-		return v, nil
-	case *ast.NumberLit:
-		return e.Value, nil
-	case *ast.BoolLit:
-		return e.Value, nil
-	case *ast.NullLit:
-		return nil, nil
-	case *ast.ListLit:
-		out := make([]any, 0, len(e.Elems))
-		for _, el := range e.Elems {
-			v, err := LiteralValue(el)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, v)
-		}
-		return out, nil
-	case *ast.MapLit:
-		out := make(map[string]any, len(e.Entries))
-		for _, en := range e.Entries {
-			k, ok := en.Key.(*ast.StringLit)
-			ks, ok2 := "", false
-			if ok {
-				ks, ok2 = k.Value()
-			}
-			if !ok2 {
-				return nil, fmt.Errorf("%s: a map key in a default must be a plain string", en.Range)
-			}
-			v, err := LiteralValue(en.Value)
-			if err != nil {
-				return nil, err
-			}
-			out[ks] = v
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("%s: not a literal", e.Rng())
-}
-
-// InputSchema builds the inputSchema of flow f's tool: one property per
-// param in declaration order (type, description, default, enum; a secret
-// has "format":"password" and "writeOnly":true and never a default),
-// `required` listing the params without a default, plus the optional
-// profileId. Extra arguments are refused (additionalProperties false).
-func InputSchema(f *ast.File) (*Schema, error) {
-	root := &jsonschema.Schema{
-		Type:                 "object",
-		Properties:           map[string]*jsonschema.Schema{},
-		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
-		Required:             []string{},
-	}
-	out := &Schema{props: map[string]*jsonschema.Resolved{}}
-	for _, p := range f.Params {
-		if p.Name == ProfileArg || p.Name == ResumeRunArg || p.Name == ResumeFromArg {
-			return nil, fmt.Errorf("param %q: the name is reserved for the profile and resume arguments", p.Name)
-		}
-		if _, dup := root.Properties[p.Name]; dup {
-			return nil, fmt.Errorf("param %q declared twice", p.Name)
-		}
-		ps, err := paramSchema(p)
-		if err != nil {
-			return nil, err
-		}
-		root.Properties[p.Name] = ps
-		root.PropertyOrder = append(root.PropertyOrder, p.Name)
-		if p.Default == nil {
-			root.Required = append(root.Required, p.Name)
-		}
-	}
-	root.Properties[ProfileArg] = &jsonschema.Schema{Type: "string", Description: "Browser profile ID (optional override)"}
-	root.PropertyOrder = append(root.PropertyOrder, ProfileArg)
-	// resume.go: resume a failed run of this tool (the other arguments are then ignored).
-	root.Properties[ResumeRunArg] = &jsonschema.Schema{Type: "string", Description: "Resume this failed run (its runId) from its failed line"}
-	root.Properties[ResumeFromArg] = &jsonschema.Schema{Type: "integer", Description: "With resumeRunId, the line to resume from"}
-	root.PropertyOrder = append(root.PropertyOrder, ResumeRunArg, ResumeFromArg)
-	if err := out.compile(root); err != nil {
+	ps, err := lang.ParamSchema(p)
+	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	raw, err := json.Marshal(ps)
+	if err != nil {
+		return nil, err
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, err
+	}
+	return &s, nil
 }
 
 // compile resolves every property of root and renders root as JSON.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/rpa-dev/rpa/lang"
 )
 
@@ -30,7 +31,7 @@ func TestToolGolden(t *testing.T) {
 			if f == nil {
 				t.Fatalf("load: %v", ds)
 			}
-			def, _, err := FlowTool(f.File)
+			def, err := FlowTool(f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,20 +64,21 @@ func TestInputSchemaShape(t *testing.T) {
 	if f == nil {
 		t.Fatal(ds)
 	}
-	s, err := InputSchema(f.File)
+	def, err := FlowTool(f)
 	if err != nil {
 		t.Fatal(err)
 	}
+	raw := def.InputSchema.(json.RawMessage)
 	var m struct {
 		Type       string                    `json:"type"`
 		Properties map[string]map[string]any `json:"properties"`
 		Required   []string                  `json:"required"`
 		Additional any                       `json:"additionalProperties"`
 	}
-	if err := json.Unmarshal(s.JSON, &m); err != nil {
+	if err := json.Unmarshal(raw, &m); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(string(s.JSON), "not-in-schema") {
+	if strings.Contains(string(raw), "not-in-schema") {
 		t.Error("a secret's default leaked into the schema")
 	}
 	wantType := map[string]string{"s": "string", "pw": "string", "token": "string", "i": "integer", "x": "number",
@@ -107,20 +109,22 @@ func TestInputSchemaShape(t *testing.T) {
 		t.Errorf("additionalProperties = %v", m.Additional)
 	}
 	// Property order follows the params.
-	if i, j := strings.Index(string(s.JSON), `"s":`), strings.Index(string(s.JSON), `"profileId":`); i < 0 || j < i {
+	if i, j := strings.Index(string(raw), `"s":`), strings.Index(string(raw), `"profileId":`); i < 0 || j < i {
 		t.Error("properties not in declaration order")
 	}
 }
 
-func TestValidate(t *testing.T) {
+// TestFlowCallArgs: a workflow call's arguments are checked once, by the
+// flow (takeFlowCall: the server's own taken out, the rest by
+// lang.Flow.CheckArgs); a bad one is -32602 naming the field, a secret's
+// value never shown.
+func TestFlowCallArgs(t *testing.T) {
 	f, ds := lang.LoadFile("testdata/schema/all_types.flow")
 	if f == nil {
 		t.Fatal(ds)
 	}
-	s, err := InputSchema(f.File)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := &Server{}
+	e := newFlowEntry("all_types.flow", f)
 	for _, tc := range []struct {
 		name  string
 		args  string
@@ -138,28 +142,34 @@ func TestValidate(t *testing.T) {
 		{"list", `{"s":"a","token":"t","l":{}}`, "l"},
 		{"secret type", `{"s":"a","token":12345}`, "token"},
 		{"profile type", `{"s":"a","token":"t","profileId":1}`, "profileId"},
+		{"profile id", `{"s":"a","token":"t","profileId":"../x"}`, "profileId"},
+		{"resumeFrom alone", `{"s":"a","token":"t","resumeFrom":3}`, "resumeFrom"},
+		{"resumeRunId type", `{"s":"a","token":"t","resumeRunId":7}`, "resumeRunId"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var args map[string]any
 			if err := json.Unmarshal([]byte(tc.args), &args); err != nil {
 				t.Fatal(err)
 			}
-			err := s.Validate(args)
+			fc, err := s.takeFlowCall(nil, e, args)
 			if tc.field == "" {
 				if err != nil {
 					t.Fatalf("unexpected error: %v", err)
 				}
+				if !fc.args.For(f) || fc.profile == "" {
+					t.Fatalf("flowCall %+v", fc)
+				}
 				return
 			}
-			var ae *ArgError
-			if !errors.As(err, &ae) || ae.Field != tc.field {
-				t.Fatalf("err = %v, want field %q", err, tc.field)
+			var je *jsonrpc.Error
+			if !errors.As(err, &je) || je.Code != CodeInvalidParams || !strings.Contains(string(je.Data), `"field":"`+tc.field+`"`) {
+				t.Fatalf("err = %v, want -32602 naming field %q", err, tc.field)
 			}
-			if !strings.Contains(ae.Error(), `"`+tc.field+`"`) {
-				t.Errorf("message %q does not name the field", ae.Error())
+			if !strings.Contains(je.Message, `"`+tc.field+`"`) && !strings.HasPrefix(tc.field, "resume") {
+				t.Errorf("message %q does not name the field", je.Message)
 			}
-			if tc.field == "token" && strings.Contains(ae.Error(), "12345") {
-				t.Errorf("secret value echoed: %s", ae.Error())
+			if strings.Contains(je.Message, "12345") {
+				t.Errorf("secret value echoed: %s", je.Message)
 			}
 		})
 	}

@@ -143,10 +143,11 @@ type Options struct {
 	Heal string
 }
 
-// tool is one registered tool with its argument schema.
+// tool is one registered tool: a flow's (its arguments checked by the
+// flow, flowCall) or a built-in one with its argument schema.
 type tool struct {
 	def    *mcp.Tool
-	schema *Schema
+	schema *Schema    // built-ins
 	flow   *flowEntry // nil for built-ins
 	fn     callFunc   // built-ins
 }
@@ -426,19 +427,20 @@ func (s *Server) handler(t *tool) mcp.ToolHandler {
 				return nil, rpcError(CodeInvalidParams, "invalid arguments: want a JSON object", nil)
 			}
 		}
-		if err := t.schema.Validate(args); err != nil {
+		var fc *flowCall
+		if t.flow != nil {
+			var err error
+			if fc, err = s.takeFlowCall(req, t.flow, args); err != nil { // workflow.go
+				s.log.Info("call refused", "tool", t.def.Name, "error", err.Error())
+				return nil, err
+			}
+		} else if err := t.schema.Validate(args); err != nil {
 			var ae *ArgError
 			errors.As(err, &ae)
 			s.log.Info("call refused", "tool", t.def.Name, "error", ae.Error())
 			return nil, argError(ae)
 		}
-		p := callProfile(t, args)
-		if t.flow != nil {
-			if rp := s.resumeProfile(req, t.flow, args); rp != "" {
-				p = rp // resume.go: the held run's profile
-			}
-		}
-		if p != "" && !s.opts.ShareProfiles {
+		if p := callProfile(t, args, fc); p != "" && !s.opts.ShareProfiles {
 			who := s.profileKey(req)
 			if !s.owners.claim(who, p, time.Now()) {
 				s.log.Info("call refused: profile in use by another session", "tool", t.def.Name, "profile", p)
@@ -449,7 +451,7 @@ func (s *Server) handler(t *tool) mcp.ToolHandler {
 		var res *mcp.CallToolResult
 		var err error
 		if t.flow != nil {
-			res, err = s.callWorkflow(ctx, req, t.flow, args)
+			res, err = s.callWorkflow(ctx, req, t.flow, fc)
 		} else {
 			res, err = t.fn(ctx, req, args)
 		}

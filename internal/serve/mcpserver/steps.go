@@ -26,13 +26,12 @@ const StepsProfile = "steps"
 
 // stepTool is one top-level statement of the flow served step by step.
 type stepTool struct {
-	name    string   // step_03_click
-	index   int      // 1-based
-	source  string   // the statement's text
-	line    int      // its line in the file
-	binds   []string // names it binds at the top level
-	params  []*ast.Param
-	secrets []string
+	name   string   // step_03_click
+	index  int      // 1-based
+	source string   // the statement's text
+	line   int      // its line in the file
+	binds  []string // names it binds at the top level
+	params []*ast.Param
 }
 
 // stepSession is what one profile's step calls share: the values of the
@@ -103,9 +102,6 @@ func (s *Server) ServeSteps(path string) error {
 		for _, p := range f.File.Params {
 			if usesName(step.source, p.Name) {
 				step.params = append(step.params, p)
-				if p.Type != nil && p.Type.Name == "secret" {
-					step.secrets = append(step.secrets, p.Name)
-				}
 			}
 		}
 		t, err := s.stepTool(st, step)
@@ -271,16 +267,11 @@ func (s *Server) runStep(ctx context.Context, req *mcp.CallToolRequest, st *step
 	if ds.HasErrors() {
 		return toolError(fmt.Sprintf("%s: cannot run this step alone: %s", step.name, ds.Error())), nil
 	}
-	typed, err := interp.CheckArgs(f, given)
+	typed, err := f.CheckArgs(given)
 	if err != nil {
 		return toolError(fmt.Sprintf("%s: %v (pass the value of the param; values given once are remembered)", step.name, err)), nil
 	}
-	var secrets []string
-	for _, n := range step.secrets {
-		if v, ok := typed[n].(string); ok && v != "" {
-			secrets = append(secrets, v)
-		}
-	}
+	secrets := typed.Secrets()
 	s.rememberSecrets(profile, secrets)
 	res, page := interp.Run(ctx, f, interp.Options{Args: typed, Browser: l.Browser(), Page: l.Page(), Flows: s.reg.lookup, Host: s.hostFor(req, profile, nil)})
 	l.SetPage(page)

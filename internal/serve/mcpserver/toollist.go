@@ -26,7 +26,7 @@ func WriteTools(w io.Writer, flows map[string]*lang.Flow) []error {
 	var errs []error
 	for _, n := range names {
 		f := flows[n]
-		if _, err := InputSchema(f.File); err != nil {
+		if _, err := f.InputSchema(flowHostArgs...); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %v", f.Path, err))
 			continue
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/rpa-dev/rpa/internal/host/profiles"
 	"github.com/rpa-dev/rpa/internal/serve/mrtr"
 	"github.com/rpa-dev/rpa/interp"
+	"github.com/rpa-dev/rpa/lang"
 )
 
 // progress turns interp events into notifications/progress for a caller
@@ -114,27 +115,34 @@ func progressMessage(ev interp.Event) string {
 	return b.String()
 }
 
-// callWorkflow runs one flow tool call: profile, typed arguments, the run
-// on the profile's warm browser, the result.
-func (s *Server) callWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *flowEntry, args map[string]any) (*mcp.CallToolResult, error) {
-	if multiRoundTrip(req) {
-		// The run goes on across calls while it waits for the client's
-		// answers (mrtr.go).
-		if req.Params.RequestState != "" {
-			return s.paused.Resume(ctx, req)
-		}
-		return s.paused.Start(ctx, func(rctx context.Context, p *mrtr.Call) (*mcp.CallToolResult, error) {
-			return s.runWorkflow(rctx, req, e, args, p)
-		})
-	}
-	return s.runWorkflow(ctx, req, e, args, nil)
+// flowHostArgs are the arguments every workflow tool takes beside its
+// flow's params (PROTOCOL.md, "Tools" and "Resume"); takeFlowCall takes
+// them out of a call before the flow's check.
+var flowHostArgs = []lang.HostArg{
+	{Name: ProfileArg, Property: lang.Property{Type: "string", Description: "Browser profile ID (optional override)"}},
+	{Name: ResumeRunArg, Property: lang.Property{Type: "string", Description: "Resume this failed run (its runId) from its failed line"}},
+	{Name: ResumeFromArg, Property: lang.Property{Type: "integer", Description: "With resumeRunId, the line to resume from"}},
 }
 
-// runWorkflow is callWorkflow's run; pause is non-nil for a
-// multi-round-trip client (then no progress: its token belongs to the
-// first call).
-func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *flowEntry, args map[string]any, pause *mrtr.Call) (*mcp.CallToolResult, error) {
-	profile, _ := args[ProfileArg].(string)
+// flowCall is a workflow call's arguments after the one check: the
+// server's own taken out (profile, resume) and the flow's checked by the
+// flow (lang.Flow.CheckArgs).
+type flowCall struct {
+	profile string
+	resume  *resumeReq // nil: a fresh run
+	args    lang.Args
+}
+
+// takeFlowCall takes the server's arguments out of args and checks the
+// rest against the flow; a call that resumes one of its caller's held runs
+// runs on that run's profile, with its own arguments (the run's, secrets
+// among them, are never reused for another call). Errors are JSON-RPC
+// -32602 naming the field.
+func (s *Server) takeFlowCall(req *mcp.CallToolRequest, e *flowEntry, args map[string]any) (*flowCall, error) {
+	profile, ok := args[ProfileArg].(string)
+	if _, given := args[ProfileArg]; given && !ok {
+		return nil, argError(&ArgError{Field: ProfileArg, Msg: "want a string, got " + lang.TypeName(args[ProfileArg])})
+	}
 	delete(args, ProfileArg)
 	if profile == "" {
 		profile = e.profile
@@ -149,21 +157,46 @@ func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *f
 	if err != nil {
 		return nil, err
 	}
-	profile = resume.profileOr(profile)
-	typed, err := resume.args(e.flow, args)
+	if resume != nil {
+		profile = resume.run.profile
+	}
+	typed, err := e.flow.CheckArgs(args)
 	if err != nil {
-		var ae *interp.ArgError
-		if errors.As(err, &ae) {
-			return nil, argError(&ArgError{Field: ae.Field, Msg: ae.Error()})
+		var ae *lang.ArgError
+		if !errors.As(err, &ae) {
+			return nil, rpcError(CodeInvalidParams, "invalid arguments: "+err.Error(), nil)
 		}
-		return nil, rpcError(CodeInvalidParams, "invalid arguments: "+err.Error(), nil)
-	}
-	var secrets []string
-	for _, name := range e.secrets {
-		if v, ok := typed[name].(string); ok && v != "" {
-			secrets = append(secrets, v)
+		msg := "invalid " + ae.Error()
+		if ae.Several {
+			msg = "invalid arguments: " + ae.Msg
 		}
+		return nil, rpcError(CodeInvalidParams, msg, map[string]any{"field": ae.Field})
 	}
+	return &flowCall{profile: profile, resume: resume, args: typed}, nil
+}
+
+// callWorkflow runs one flow tool call: the run on the profile's warm
+// browser with the call's checked arguments, the result.
+func (s *Server) callWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *flowEntry, fc *flowCall) (*mcp.CallToolResult, error) {
+	if multiRoundTrip(req) {
+		// The run goes on across calls while it waits for the client's
+		// answers (mrtr.go).
+		if req.Params.RequestState != "" {
+			return s.paused.Resume(ctx, req)
+		}
+		return s.paused.Start(ctx, func(rctx context.Context, p *mrtr.Call) (*mcp.CallToolResult, error) {
+			return s.runWorkflow(rctx, req, e, fc, p)
+		})
+	}
+	return s.runWorkflow(ctx, req, e, fc, nil)
+}
+
+// runWorkflow is callWorkflow's run; pause is non-nil for a
+// multi-round-trip client (then no progress: its token belongs to the
+// first call).
+func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *flowEntry, fc *flowCall, pause *mrtr.Call) (*mcp.CallToolResult, error) {
+	profile, resume, typed := fc.profile, fc.resume, fc.args
+	secrets := typed.Secrets()
 	s.rememberSecrets(profile, secrets)
 
 	l, err := s.acquire(ctx, profile)

@@ -1,0 +1,120 @@
+package lang
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/rpa-dev/rpa/lang/ast"
+)
+
+// Literal is the value of a literal (a param default, a `defaults` value, a
+// bare flow name): strings without {{ }}, numbers (integers as int, as in
+// the expression env, others float64), bools, null (nil), durations
+// (time.Duration), and lists ([]any) and maps (map[string]any; a key that
+// is not a string is shown as in "{{ }}", Stringify) of literals. Anything
+// else is an error naming its position.
+func Literal(e ast.Expr) (any, error) {
+	switch x := e.(type) {
+	case nil:
+		return nil, nil
+	case *ast.StringLit:
+		if v, ok := x.Value(); ok {
+			return v, nil
+		}
+		return nil, fmt.Errorf("%s: not a literal: a string with {{ }}", x.Range)
+	case *ast.NumberLit:
+		switch n := x.Value.(type) {
+		case int64:
+			return int(n), nil
+		case int:
+			return n, nil
+		case float64:
+			return n, nil
+		}
+		return x.Value, nil
+	case *ast.BoolLit:
+		return x.Value, nil
+	case *ast.NullLit:
+		return nil, nil
+	case *ast.DurationLit:
+		return x.Value, nil
+	case *ast.ListLit:
+		out := make([]any, len(x.Elems))
+		for i, el := range x.Elems {
+			v, err := Literal(el)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+		}
+		return out, nil
+	case *ast.MapLit:
+		out := make(map[string]any, len(x.Entries))
+		for _, en := range x.Entries {
+			k, err := Literal(en.Key)
+			if err != nil {
+				return nil, err
+			}
+			v, err := Literal(en.Value)
+			if err != nil {
+				return nil, err
+			}
+			out[Stringify(k)] = v
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("%s: not a literal", e.Rng())
+}
+
+// TypeName names the kind of a flow value for error messages: "null", "a
+// string", "a bool", "a number", "a list", "a map" (else "a T" with its Go
+// type).
+func TypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a bool"
+	case int, int64, int32, float64, float32, uint, uint64:
+		return "a number"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "a map"
+	}
+	return fmt.Sprintf("a %T", v)
+}
+
+// ToInt converts an integral number (int, int64, int32, an integral
+// float64 below 2^53) to int.
+func ToInt(v any) (int, bool) {
+	switch x := v.(type) {
+	case int:
+		return x, true
+	case int64:
+		return int(x), true
+	case int32:
+		return int(x), true
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+			return int(x), true
+		}
+	}
+	return 0, false
+}
+
+// ToDuration converts a time.Duration, or a string such as "500ms" or
+// "1m30s" (not negative), to a duration.
+func ToDuration(v any) (time.Duration, bool) {
+	switch x := v.(type) {
+	case time.Duration:
+		return x, true
+	case string:
+		d, err := time.ParseDuration(x)
+		return d, err == nil && d >= 0
+	}
+	return 0, false
+}
