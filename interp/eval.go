@@ -3,7 +3,6 @@ package interp
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -16,38 +15,6 @@ import (
 	"github.com/rpa-dev/rpa/lang/ast"
 	"github.com/rpa-dev/rpa/lang/check"
 )
-
-// collection evaluates the elements of a list or map literal with elem;
-// a map key that is not a string is shown as in "{{ }}" (stringify).
-func collection(e ast.Expr, elem func(ast.Expr) (any, error)) (any, error) {
-	switch x := e.(type) {
-	case *ast.ListLit:
-		out := make([]any, len(x.Elems))
-		for i, el := range x.Elems {
-			v, err := elem(el)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = v
-		}
-		return out, nil
-	case *ast.MapLit:
-		out := make(map[string]any, len(x.Entries))
-		for _, en := range x.Entries {
-			k, err := elem(en.Key)
-			if err != nil {
-				return nil, err
-			}
-			v, err := elem(en.Value)
-			if err != nil {
-				return nil, err
-			}
-			out[stringify(k)] = v
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("not a list or map: %T", e)
-}
 
 func stringify(v any) string { return lang.Stringify(v) }
 
@@ -94,7 +61,7 @@ func (r *runner) evalQ(fr *frame, e ast.Expr, sc *Scope, quote func(string) stri
 		}
 		return b.String(), nil
 	case *ast.ListLit, *ast.MapLit:
-		return collection(e, func(el ast.Expr) (any, error) { return r.eval(fr, el, sc) })
+		return lang.Collection(e, func(el ast.Expr) (any, error) { return r.eval(fr, el, sc) })
 	}
 	return lang.Literal(e)
 }

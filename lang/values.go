@@ -39,10 +39,21 @@ func Literal(e ast.Expr) (any, error) {
 		return nil, nil
 	case *ast.DurationLit:
 		return x.Value, nil
+	case *ast.ListLit, *ast.MapLit:
+		return Collection(e, Literal)
+	}
+	return nil, fmt.Errorf("%s: not a literal", e.Rng())
+}
+
+// Collection is the value of a list or map literal whose elements (and map
+// keys) are evaluated with elem: a []any, or a map[string]any whose keys
+// that are not strings are shown as in "{{ }}" (Stringify).
+func Collection(e ast.Expr, elem func(ast.Expr) (any, error)) (any, error) {
+	switch x := e.(type) {
 	case *ast.ListLit:
 		out := make([]any, len(x.Elems))
 		for i, el := range x.Elems {
-			v, err := Literal(el)
+			v, err := elem(el)
 			if err != nil {
 				return nil, err
 			}
@@ -52,11 +63,11 @@ func Literal(e ast.Expr) (any, error) {
 	case *ast.MapLit:
 		out := make(map[string]any, len(x.Entries))
 		for _, en := range x.Entries {
-			k, err := Literal(en.Key)
+			k, err := elem(en.Key)
 			if err != nil {
 				return nil, err
 			}
-			v, err := Literal(en.Value)
+			v, err := elem(en.Value)
 			if err != nil {
 				return nil, err
 			}
@@ -64,7 +75,7 @@ func Literal(e ast.Expr) (any, error) {
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("%s: not a literal", e.Rng())
+	return nil, fmt.Errorf("%s: not a list or map", e.Rng())
 }
 
 // TypeName names the kind of a flow value for error messages: "null", "a
