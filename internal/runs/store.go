@@ -54,6 +54,8 @@ const (
 	CallerMCP     = "mcp"     // a workflow tool call over stdio or HTTP
 	CallerLink    = "link"    // a call relayed over `rpa connect`
 	CallerGateway = "gateway" // a call through `rpa gateway` (Device set)
+	// CallerSchedule is a run a schedule started (Run.Schedule names it).
+	CallerSchedule = "schedule"
 )
 
 // Evidence levels (Run.Evidence).
@@ -64,7 +66,7 @@ const (
 
 // Caller says who started a run.
 type Caller struct {
-	Kind string `json:"kind"` // cli, mcp, link or gateway
+	Kind string `json:"kind"` // cli, mcp, link, gateway or schedule
 	// Session names the MCP session: SessionDigest of its ID, never the
 	// raw ID (a credential on Streamable HTTP).
 	Session string `json:"session,omitempty"`
@@ -101,6 +103,12 @@ type Run struct {
 	ErrorAction  string `json:"errorAction,omitempty"`
 	// ResumedFrom is the ID of the run this one resumed ("" for a fresh run).
 	ResumedFrom string `json:"resumedFrom,omitempty"`
+	// Schedule is the name of the schedule that started the run ("" when
+	// it was not scheduled: `rpa schedule`, package serve/schedule).
+	Schedule string `json:"schedule,omitempty"`
+	// RetryOf is the ID of the failed run of the same scheduled fire that
+	// this run retries ("" for a first attempt), so the attempts link up.
+	RetryOf string `json:"retryOf,omitempty"`
 	// Actions and FailedActions count the step rows.
 	Actions       int `json:"actions"`
 	FailedActions int `json:"failedActions"`
@@ -273,33 +281,6 @@ func Open(home string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// addColumns adds the columns later versions added to a store an older
-// version created (CREATE TABLE IF NOT EXISTS leaves its table as it was).
-func (s *Store) addColumns() error {
-	have := map[string]bool{}
-	rows, err := s.db.Query(`SELECT name FROM pragma_table_info('runs')`)
-	if err != nil {
-		return fmt.Errorf("run store: %w", err)
-	}
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			rows.Close()
-			return fmt.Errorf("run store: %w", err)
-		}
-		have[n] = true
-	}
-	rows.Close()
-	for _, c := range []struct{ name, def string }{{"token", "TEXT NOT NULL DEFAULT ''"}} {
-		if !have[c.name] {
-			if _, err := s.db.Exec(`ALTER TABLE runs ADD COLUMN ` + c.name + ` ` + c.def); err != nil {
-				return fmt.Errorf("run store: %w", err)
-			}
-		}
-	}
-	return nil
-}
-
 // scrubSessions replaces the raw MCP session IDs that versions before
 // SessionDigest stored, in the database and in the runs' events.jsonl,
 // with their digests (a no-op once done).
@@ -380,10 +361,11 @@ func (s *Store) Begin(r *Run) (string, error) {
 		return "", fmt.Errorf("run %s: %w", r.ID, err)
 	}
 	_, err := s.db.Exec(`INSERT INTO runs (id, flow, flow_path, hash, args, caller_kind, session, client, device,
-		token, profile, evidence, start_ms, status, resumed_from, owner_pid, owner_start)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		token, profile, evidence, start_ms, status, resumed_from, schedule, retry_of, owner_pid, owner_start)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		r.ID, r.Flow, r.FlowPath, r.Hash, args, r.Caller.Kind, r.Caller.Session, r.Caller.Client, r.Caller.Device,
-		r.Caller.Token, r.Profile, r.Evidence, r.Start.UnixMilli(), StatusRunning, r.ResumedFrom, s.me.pid, s.me.start)
+		r.Caller.Token, r.Profile, r.Evidence, r.Start.UnixMilli(), StatusRunning, r.ResumedFrom, r.Schedule, r.RetryOf,
+		s.me.pid, s.me.start)
 	if err != nil {
 		return "", fmt.Errorf("run %s: %w", r.ID, err)
 	}
@@ -438,7 +420,8 @@ func (s *Store) UpdateSize(id string) error {
 }
 
 const runCols = `id, flow, flow_path, hash, args, caller_kind, session, client, device, token, profile, evidence, start_ms,
-	duration_ms, status, error_kind, error_message, error_line, error_action, resumed_from, actions, failed_actions, bytes`
+	duration_ms, status, error_kind, error_message, error_line, error_action, resumed_from, actions, failed_actions, bytes,
+	schedule, retry_of`
 
 func scanRun(sc interface{ Scan(...any) error }) (*Run, error) {
 	var r Run
@@ -446,7 +429,7 @@ func scanRun(sc interface{ Scan(...any) error }) (*Run, error) {
 	var start int64
 	err := sc.Scan(&r.ID, &r.Flow, &r.FlowPath, &r.Hash, &args, &r.Caller.Kind, &r.Caller.Session, &r.Caller.Client,
 		&r.Caller.Device, &r.Caller.Token, &r.Profile, &r.Evidence, &start, &r.DurationMs, &r.Status, &r.ErrorKind, &r.ErrorMessage,
-		&r.ErrorLine, &r.ErrorAction, &r.ResumedFrom, &r.Actions, &r.FailedActions, &r.Bytes)
+		&r.ErrorLine, &r.ErrorAction, &r.ResumedFrom, &r.Actions, &r.FailedActions, &r.Bytes, &r.Schedule, &r.RetryOf)
 	if err != nil {
 		return nil, err
 	}
@@ -493,11 +476,12 @@ func (s *Store) Steps(id string) ([]Step, error) {
 
 // Filter selects runs for List. Zero fields do not filter.
 type Filter struct {
-	Flow   string    // this flow name only
-	Failed bool      // failed, cancelled or interrupted runs only
-	Since  time.Time // started at or after
-	Before string    // IDs before this one (paging: pass the last ID seen)
-	Limit  int       // at most this many (0: 50)
+	Flow     string    // this flow name only
+	Schedule string    // runs this schedule started only
+	Failed   bool      // failed, cancelled or interrupted runs only
+	Since    time.Time // started at or after
+	Before   string    // IDs before this one (paging: pass the last ID seen)
+	Limit    int       // at most this many (0: 50)
 	// Owner, when set, keeps the runs it owns (Owner.Owns, with Live
 	// saying which sessions are still open).
 	Owner *Owner
@@ -512,6 +496,10 @@ func (s *Store) List(f Filter) ([]*Run, error) {
 	if f.Flow != "" {
 		where = append(where, "flow=?")
 		args = append(args, f.Flow)
+	}
+	if f.Schedule != "" {
+		where = append(where, "schedule=?")
+		args = append(args, f.Schedule)
 	}
 	if f.Failed {
 		where = append(where, "status IN ('failed','cancelled','interrupted')")

@@ -50,6 +50,9 @@ type Options struct {
 	Evidence string
 	// ResumedFrom links a resumed run to the run it resumes.
 	ResumedFrom string
+	// Schedule names the schedule that started the run; RetryOf is the
+	// failed run of the same scheduled fire it retries (runs.Run).
+	Schedule, RetryOf string
 	// Secrets are more values to mask (e.g. the profile's remembered
 	// secrets).
 	Secrets []string
@@ -145,7 +148,8 @@ func Start(o Options) (*Recorder, error) {
 	}
 	args := maskArgs(o.Flow.File, o.Args.Map(), r.mask)
 	r.run = &runs.Run{Flow: o.Flow.File.Name, FlowPath: o.Flow.Path, Hash: hex.EncodeToString(sum.Sum(nil)), Args: args,
-		Caller: o.Caller, Profile: o.Profile, Evidence: ev, ResumedFrom: o.ResumedFrom, Start: r.start}
+		Caller: o.Caller, Profile: o.Profile, Evidence: ev, ResumedFrom: o.ResumedFrom,
+		Schedule: o.Schedule, RetryOf: o.RetryOf, Start: r.start}
 	dir, err := o.Store.Begin(r.run)
 	if err != nil {
 		return nil, err

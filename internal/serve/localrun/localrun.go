@@ -54,6 +54,11 @@ type Options struct {
 	// Heal is the heal mode ("" = the flow's `defaults heal:`, else
 	// suggest; heal.CheckFlag checks it first).
 	Heal string
+	// Caller is who started the run, for its record (zero: the command
+	// line, runs.CallerCLI); Schedule and RetryOf link a scheduled run to
+	// its schedule and to the failed attempt it retries (runs.Run).
+	Caller            runs.Caller
+	Schedule, RetryOf string
 	// Warn receives what went wrong beside the run (it is not recorded,
 	// its healing marks were not kept, the profile could not be scrubbed);
 	// nil drops it.
@@ -210,8 +215,13 @@ func startRecord(f *lang.Flow, o Options, warn func(string)) *record.Local {
 	st, err := o.Runs.Open(drivers.Home())
 	if err == nil {
 		var rec *record.Local
-		rec, err = record.StartLocal(st, record.Options{Flow: f, Args: o.Args, Caller: runs.Caller{Kind: runs.CallerCLI},
-			Profile: o.Profile, Evidence: o.Runs.Evidence, PacketBudget: o.Runs.PacketBudget})
+		caller := o.Caller
+		if caller.Kind == "" {
+			caller.Kind = runs.CallerCLI
+		}
+		rec, err = record.StartLocal(st, record.Options{Flow: f, Args: o.Args, Caller: caller,
+			Profile: o.Profile, Evidence: o.Runs.Evidence, PacketBudget: o.Runs.PacketBudget,
+			Schedule: o.Schedule, RetryOf: o.RetryOf})
 		if err == nil {
 			return rec
 		}

@@ -1,0 +1,147 @@
+package schedule
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rpa-dev/rpa/internal/runs"
+	"github.com/rpa-dev/rpa/lang"
+)
+
+// ResolveFlow finds the flow a schedule names: a flow file (.flow, .yaml,
+// .yml), else the flow of that NAME in flowsDir (the served folder). It
+// returns the file's absolute path; nothing found is an error naming
+// both places.
+func ResolveFlow(arg, flowsDir string) (string, error) {
+	if fi, err := os.Stat(arg); err == nil && !fi.IsDir() {
+		return filepath.Abs(arg)
+	}
+	switch strings.ToLower(filepath.Ext(arg)) {
+	case ".flow", ".yaml", ".yml":
+		return "", fmt.Errorf("flow %s: no such file", arg)
+	}
+	if flowsDir != "" && !strings.ContainsAny(arg, `/\`) {
+		p, err := lang.FindFlow(flowsDir, arg)
+		if err == nil {
+			return filepath.Abs(p)
+		}
+		if !errors.Is(err, lang.ErrNoFlow) && !os.IsNotExist(err) {
+			return "", fmt.Errorf("flow %s: %v", arg, err)
+		}
+	}
+	return "", fmt.Errorf("flow %s: no such file, and no flow of that name in %s (give a .flow or .yaml file, or the name of a published flow)", arg, flowsDir)
+}
+
+// Prepare completes and checks d (its Name, timing, arguments and
+// options as the user gave them) against its flow, found by ResolveFlow
+// from flowArg: the flow must load without errors, every required param
+// must have an argument and every argument fit its param, and no argument
+// may be a secret (a schedule is stored; secrets never are: a flow that
+// needs one cannot run on a schedule until it gets it from an account).
+// now anchors --every. The error names the flag or argument at fault.
+func Prepare(d *Def, flowArg, flowsDir string, now time.Time) error {
+	if err := CheckName(d.Name); err != nil {
+		return err
+	}
+	path, err := ResolveFlow(flowArg, flowsDir)
+	if err != nil {
+		return err
+	}
+	f, ds := lang.LoadFile(path)
+	if f == nil || ds.HasErrors() {
+		return fmt.Errorf("flow %s has errors: %s (see rpa check %s)", flowArg, firstError(path, ds.Error()), flowArg)
+	}
+	for _, p := range f.File.Params {
+		if p.Type == nil || p.Type.Name != "secret" {
+			continue
+		}
+		if _, given := d.Args[p.Name]; given {
+			return fmt.Errorf("--arg %s: %s is a secret param, and a schedule stores its arguments: give the flow the value another way (a profile that stays signed in, or an account)", p.Name, p.Name)
+		}
+		if p.Default == nil {
+			return fmt.Errorf("flow %s needs the secret param %s, and a schedule stores no secrets: the flow cannot run on a schedule as it is (sign in once on a persistent --profile and drop the param, or use an account)", f.File.Name, p.Name)
+		}
+	}
+	if _, err := typedArgs(f, d.Args); err != nil {
+		return fmt.Errorf("--arg: %v", err)
+	}
+	d.Flow, d.FlowName = path, f.File.Name
+	if d.Missed == "" {
+		d.Missed = MissedSkip
+	}
+	if d.Backoff == 0 {
+		d.Backoff = Duration(DefaultBackoff)
+	}
+	if d.Grace == 0 {
+		d.Grace = Duration(DefaultGrace)
+	}
+	if d.Every > 0 && d.Anchor.IsZero() {
+		d.Anchor = now.UTC().Truncate(time.Second)
+	}
+	return d.Check()
+}
+
+// Add stores prepared d in st, next due after now. A name in use is an
+// error saying so (runs.ErrScheduleExists, wrapped).
+func Add(st *runs.Store, d *Def, now time.Time) (*runs.ScheduleRecord, error) {
+	w, err := d.When()
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		return nil, err
+	}
+	rec := &runs.ScheduleRecord{Name: d.Name, Flow: d.FlowName, Def: b, Next: w.Next(now), Created: now.UTC(), Updated: now.UTC()}
+	if err := st.AddSchedule(rec); err != nil {
+		if errors.Is(err, runs.ErrScheduleExists) {
+			return nil, fmt.Errorf("schedule %s exists already (rpa schedule rm %s first, or pick another name)", d.Name, d.Name)
+		}
+		return nil, err
+	}
+	return rec, nil
+}
+
+// Pause pauses schedule name; Resume resumes it, next due after now
+// (times missed while paused are not made up).
+func Pause(st *runs.Store, name string, now time.Time) error {
+	return st.PauseSchedule(name, true, time.Time{}, now)
+}
+
+// Resume resumes schedule name (Pause).
+func Resume(st *runs.Store, name string, now time.Time) error {
+	rec, err := st.Schedule(name)
+	if err != nil {
+		return err
+	}
+	d, err := DecodeDef(rec.Def)
+	if err != nil {
+		return fmt.Errorf("schedule %s: %v", name, err)
+	}
+	w, err := d.When()
+	if err != nil {
+		return fmt.Errorf("schedule %s: %v", name, err)
+	}
+	return st.PauseSchedule(name, false, w.Next(now), now)
+}
+
+// RunNow queues a run of schedule name now (FireManual), with its
+// limits and retries, and returns the fire's ID.
+func RunNow(st *runs.Store, name string, now time.Time) (int64, error) {
+	rec, err := st.Schedule(name)
+	if err != nil {
+		return 0, err
+	}
+	d, err := DecodeDef(rec.Def)
+	if err != nil {
+		return 0, fmt.Errorf("schedule %s: %v", name, err)
+	}
+	f := FireTemplate(d)
+	f.Schedule = name
+	return st.QueueFire(f, now)
+}

@@ -1,0 +1,103 @@
+package schedule
+
+import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpa-dev/rpa/internal/runs"
+)
+
+// Bad input is a clear error at add time, naming the flag or argument,
+// never a silent skip when the schedule is due.
+func TestPrepareErrors(t *testing.T) {
+	e := newEnv(t)
+	dir := filepath.Dir(e.flow)
+	os.WriteFile(filepath.Join(dir, "login.flow"), []byte("flow login \"x\"\nparam user: string\nparam password: secret\n\nopen \"https://example.com/login\"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "count.flow"), []byte("flow count \"x\"\nparam n: int\n\nopen \"https://example.com/?n={{ n }}\"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "broken.flow"), []byte("flow broken \"x\"\n\nclik \"#a\"\n"), 0o644)
+	for _, c := range []struct {
+		name string
+		d    Def
+		flow string
+		want string
+	}{
+		{"invalid cron", Def{Cron: "0 25 * * *"}, e.flow, `--cron "0 25 * * *": end of range (25) above maximum (23)`},
+		{"unknown zone", Def{Cron: "0 8 * * *", TZ: "Asia/Shanghia"}, e.flow, `--tz "Asia/Shanghia": unknown time zone`},
+		{"no timing", Def{}, e.flow, "when? give --cron"},
+		{"both timings", Def{Cron: "0 8 * * *", Every: Duration(time.Hour)}, e.flow, "not both"},
+		{"tiny every", Def{Every: Duration(time.Millisecond)}, e.flow, "--every 1ms: want at least 1s"},
+		{"missing flow file", Def{Cron: "0 8 * * *"}, filepath.Join(dir, "nope.flow"), "nope.flow: no such file"},
+		{"unknown flow name", Def{Cron: "0 8 * * *"}, "nope", "flow nope: no such file, and no flow of that name in " + dir},
+		{"flow with errors", Def{Cron: "0 8 * * *"}, filepath.Join(dir, "broken.flow"), "has errors"},
+		{"missing argument", Def{Cron: "0 8 * * *"}, filepath.Join(dir, "count.flow"), `--arg: argument "n": required`},
+		{"ill-typed argument", Def{Cron: "0 8 * * *", Args: map[string]string{"n": "ten"}}, filepath.Join(dir, "count.flow"), `--arg: argument "n": want an integer, got "ten"`},
+		{"unknown argument", Def{Cron: "0 8 * * *", Args: map[string]string{"regoin": "1"}}, e.flow, `regoin`},
+		{"secret argument", Def{Cron: "0 8 * * *", Args: map[string]string{"user": "a", "password": "p"}}, filepath.Join(dir, "login.flow"), "--arg password: password is a secret param"},
+		{"required secret", Def{Cron: "0 8 * * *", Args: map[string]string{"user": "a"}}, filepath.Join(dir, "login.flow"), "needs the secret param password"},
+		{"bad policy", Def{Cron: "0 8 * * *", Missed: "all"}, e.flow, `--missed "all"`},
+		{"bad webhook scheme", Def{Cron: "0 8 * * *", Notify: "ftp://example.com/x"}, e.flow, "want an http:// or https:// URL"},
+		{"webhook with a password", Def{Cron: "0 8 * * *", Notify: "https://u:pw@example.com/x"}, e.flow, "put no user or password in the URL"},
+		{"negative retries", Def{Cron: "0 8 * * *", Retries: -1}, e.flow, "--retries -1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.d.Name = "s"
+			err := Prepare(&c.d, c.flow, dir, start)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v\nwant %q", err, c.want)
+			}
+		})
+	}
+	if err := Prepare(&Def{Name: "Bad Name", Cron: "0 8 * * *"}, e.flow, dir, start); err == nil || !strings.Contains(err.Error(), `schedule name "Bad Name"`) {
+		t.Errorf("bad name: %v", err)
+	}
+	// A published flow by its name; a duplicate name.
+	d := Def{Name: "s", Cron: "0 8 * * *"}
+	if err := Prepare(&d, "site_check", dir, start); err != nil || d.Flow != e.flow || d.FlowName != "site_check" {
+		t.Fatalf("by name: %v %+v", err, d)
+	}
+	if _, err := Add(e.st, &d, start); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Add(e.st, &d, start); err == nil || !strings.Contains(err.Error(), "schedule s exists already") {
+		t.Fatalf("duplicate: %v", err)
+	}
+}
+
+// An unreachable webhook is found at add time.
+func TestProbeNotifyURL(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	if err := ProbeNotifyURL(context.Background(), "http://"+addr+"/hook?token=abc", 5*time.Second); err != nil {
+		t.Fatalf("open port: %v", err)
+	}
+	l.Close()
+	err = ProbeNotifyURL(context.Background(), "http://"+addr+"/hook?token=abc", 5*time.Second)
+	if err == nil || !strings.Contains(err.Error(), "cannot reach "+addr) || strings.Contains(err.Error(), "abc") {
+		t.Fatalf("closed port: %v", err)
+	}
+}
+
+func TestParseLimit(t *testing.T) {
+	var l runs.Limits
+	for _, s := range []string{"2", "site=1", "account=3"} {
+		if err := ParseLimit(s, &l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if l != (runs.Limits{Flow: 2, Site: 1, Account: 3}) {
+		t.Fatalf("limits %+v", l)
+	}
+	for _, s := range []string{"x", "site=-1", "host=1", "1.5"} {
+		if err := ParseLimit(s, &l); err == nil {
+			t.Errorf("ParseLimit(%q) = nil", s)
+		}
+	}
+}

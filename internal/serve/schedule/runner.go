@@ -1,0 +1,118 @@
+package schedule
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/internal/host/execpolicy"
+	"github.com/rpa-dev/rpa/internal/runs"
+	"github.com/rpa-dev/rpa/internal/serve/localrun"
+	"github.com/rpa-dev/rpa/interp"
+	"github.com/rpa-dev/rpa/lang"
+)
+
+// LocalRunner runs an attempt in this process the way `rpa run` does
+// (localrun.Run: a browser of its own on the schedule's profile, the run
+// recorded with its schedule), headless unless Show. `ask` goes to the
+// desktop channels (an open console, else a dialog; no terminal); `exec`
+// is refused unless Exec allows it.
+type LocalRunner struct {
+	Runs   runs.Settings
+	Bin    string // Chromium ("" = $ROD_BROWSER, else chromium on PATH)
+	Remote string // DevTools endpoints to attach to instead of launching
+	Show   bool
+	HITL   string             // the ask order ("" = the default)
+	Heal   string             // the heal mode ("" = the flow's)
+	Exec   *execpolicy.Policy // nil: exec is refused
+	// Warn receives what went wrong beside a run (not recorded, ...).
+	Warn func(string)
+}
+
+// Run loads the flow and its arguments afresh (a changed file runs as it
+// is now) and runs it once. A flow that no longer loads, arguments that
+// no longer fit it, or a browser that does not start are failed attempts
+// with the reason; a profile another process holds is Busy.
+func (r *LocalRunner) Run(ctx context.Context, j Job) Outcome {
+	d := j.Def
+	f, ds := lang.LoadFile(d.Flow)
+	if f == nil || ds.HasErrors() {
+		return Outcome{Status: runs.StatusFailed, Error: "the flow does not load: " + firstError(d.Flow, ds.Error())}
+	}
+	args, err := typedArgs(f, d.Args)
+	if err != nil {
+		return Outcome{Status: runs.StatusFailed, Error: "the schedule's arguments no longer fit the flow: " + err.Error()}
+	}
+	exec := r.Exec
+	if exec == nil {
+		exec = &execpolicy.Policy{Disabled: "command execution is disabled for scheduled runs"}
+	}
+	host, err := localrun.Host(r.HITL, nil, io.Discard, exec)
+	if err != nil {
+		return Outcome{Status: runs.StatusFailed, Error: err.Error()}
+	}
+	warn := r.Warn
+	if warn == nil {
+		warn = func(string) {}
+	}
+	out, err := localrun.Run(ctx, f, localrun.Options{
+		Args: args, Flows: lang.FolderFlows(filepath.Dir(d.Flow)), Host: host,
+		Profile: d.Profile, Show: r.Show, Remote: r.Remote, Bin: r.Bin, Timeout: d.Timeout.D(),
+		Runs: r.Runs, Heal: r.Heal,
+		Caller: runs.Caller{Kind: runs.CallerSchedule}, Schedule: d.Name, RetryOf: j.RetryOf,
+		Warn: func(msg string) { warn("schedule " + d.Name + ": " + msg) },
+	})
+	if err != nil {
+		var inUse *drivers.InUseError
+		switch {
+		case errors.As(err, &inUse):
+			return Outcome{Busy: inUse.Error()}
+		case errors.Is(err, localrun.ErrCancelled):
+			return Outcome{Status: runs.StatusCancelled, Error: "cancelled while the browser was starting"}
+		}
+		return Outcome{Status: runs.StatusFailed, Error: err.Error()}
+	}
+	o := Outcome{RunID: out.RunID, Status: runs.StatusOK}
+	switch {
+	case out.Result.Success:
+	case out.Cancelled:
+		o.Status, o.Error = runs.StatusCancelled, "cancelled"
+	default:
+		o.Status, o.Error = runs.StatusFailed, ErrorSummary(out.Result.Error)
+		if out.TimedOut {
+			o.Error = fmt.Sprintf("stopped by its --timeout %s: %s", d.Timeout.D(), o.Error)
+		}
+	}
+	return o
+}
+
+// ErrorSummary is one line for a run's error: "line 12: covered: click:
+// #go is covered by div#consent" (masked as the result is).
+func ErrorSummary(e *interp.RunError) string {
+	if e == nil {
+		return "failed"
+	}
+	s := string(e.Kind) + ": " + e.Message
+	if e.Line > 0 {
+		s = fmt.Sprintf("line %d: %s", e.Line, s)
+	}
+	return s
+}
+
+// typedArgs converts a schedule's `--arg` strings by f's param types.
+func typedArgs(f *lang.Flow, kv map[string]string) (map[string]any, error) {
+	return interp.ParseArgs(f, kv)
+}
+
+// firstError is the first line of a load error, with the file named.
+func firstError(path, msg string) string {
+	msg, _, _ = strings.Cut(strings.TrimSpace(msg), "\n")
+	if msg == "" {
+		msg = "it has errors (rpa check " + path + ")"
+	}
+	return msg
+}

@@ -1,0 +1,695 @@
+package schedule
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/rpa-dev/rpa/internal/runs"
+	"github.com/rpa-dev/rpa/lang"
+)
+
+// Scheduler timings and bounds.
+const (
+	// LeaseName is the lease in the run store that makes one process the
+	// scheduler.
+	LeaseName = "scheduler"
+	// LeaseTTL is how long the lease holds without a renewal; the holder
+	// renews it at every tick (at most PollEvery apart). A holder whose
+	// process died loses it at once.
+	LeaseTTL = 30 * time.Second
+	// PollEvery is the longest a scheduler sleeps: it then looks for
+	// schedules other processes changed, a lease to take over, and a
+	// clock that jumped (a machine that slept).
+	PollEvery = 5 * time.Second
+	// BusyWait is how long a run that could not start because its profile
+	// was in use waits before it tries again (not counted as an attempt).
+	BusyWait = 30 * time.Second
+	// MaxWait bounds how long a fire waits in the queue (limits, busy
+	// profiles, no free slot) before it is dropped, with a failure notice.
+	MaxWait = time.Hour
+	// MaxQueued bounds the waiting fires of one schedule; a newer one
+	// beyond it is dropped, with a failure notice.
+	MaxQueued = 8
+	// DefaultMaxRunning is how many scheduled runs one process runs at
+	// once.
+	DefaultMaxRunning = 2
+)
+
+// Runner runs one attempt of a fire. The desktop's is LocalRunner (the
+// path `rpa run` takes); a cluster's would run it on a linked desktop.
+type Runner interface {
+	Run(ctx context.Context, j Job) Outcome
+}
+
+// Job is one attempt to run.
+type Job struct {
+	Def  *Def
+	Fire *runs.Fire
+	// RetryOf is the failed run this attempt retries ("" for the first).
+	RetryOf string
+}
+
+// Outcome is how an attempt went.
+type Outcome struct {
+	RunID  string // its run ("" when none started)
+	Status string // runs.StatusOK, StatusFailed or StatusCancelled
+	// Error is the failure summary, masked ("click: #go is covered ..."),
+	// or why the run could not start.
+	Error string
+	// Busy, when set, says why the run could not start now for a reason
+	// that passes (its profile is in use): it is tried again after
+	// BusyWait and the attempt does not count.
+	Busy string
+}
+
+// Lease decides which process fires the schedules. The desktop's is a
+// row in the run store (StoreLease); a cluster's would live in its shared
+// store. Take is called at every tick: it takes or renews the lease and
+// says whether this process holds it, and who does.
+type Lease interface {
+	Take(now time.Time) (held bool, holder string, err error)
+	Release() error
+}
+
+// StoreLease is the lease as a row of the run store: held until
+// LeaseTTL after its last renewal, or until its process dies.
+type StoreLease struct {
+	Store *runs.Store
+	Me    runs.Holder
+}
+
+// Take takes or renews the lease (runs.Store.TakeLease).
+func (l *StoreLease) Take(now time.Time) (bool, string, error) {
+	ok, h, err := l.Store.TakeLease(LeaseName, l.Me, now, LeaseTTL)
+	return ok, HolderText(h), err
+}
+
+// Release gives the lease up.
+func (l *StoreLease) Release() error { return l.Store.ReleaseLease(LeaseName, l.Me) }
+
+// HolderText is "rpa ui (pid 42)".
+func HolderText(h runs.Holder) string { return fmt.Sprintf("%s (pid %d)", h.Program, h.PID) }
+
+// Config is a scheduler's wiring. Store and Runner are required.
+type Config struct {
+	Store  *runs.Store
+	Runner Runner
+	// Clock is the time (nil: SystemClock).
+	Clock Clock
+	// Program names this process in the lease and in `rpa schedule list`
+	// ("rpa ui").
+	Program string
+	// Lease (nil: a StoreLease in Store).
+	Lease Lease
+	// Notify sends failure notices (nil: Notifier{} with the system's
+	// desktop notification and webhooks).
+	Notify NoticeSender
+	// MaxRunning is how many scheduled runs this process runs at once
+	// (0: DefaultMaxRunning).
+	MaxRunning int
+	// Log receives one line per event (fired, started, ended, missed);
+	// nil drops them.
+	Log func(string)
+}
+
+// NoticeSender delivers one failure notice (Notifier).
+type NoticeSender interface {
+	Send(ctx context.Context, d *Def, n *Notice) error
+}
+
+// Scheduler fires the schedules of one run store: while it holds the
+// lease it queues due times (and missed ones, by policy), starts queued
+// fires within their limits, retries failed ones with backoff and sends
+// failure notices. Start it with Run; it is idle (no lease taken, only a
+// poll of the store) while there are no schedules.
+type Scheduler struct {
+	c     Config
+	clock Clock
+	me    runs.Holder
+	lease Lease
+	wake  chan struct{}
+
+	mu      sync.Mutex
+	running map[int64]bool // fires whose attempt runs in this process
+	sending map[int64]bool // notices being sent
+	// busyUntil holds back fires whose run found its profile in use.
+	busyUntil map[int64]time.Time
+	leader    bool
+	holder    string // the lease's holder, as text
+	wg        sync.WaitGroup
+	stopped   bool
+}
+
+// New makes a scheduler of c.
+func New(c Config) *Scheduler {
+	if c.Clock == nil {
+		c.Clock = SystemClock{}
+	}
+	if c.MaxRunning <= 0 {
+		c.MaxRunning = DefaultMaxRunning
+	}
+	if c.Notify == nil {
+		c.Notify = &Notifier{Clock: c.Clock}
+	}
+	if c.Program == "" {
+		c.Program = "rpa"
+	}
+	var tok [8]byte
+	_, _ = rand.Read(tok[:])
+	s := &Scheduler{c: c, clock: c.Clock, wake: make(chan struct{}, 1), running: map[int64]bool{}, sending: map[int64]bool{},
+		busyUntil: map[int64]time.Time{}}
+	s.me = runs.Me(hex.EncodeToString(tok[:]), c.Program)
+	s.lease = c.Lease
+	if s.lease == nil {
+		s.lease = &StoreLease{Store: c.Store, Me: s.me}
+	}
+	return s
+}
+
+// Holder is this scheduler's identity in the store (fires it runs).
+func (s *Scheduler) Holder() runs.Holder { return s.me }
+
+// Kick wakes the scheduler now (a schedule was added or run by hand in
+// this process).
+func (s *Scheduler) Kick() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (s *Scheduler) log(format string, a ...any) {
+	if s.c.Log != nil {
+		s.c.Log(fmt.Sprintf(format, a...))
+	}
+}
+
+// Run ticks until ctx ends, sleeping until the next due time, retry,
+// renewal or poll (at most PollEvery), or a Kick. Then it stops the runs
+// it started (they are cancelled: their fires are queued again for the
+// next scheduler, not counted as attempts), waits for them and gives up
+// the lease.
+func (s *Scheduler) Run(ctx context.Context) error {
+	for {
+		wait := s.Tick(ctx)
+		select {
+		case <-ctx.Done():
+			s.mu.Lock()
+			s.stopped = true
+			s.mu.Unlock()
+			s.wg.Wait()
+			if s.isLeader() {
+				_ = s.lease.Release()
+			}
+			return nil
+		case <-s.wake:
+		case <-s.clock.After(wait):
+		}
+	}
+}
+
+// Wait blocks until the runs and notices this scheduler started have
+// ended (tests: after a Tick).
+func (s *Scheduler) Wait() { s.wg.Wait() }
+
+func (s *Scheduler) isLeader() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.leader
+}
+
+// Leader says whether this scheduler holds the lease, and who does.
+func (s *Scheduler) Leader() (bool, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.leader, s.holder
+}
+
+// Tick does one round at the clock's time and returns how long to sleep:
+// take or renew the lease (nothing more without it), end the attempts of
+// fires whose process died, queue the due times, start what may start,
+// send due notices.
+func (s *Scheduler) Tick(ctx context.Context) time.Duration {
+	now := s.clock.Now()
+	recs, err := s.c.Store.Schedules()
+	if err != nil {
+		s.log("schedules: %v", err)
+		return PollEvery
+	}
+	active, err := s.c.Store.ActiveFires()
+	if err != nil {
+		s.log("schedules: %v", err)
+		return PollEvery
+	}
+	if len(recs) == 0 && len(active) == 0 && !s.busy() {
+		if s.isLeader() {
+			_ = s.lease.Release()
+			s.setLeader(false, "")
+		}
+		return PollEvery
+	}
+	held, holder, err := s.lease.Take(now)
+	if err != nil {
+		s.log("schedules: lease: %v", err)
+		return PollEvery
+	}
+	s.setLeader(held, holder)
+	if !held {
+		return PollEvery
+	}
+	wait := PollEvery
+	defs := map[string]*Def{}
+	for _, r := range recs {
+		d, err := DecodeDef(r.Def)
+		if err != nil {
+			s.log("schedule %s: %v", r.Name, err)
+			continue
+		}
+		defs[r.Name] = d
+		if next := s.advance(r, d, now); !next.IsZero() {
+			wait = min(wait, max(next.Sub(now), 0))
+		}
+	}
+	s.orphans(defs, now)
+	if w := s.dispatch(ctx, defs, now); w > 0 {
+		wait = min(wait, w)
+	}
+	s.notices(ctx, defs)
+	return wait
+}
+
+func (s *Scheduler) setLeader(held bool, holder string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if held != s.leader {
+		if held {
+			s.logLocked("this process (%s) now fires the schedules", s.c.Program)
+		}
+	}
+	s.leader, s.holder = held, holder
+}
+
+func (s *Scheduler) logLocked(format string, a ...any) {
+	if s.c.Log != nil {
+		s.c.Log(fmt.Sprintf(format, a...))
+	}
+}
+
+func (s *Scheduler) busy() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.running) > 0 || len(s.sending) > 0
+}
+
+// DecodeDef reads a definition the store holds.
+func DecodeDef(b []byte) (*Def, error) {
+	var d Def
+	if err := json.Unmarshal(b, &d); err != nil {
+		return nil, fmt.Errorf("the stored definition is damaged: %v", err)
+	}
+	if d.Missed == "" {
+		d.Missed = MissedSkip
+	}
+	return &d, nil
+}
+
+// advance queues r's due times up to now (Due) and returns its next due
+// time after that (zero when paused or none).
+func (s *Scheduler) advance(r *runs.ScheduleRecord, d *Def, now time.Time) time.Time {
+	if r.Paused {
+		return time.Time{}
+	}
+	w, err := d.When()
+	if err != nil {
+		s.log("schedule %s: %v", r.Name, err)
+		return time.Time{}
+	}
+	if r.Next.IsZero() || now.Before(r.Next) {
+		if r.Next.IsZero() {
+			next := w.Next(now)
+			if _, err := s.c.Store.AdvanceSchedule(r.Name, r.Next, next, nil, now); err != nil {
+				s.log("schedule %s: %v", r.Name, err)
+			}
+			return next
+		}
+		return r.Next
+	}
+	plan := Due(w, d, r.Next, now)
+	tmpl := FireTemplate(d)
+	var fires []runs.Fire
+	for _, f := range plan.Fires {
+		f.Flow, f.Site, f.Account, f.Limits, f.MaxAttempts = tmpl.Flow, tmpl.Site, tmpl.Account, tmpl.Limits, tmpl.MaxAttempts
+		fires = append(fires, f)
+	}
+	ok, err := s.c.Store.AdvanceSchedule(r.Name, r.Next, plan.Next, fires, now)
+	if err != nil {
+		s.log("schedule %s: %v", r.Name, err)
+		return time.Time{}
+	}
+	if ok {
+		for _, f := range fires {
+			switch f.Kind {
+			case runs.FireMissed:
+				s.log("schedule %s: %s", r.Name, f.Error)
+			default:
+				s.log("schedule %s: fired for %s (%s)", r.Name, f.Due.Local().Format("2006-01-02 15:04"), f.Kind)
+			}
+		}
+		s.Kick()
+	}
+	return plan.Next
+}
+
+// Plan is what a schedule does at a tick: the fires to queue (on time,
+// a catch-up, a note of missed times) and its next due time after now.
+type Plan struct {
+	Fires []runs.Fire
+	Next  time.Time
+}
+
+// maxDueSteps bounds the due times Due walks through after a long gap.
+const maxDueSteps = 1 << 20
+
+// Due is what a schedule due at next (not after now) does at now: the
+// latest due time not after now fires when it is at most d.Grace late
+// (on time); the earlier ones, and the latest when it is later than that,
+// were missed (no process was up, the machine slept): policy skip notes
+// them (a FireMissed), policy once notes them and, unless one fires on
+// time now, queues one catch-up run (FireCatchUp, due at the latest
+// missed time).
+func Due(w *When, d *Def, next, now time.Time) Plan {
+	var last, prev time.Time
+	n := 0
+	t := next
+	for !t.IsZero() && !t.After(now) && n < maxDueSteps {
+		prev, last = last, t
+		n++
+		t = w.Next(t)
+	}
+	if n == maxDueSteps {
+		t = w.Next(now)
+	}
+	p := Plan{Next: t}
+	if n == 0 {
+		return p
+	}
+	grace := d.Grace.D()
+	onTime := now.Sub(last) <= grace
+	missed, lastMissed := n, last
+	if onTime {
+		missed, lastMissed = n-1, prev
+		p.Fires = append(p.Fires, runs.Fire{Due: last, Kind: runs.FireCron})
+	}
+	if missed > 0 {
+		what := fmt.Sprintf("missed %d due time(s)", missed)
+		if missed == 1 {
+			what = "missed its due time " + lastMissed.Local().Format("2006-01-02 15:04")
+		} else {
+			what += fmt.Sprintf(" from %s to %s", next.Local().Format("2006-01-02 15:04"), lastMissed.Local().Format("2006-01-02 15:04"))
+		}
+		what += " (no rpa process was up to fire it in time, or the machine slept)"
+		switch {
+		case d.Missed == MissedOnce && !onTime:
+			what += "; policy once: one run makes up for it"
+			p.Fires = append(p.Fires, runs.Fire{Due: lastMissed, Kind: runs.FireCatchUp})
+		case d.Missed == MissedOnce:
+			what += "; policy once: the run on time now makes up for it"
+		default:
+			what += "; policy skip: not run"
+		}
+		p.Fires = append(p.Fires, runs.Fire{Due: lastMissed, Kind: runs.FireMissed, Error: what})
+	}
+	return p
+}
+
+// FireTemplate is what every fire of d carries: its flow's name, site
+// (Site, from the flow as it is now) and account (AccountKey), its limits
+// and its attempts (1 + retries).
+func FireTemplate(d *Def) runs.Fire {
+	f := runs.Fire{Flow: d.FlowName, Limits: d.Limits, MaxAttempts: 1 + d.Retries, Account: AccountKey(d)}
+	if fl, ds := lang.LoadFile(d.Flow); fl != nil && !ds.HasErrors() {
+		if args, err := typedArgs(fl, d.Args); err == nil {
+			f.Site = Site(fl.File, args)
+		}
+	}
+	return f
+}
+
+// AccountKey is the per-account limit's key of d: its account, else its
+// profile ("profile:ID"), else "" (a temporary profile: no limit).
+func AccountKey(d *Def) string {
+	switch {
+	case d.Account != "":
+		return d.Account
+	case d.Profile != "":
+		return "profile:" + d.Profile
+	}
+	return ""
+}
+
+// orphans ends the attempts of fires whose process died: as failed
+// attempts (retried while they have attempts left).
+func (s *Scheduler) orphans(defs map[string]*Def, now time.Time) {
+	fs, err := s.c.Store.OrphanFires(s.me)
+	if err != nil {
+		s.log("schedules: %v", err)
+	}
+	for _, f := range fs {
+		s.log("schedule %s: the process running its fire %d ended before the run did", f.Schedule, f.ID)
+		s.end(f, defs[f.Schedule], Outcome{Status: runs.StatusFailed, RunID: "",
+			Error: "interrupted: the process running it ended before the run finished"}, now, false)
+	}
+}
+
+// dispatch drops the fires that waited too long and starts the queued
+// fires that may start; it returns when to look again (0: PollEvery).
+func (s *Scheduler) dispatch(ctx context.Context, defs map[string]*Def, now time.Time) time.Duration {
+	active, err := s.c.Store.ActiveFires()
+	if err != nil {
+		s.log("schedules: %v", err)
+		return 0
+	}
+	var wait time.Duration
+	queued := map[string]int{}
+	sort.SliceStable(active, func(i, j int) bool { return active[i].Due.Before(active[j].Due) })
+	for _, f := range active {
+		if f.State != runs.FireQueued {
+			continue
+		}
+		d := defs[f.Schedule]
+		queued[f.Schedule]++
+		switch {
+		case d == nil:
+			s.drop(f, runs.FireCancelled, "its schedule is gone", false, now)
+			continue
+		case queued[f.Schedule] > MaxQueued:
+			s.drop(f, runs.FireDropped, fmt.Sprintf("the queue holds %d fires of this schedule already (the most)", MaxQueued), true, now)
+			continue
+		case now.Before(f.NotBefore):
+			if w := f.NotBefore.Sub(now); wait == 0 || w < wait {
+				wait = w
+			}
+			continue
+		case now.Sub(readyAt(f)) > MaxWait:
+			why := "it waited longer than " + MaxWait.String() + " to start"
+			if f.Waiting != "" {
+				why += ": " + f.Waiting
+			}
+			s.drop(f, runs.FireDropped, why, true, now)
+			continue
+		case s.heldBack(f.ID, now):
+			continue
+		}
+		if s.slots() == 0 || ctx.Err() != nil {
+			continue
+		}
+		c, err := s.c.Store.ClaimFire(f.ID, s.me, now)
+		if err != nil {
+			s.log("schedule %s: %v", f.Schedule, err)
+			continue
+		}
+		if !c.Started {
+			continue
+		}
+		s.start(ctx, c.Fire, d)
+	}
+	return wait
+}
+
+// readyAt is when queued fire f could first start: its retry's time, else
+// when it was queued. MaxWait counts from there.
+func readyAt(f *runs.Fire) time.Time {
+	if !f.NotBefore.IsZero() {
+		return f.NotBefore
+	}
+	return f.Queued
+}
+
+// heldBack reports whether fire id waits (until BusyWait after its run
+// found its profile in use) and forgets the ones whose wait is over.
+func (s *Scheduler) heldBack(id int64, now time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	until, ok := s.busyUntil[id]
+	if ok && now.Before(until) {
+		return true
+	}
+	delete(s.busyUntil, id)
+	return false
+}
+
+func (s *Scheduler) slots() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return 0
+	}
+	return s.c.MaxRunning - len(s.running)
+}
+
+func (s *Scheduler) drop(f *runs.Fire, state, why string, notify bool, now time.Time) {
+	ok, err := s.c.Store.DropFire(f.ID, state, why, notify, now)
+	if err != nil {
+		s.log("schedule %s: %v", f.Schedule, err)
+	}
+	if ok {
+		s.log("schedule %s: fire %d %s: %s", f.Schedule, f.ID, state, why)
+	}
+}
+
+// start runs attempt f.Attempt of f in a goroutine.
+func (s *Scheduler) start(ctx context.Context, f *runs.Fire, d *Def) {
+	s.mu.Lock()
+	s.running[f.ID] = true
+	s.mu.Unlock()
+	s.wg.Add(1)
+	retryOf := ""
+	if f.Attempt > 1 {
+		retryOf = f.RunID
+	}
+	s.log("schedule %s: run %d of %d starts (%s, due %s)", f.Schedule, f.Attempt, f.MaxAttempts, d.FlowName, f.Due.Local().Format("2006-01-02 15:04"))
+	go func() {
+		defer s.wg.Done()
+		out := s.c.Runner.Run(ctx, Job{Def: d, Fire: f, RetryOf: retryOf})
+		s.end(f, d, out, s.clock.Now(), ctx.Err() != nil)
+		s.mu.Lock()
+		delete(s.running, f.ID)
+		s.mu.Unlock()
+		s.Kick()
+	}()
+}
+
+// Backoff is the wait before attempt n+1 after attempt n failed: base,
+// doubling with each attempt, at most MaxBackoff.
+func Backoff(base time.Duration, n int) time.Duration {
+	if base <= 0 {
+		base = DefaultBackoff
+	}
+	d := base
+	for i := 1; i < n && d < MaxBackoff; i++ {
+		d *= 2
+	}
+	return min(d, MaxBackoff)
+}
+
+// end records how f's attempt went: ok, a retry after its backoff, the
+// final failure (with a notice), or back to the queue when it did not
+// start for a busy profile or this process stopped it (stopping).
+func (s *Scheduler) end(f *runs.Fire, d *Def, out Outcome, now time.Time, stopping bool) {
+	e := runs.FireEnd{RunID: out.RunID, Error: out.Error}
+	switch {
+	case out.Busy != "":
+		// Held back in memory (heldBack), so MaxWait still counts from
+		// when it was queued.
+		e.State, e.Uncount, e.Waiting = runs.FireQueued, true, out.Busy
+		s.mu.Lock()
+		s.busyUntil[f.ID] = now.Add(BusyWait)
+		s.mu.Unlock()
+	case stopping && out.Status != runs.StatusOK:
+		e.State, e.Uncount, e.Waiting = runs.FireQueued, true, "its process stopped before the run ended; it runs again when a scheduler is up"
+	case out.Status == runs.StatusOK:
+		e.State = runs.FireOK
+	case f.Attempt < f.MaxAttempts:
+		base := DefaultBackoff
+		if d != nil {
+			base = d.Backoff.D()
+		}
+		e.State, e.NotBefore = runs.FireQueued, now.Add(Backoff(base, f.Attempt))
+		e.Waiting = fmt.Sprintf("retry %d of %d after its backoff", f.Attempt+1, f.MaxAttempts)
+	default:
+		e.State, e.Notify = runs.FireFailed, true
+	}
+	ok, err := s.c.Store.EndFire(f.ID, s.me, e, now)
+	if err != nil {
+		s.log("schedule %s: %v", f.Schedule, err)
+		return
+	}
+	if !ok {
+		return
+	}
+	switch e.State {
+	case runs.FireOK:
+		s.log("schedule %s: run %s ok", f.Schedule, out.RunID)
+	case runs.FireFailed:
+		s.log("schedule %s: run %s failed after %d attempt(s): %s", f.Schedule, out.RunID, f.Attempt, out.Error)
+	default:
+		s.log("schedule %s: %s (%s)", f.Schedule, e.Waiting, out.Error)
+	}
+}
+
+// notices sends the failure notices that are due, each once.
+func (s *Scheduler) notices(ctx context.Context, defs map[string]*Def) {
+	fs, err := s.c.Store.PendingNotices(s.me)
+	if err != nil {
+		s.log("schedules: %v", err)
+		return
+	}
+	for _, f := range fs {
+		d := defs[f.Schedule]
+		if d == nil {
+			_ = s.c.Store.NoticeDone(f.ID, "failed: its schedule is gone")
+			continue
+		}
+		s.mu.Lock()
+		s.sending[f.ID] = true
+		s.mu.Unlock()
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			n := s.notice(f, d)
+			res := "sent"
+			if err := s.c.Notify.Send(ctx, d, n); err != nil {
+				res = "failed: " + err.Error()
+				s.log("schedule %s: the failure notice was not delivered: %v", f.Schedule, err)
+			}
+			if err := s.c.Store.NoticeDone(f.ID, res); err != nil {
+				s.log("schedule %s: %v", f.Schedule, err)
+			}
+			s.mu.Lock()
+			delete(s.sending, f.ID)
+			s.mu.Unlock()
+		}()
+	}
+}
+
+// notice is the failure notice of f: what the run store says of its last
+// run (masked there).
+func (s *Scheduler) notice(f *runs.Fire, d *Def) *Notice {
+	n := &Notice{Event: "schedule.failed", Schedule: f.Schedule, Flow: d.FlowName, Status: f.State, RunID: f.RunID,
+		Runs: f.Runs, Attempts: f.Attempt, Due: f.Due, Summary: f.Error}
+	if f.State == runs.FireDropped {
+		n.Event = "schedule.dropped"
+	}
+	if f.RunID != "" {
+		if r, err := s.c.Store.Get(f.RunID); err == nil {
+			n.Error = &NoticeError{Kind: r.ErrorKind, Message: r.ErrorMessage, Line: r.ErrorLine, Action: r.ErrorAction}
+		}
+	}
+	return n
+}
