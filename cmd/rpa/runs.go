@@ -15,7 +15,7 @@ import (
 func init() {
 	register(command{
 		name: "runs",
-		usage: "rpa runs [--flow NAME] [--failed] [--since D] [--limit N] [--json]\n" +
+		usage: "rpa runs [--flow NAME] [--schedule NAME] [--failed] [--since D] [--limit N] [--json]\n" +
 			"       rpa runs show ID [--json]\n" +
 			"       rpa runs report ID [-o FILE]\n" +
 			"       " + runsPruneUsage,

@@ -55,10 +55,11 @@ func (s *Settings) Register(fs *flag.FlagSet, packet bool) {
 }
 
 // Register declares the flags of a runs listing on fs (`rpa runs`):
-// --flow, --failed, --since (ParseSince against the time of parsing) and
+// --flow, --schedule, --failed, --since (ParseSince against the time of parsing) and
 // --limit (default 50).
 func (f *Filter) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.Flow, "flow", "", "only runs of this flow")
+	fs.StringVar(&f.Schedule, "schedule", "", "only runs this schedule started")
 	fs.BoolVar(&f.Failed, "failed", false, "only failed, cancelled and interrupted runs")
 	fs.Func("since", "only runs started in this past duration (24h, 30m) or since this date (2026-12-01)", func(s string) (err error) {
 		f.Since, err = ParseSince(s, time.Now())

@@ -44,6 +44,16 @@ func CallerText(c Caller) string {
 	return s
 }
 
+// RunCallerText is CallerText of r's caller, with the schedule's name for
+// a scheduled run ("schedule daily").
+func RunCallerText(r *Run) string {
+	s := CallerText(r.Caller)
+	if r.Schedule != "" {
+		s += " " + r.Schedule
+	}
+	return s
+}
+
 // ErrorActionShown is r.ErrorAction where a line naming the error should
 // name it, "" when r.ErrorMessage already starts with it ("wait: timed out
 // ..."), so the action is said once.
@@ -84,7 +94,7 @@ func WriteList(w io.Writer, l []*Run) error {
 			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.ID, r.Flow, r.Status, r.Start.Local().Format("2006-01-02 15:04:05"),
-			(time.Duration(r.DurationMs) * time.Millisecond).String(), r.Actions, CallerText(r.Caller), errs)
+			(time.Duration(r.DurationMs) * time.Millisecond).String(), r.Actions, RunCallerText(r), errs)
 	}
 	return tw.Flush()
 }
@@ -97,9 +107,12 @@ func WriteList(w io.Writer, l []*Run) error {
 func WriteRun(w io.Writer, r *Run, steps []Step, dir string) error {
 	fmt.Fprintf(w, "run %s  %s  %s\n", r.ID, r.Flow, strings.ToUpper(r.Status))
 	fmt.Fprintf(w, "started %s, %s, caller %s", r.Start.Local().Format("2006-01-02 15:04:05"),
-		time.Duration(r.DurationMs)*time.Millisecond, CallerText(r.Caller))
+		time.Duration(r.DurationMs)*time.Millisecond, RunCallerText(r))
 	if r.Profile != "" {
 		fmt.Fprintf(w, ", profile %s", r.Profile)
+	}
+	if r.RetryOf != "" {
+		fmt.Fprintf(w, ", retries %s", r.RetryOf)
 	}
 	if r.ResumedFrom != "" {
 		fmt.Fprintf(w, ", resumes %s", r.ResumedFrom)

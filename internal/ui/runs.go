@@ -118,7 +118,7 @@ type runRow struct {
 
 func (s *Server) runRow(r *http.Request, run *runs.Run) runRow {
 	row := runRow{Run: run, StatusText: s.T(r, "runs.st."+run.Status), Started: run.Start.Local().Format("2006-01-02 15:04:05"),
-		CallerText: runs.CallerText(run.Caller)}
+		CallerText: runs.RunCallerText(run)}
 	if run.Status != runs.StatusRunning {
 		row.Duration = (time.Duration(run.DurationMs) * time.Millisecond).String()
 	}

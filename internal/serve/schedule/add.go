@@ -6,12 +6,40 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/lang"
+	"github.com/rpa-dev/rpa/lang/ast"
 )
+
+var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func findParam(f *ast.File, name string) *ast.Param {
+	for _, p := range f.Params {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+func isSecret(p *ast.Param) bool { return p.Type != nil && p.Type.Name == "secret" }
+
+// withStandIns is args with a stand-in value for each secret param read
+// from the environment.
+func withStandIns(args, secretEnv map[string]string) map[string]string {
+	out := make(map[string]string, len(args)+len(secretEnv))
+	for k, v := range args {
+		out[k] = v
+	}
+	for k := range secretEnv {
+		out[k] = "stand-in"
+	}
+	return out
+}
 
 // ResolveFlow finds the flow a schedule names: a flow file (.flow, .yaml,
 // .yml), else the flow of that NAME in flowsDir (the served folder). It
@@ -41,11 +69,20 @@ func ResolveFlow(arg, flowsDir string) (string, error) {
 // options as the user gave them) against its flow, found by ResolveFlow
 // from flowArg: the flow must load without errors, every required param
 // must have an argument and every argument fit its param, and no argument
-// may be a secret (a schedule is stored; secrets never are: a flow that
-// needs one cannot run on a schedule until it gets it from an account).
+// may be a secret (a schedule is stored; secrets never are): a secret
+// param is read from an environment variable at each run (SecretEnv).
 // now anchors --every. The error names the flag or argument at fault.
 func Prepare(d *Def, flowArg, flowsDir string, now time.Time) error {
 	if err := CheckName(d.Name); err != nil {
+		return err
+	}
+	if err := d.checkWhen(); err != nil {
+		return err
+	}
+	if d.Missed == "" {
+		d.Missed = MissedSkip
+	}
+	if err := d.checkOptions(); err != nil {
 		return err
 	}
 	path, err := ResolveFlow(flowArg, flowsDir)
@@ -56,18 +93,31 @@ func Prepare(d *Def, flowArg, flowsDir string, now time.Time) error {
 	if f == nil || ds.HasErrors() {
 		return fmt.Errorf("flow %s has errors: %s (see rpa check %s)", flowArg, firstError(path, ds.Error()), flowArg)
 	}
+	for name, env := range d.SecretEnv {
+		p := findParam(f.File, name)
+		switch {
+		case p == nil:
+			return fmt.Errorf("--secret-env %s=%s: flow %s has no param %s", name, env, f.File.Name, name)
+		case !isSecret(p):
+			return fmt.Errorf("--secret-env %s=%s: %s is not a secret param (give it with --arg)", name, env, name)
+		case !envNameRE.MatchString(env):
+			return fmt.Errorf("--secret-env %s=%s: %q is not an environment variable name", name, env, env)
+		}
+	}
 	for _, p := range f.File.Params {
-		if p.Type == nil || p.Type.Name != "secret" {
+		if !isSecret(p) {
 			continue
 		}
 		if _, given := d.Args[p.Name]; given {
-			return fmt.Errorf("--arg %s: %s is a secret param, and a schedule stores its arguments: give the flow the value another way (a profile that stays signed in, or an account)", p.Name, p.Name)
+			return fmt.Errorf("--arg %s: %s is a secret param, and a schedule is stored: give it with --secret-env %s=ENV_VAR (read from the environment of the process that fires it) instead", p.Name, p.Name, p.Name)
 		}
-		if p.Default == nil {
-			return fmt.Errorf("flow %s needs the secret param %s, and a schedule stores no secrets: the flow cannot run on a schedule as it is (sign in once on a persistent --profile and drop the param, or use an account)", f.File.Name, p.Name)
+		if _, env := d.SecretEnv[p.Name]; p.Default == nil && !env {
+			return fmt.Errorf("flow %s needs the secret param %s, and a schedule stores no secrets: give it with --secret-env %s=ENV_VAR (read from the environment of the process that fires it)", f.File.Name, p.Name, p.Name)
 		}
 	}
-	if _, err := typedArgs(f, d.Args); err != nil {
+	// The secrets' values are not here (they are read at each run):
+	// stand-ins check the rest.
+	if _, err := typedArgs(f, withStandIns(d.Args, d.SecretEnv)); err != nil {
 		return fmt.Errorf("--arg: %v", err)
 	}
 	d.Flow, d.FlowName = path, f.File.Name
@@ -100,7 +150,7 @@ func Add(st *runs.Store, d *Def, now time.Time) (*runs.ScheduleRecord, error) {
 	rec := &runs.ScheduleRecord{Name: d.Name, Flow: d.FlowName, Def: b, Next: w.Next(now), Created: now.UTC(), Updated: now.UTC()}
 	if err := st.AddSchedule(rec); err != nil {
 		if errors.Is(err, runs.ErrScheduleExists) {
-			return nil, fmt.Errorf("schedule %s exists already (rpa schedule rm %s first, or pick another name)", d.Name, d.Name)
+			return nil, fmt.Errorf("%w (rpa schedule rm %s first, or pick another name)", err, d.Name)
 		}
 		return nil, err
 	}

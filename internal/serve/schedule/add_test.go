@@ -37,8 +37,12 @@ func TestPrepareErrors(t *testing.T) {
 		{"missing argument", Def{Cron: "0 8 * * *"}, filepath.Join(dir, "count.flow"), `--arg: argument "n": required`},
 		{"ill-typed argument", Def{Cron: "0 8 * * *", Args: map[string]string{"n": "ten"}}, filepath.Join(dir, "count.flow"), `--arg: argument "n": want an integer, got "ten"`},
 		{"unknown argument", Def{Cron: "0 8 * * *", Args: map[string]string{"regoin": "1"}}, e.flow, `regoin`},
-		{"secret argument", Def{Cron: "0 8 * * *", Args: map[string]string{"user": "a", "password": "p"}}, filepath.Join(dir, "login.flow"), "--arg password: password is a secret param"},
-		{"required secret", Def{Cron: "0 8 * * *", Args: map[string]string{"user": "a"}}, filepath.Join(dir, "login.flow"), "needs the secret param password"},
+		{"secret argument", Def{Cron: "0 8 * * *", Args: map[string]string{"user": "a", "password": "p"}}, filepath.Join(dir, "login.flow"), "--arg password: password is a secret param, and a schedule is stored: give it with --secret-env password=ENV_VAR"},
+		{"required secret", Def{Cron: "0 8 * * *", Args: map[string]string{"user": "a"}}, filepath.Join(dir, "login.flow"), "needs the secret param password, and a schedule stores no secrets: give it with --secret-env password=ENV_VAR"},
+		{"secret-env for a plain param", Def{Cron: "0 8 * * *", Args: map[string]string{"password": "p"}, SecretEnv: map[string]string{"user": "U"}}, filepath.Join(dir, "login.flow"), "--secret-env user=U: user is not a secret param"},
+		{"secret-env for no param", Def{Cron: "0 8 * * *", SecretEnv: map[string]string{"pw": "U"}}, filepath.Join(dir, "login.flow"), "flow login has no param pw"},
+		{"secret-env bad variable", Def{Cron: "0 8 * * *", Args: map[string]string{"user": "a"}, SecretEnv: map[string]string{"password": "MY-PW"}}, filepath.Join(dir, "login.flow"), `"MY-PW" is not an environment variable name`},
+		{"timing first", Def{Cron: "bad"}, filepath.Join(dir, "nope.flow"), `--cron "bad"`},
 		{"bad policy", Def{Cron: "0 8 * * *", Missed: "all"}, e.flow, `--missed "all"`},
 		{"bad webhook scheme", Def{Cron: "0 8 * * *", Notify: "ftp://example.com/x"}, e.flow, "want an http:// or https:// URL"},
 		{"webhook with a password", Def{Cron: "0 8 * * *", Notify: "https://u:pw@example.com/x"}, e.flow, "put no user or password in the URL"},
@@ -55,6 +59,20 @@ func TestPrepareErrors(t *testing.T) {
 	if err := Prepare(&Def{Name: "Bad Name", Cron: "0 8 * * *"}, e.flow, dir, start); err == nil || !strings.Contains(err.Error(), `schedule name "Bad Name"`) {
 		t.Errorf("bad name: %v", err)
 	}
+	// A secret from the environment: accepted without its value.
+	sd := Def{Name: "s2", Cron: "0 8 * * *", Args: map[string]string{"user": "a"}, SecretEnv: map[string]string{"password": "RPA_TEST_PW"}}
+	if err := Prepare(&sd, filepath.Join(dir, "login.flow"), dir, start); err != nil {
+		t.Fatalf("secret-env: %v", err)
+	}
+	t.Setenv("RPA_TEST_PW", "")
+	os.Unsetenv("RPA_TEST_PW")
+	if _, err := withSecrets(&sd); err == nil || !strings.Contains(err.Error(), "RPA_TEST_PW, which is not set in this process") {
+		t.Fatalf("unset variable: %v", err)
+	}
+	t.Setenv("RPA_TEST_PW", "hunter2hunter2")
+	if kv, err := withSecrets(&sd); err != nil || kv["password"] != "hunter2hunter2" || kv["user"] != "a" {
+		t.Fatalf("withSecrets: %v %v", kv, err)
+	}
 	// A published flow by its name; a duplicate name.
 	d := Def{Name: "s", Cron: "0 8 * * *"}
 	if err := Prepare(&d, "site_check", dir, start); err != nil || d.Flow != e.flow || d.FlowName != "site_check" {
@@ -63,7 +81,7 @@ func TestPrepareErrors(t *testing.T) {
 	if _, err := Add(e.st, &d, start); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Add(e.st, &d, start); err == nil || !strings.Contains(err.Error(), "schedule s exists already") {
+	if _, err := Add(e.st, &d, start); err == nil || !strings.Contains(err.Error(), "schedule s: a schedule of that name exists") {
 		t.Fatalf("duplicate: %v", err)
 	}
 }

@@ -50,6 +50,10 @@ type Def struct {
 	// Args are the flow's arguments as `--arg` strings (never a secret:
 	// a schedule keeps none); converted by param type at each run.
 	Args map[string]string `json:"args,omitempty"`
+	// SecretEnv names, per secret param, the environment variable its
+	// value is read from when the run starts, in the process that fires
+	// it (the variable's name is stored, never its value).
+	SecretEnv map[string]string `json:"secretEnv,omitempty"`
 	// Account names the account the runs use (the per-account limit's
 	// key); Profile the browser profile ("" is the flow's `defaults
 	// profile:`, else a temporary one).
@@ -229,6 +233,14 @@ func (d *Def) Check() error {
 	if err := CheckName(d.Name); err != nil {
 		return err
 	}
+	if err := d.checkWhen(); err != nil {
+		return err
+	}
+	return d.checkOptions()
+}
+
+// checkWhen reports a problem of the timing: --cron, --tz, --every.
+func (d *Def) checkWhen() error {
 	switch {
 	case d.Cron == "" && d.Every == 0:
 		return errors.New("when? give --cron \"MIN HOUR DOM MON DOW\" [--tz ZONE] or --every D")
@@ -239,9 +251,12 @@ func (d *Def) Check() error {
 	case d.Every != 0 && d.Every.D() < MinEvery:
 		return fmt.Errorf("--every %s: want at least %s", d.Every.D(), MinEvery)
 	}
-	if _, err := d.When(); err != nil {
-		return err
-	}
+	_, err := d.When()
+	return err
+}
+
+// checkOptions reports a problem of the other options.
+func (d *Def) checkOptions() error {
 	switch {
 	case d.Retries < 0 || d.Retries > 100:
 		return fmt.Errorf("--retries %d: want 0 to 100", d.Retries)

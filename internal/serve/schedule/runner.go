@@ -3,14 +3,19 @@ package schedule
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/internal/cliflag"
 	"github.com/rpa-dev/rpa/internal/host/execpolicy"
+	"github.com/rpa-dev/rpa/internal/host/hitl"
 	"github.com/rpa-dev/rpa/internal/runs"
+	"github.com/rpa-dev/rpa/internal/runs/heal"
 	"github.com/rpa-dev/rpa/internal/serve/localrun"
 	"github.com/rpa-dev/rpa/interp"
 	"github.com/rpa-dev/rpa/lang"
@@ -43,7 +48,11 @@ func (r *LocalRunner) Run(ctx context.Context, j Job) Outcome {
 	if f == nil || ds.HasErrors() {
 		return Outcome{Status: runs.StatusFailed, Error: "the flow does not load: " + firstError(d.Flow, ds.Error())}
 	}
-	args, err := typedArgs(f, d.Args)
+	kv, err := withSecrets(d)
+	if err != nil {
+		return Outcome{Status: runs.StatusFailed, Error: err.Error()}
+	}
+	args, err := typedArgs(f, kv)
 	if err != nil {
 		return Outcome{Status: runs.StatusFailed, Error: "the schedule's arguments no longer fit the flow: " + err.Error()}
 	}
@@ -103,6 +112,24 @@ func ErrorSummary(e *interp.RunError) string {
 	return s
 }
 
+// withSecrets is d's arguments with the secret params' values read from
+// the environment (Def.SecretEnv); a variable that is not set is an error
+// naming it and this process.
+func withSecrets(d *Def) (map[string]string, error) {
+	kv := make(map[string]string, len(d.Args)+len(d.SecretEnv))
+	for k, v := range d.Args {
+		kv[k] = v
+	}
+	for k, env := range d.SecretEnv {
+		v, ok := os.LookupEnv(env)
+		if !ok {
+			return nil, fmt.Errorf("the secret param %s reads the environment variable %s, which is not set in this process (%s, pid %d)", k, env, filepath.Base(os.Args[0]), os.Getpid())
+		}
+		kv[k] = v
+	}
+	return kv, nil
+}
+
 // typedArgs converts a schedule's `--arg` strings by f's param types.
 func typedArgs(f *lang.Flow, kv map[string]string) (map[string]any, error) {
 	return interp.ParseArgs(f, kv)
@@ -115,4 +142,34 @@ func firstError(path, msg string) string {
 		msg = "it has errors (rpa check " + path + ")"
 	}
 	return msg
+}
+
+// Register declares r's flags on fs (`rpa schedule daemon`): --browser,
+// --browser-bin, --show, --hitl, --heal and the run store's --evidence,
+// --runs-keep and --runs-max-mb.
+func (r *LocalRunner) Register(fs *flag.FlagSet) {
+	fs.Var(cliflag.Joined{S: &r.Remote}, "browser", "attach to a running browser's DevTools endpoint (ws://, http:// or wss://...) instead of launching one")
+	fs.StringVar(&r.Bin, "browser-bin", "", "Chromium binary (default: $ROD_BROWSER, else chromium on PATH)")
+	fs.BoolVar(&r.Show, "show", false, "show the browser windows instead of running headless")
+	fs.StringVar(&r.HITL, "hitl", "", hitl.OrderUsage)
+	fs.StringVar(&r.Heal, "heal", "", heal.ModeUsage)
+	r.Runs.Register(fs, true)
+}
+
+// Check reports a bad setting of r, naming its flag.
+func (r *LocalRunner) Check() error {
+	if err := heal.CheckFlag(r.Heal); err != nil {
+		return fmt.Errorf("--heal: %v", err)
+	}
+	if r.HITL != "" {
+		if _, err := hitl.ParseOrder(r.HITL); err != nil {
+			return err // names --hitl
+		}
+	}
+	if r.Show && r.Remote == "" {
+		if msg := hitl.NoDisplay("drop --show to run headless"); msg != "" {
+			return fmt.Errorf("--show: %s", msg)
+		}
+	}
+	return r.Runs.Check()
 }

@@ -434,7 +434,7 @@ func Due(w *When, d *Def, next, now time.Time) Plan {
 func FireTemplate(d *Def) runs.Fire {
 	f := runs.Fire{Flow: d.FlowName, Limits: d.Limits, MaxAttempts: 1 + d.Retries, Account: AccountKey(d)}
 	if fl, ds := lang.LoadFile(d.Flow); fl != nil && !ds.HasErrors() {
-		if args, err := typedArgs(fl, d.Args); err == nil {
+		if args, err := typedArgs(fl, withStandIns(d.Args, d.SecretEnv)); err == nil {
 			f.Site = Site(fl.File, args)
 		}
 	}
@@ -692,4 +692,72 @@ func (s *Scheduler) notice(f *runs.Fire, d *Def) *Notice {
 		}
 	}
 	return n
+}
+
+// RunOne runs fire id (queued by RunNow) in this process without taking
+// the lease: `rpa schedule run-now` when no scheduler is up. It claims the
+// fire as any scheduler does (so a scheduler started meanwhile cannot run
+// it too), waits for its limits and backoffs on the clock, runs its
+// attempts and sends its failure notice, and returns the fire as it
+// ended. A fire another process took is followed until it ends.
+func (s *Scheduler) RunOne(ctx context.Context, id int64) (*runs.Fire, error) {
+	for {
+		now := s.clock.Now()
+		f, err := s.c.Store.Fire(id)
+		if err != nil {
+			return nil, err
+		}
+		switch f.State {
+		case runs.FireQueued:
+		case runs.FireRunning:
+			// Another process runs it: follow it.
+		default:
+			if f.Notify == "pending" {
+				s.notices(ctx, s.defsOf(f.Schedule))
+				s.Wait()
+				if f, err = s.c.Store.Fire(id); err != nil {
+					return nil, err
+				}
+			}
+			return f, nil
+		}
+		wait := PollEvery
+		if f.State == runs.FireQueued {
+			if now.Before(f.NotBefore) {
+				wait = f.NotBefore.Sub(now)
+			} else if !s.heldBack(id, now) {
+				defs := s.defsOf(f.Schedule)
+				d := defs[f.Schedule]
+				if d == nil {
+					s.drop(f, runs.FireCancelled, "its schedule is gone", false, now)
+					continue
+				}
+				c, err := s.c.Store.ClaimFire(id, s.me, now)
+				if err != nil {
+					return nil, err
+				}
+				if c.Started {
+					s.start(ctx, c.Fire, d)
+					s.Wait()
+					continue
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return f, ctx.Err()
+		case <-s.clock.After(wait):
+		}
+	}
+}
+
+// defsOf is the definition of schedule name, by name (empty when gone).
+func (s *Scheduler) defsOf(name string) map[string]*Def {
+	defs := map[string]*Def{}
+	if r, err := s.c.Store.Schedule(name); err == nil {
+		if d, err := DecodeDef(r.Def); err == nil {
+			defs[name] = d
+		}
+	}
+	return defs
 }
