@@ -15,14 +15,13 @@ require (
 	github.com/nats-io/nats.go v1.55.0
 	github.com/ncruces/zenity v0.10.14
 	github.com/pquerna/otp v1.5.0
+	github.com/robfig/cron/v3 v3.0.1
 	github.com/ysmood/gson v0.7.3
 	github.com/zalando/go-keyring v0.2.8
 	golang.org/x/sys v0.50.0
 	golang.org/x/term v0.48.0
 	gopkg.in/yaml.v3 v3.0.1
 )
-
-require github.com/robfig/cron/v3 v3.0.1
 
 require (
 	github.com/antithesishq/antithesis-sdk-go v0.8.0-default-no-op // indirect

@@ -127,7 +127,7 @@ internal/link/connect, internal/link/cluster, CALLS < internal/link/gateway;
 internal/link/gateway, internal/link/cluster/clustertest < LINK;
 
 # SERVING: flows as MCP tools (mcpserver), runs in
-# this process (localrun), schedules and their queue (schedule, planned),
+# this process (localrun), schedules and their queue (schedule),
 # what serve, connect and the console build (flowserver), publishing.
 LANGUAGE < internal/serve/publish;
 NONE < internal/serve/mcpserver/internal/testsite;
@@ -162,6 +162,5 @@ tools/release, bench, internal/layers < BUILD;
 // planned are the packages of this round that Rules names before they
 // exist. Drop a name once its package has landed.
 var planned = []string{
-	"internal/serve/schedule",
 	"internal/serve/tasks",
 }
