@@ -130,9 +130,10 @@ func withSecrets(d *Def) (map[string]string, error) {
 	return kv, nil
 }
 
-// typedArgs converts a schedule's `--arg` strings by f's param types.
-func typedArgs(f *lang.Flow, kv map[string]string) (map[string]any, error) {
-	return interp.ParseArgs(f, kv)
+// typedArgs converts a schedule's `--arg` strings by f's param types
+// (lang's one check of a call's arguments).
+func typedArgs(f *lang.Flow, kv map[string]string) (lang.Args, error) {
+	return f.ParseArgs(kv)
 }
 
 // firstError is the first line of a load error, with the file named.

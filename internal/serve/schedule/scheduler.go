@@ -435,7 +435,7 @@ func FireTemplate(d *Def) runs.Fire {
 	f := runs.Fire{Flow: d.FlowName, Limits: d.Limits, MaxAttempts: 1 + d.Retries, Account: AccountKey(d)}
 	if fl, ds := lang.LoadFile(d.Flow); fl != nil && !ds.HasErrors() {
 		if args, err := typedArgs(fl, withStandIns(d.Args, d.SecretEnv)); err == nil {
-			f.Site = Site(fl.File, args)
+			f.Site = Site(fl.File, args.Map())
 		}
 	}
 	return f
