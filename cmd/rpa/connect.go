@@ -50,6 +50,7 @@ func runConnect(ctx context.Context, args []string, _, stderr io.Writer) int {
 		return fail(stderr, exitUsage, "connect", err)
 	}
 	defer s.Close()
+	s.StartSchedules(ctx) // fires the schedules unless another process does, or --schedules=false
 	c, err := s.Dial(o)
 	if err != nil {
 		return fail(stderr, exitUsage, "connect", err)

@@ -58,6 +58,7 @@ func runServe(ctx context.Context, args []string, _, stderr io.Writer) int {
 		return fail(stderr, exitUsage, "serve", err)
 	}
 	defer s.Close()
+	s.StartSchedules(ctx) // fires the schedules unless another process does, or --schedules=false
 	if h.Addr == "" {
 		if err := s.ServeStdio(ctx, os.Stdin, os.Stdout); err != nil {
 			s.Log.Error("stdio session ended", "error", err.Error())

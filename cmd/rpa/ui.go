@@ -99,6 +99,7 @@ func runUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, exitUsage, "ui", err)
 	}
 	defer s.Close()
+	s.StartSchedules(ctx) // fires the schedules unless another process does, or --schedules=false
 
 	var lc *connect.Client
 	if link.URL != "" {

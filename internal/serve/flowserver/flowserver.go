@@ -51,6 +51,9 @@ type Config struct {
 	Runs                  runs.Settings // what the run store keeps
 	Authoring             bool          // the authoring tools (mcpserver.Server.EnableAuthoring)
 	Steps                 string        // also serve every step of this flow file as a tool (mcpserver.Server.ServeSteps)
+	// Schedules fires the schedules of $RPA_HOME while serving
+	// (StartSchedules); --schedules, on by default.
+	Schedules bool
 }
 
 // DefaultFlowsDir is $RPA_HOME/flows, the folder served (and published to)
@@ -60,7 +63,8 @@ func DefaultFlowsDir() string { return filepath.Join(drivers.Home(), "flows") }
 // Register declares c's flags on fs, with their help: --flows,
 // --allow-exec, --allow-files, --exec-allow, --idle, --show, --browser,
 // --hitl, --evidence, --runs-keep, --runs-max-mb, --packet-budget,
-// --max-browsers, --max-queue, --heal, --authoring and --steps.
+// --max-browsers, --max-queue, --heal, --authoring, --steps and
+// --schedules.
 func (c *Config) Register(fs *flag.FlagSet) {
 	fs.StringVar(&c.FlowsDir, "flows", "", "folder of flows to serve (default $RPA_HOME/flows)")
 	fs.BoolVar(&c.AllowExec, "allow-exec", false, "enable desktop_exec and the exec action")
@@ -78,6 +82,7 @@ func (c *Config) Register(fs *flag.FlagSet) {
 	fs.StringVar(&c.Heal, "heal", "", heal.ModeUsage)
 	fs.BoolVar(&c.Authoring, "authoring", false, "add the authoring tools: an agent explores with browser_* tools and flow_save writes the flow (docs/authoring.md)")
 	fs.StringVar(&c.Steps, "steps", "", "also serve every step of this flow file as its own tool (step_03_click), for authoring and debugging")
+	fs.BoolVar(&c.Schedules, "schedules", true, "fire the schedules of $RPA_HOME (rpa schedule) while serving; --schedules=false leaves them to another rpa process")
 }
 
 // Server is a built flow server. Close it.
@@ -138,6 +143,7 @@ func New(c Config, opts mcpserver.Options, log *slog.Logger) (*Server, error) {
 		s.st.Close()
 		return nil, err
 	}
+	s.addSchedulesResource() // schedules.go
 	if c.Authoring {
 		s.MCP.EnableAuthoring()
 	}
@@ -150,9 +156,10 @@ func New(c Config, opts mcpserver.Options, log *slog.Logger) (*Server, error) {
 	return s, nil
 }
 
-// Close stops the server (calls in flight are cancelled), then the pool
-// and the run store.
+// Close stops the server (its scheduler, then the calls in flight are
+// cancelled), then the pool and the run store.
 func (s *Server) Close() {
+	s.stopSchedules() // schedules.go
 	s.MCP.Close()
 	s.Pool.Close()
 	s.st.Close()

@@ -14,6 +14,7 @@ import (
 	"github.com/rpa-dev/rpa/internal/cliflag"
 	"github.com/rpa-dev/rpa/internal/host/execpolicy"
 	"github.com/rpa-dev/rpa/internal/host/hitl"
+	"github.com/rpa-dev/rpa/internal/host/lease"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/runs/heal"
 	"github.com/rpa-dev/rpa/internal/serve/localrun"
@@ -41,7 +42,8 @@ type LocalRunner struct {
 // Run loads the flow and its arguments afresh (a changed file runs as it
 // is now) and runs it once. A flow that no longer loads, arguments that
 // no longer fit it, or a browser that does not start are failed attempts
-// with the reason; a profile another process holds is Busy.
+// with the reason; a profile another process holds, or an account another
+// run holds (lease.BusyError), is Busy.
 func (r *LocalRunner) Run(ctx context.Context, j Job) Outcome {
 	d := j.Def
 	f, ds := lang.LoadFile(d.Flow)
@@ -77,9 +79,12 @@ func (r *LocalRunner) Run(ctx context.Context, j Job) Outcome {
 	})
 	if err != nil {
 		var inUse *drivers.InUseError
+		var acct *lease.BusyError
 		switch {
 		case errors.As(err, &inUse):
 			return Outcome{Busy: inUse.Error()}
+		case errors.As(err, &acct):
+			return Outcome{Busy: acct.Error()}
 		case errors.Is(err, localrun.ErrCancelled):
 			return Outcome{Status: runs.StatusCancelled, Error: "cancelled while the browser was starting"}
 		}

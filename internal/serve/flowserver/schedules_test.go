@@ -1,0 +1,143 @@
+package flowserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/internal/runs"
+	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
+	"github.com/rpa-dev/rpa/internal/serve/schedule"
+)
+
+// logLines is a slog handler that hands every message to a channel, so a
+// test waits for the scheduler's line instead of sleeping.
+type logLines chan string
+
+func (l logLines) Enabled(context.Context, slog.Level) bool { return true }
+func (l logLines) Handle(_ context.Context, r slog.Record) error {
+	select {
+	case l <- r.Message:
+	default:
+	}
+	return nil
+}
+func (l logLines) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l logLines) WithGroup(string) slog.Handler      { return l }
+
+// TestServerFiresSchedules: a serving process fires the schedules (here a
+// run-now of one) in Chromium, recorded as a run of the schedule; the MCP
+// resource rpa://schedules lists it, its webhook cut to the host; Close
+// stops the scheduler and gives the lease up.
+func TestServerFiresSchedules(t *testing.T) {
+	if os.Getenv("RPA_SKIP_BROWSER") != "" {
+		t.Skip("RPA_SKIP_BROWSER set")
+	}
+	dir := flowsDir(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Meter</title><p id="kwh">42</p>`)
+	}))
+	defer srv.Close()
+	os.WriteFile(filepath.Join(dir, "meter.flow"), []byte("flow meter \"read the meter\"\nparam base: string\n\nopen \"{{ base }}/meter\"\nk = text \"#kwh\"\nreturn {\"kwh\": k}\n"), 0o644)
+	st, err := runs.Open(drivers.Home(), runs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	now := time.Now()
+	d := schedule.Def{Name: "meter-am", Cron: "0 8 * * 1-5", TZ: "Asia/Shanghai", Args: map[string]string{"base": srv.URL},
+		Notify: "https://hooks.example.com/services/T000/B000/SECRETPATH?token=abc"}
+	if err := schedule.Prepare(&d, "meter", dir, now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := schedule.Add(st, &d, now); err != nil {
+		t.Fatal(err)
+	}
+	id, err := schedule.RunNow(st, "meter-am", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := make(logLines, 100)
+	s, err := New(Config{FlowsDir: dir, Schedules: true}, mcpserver.Options{}, slog.New(lines))
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			s.Close()
+		}
+	}()
+	s.StartSchedules(context.Background())
+	deadline := time.After(2 * time.Minute) // only catches a hang
+	for done := false; !done; {
+		select {
+		case m := <-lines:
+			done = strings.Contains(m, "schedule meter-am: run ") && (strings.HasSuffix(m, " ok") || strings.Contains(m, "failed"))
+		case <-deadline:
+			t.Fatal("the scheduled run did not end")
+		}
+	}
+	f, err := st.Fire(id)
+	if err != nil || f.State != runs.FireOK || f.RunID == "" {
+		t.Fatalf("fire %+v %v", f, err)
+	}
+	r, err := st.Get(f.RunID)
+	if err != nil || r.Schedule != "meter-am" || r.Caller.Kind != runs.CallerSchedule || r.Status != runs.StatusOK {
+		t.Fatalf("run %+v %v", r, err)
+	}
+
+	// rpa://schedules, as an agent reads it.
+	sst, ct := mcp.NewInMemoryTransports()
+	ss, err := s.MCP.MCP().Connect(context.Background(), sst, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: SchedulesURI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := res.Contents[0].Text
+	var b schedule.Board
+	if err := json.Unmarshal([]byte(text), &b); err != nil || len(b.Schedules) != 1 {
+		t.Fatalf("rpa://schedules: %v\n%s", err, text)
+	}
+	v := b.Schedules[0]
+	if v.Name != "meter-am" || v.When != "0 8 * * 1-5 (Asia/Shanghai)" || v.Next == nil || v.Last == nil || v.Last.State != runs.FireOK ||
+		v.Notify != "https://hooks.example.com/…" || strings.Contains(text, "SECRETPATH") || strings.Contains(text, "abc") || !strings.Contains(b.FiredBy, "(pid ") {
+		t.Fatalf("rpa://schedules: %s", text)
+	}
+	lr, err := cs.ListResources(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := false
+	for _, r := range lr.Resources {
+		listed = listed || r.URI == SchedulesURI
+	}
+	if !listed {
+		t.Error("resources/list does not list rpa://schedules")
+	}
+	closed = true
+	s.Close()
+	if _, held, _ := st.LeaseHolder(schedule.LeaseName, time.Now()); held {
+		t.Error("the lease is held after Close")
+	}
+}
