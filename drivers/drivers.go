@@ -32,7 +32,7 @@ type Checks uint8
 const (
 	Attached Checks = 1 << iota // in the document
 	Visible                     // has a non-empty box, not visibility:hidden/display:none
-	Stable                      // same box on two animation frames
+	Stable                      // same box on two animation frames, or a size change around a fixed centre (LANGUAGE.md "Stable")
 	Enabled                     // not disabled: LANGUAGE.md "Enabled" (fieldset, inert, aria-disabled on it or an ancestor)
 	Editable                    // not readonly; input, textarea, select or contenteditable
 	Receives                    // the element or a descendant receives the hit at its centre

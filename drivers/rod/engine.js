@@ -394,10 +394,10 @@
     const t = toggleTarget(el, k);
     if (!t) return 'none\tno other control toggles ' + describe(el);
     if (!visible(t)) return 'not_visible\t' + describe(t) + ' is not visible';
-    const key = rectKey(t);
+    const key = centreOf(t);
     const before = lastBox.get(t);
     lastBox.set(t, key);
-    if (before !== undefined && before !== key) return 'retry\t' + describe(t) + ' moved';
+    if (before !== undefined && !sameCentre(before, key)) return 'retry\t' + describe(t) + ' moved';
     const h = receives(t, aimTries);
     if (h.retry) { lastBox.delete(t); return 'retry\t' + describe(t) + ' was scrolled into view'; }
     let target = t, x = h.x, y = h.y;
@@ -610,8 +610,53 @@
     const r = el.getBoundingClientRect();
     return [r.left, r.top, r.width, r.height].map((v) => Math.round(v * 10) / 10).join(',');
   }
-  // lastBox remembers each element's box when locate found it stable, so a
-  // click can tell that it moved since (aim).
+
+  // The stability rule (LANGUAGE.md, "Checks before acting"): an element
+  // is stable when its box is exactly the same on two consecutive
+  // animation frames, or when only its size changed around a centre that
+  // did not move (to a thousandth of a pixel): an endless pulse, a spin.
+  // A slide, a zoom from an edge, a layout shift move the centre and are
+  // waited out; no rounding lets the last frames of an easing pass. While
+  // an animation runs on the element or an ancestor, a third frame must
+  // agree too: a back-and-forth motion shows the same box on the two
+  // frames around its turn (see stableNow).
+  function steady(a, b) {
+    if (a.left === b.left && a.top === b.top && a.width === b.width && a.height === b.height) return true;
+    return b.width > 0 && b.height > 0 && Math.abs(centreX(a) - centreX(b)) < 1e-3 && Math.abs(centreY(a) - centreY(b)) < 1e-3;
+  }
+  const centreX = (r) => r.left + r.width / 2;
+  const centreY = (r) => r.top + r.height / 2;
+  // centreOf is where a click on el aims: its box's centre, [x, y].
+  function centreOf(el) {
+    const r = el.getBoundingClientRect();
+    return [centreX(r), centreY(r)];
+  }
+  // animated reports whether a CSS animation or transition (or a Web
+  // Animation) runs on el or one of its ancestors.
+  function animated(el) {
+    const doc = el.ownerDocument;
+    if (typeof doc.getAnimations !== 'function') return false;
+    for (const a of doc.getAnimations()) {
+      const t = a.playState === 'running' && a.effect && a.effect.target;
+      if (t && t.nodeType === 1 && containsComposed(t, el)) return true;
+    }
+    return false;
+  }
+  // stableNow applies the rule to el from its box b1 now: false when it
+  // moved on the next frame (or on the one after, while animated).
+  async function stableNow(el) {
+    const b1 = el.getBoundingClientRect();
+    await frame();
+    if (!el.isConnected) return true; // the caller sees it is gone
+    const b2 = el.getBoundingClientRect();
+    if (!steady(b1, b2)) return false;
+    if (!animated(el)) return true;
+    await frame();
+    return !el.isConnected || steady(b2, el.getBoundingClientRect());
+  }
+  const sameCentre = (a, b) => Math.abs(a[0] - b[0]) < 1e-3 && Math.abs(a[1] - b[1]) < 1e-3;
+  // lastBox remembers where each element's centre was when locate found it
+  // stable, so a click can tell that it moved since (aim).
   const lastBox = new WeakMap();
 
   // proxyHit returns the proxy of toggle el that holds hit (the drawn box
@@ -651,12 +696,10 @@
         if (r) { if (!firstReason) firstReason = r; if (!r[2]) final = false; continue; }
         final = false;
         if (want & C.stable) {
-          const k1 = rectKey(t);
-          await frame();
+          const still = await stableNow(t);
           if (!el.isConnected || !t.isConnected) { if (!firstReason) firstReason = ['not_found', 'element was detached']; continue; }
-          const k2 = rectKey(t);
-          if (k2 !== k1) { if (!firstReason) firstReason = ['not_visible', describe(t) + ' is still moving']; continue; }
-          lastBox.set(t, k2);
+          if (!still) { if (!firstReason) firstReason = ['not_visible', describe(t) + ' is still moving']; continue; }
+          lastBox.set(t, centreOf(t));
         }
         if (want & C.receives) {
           const h = receives(t, tries);

@@ -34,6 +34,7 @@ var classPages = map[string]string{
 	"47-split-grid":              "splitgrid.html",
 	"48-aria-disabled":           "ariadisabled.html",
 	"49-click-effects":           "effects.html",
+	"50-moving-targets":          "motion.html",
 }
 
 // One browser and one server of testdata/ for the package.
@@ -227,6 +228,9 @@ var cases = []tcase{
 	{flow: "case49_click_effects", want: map[string]any{
 		"result": "picked:浙江省/杭州市", "tab": "详细地址", "ok": "ok",
 		"broken": `click: clicking span#broken.switch did not change it (aria-checked stayed "false")`}},
+	{flow: "case50_moving_targets", want: map[string]any{
+		"result": "approved:EX-77", "early": "no", "maskClicks": "0", "rejects": "0", "urged": "urged"},
+		contains: map[string]string{"ticker": "button#ticker is still moving"}},
 }
 
 // TestCases runs every case flow against its page in headless Chromium and
