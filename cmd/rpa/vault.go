@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -9,47 +11,66 @@ import (
 	"golang.org/x/term"
 
 	"github.com/rpa-dev/rpa/drivers"
+	rodd "github.com/rpa-dev/rpa/drivers/rod"
 	"github.com/rpa-dev/rpa/internal/cli"
+	"github.com/rpa-dev/rpa/internal/host/profiles"
 	"github.com/rpa-dev/rpa/internal/host/vault"
 )
 
+// rpa vault and rpa profile: their work lives in vault.Cmd and
+// profiles.StateCmd; this file wires them.
 func init() {
-	register(command{name: "vault", usage: vault.Usage, run: runVault,
+	register(command{name: "vault", usage: vault.Usage, run: withSignals(runVault),
 		summary: "keep accounts (username, password, TOTP seed, ...) for credential params, encrypted in $RPA_HOME/vault"})
+	register(command{name: "profile", usage: profiles.StateUsage, run: withSignals(runProfile),
+		summary: "move a browser profile's sign-ins (cookies, local storage) to another desktop as an encrypted file"})
 }
 
 // vaultStdin is where `rpa vault set` reads (tests replace it).
 var vaultStdin io.Reader = os.Stdin
 
-// runVault is `rpa vault SUB` (vault.Cmd): exit 0 done, 1 refused (no
-// such account, a vault that cannot be opened), 2 usage or bad input.
-func runVault(args []string, stdout, stderr io.Writer) int {
+func runVault(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := &vault.Cmd{Home: drivers.Home(), Stdin: vaultStdin, Ask: vault.TerminalAsker, Stdout: stdout, Stderr: stderr}
 	if f, ok := vaultStdin.(*os.File); ok {
 		c.StdinTTY = term.IsTerminal(int(f.Fd()))
 	}
+	return runSub(ctx, "vault", vault.Usage, c, vault.ErrUsage, args, stderr)
+}
+
+func runProfile(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := &profiles.StateCmd{Driver: rodd.New(), Ask: vault.TerminalAsker, Stdout: stdout}
+	return runSub(ctx, "profile", profiles.StateUsage, c, profiles.ErrStateUsage, args, stderr)
+}
+
+// subCmd is a command with subcommands whose work lives in a package.
+type subCmd interface {
+	Register(*flag.FlagSet)
+	Run(ctx context.Context, sub string, pos []string) error
+	Refused(error) bool
+}
+
+// runSub parses `rpa NAME SUB [flags] POS...` and runs it: exit 0 done, 1
+// refused, 2 usage or bad input.
+func runSub(ctx context.Context, name, usage string, c subCmd, errUsage error, args []string, stderr io.Writer) int {
 	if len(args) == 0 {
-		return fail(stderr, exitUsage, "vault", vault.ErrUsage)
+		fmt.Fprintln(stderr, errUsage)
+		return exitUsage
 	}
-	fs := cli.SubFlags("vault "+args[0], vault.Usage, "", stderr)
-	fs.BoolVar(&c.Merge, "merge", false, "set: keep the account's other fields")
-	fs.Func("field", "set: also ask for this field (repeatable)", func(s string) error { c.Fields = append(c.Fields, s); return nil })
-	fs.BoolVar(&c.JSON, "json", false, "list: print JSON")
-	fs.StringVar(&c.Out, "o", "", "export: the file to write")
-	fs.BoolVar(&c.Overwrite, "overwrite", false, "import: replace accounts the vault holds")
+	fs := cli.SubFlags(name+" "+args[0], usage, "", stderr)
+	c.Register(fs)
 	pos, done, code := parseArgs(fs, args[1:])
 	if done {
 		return code
 	}
-	switch err := c.Run(args[0], pos); {
+	switch err := c.Run(ctx, args[0], pos); {
 	case err == nil:
 		return exitOK
-	case vault.Refused(err):
-		return fail(stderr, exitFailed, "vault "+args[0], err)
-	case errors.Is(err, vault.ErrUsage):
+	case errors.Is(err, errUsage):
 		fmt.Fprintln(stderr, err)
 		return exitUsage
+	case c.Refused(err):
+		return fail(stderr, exitFailed, name+" "+args[0], err)
 	default:
-		return fail(stderr, exitUsage, "vault "+args[0], err)
+		return fail(stderr, exitUsage, name+" "+args[0], err)
 	}
 }

@@ -1,8 +1,10 @@
 package vault
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,7 +20,8 @@ const Usage = "rpa vault set NAME [--merge] [--field F]...   (values from hidden
 	"       rpa vault export [NAME]... -o FILE\n       rpa vault import FILE [--overwrite]"
 
 // EnvExportPassphrase gives an export file's passphrase to scripts
-// (`rpa vault export` and `import`); else it is asked on the terminal.
+// (`rpa vault export` and `import`, `rpa profile export` and `import`);
+// else it is asked on the terminal.
 const EnvExportPassphrase = "RPA_VAULT_EXPORT_PASSPHRASE"
 
 // ErrUsage is a command line that names no known subcommand or has the
@@ -45,6 +48,9 @@ type Cmd struct {
 	Overwrite bool     // import: replace accounts the vault holds
 }
 
+// Refused is the package's Refused, for cmd/rpa's command frame.
+func (c *Cmd) Refused(err error) bool { return Refused(err) }
+
 // Refused reports whether err is the vault refusing (exit 1: no such
 // account, a damaged or wrong-key file, an import clash) rather than bad
 // input (exit 2).
@@ -53,8 +59,17 @@ func Refused(err error) bool {
 		errors.As(err, new(*ImportError))
 }
 
-// Run carries out `rpa vault SUB POS...`.
-func (c *Cmd) Run(sub string, pos []string) error {
+// Register declares the flags of the subcommands on fs.
+func (c *Cmd) Register(fs *flag.FlagSet) {
+	fs.BoolVar(&c.Merge, "merge", false, "set: keep the account's other fields")
+	fs.Func("field", "set: also ask for this field (repeatable)", func(s string) error { c.Fields = append(c.Fields, s); return nil })
+	fs.BoolVar(&c.JSON, "json", false, "list: print JSON")
+	fs.StringVar(&c.Out, "o", "", "export: the file to write")
+	fs.BoolVar(&c.Overwrite, "overwrite", false, "import: replace accounts the vault holds")
+}
+
+// Run carries out `rpa vault SUB POS...` (ctx is not used: nothing waits).
+func (c *Cmd) Run(_ context.Context, sub string, pos []string) error {
 	st := Default(c.Home, c.Ask)
 	n, known := map[string]int{"set": 1, "rm": 1, "list": 0, "import": 1, "export": -1}[sub]
 	if !known || n >= 0 && len(pos) != n || sub == "export" && c.Out == "" {
@@ -105,7 +120,7 @@ func (c *Cmd) Run(sub string, pos []string) error {
 		}
 		return err
 	case "export":
-		p, err := c.exportPassphrase(true)
+		p, err := ExportPassphrase(c.Ask, true)
 		if err != nil {
 			return err
 		}
@@ -122,7 +137,7 @@ func (c *Cmd) Run(sub string, pos []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := c.exportPassphrase(false)
+	p, err := ExportPassphrase(c.Ask, false)
 	if err != nil {
 		return err
 	}
@@ -140,17 +155,18 @@ func (c *Cmd) ask(title string, hidden bool) (string, bool, error) {
 	return c.Ask(title, hidden)
 }
 
-// exportPassphrase is the export file's passphrase: EnvExportPassphrase,
-// else asked (twice for a new file).
-func (c *Cmd) exportPassphrase(confirm bool) ([]byte, error) {
+// ExportPassphrase is an export file's passphrase (rpa vault and rpa
+// profile export and import): EnvExportPassphrase, else asked with ask
+// (twice for a new file).
+func ExportPassphrase(ask Asker, confirm bool) ([]byte, error) {
 	if p := os.Getenv(EnvExportPassphrase); p != "" {
 		return []byte(p), nil
 	}
 	none := errors.New("the export file needs a passphrase: set " + EnvExportPassphrase + " or run on a terminal")
-	if c.Ask == nil {
+	if ask == nil {
 		return nil, none
 	}
-	p, err := PassphraseFrom(c.Ask)("Passphrase of the export file", confirm)
+	p, err := PassphraseFrom(ask)("Passphrase of the export file", confirm)
 	if errors.Is(err, ErrNoPassphrase) {
 		return nil, none
 	}

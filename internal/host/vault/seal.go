@@ -44,10 +44,17 @@ const (
 
 // header is line 2 of a file.
 type header struct {
+	// Kind says what the sealed part holds: "" (a vault or a vault export:
+	// accounts) or another payload's name (KindProfile).
+	Kind    string  `json:"kind,omitempty"`
 	Key     keyInfo `json:"key"`
 	Check   string  `json:"check"`
 	Entries []Info  `json:"entries"`
 }
+
+// KindProfile marks an `rpa profile export` file (a browser profile's
+// storage state).
+const KindProfile = "profile"
 
 // keyInfo says where a file's key comes from.
 type keyInfo struct {
@@ -96,12 +103,18 @@ func damaged(path, msg string) error { return &FileError{Path: path, Msg: msg, k
 // seal writes the file text of body under key with h (its Check is set
 // here).
 func seal(h header, key []byte, body map[string]map[string]string) ([]byte, error) {
-	h.Check = keyCheck(key)
-	hb, err := json.Marshal(h)
+	pt, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
-	pt, err := json.Marshal(body)
+	return sealBytes(h, key, pt)
+}
+
+// sealBytes writes the file text of the plaintext pt (cleared after) under
+// key with h.
+func sealBytes(h header, key []byte, pt []byte) ([]byte, error) {
+	h.Check = keyCheck(key)
+	hb, err := json.Marshal(h)
 	if err != nil {
 		return nil, err
 	}
@@ -176,8 +189,28 @@ func readHeader(path string, b []byte) (header, []byte, []byte, error) {
 	return h, sealed, aad, nil
 }
 
-// open decrypts a file's body with key.
+// open decrypts a vault file's body with key.
 func open(path string, h header, sealed, aad, key []byte) (map[string]map[string]string, error) {
+	if h.Kind != "" {
+		return nil, damaged(path, fmt.Sprintf("not a vault but a %s export file", h.Kind))
+	}
+	pt, err := openBytes(path, h, sealed, aad, key)
+	if err != nil {
+		return nil, err
+	}
+	defer clear(pt)
+	body := map[string]map[string]string{}
+	if err := json.Unmarshal(pt, &body); err != nil {
+		return nil, damaged(path, "the file was altered (its sealed part is not valid JSON)")
+	}
+	if !sameIndex(h.Entries, body) {
+		return nil, damaged(path, "the file was altered (its index does not match its entries)")
+	}
+	return body, nil
+}
+
+// openBytes decrypts a file's sealed part with key.
+func openBytes(path string, h header, sealed, aad, key []byte) ([]byte, error) {
 	if !hmac.Equal([]byte(keyCheck(key)), []byte(h.Check)) {
 		what := "the vault passphrase is wrong"
 		if h.Key.Source == SourceKeyring {
@@ -194,15 +227,46 @@ func open(path string, h header, sealed, aad, key []byte) (map[string]map[string
 	if err != nil {
 		return nil, damaged(path, "the file was altered (it fails authentication)")
 	}
-	defer clear(pt)
-	body := map[string]map[string]string{}
-	if err := json.Unmarshal(pt, &body); err != nil {
-		return nil, damaged(path, "the file was altered (its sealed part is not valid JSON)")
+	return pt, nil
+}
+
+// SealData encrypts data (cleared afterwards) under a passphrase (argon2id
+// with kdf's costs; zero: DefaultKDF) in the vault's file format, marked
+// kind (what it holds, such as KindProfile): an export file that only
+// OpenData of the same kind and passphrase opens.
+func SealData(kind string, data, pass []byte, kdf KDF) ([]byte, error) {
+	if len(pass) == 0 {
+		return nil, errors.New("the export file needs a passphrase")
 	}
-	if !sameIndex(h.Entries, body) {
-		return nil, damaged(path, "the file was altered (its index does not match its entries)")
+	k := &Keys{KDF: kdf}
+	ki, key := k.passphraseKey(pass)
+	return sealBytes(header{Kind: kind, Key: ki, Entries: []Info{}}, key, data)
+}
+
+// OpenData decrypts a file of SealData (b, read from path) with its
+// passphrase. A file of another kind, damaged or altered is ErrDamaged, a
+// wrong passphrase ErrWrongKey (*FileError naming path).
+func OpenData(path string, b []byte, kind string, pass []byte) ([]byte, error) {
+	h, sealed, aad, err := readHeader(path, b)
+	if err != nil {
+		return nil, err
 	}
-	return body, nil
+	if h.Kind != kind {
+		what := "a vault export"
+		if h.Kind != "" {
+			what = "a " + h.Kind + " export"
+		}
+		return nil, damaged(path, fmt.Sprintf("this is %s file, not a %s export", what, kind))
+	}
+	key, err := (&Keys{}).keyFor(path, h.Key, pass)
+	if err != nil {
+		return nil, err
+	}
+	pt, err := openBytes(path, h, sealed, aad, key)
+	if errors.Is(err, ErrWrongKey) {
+		err = &FileError{Path: path, Msg: "the export file's passphrase is wrong", kind: ErrWrongKey}
+	}
+	return pt, err
 }
 
 // sameIndex reports whether idx names exactly the entries and fields of

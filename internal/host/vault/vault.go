@@ -317,6 +317,9 @@ func (s *Store) decrypt(path string, b, pass []byte) (*loaded, error) {
 		return nil, err
 	}
 	body, err := open(path, h, sealed, aad, key)
+	if fe := (*FileError)(nil); errors.As(err, &fe) && fe.kind == ErrWrongKey && pass != nil {
+		fe.Msg = "the export file's passphrase is wrong"
+	}
 	if errors.Is(err, ErrWrongKey) && pass == nil {
 		s.Keys.forget(h.Key)
 	}

@@ -595,3 +595,35 @@ func BenchmarkOpen1000(b *testing.B) {
 		}
 	})
 }
+
+func TestSealData(t *testing.T) {
+	data := []byte(`{"cookies":[{"name":"sid","value":"s3ss10n-value"}]}`)
+	b, err := SealData(KindProfile, bytes.Clone(data), []byte("moving day"), testKDF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b, []byte("s3ss10n-value")) {
+		t.Fatal("sealed data in clear")
+	}
+	got, err := OpenData("p.rpaprofile", b, KindProfile, []byte("moving day"))
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("OpenData = %q %v", got, err)
+	}
+	if _, err := OpenData("p.rpaprofile", b, KindProfile, []byte("wrong")); !errors.Is(err, ErrWrongKey) {
+		t.Errorf("wrong passphrase: %v", err)
+	}
+	if _, err := OpenData("p.rpaprofile", b, "other", []byte("moving day")); !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "this is a profile export file, not a other export") {
+		t.Errorf("other kind: %v", err)
+	}
+	b[len(b)-5] ^= 1
+	if _, err := OpenData("p.rpaprofile", b, KindProfile, []byte("moving day")); !errors.Is(err, ErrDamaged) {
+		t.Errorf("flipped: %v", err)
+	}
+	// A profile export is not a vault.
+	t.Setenv(EnvPassphrase, "")
+	s := New(t.TempDir(), &Keys{})
+	pf, _ := SealData(KindProfile, []byte("{}"), []byte("moving day"), testKDF)
+	if _, err := s.Import("p.rpaprofile", pf, []byte("moving day"), false); !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "not a vault but a profile export file") {
+		t.Errorf("importing a profile export into the vault: %v", err)
+	}
+}
