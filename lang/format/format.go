@@ -487,6 +487,19 @@ func literal(e ast.Expr) string {
 // `{{ '{{' }}` so it is not read as an interpolation.
 func quote(s string) string { return `"` + quoteBody(s) + `"` }
 
+// Quote writes s as a .flow string literal that reads back as exactly s,
+// wherever it stands: Go escapes (so no newline or other line break ends
+// the statement) and every literal "{{" written `{{ '{{' }}` (string
+// literals interpolate inside expressions too). It is the one quoting
+// path for text taken from outside (a recording, a page) into expression
+// source, e.g. `page.count(` + Quote(sel) + `)`.
+func Quote(s string) string { return quote(s) }
+
+// Literal writes a literal node as .flow source: a string with its
+// interpolations (text parts quoted as Quote does), a number, bool, null
+// or duration. Other nodes are printed as arguments.
+func Literal(e ast.Expr) string { return literal(e) }
+
 func quoteBody(s string) string {
 	q := strconv.Quote(s)
 	q = q[1 : len(q)-1]

@@ -14,6 +14,7 @@ import (
 	"github.com/rpa-dev/rpa/lang/ast"
 	"github.com/rpa-dev/rpa/lang/check"
 	"github.com/rpa-dev/rpa/lang/diag"
+	"github.com/rpa-dev/rpa/lang/format"
 )
 
 // reserved are the words a param or variable may not be called
@@ -496,6 +497,25 @@ func walkStrings(f *ast.File, fn func(*ast.StringLit)) {
 	stmts(f.Body)
 }
 
+// badURL says why the URL an `open` of the flow gets cannot be opened ("" when
+// it can, or when it interpolates: then it is known only when the flow
+// runs). An importer refuses such a step (as the checker would refuse the
+// flow) rather than write a flow that does not load.
+func badURL(e ast.Expr) string {
+	s, ok := e.(*ast.StringLit)
+	if !ok {
+		return ""
+	}
+	var text strings.Builder
+	for _, p := range s.Parts {
+		if p.Expr != nil {
+			return ""
+		}
+		text.WriteString(p.Text)
+	}
+	return actions.CheckOpenURL(text.String())
+}
+
 // ---- expression helpers ----
 
 // lit is a plain string literal (no interpolation).
@@ -507,8 +527,10 @@ func num(n int64) *ast.NumberLit { return &ast.NumberLit{Raw: strconv.FormatInt(
 // src is expr-lang source (a name, a name path or a full expression).
 func src(s string) *ast.ExprSrc { return &ast.ExprSrc{Source: s} }
 
-// quote renders s as an expr-lang string literal.
-func quote(s string) string { return strconv.Quote(s) }
+// quote renders s, a value taken from the input, as a string literal of
+// expression source: the one quoting path (format.Quote), so no value can
+// end the statement, add one, or become an interpolation.
+func quote(s string) string { return format.Quote(s) }
 
 // dur converts milliseconds to a duration literal (500ms, 5s, 1m30s).
 func dur(ms float64) *ast.DurationLit {

@@ -2,8 +2,10 @@ package importer
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -268,7 +270,12 @@ func (c *chrome) step(n int, st *jnode) {
 			c.errorf(st, "step %d (navigate): no url", n)
 			return
 		}
-		a := act("open", c.urlExpr(u))
+		ue := c.urlExpr(u)
+		if why := badURL(ue); why != "" {
+			c.errorf(st, "step %d (navigate): %s", n, why)
+			return
+		}
+		a := act("open", ue)
 		c.stepOpts(a, st)
 		c.emit(a)
 		c.navWait(st, u)
@@ -394,6 +401,10 @@ func (c *chrome) change(n int, st *jnode) {
 	}
 	c.navWait(st, "")
 }
+
+// waitOperators are the operators of a waitForElement step (Chrome
+// DevTools Recorder's schema: '>=' | '==' | '<=').
+var waitOperators = []string{">=", "==", "<="}
 
 var placeholderRe = regexp.MustCompile(`\{\$([A-Za-z_][A-Za-z0-9_]*)\}`)
 
@@ -603,9 +614,18 @@ func (c *chrome) waitForElement(n int, st *jnode) {
 	if op == "" {
 		op = ">="
 	}
+	if !slices.Contains(waitOperators, op) {
+		// The recording's text would become code: only the documented set.
+		c.errorf(st, "step %d (waitForElement): operator %q is not one of %s", n, op, strings.Join(waitOperators, ", "))
+		return
+	}
 	count := 1.0
 	if v, ok := st.getNum("count"); ok {
 		count = v
+	}
+	if count < 0 || count != math.Trunc(count) || count > 1e9 {
+		c.errorf(st, "step %d (waitForElement): count %v is not a whole number of elements", n, count)
+		return
 	}
 	visible := st.getBool("visible", true)
 	if st.has("properties") || st.has("attributes") {
@@ -633,7 +653,7 @@ func (c *chrome) waitForElement(n int, st *jnode) {
 			c.warn(st, "step %d (waitForElement): counting cannot require visibility; counting attached elements", n)
 		}
 		a = act("wait")
-		opt(a, "until", src(fmt.Sprintf("page.count(%s) %s %g", quote(sels[0]), op, count)))
+		opt(a, "until", src(fmt.Sprintf("page.count(%s) %s %d", quote(sels[0]), op, int64(count))))
 	}
 	c.stepOpts(a, st)
 	c.emit(a)

@@ -204,7 +204,12 @@ func (j *jsonFlow) step(n string, st *jnode) {
 	switch typ {
 	case "navigate":
 		if need("url") {
-			j.emit(act("open", j.tmpl(st, n, get("url"), "string")))
+			u := j.tmpl(st, n, get("url"), "string")
+			if why := badURL(u); why != "" {
+				j.errorf(st, "step %s (navigate): %s", n, why)
+				return
+			}
+			j.emit(act("open", u))
 		}
 	case "input":
 		if !need("selector") {

@@ -7,8 +7,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/file"
+	"github.com/expr-lang/expr/parser/lexer"
+
 	"github.com/rpa-dev/rpa/lang/ast"
 	"github.com/rpa-dev/rpa/lang/diag"
+	"github.com/rpa-dev/rpa/lang/format"
 )
 
 // importSide imports a Selenium IDE project: one flow per test. A `run`
@@ -144,7 +149,68 @@ func (sd *side) tmpl(s string) ast.Expr {
 // (the DOM, functions, methods, .length).
 var jsBad = regexp.MustCompile(`\b(document|window|function|new|var|let|const|this|typeof|undefined|null)\b|=>|\.\s*[A-Za-z_]\w*\s*\(|\.length\b|[^=!<>]=[^=]|\+\+|--|;.`)
 
-func (sd *side) jsExpr(js string) (string, bool) {
+// isBoolExpr reports whether expression source e can be a condition
+// (its names, Selenium variables, may hold anything).
+func isBoolExpr(e string) bool {
+	_, err := expr.Compile(e, expr.AllowUndefinedVariables(), expr.AsBool())
+	return err == nil
+}
+
+// reRender writes expression source e again token by token, each string
+// literal through quote (so "{{" in it stays text) and nothing of the
+// input's own layout (line breaks, comments) kept; false when e holds
+// anything but names, numbers, strings, operators and brackets.
+func reRender(e string) (string, bool) {
+	toks, err := lexer.Lex(file.NewSource(e))
+	if err != nil {
+		return "", false
+	}
+	var b strings.Builder
+	prev := lexer.Token{Kind: lexer.Bracket, Value: "("} // as at the start: no space
+	prevUnary := false
+	for _, t := range toks {
+		var text string
+		switch t.Kind {
+		case lexer.EOF:
+			continue
+		case lexer.String:
+			text = quote(t.Value)
+		case lexer.Identifier, lexer.Operator, lexer.Bracket, lexer.Number:
+			text = t.Value
+		default:
+			return "", false
+		}
+		if spaceBetween(prev, prevUnary, t) {
+			b.WriteByte(' ')
+		}
+		b.WriteString(text)
+		// a sign or ! after an operator, an opening bracket or the start
+		unary := t.Is(lexer.Operator, "!", "-", "+") && (prev.Kind == lexer.Operator || prev.Is(lexer.Bracket, "(", "[", "{"))
+		prev, prevUnary = t, unary
+	}
+	return b.String(), b.Len() > 0
+}
+
+// spaceBetween says whether reRender writes a space between two tokens:
+// none inside brackets' edges, before , : . or a call's (, nor after a
+// member dot or a unary operator.
+func spaceBetween(prev lexer.Token, prevUnary bool, t lexer.Token) bool {
+	switch {
+	case prev.Is(lexer.Bracket, "(", "[", "{"), prev.Is(lexer.Operator, ".", "?."), prevUnary:
+		return false
+	case t.Is(lexer.Bracket, ")", "]", "}"), t.Is(lexer.Operator, ",", ":", ".", "?."):
+		return false
+	case t.Is(lexer.Bracket, "(", "[") && (prev.Kind == lexer.Identifier || prev.Is(lexer.Bracket, ")", "]")):
+		return false
+	}
+	return true
+}
+
+// jsExpr translates a JavaScript condition (cond: it must give a bool) or
+// value of a Selenium command into expression source, when it is one:
+// names, numbers, strings and operators only (no call of a method, no
+// JavaScript global), Selenium ${var} references as the flow's names.
+func (sd *side) jsExpr(js string, cond bool) (string, bool) {
 	js = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(js), ";"))
 	if js == "" {
 		return "", false
@@ -160,6 +226,10 @@ func (sd *side) jsExpr(js string) (string, bool) {
 	}
 	out = strings.ReplaceAll(out, "===", "==")
 	out = strings.ReplaceAll(out, "!==", "!=")
+	out, ok := reRender(out)
+	if !ok {
+		return "", false
+	}
 	free, err := exprNames(out)
 	if err != nil {
 		return "", false
@@ -168,6 +238,9 @@ func (sd *side) jsExpr(js string) (string, bool) {
 		if !slices.Contains(names, f) {
 			return "", false // a JavaScript global
 		}
+	}
+	if cond && !isBoolExpr(out) {
+		return "", false
 	}
 	for _, n := range names {
 		sd.use(n, "string", "")
@@ -323,7 +396,7 @@ func (sd *side) top(kind string) *sblock {
 // cond translates a condition; an untranslatable one becomes false with a
 // comment and a warning.
 func (sd *side) cond(cmd, js string) ast.Expr {
-	if e, ok := sd.jsExpr(js); ok {
+	if e, ok := sd.jsExpr(js, true); ok {
 		return src(e)
 	}
 	sd.comment(fmt.Sprintf("not imported: JavaScript condition of %s: %s", cmd, js))
@@ -363,17 +436,12 @@ func (sd *side) strCmp(lhs, op, want string) string {
 		if x, ok := e.(*ast.ExprSrc); ok {
 			return fmt.Sprintf("string(%s) %s string(%s)", lhs, op, x.Source)
 		}
-		// an interpolating string literal inside the expression
-		return fmt.Sprintf("string(%s) %s %s", lhs, op, strconv.Quote(want2tmpl(want, sd)))
+		// an interpolating string literal inside the expression: the
+		// ${x} references interpolate, the rest stays text (format.Literal
+		// quotes it as Quote does)
+		return fmt.Sprintf("string(%s) %s %s", lhs, op, format.Literal(e))
 	}
 	return fmt.Sprintf("%s %s %s", lhs, op, quote(want))
-}
-
-// want2tmpl rewrites ${x} as {{ x }} for a string inside an expression.
-func want2tmpl(s string, sd *side) string {
-	return varRefRe.ReplaceAllStringFunc(s, func(m string) string {
-		return "{{ " + sd.name(m[2:len(m)-1]) + " }}"
-	})
 }
 
 var keyNames = map[string]string{
@@ -435,7 +503,12 @@ func (sd *side) command(cmd, target, value string) {
 		return
 	case cmd == "open":
 		sd.closeFrames(sd.frameFloor())
-		sd.emit(act("open", sd.url(target)))
+		u := sd.url(target)
+		if why := badURL(u); why != "" {
+			sd.errorf(sd.cmd, "command %d (open): %s", sd.n, why)
+			return
+		}
+		sd.emit(act("open", u))
 	case cmd == "click" || cmd == "clickAt" || cmd == "doubleClick" || cmd == "doubleClickAt":
 		withSel(func(sels []string) {
 			a := act("click", selExpr(sels))
@@ -540,7 +613,8 @@ func (sd *side) command(cmd, target, value string) {
 		if v, err := strconv.ParseInt(target, 10, 64); err == nil {
 			sd.assign(n, num(v))
 		} else if _, err := strconv.ParseFloat(target, 64); err == nil && !strings.ContainsAny(target, "xXnN") {
-			sd.assign(n, &ast.NumberLit{Raw: target, Value: mustFloat(target)})
+			f := mustFloat(target)
+			sd.assign(n, &ast.NumberLit{Raw: strconv.FormatFloat(f, 'g', -1, 64), Value: f})
 		} else {
 			sd.assign(n, sd.tmpl(target))
 		}
@@ -876,7 +950,7 @@ func (sd *side) script(cmd, script, variable string) {
 	if m := returnRe.FindStringSubmatch(script); m != nil {
 		body = m[1]
 	}
-	if e, ok := sd.jsExpr(body); ok {
+	if e, ok := sd.jsExpr(body, false); ok {
 		if variable == "" {
 			sd.comment(fmt.Sprintf("%s %q: an expression with no effect", cmd, script))
 			return
