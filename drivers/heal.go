@@ -39,15 +39,15 @@ type Fingerprint struct {
 type HealCandidate struct {
 	// Score is the similarity in [0, 1] (1: every feature equal).
 	Score float64 `json:"score"`
+	// Desc names it for people: `button "Query"`.
+	Desc string `json:"desc"`
 	// Selectors is the candidate's fallback list from package selectorgen,
 	// each matching exactly this element when computed. Candidates
 	// leaves it empty (selectors cost more than the scoring on a big
 	// page); Healer.CandidateSelectors gives them.
 	Selectors []string `json:"selectors"`
 	// Ref numbers the candidate for CandidateSelectors (its rank, 0 first).
-	Ref int `json:"ref"`
-	// Desc names it for people: `button "Query"`.
-	Desc string `json:"desc"`
+	Ref int `json:"ref,omitempty"`
 	// Frame is the iframe depth of its document below the scored one; a
 	// candidate with Frame > 0 is reported, never acted on.
 	Frame int `json:"frame,omitempty"`

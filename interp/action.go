@@ -163,36 +163,28 @@ func ownOption(a *actions.Action, n string) *actions.Option {
 	return nil
 }
 
-// set applies one common option.
+// set applies one common option, converted by its kind in the table
+// (actions.Common).
 func (o *actionOpts) set(name string, v any) error {
-	switch name {
-	case "wait", "every", "timeout":
-		d, ok := lang.ToDuration(v)
-		if !ok {
-			return fmt.Errorf("%s: must be a duration, got %s", name, lang.TypeName(v))
-		}
-		switch name {
-		case "wait":
-			o.wait, o.waitSet = d, true
-		case "every":
-			o.every = d
-		default:
-			o.timeout, o.timeoutSet = d, true
-		}
-	case "retries":
-		n, ok := lang.ToInt(v)
-		if !ok || n < 0 {
-			return fmt.Errorf("retries: must be a non-negative integer, got %s", lang.TypeName(v))
-		}
-		o.retries = n
-	case "optional":
-		b, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("optional: must be true or false, got %s", lang.TypeName(v))
-		}
-		o.optional = b
-	default:
+	spec := actions.CommonOption(name)
+	if spec == nil {
 		return fmt.Errorf("unknown option %q", name)
+	}
+	v, err := lang.OptionValue(spec, v)
+	if err != nil {
+		return fmt.Errorf("%s: %v", name, err)
+	}
+	switch name {
+	case "wait":
+		o.wait, o.waitSet = v.(time.Duration), true
+	case "every":
+		o.every = v.(time.Duration)
+	case "timeout":
+		o.timeout, o.timeoutSet = v.(time.Duration), true
+	case "retries":
+		o.retries = v.(int)
+	case "optional":
+		o.optional = v.(bool)
 	}
 	return nil
 }

@@ -18,9 +18,14 @@ type Evidence struct {
 	// Frame is the current document: Page's top document, or the iframe a
 	// `frame` block entered (nil when no tab is open).
 	Frame drivers.Frame
-	// Selectors is the action's selector argument as a fallback list,
-	// masked (nil when the action takes none or it is not a selector).
+	// Selectors is the fallback list the action located, masked: the one
+	// its Locate looked for (stdlib.Call.Located: `press on:` too), else
+	// its selector argument; nil when it has none.
 	Selectors []string
+	// Checks are the checks the action's Locate waited for
+	// (stdlib.Call.Checks: `click force:` only drivers.Attached); 0 when it
+	// located nothing itself (wait, frame).
+	Checks drivers.Checks
 	// live is Selectors as run, not masked: in memory only (Live).
 	live []string
 	// Page actions are tried by the replay engine (ClassPage); others run
@@ -37,7 +42,13 @@ func (r *runner) evidence(c *stdlib.Call, spec *actions.Action) *Evidence {
 	if f := r.lookFrame(); f != nil {
 		ev.Frame = f
 	}
-	if len(spec.Params) > 0 && spec.Params[0].Kind == actions.KindSelector && len(c.Args) > 0 {
+	ev.Checks = c.Checks
+	if c.Located != nil {
+		for _, s := range c.Located {
+			ev.Selectors = append(ev.Selectors, r.mask.String(s))
+			ev.live = append(ev.live, s)
+		}
+	} else if len(spec.Params) > 0 && spec.Params[0].Kind == actions.KindSelector && len(c.Args) > 0 {
 		switch x := c.Args[0].(type) {
 		case string:
 			ev.Selectors, ev.live = []string{r.mask.String(x)}, []string{x}

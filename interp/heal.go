@@ -16,7 +16,7 @@ import (
 // index of the flow's list).
 func (r *runner) healStep(step *StepResult, c *stdlib.Call) {
 	step.Heal = c.Heal
-	if c.Heal == nil || c.Heal.Status != "healed" || len(c.Heal.Selectors) == 0 {
+	if c.Heal == nil || c.Heal.Status != stdlib.HealHealed || len(c.Heal.Selectors) == 0 {
 		return
 	}
 	step.Selector = r.mask.String(c.Heal.Selectors[0])

@@ -1,6 +1,8 @@
 package interp
 
 import (
+	"os"
+
 	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/stdlib"
 )
@@ -24,6 +26,24 @@ type Result struct {
 	// running is the line of the action in flight (0: none yet): where an
 	// abandoned run (start.go) was cancelled.
 	running int
+	// temps are the files the run's actions wrote to the temporary folder
+	// for the run alone (stdlib.Env.TempFile).
+	temps []string
+}
+
+// RemoveTempFiles deletes the files the run's actions wrote to the
+// temporary folder for the run alone (the pictures of `screenshot` without
+// path:; a path: the flow named is kept), so no picture of a page is left
+// behind. Call it once the result is sent or printed and the run's
+// evidence took its copy; nil-safe.
+func (r *Result) RemoveTempFiles() {
+	if r == nil {
+		return
+	}
+	for _, p := range r.temps {
+		_ = os.Remove(p)
+	}
+	r.temps = nil
 }
 
 // StepResult is one executed action (loop iterations each count).

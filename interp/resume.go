@@ -5,6 +5,7 @@ import (
 
 	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/lang"
+	"github.com/rpa-dev/rpa/lang/actions"
 	"github.com/rpa-dev/rpa/lang/ast"
 )
 
@@ -90,7 +91,7 @@ func (r *runner) keepCheckpoint(fl *lang.Flow, args lang.Args, sc *Scope, rerr *
 // failed), the flow's first line when none.
 func (r *runner) callLine(fl *lang.Flow) int {
 	for i := len(r.res.Results) - 1; i >= 0; i-- {
-		if s := r.res.Results[i]; s.Status == StatusFailed && s.Action == "call" {
+		if s := r.res.Results[i]; s.Status == StatusFailed && actions.TakesFlow(s.Action) {
 			return s.Line
 		}
 	}

@@ -206,29 +206,28 @@ func (r *runner) addSecretParams(args lang.Args) {
 func (r *runner) settingsOf(f *ast.File) settings {
 	s := settings{wait: DefaultWait, every: DefaultEvery, timeout: DefaultTimeout, retries: DefaultRetries, maxLoops: DefaultMaxLoops}
 	for _, o := range f.Defaults {
+		spec := actions.DefaultsKey(o.Name)
+		if spec == nil {
+			continue // the checker reports unknown keys
+		}
 		v, err := lang.Literal(o.Value)
+		if err == nil {
+			v, err = lang.OptionValue(spec, v) // its type from the table
+		}
 		if err != nil {
 			continue // the checker reports bad defaults
 		}
 		switch o.Name {
 		case "wait":
-			if d, ok := lang.ToDuration(v); ok {
-				s.wait = d
-			}
+			s.wait = v.(time.Duration)
 		case "every":
-			if d, ok := lang.ToDuration(v); ok {
-				s.every = d
-			}
+			s.every = v.(time.Duration)
 		case "timeout":
-			if d, ok := lang.ToDuration(v); ok {
-				s.timeout = d
-			}
+			s.timeout = v.(time.Duration)
 		case "retries":
-			if n, ok := lang.ToInt(v); ok && n >= 0 {
-				s.retries = n
-			}
+			s.retries = v.(int)
 		case "max_loops":
-			if n, ok := lang.ToInt(v); ok && n > 0 {
+			if n := v.(int); n > 0 {
 				s.maxLoops = n
 			}
 		case "on_timeout":
@@ -394,6 +393,13 @@ func (r *runner) SetDialogPolicy(accept bool, text string) {
 func (r *runner) Host() core.Host { return r.opts.Host }
 
 func (r *runner) AddSecret(s string) { r.mask.Add(s) }
+
+// TempFile records a temporary file of the run (stdlib.Env).
+func (r *runner) TempFile(path string) {
+	r.mu.Lock()
+	r.res.temps = append(r.res.temps, path)
+	r.mu.Unlock()
+}
 
 // Mask returns v with secrets shown as *** (stdlib.Env).
 func (r *runner) Mask(v any) any { return r.mask.Value(v) }

@@ -3,8 +3,11 @@ package lang
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/rpa-dev/rpa/lang/actions"
 	"github.com/rpa-dev/rpa/lang/ast"
 )
 
@@ -128,4 +131,39 @@ func ToDuration(v any) (time.Duration, bool) {
 		return d, err == nil && d >= 0
 	}
 	return 0, false
+}
+
+// OptionValue is v as an option of spec's kind holds it (lang/actions):
+// KindDuration a time.Duration (from a duration or a string such as "2s"),
+// KindInt a non-negative int, KindBool a bool, KindString a string (one of
+// spec.Enum when it lists values); other kinds take v as it is. The error
+// says what was wanted: "must be a duration, got a string".
+func OptionValue(spec *actions.Option, v any) (any, error) {
+	switch spec.Kind {
+	case actions.KindDuration:
+		if d, ok := ToDuration(v); ok {
+			return d, nil
+		}
+		return nil, fmt.Errorf("must be a duration, got %s", TypeName(v))
+	case actions.KindInt:
+		if n, ok := ToInt(v); ok && n >= 0 {
+			return n, nil
+		}
+		return nil, fmt.Errorf("must be a non-negative integer, got %s", TypeName(v))
+	case actions.KindBool:
+		if b, ok := v.(bool); ok {
+			return b, nil
+		}
+		return nil, fmt.Errorf("must be true or false, got %s", TypeName(v))
+	case actions.KindString:
+		s, ok := v.(string)
+		if !ok {
+			return nil, fmt.Errorf("must be a string, got %s", TypeName(v))
+		}
+		if len(spec.Enum) > 0 && !slices.Contains(spec.Enum, s) {
+			return nil, fmt.Errorf("must be one of %s, got %q", strings.Join(spec.Enum, ", "), s)
+		}
+		return s, nil
+	}
+	return v, nil
 }

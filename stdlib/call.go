@@ -49,6 +49,10 @@ type Env interface {
 	Mask(v any) any
 	// Logf adds a line to the run log (masked).
 	Logf(format string, args ...any)
+	// TempFile records a file the action wrote to the temporary folder for
+	// the run alone (a `screenshot` without path:): the host removes it
+	// after the run (interp.Result.RemoveTempFiles).
+	TempFile(path string)
 }
 
 // Call is one action invocation as its implementation sees it. interp fills
@@ -74,6 +78,12 @@ type Call struct {
 	// Locate); SelectorIndex is -1 until then.
 	Selector      string
 	SelectorIndex int
+	// Located and Checks are the fallback list the action's last Locate
+	// looked for and the checks it waited for (set by Locate, also when it
+	// fails; nil and 0 when the action located nothing): what a failure
+	// report re-checks on the page, as the action did.
+	Located []string
+	Checks  drivers.Checks
 
 	// Flow and Line are the flow (its name) and source line of the action
 	// (set by interp; healing keys fingerprints by them). Heal is what
@@ -86,6 +96,7 @@ type Call struct {
 // Locate finds the element of sels that passes want in the current frame,
 // waiting at most c.Wait, and records the selector that matched.
 func (c *Call) Locate(ctx context.Context, sels []string, want drivers.Checks) (drivers.Element, error) {
+	c.Located, c.Checks = sels, want
 	f, err := c.Env.Frame(ctx)
 	if err != nil {
 		return nil, err
@@ -98,7 +109,7 @@ func (c *Call) Locate(ctx context.Context, sels []string, want drivers.Checks) (
 	el, i, err := f.Locate(wctx, sels, want)
 	cancel()
 	el, err = c.hookLocate(ctx, f, sels, want, el, i, err) // healing (heal.go); a no-op without a hook
-	if err == nil && c.Heal != nil && c.Heal.Status == "healed" {
+	if err == nil && c.Heal != nil && c.Heal.Status == HealHealed {
 		c.Selector, c.SelectorIndex = c.Heal.Selectors[0], -1
 		return el, nil
 	}

@@ -24,7 +24,8 @@
 //
 // Choices the spec leaves open, made here:
 //   - screenshot without path: writes a new file in the OS temp folder
-//     (rpa-screenshot-*.png) and returns its path;
+//     (rpa-screenshot-*.png), marks it for the host to remove after the run
+//     (Env.TempFile) and returns its path;
 //   - download without to: saves into $TMPDIR/rpa-downloads;
 //   - upload paths are resolved against the working folder and must exist
 //     (a missing file fails at once, without retries);

@@ -47,11 +47,8 @@ func LocateHookOf(ctx context.Context) LocateHook {
 type HealInfo struct {
 	// Mode is the heal mode in force: suggest, auto or ask-model.
 	Mode string `json:"mode"`
-	// Status is "healed" (the action ran on the element found by its
-	// fingerprint), "suggested" (suggest mode: the step failed, Candidates
-	// say what would have been chosen) or "refused" (no candidate was
-	// close enough or clearly ahead of the others; Reason says which).
-	Status string `json:"status"`
+	// Status is what healing did: HealHealed, HealSuggested or HealRefused.
+	Status HealStatus `json:"status"`
 	// Selectors is the healed element's new fallback list (healed), or the
 	// best candidate's (suggested).
 	Selectors []string `json:"selectors,omitempty"`
@@ -61,15 +58,33 @@ type HealInfo struct {
 	Desc string `json:"desc,omitempty"`
 	// Reason is a sentence for people: why it healed or refused.
 	Reason string `json:"reason,omitempty"`
-	// Candidates are the best few candidates (at most 3), best first.
-	Candidates []HealCandidate `json:"candidates,omitempty"`
+	// Candidates are the best few candidates (at most 3), best first, as
+	// results and packets show them: score, desc and selectors only
+	// (ShownCandidate).
+	Candidates []drivers.HealCandidate `json:"candidates,omitempty"`
 }
 
-// HealCandidate is one scored element as results and packets show it.
-type HealCandidate struct {
-	Score     float64  `json:"score"`
-	Desc      string   `json:"desc"`
-	Selectors []string `json:"selectors"`
+// HealStatus is what healing did for one step (PROTOCOL.md, "Healed
+// steps").
+type HealStatus string
+
+// The heal statuses.
+const (
+	// HealHealed: the action ran on the element its fingerprint found.
+	HealHealed HealStatus = "healed"
+	// HealSuggested: suggest mode; the step failed, and Candidates say
+	// what would have been chosen.
+	HealSuggested HealStatus = "suggested"
+	// HealRefused: no candidate was close enough or clearly ahead of the
+	// others; Reason says which.
+	HealRefused HealStatus = "refused"
+)
+
+// ShownCandidate is c as a step's result and the failure packet show it:
+// its score, description and selectors (the fingerprint, rank and frame
+// depth stay with the healer).
+func ShownCandidate(c drivers.HealCandidate) drivers.HealCandidate {
+	return drivers.HealCandidate{Score: c.Score, Desc: c.Desc, Selectors: c.Selectors}
 }
 
 // healable reports whether a locate error means that no selector found

@@ -527,6 +527,7 @@ func screenshot(ctx context.Context, c *Call) (any, error) {
 		}
 		path = f.Name()
 		_ = f.Close()
+		c.Env.TempFile(path)
 	} else if dir := filepath.Dir(path); dir != "." {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err

@@ -40,7 +40,7 @@ func text(ctx context.Context, c *Call) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return el.Text(ctx)
+		return readText(ctx, nil, el, nil)
 	}
 	// Find which selector matches first, then read every match of it.
 	if _, err := c.Locate(ctx, sels, drivers.ForRead); err != nil {
@@ -105,25 +105,88 @@ func value(ctx context.Context, c *Call) (any, error) {
 }
 
 func html(ctx context.Context, c *Call) (any, error) {
-	return elementOrDocument(ctx, c, drivers.Element.HTML, drivers.Frame.HTML)
+	return elementOrDocument(ctx, c, "html", nil)
 }
 
 func table(ctx context.Context, c *Call) (any, error) {
-	var sels []string
 	mode := "auto"
-	if err := c.Unpack("selector", &sels, "header", &mode); err != nil {
+	if err := c.Unpack("header", &mode); err != nil {
 		return nil, err
 	}
-	el, err := c.Locate(ctx, sels, drivers.ForRead)
+	return elementOrDocument(ctx, c, "table", map[string]any{"header": mode})
+}
+
+func form(ctx context.Context, c *Call) (any, error) {
+	return elementOrDocument(ctx, c, "form", nil)
+}
+
+// elementOrDocument runs reader action on the element of the action's
+// selector (ForRead), or on the current document when the action gives none.
+func elementOrDocument(ctx context.Context, c *Call, action string, opts map[string]any) (any, error) {
+	var sels []string
+	if err := c.Unpack("selector", &sels); err != nil {
+		return nil, err
+	}
+	f, err := c.Env.Frame(ctx)
 	if err != nil {
 		return nil, err
+	}
+	var el drivers.Element
+	if sels != nil {
+		if el, err = c.Locate(ctx, sels, drivers.ForRead); err != nil {
+			return nil, err
+		}
+	}
+	return readers[action](ctx, f, el, opts)
+}
+
+// A reader is what a read action does once its element is located: read
+// el, or the document doc when el is nil; opts are the action's own
+// options.
+type reader func(ctx context.Context, doc drivers.Frame, el drivers.Element, opts map[string]any) (any, error)
+
+// readers are the read actions Read offers a host; the actions run the
+// same code after their Locate.
+var readers = map[string]reader{
+	"text": readText,
+	"html": func(ctx context.Context, doc drivers.Frame, el drivers.Element, _ map[string]any) (any, error) {
+		if el != nil {
+			return el.HTML(ctx)
+		}
+		return doc.HTML(ctx)
+	},
+	"form": func(ctx context.Context, doc drivers.Frame, el drivers.Element, _ map[string]any) (any, error) {
+		if el != nil {
+			return el.Form(ctx)
+		}
+		return doc.Form(ctx)
+	},
+	"table": readTable,
+}
+
+func readText(ctx context.Context, doc drivers.Frame, el drivers.Element, _ map[string]any) (any, error) {
+	if el != nil {
+		return el.Text(ctx)
+	}
+	return doc.Text(ctx)
+}
+
+// readTable reads the table el (the first table of doc when el is nil) in
+// the shape of opts' header: "auto" (the default), "grid" or "none".
+func readTable(ctx context.Context, doc drivers.Frame, el drivers.Element, opts map[string]any) (any, error) {
+	if el == nil {
+		var err error
+		if el, _, err = doc.Locate(ctx, []string{"table"}, drivers.ForRead); err != nil {
+			return nil, err
+		}
 	}
 	g, err := el.Table(ctx)
 	if err != nil {
 		return nil, err
 	}
+	mode, _ := opts["header"].(string)
 	switch mode {
-	case "auto":
+	case "auto", "":
 		return TableAuto(g), nil
 	case "grid":
 		return TableGrid(g), nil
@@ -133,31 +196,22 @@ func table(ctx context.Context, c *Call) (any, error) {
 	return nil, core.Errorf(core.KindExpression, `table: header: must be "auto", "grid" or "none", got %q`, mode)
 }
 
-func form(ctx context.Context, c *Call) (any, error) {
-	return elementOrDocument(ctx, c, drivers.Element.Form, drivers.Frame.Form)
-}
-
-// elementOrDocument reads the element of the optional selector with el, or
-// the current document with doc when the action gives no selector.
-func elementOrDocument[T any](ctx context.Context, c *Call,
-	el func(drivers.Element, context.Context) (T, error),
-	doc func(drivers.Frame, context.Context) (T, error)) (any, error) {
-	var sels []string
-	if err := c.Unpack("selector", &sels); err != nil {
-		return nil, err
+// Read is a read action applied to what a host located itself (MCP's
+// browser_read, the authoring tools' read): "text", "html", "form" or
+// "table" read el, or the page's document when el is nil (table: its first
+// table), as the actions of those names do after their Locate; "url" is
+// the page's address. opts are the action's own options (table's
+// "header": "auto", "grid" or "none"). Values are in the actions' shapes
+// (LANGUAGE.md); another action name is an error of kind expression.
+func Read(ctx context.Context, action string, page drivers.Page, el drivers.Element, opts map[string]any) (any, error) {
+	if action == "url" {
+		return page.URL(ctx)
 	}
-	if sels == nil {
-		f, err := c.Env.Frame(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return doc(f, ctx)
+	r, ok := readers[action]
+	if !ok {
+		return nil, core.Errorf(core.KindExpression, "%q is no read action (text, html, form, table, url)", action)
 	}
-	e, err := c.Locate(ctx, sels, drivers.ForRead)
-	if err != nil {
-		return nil, err
-	}
-	return el(e, ctx)
+	return r(ctx, page, el, opts)
 }
 
 // pollEvery is how often `wait text:` on an element and `wait until:`

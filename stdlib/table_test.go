@@ -85,3 +85,31 @@ func TestTableShapes(t *testing.T) {
 		})
 	}
 }
+
+// TestTableGrid: the shape of `table` with header: "grid", which MCP's
+// browser_read returns for a table (Read, readOpts there).
+func TestTableGrid(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		grid drivers.Grid
+		want string
+	}{
+		{"simple", drivers.Grid{Head: [][]drivers.Cell{row("date", "kWh")}, Body: [][]drivers.Cell{row("d1", "1"), row("d2", "2")}},
+			`{"headers":["date","kWh"],"rows":[["d1","1"],["d2","2"]]}`},
+		{"two header rows, spanned", drivers.Grid{Head: [][]drivers.Cell{row("Usage", "Usage", "Cost"), row("peak", "valley", "Cost")},
+			Body: [][]drivers.Cell{row("1", "2", "3")}},
+			`{"headers":["Usage / peak","Usage / valley","Cost"],"rows":[["1","2","3"]]}`},
+		// As the table action's header: "grid": the first row keys the columns.
+		{"no header, empty rows dropped, foot left out", drivers.Grid{Body: [][]drivers.Cell{row("a", "b"), row("", " "), row("c", "d")},
+			Foot: [][]drivers.Cell{row("total", "x")}},
+			`{"headers":["a","b"],"rows":[["c","d"]]}`},
+		{"empty", drivers.Grid{}, `{"headers":[],"rows":[]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			raw, _ := json.Marshal(TableGrid(&tc.grid))
+			if string(raw) != tc.want {
+				t.Errorf("got  %s\nwant %s", raw, tc.want)
+			}
+		})
+	}
+}

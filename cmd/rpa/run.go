@@ -17,7 +17,6 @@ import (
 	"github.com/rpa-dev/rpa/internal/host/hitl"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/serve/localrun"
-	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
 	"github.com/rpa-dev/rpa/interp"
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/diag"
@@ -146,7 +145,7 @@ func runRun(ctx context.Context, args []string, rio runIO) int {
 			fmt.Fprintln(stderr, out.Record)
 		}
 	}
-	mcpserver.RemoveTempScreenshots(out.Result) // no picture of a page left in the temp folder
+	out.Result.RemoveTempFiles() // no picture of a page left in the temp folder
 	return code
 }
 

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
 	"github.com/rpa-dev/rpa/lang"
+	"github.com/rpa-dev/rpa/lang/actions"
 	"github.com/rpa-dev/rpa/lang/ast"
 	"github.com/rpa-dev/rpa/lang/diag"
 )
@@ -262,7 +262,12 @@ func (c *folderCache) rescan(stamps map[string]fileStamp, files []string) *folde
 				return nil
 			}
 		}
-		callsOthers := bytes.Contains(src, []byte("call"))
+		// It may call a changed flow unless its last load (the same bytes)
+		// calls none.
+		callsOthers := true
+		if prev != nil && last.loaded[prev.Name] != nil {
+			callsOthers = len(actions.Callees(last.loaded[prev.Name].File)) > 0
+		}
 		if same && !callsOthers && prev != nil {
 			sc.add(prev, src, last.loaded[prev.Name])
 			continue

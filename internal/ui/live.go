@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
 	"github.com/rpa-dev/rpa/interp"
 )
@@ -344,7 +345,7 @@ func outcomeOf(raw json.RawMessage, err error) *RunOutcome {
 	switch {
 	case r.Success:
 		out.Status = "ok"
-	case r.Error != nil && r.Error.Kind == "cancelled":
+	case r.Error != nil && r.Error.Kind == core.KindCancelled:
 		out.Status = "cancelled"
 	default:
 		out.Status = "failed"

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+
+	"github.com/rpa-dev/rpa/interp"
 )
 
 func init() {
@@ -100,7 +102,7 @@ func stepsOf(evs []LiveEvent) []liveStep {
 	var out []liveStep
 	at := map[int]int{}
 	for _, ev := range evs {
-		if ev.Index == 0 || (ev.Kind != "started" && ev.Kind != "finished") {
+		if ev.Index == 0 || (ev.Kind != interp.EventStarted && ev.Kind != interp.EventFinished) {
 			continue
 		}
 		i, ok := at[ev.Index]
@@ -109,7 +111,7 @@ func stepsOf(evs []LiveEvent) []liveStep {
 			i = len(out) - 1
 			at[ev.Index] = i
 		}
-		if ev.Kind == "finished" {
+		if ev.Kind == interp.EventFinished {
 			out[i].Status, out[i].DurationMs, out[i].Summary = ev.Status, ev.DurationMs, ev.Summary
 		}
 	}

@@ -158,14 +158,22 @@ func (a *Action) MinArgs() int {
 // Option returns the option spec named n (own options first, then the
 // common ones), or nil.
 func (a *Action) Option(n string) *Option {
-	for i := range a.Options {
-		if a.Options[i].Name == n {
-			return &a.Options[i]
-		}
+	if o := optionIn(a.Options, n); o != nil {
+		return o
 	}
-	for i := range Common {
-		if Common[i].Name == n {
-			return &Common[i]
+	return CommonOption(n)
+}
+
+// CommonOption returns the common option named n (Common), or nil.
+func CommonOption(n string) *Option { return optionIn(Common, n) }
+
+// DefaultsKey returns the `defaults` key named n (DefaultsKeys), or nil.
+func DefaultsKey(n string) *Option { return optionIn(DefaultsKeys, n) }
+
+func optionIn(opts []Option, n string) *Option {
+	for i := range opts {
+		if opts[i].Name == n {
+			return &opts[i]
 		}
 	}
 	return nil

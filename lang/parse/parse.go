@@ -713,9 +713,7 @@ func (p *parser) badDuration(toks []lexer.Token) (ast.Range, string, bool) {
 		if (k.Type != g.OptKey && k.Type != g.Ident) || toks[i+1].Type != g.Colon {
 			continue
 		}
-		switch k.Value {
-		case "wait", "every", "timeout":
-		default:
+		if o := actions.CommonOption(k.Value); o == nil || o.Kind != actions.KindDuration {
 			continue
 		}
 		v, next := toks[i+2], toks[i+3]

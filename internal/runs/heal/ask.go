@@ -40,7 +40,7 @@ type ModelRequest struct {
 	Action     string
 	Line       int
 	Was        string // the element as it was: role "name", text, label
-	Candidates []stdlib.HealCandidate
+	Candidates []drivers.HealCandidate
 	Snapshot   string
 }
 
@@ -120,16 +120,16 @@ func describeFP(fp *drivers.Fingerprint) string {
 // model and returns the index of the one it chose (-1: none, with
 // info.Status refused or, without a model, left suggested).
 func (h *Hook) askModel(ctx context.Context, c *stdlib.Call, f drivers.Frame, fp *drivers.Fingerprint, cands []drivers.HealCandidate, info *stdlib.HealInfo) int {
-	var offer []stdlib.HealCandidate
+	var offer []drivers.HealCandidate
 	for i, cd := range cands {
 		if i == ModelChoices || cd.Score < ModelMin {
 			break
 		}
-		offer = append(offer, stdlib.HealCandidate{Score: cd.Score, Desc: cd.Desc, Selectors: cd.Selectors})
+		offer = append(offer, stdlib.ShownCandidate(cd))
 	}
 	host := c.Env.Host()
 	if len(offer) == 0 {
-		info.Status, info.Reason = "refused", fmt.Sprintf("no candidate scores %.2f or more to offer the model", ModelMin)
+		info.Status, info.Reason = stdlib.HealRefused, fmt.Sprintf("no candidate scores %.2f or more to offer the model", ModelMin)
 		return -1
 	}
 	if host.LLM == nil {
@@ -147,16 +147,16 @@ func (h *Hook) askModel(ctx context.Context, c *stdlib.Call, f drivers.Frame, fp
 	prompt := maskStr(c, Prompt(req))
 	answer, err := host.LLM(ctx, prompt, nil)
 	if err != nil {
-		info.Status, info.Reason = "refused", "the model could not be asked: "+err.Error()
+		info.Status, info.Reason = stdlib.HealRefused, "the model could not be asked: "+err.Error()
 		return -1
 	}
 	i, why := ParseChoice(answer, len(offer))
 	if i < 0 {
-		info.Status, info.Reason = "refused", why
+		info.Status, info.Reason = stdlib.HealRefused, why
 		return -1
 	}
 	if cands[i].Frame > 0 {
-		info.Status, info.Reason = "refused", fmt.Sprintf("the model chose %s, inside an iframe; not acted on", cands[i].Desc)
+		info.Status, info.Reason = stdlib.HealRefused, fmt.Sprintf("the model chose %s, inside an iframe; not acted on", cands[i].Desc)
 		return -1
 	}
 	info.Reason = fmt.Sprintf("the model chose c%d: %s", i+1, cands[i].Desc)

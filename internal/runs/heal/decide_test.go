@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/stdlib"
 )
 
 // TestDecide checks each threshold on both sides.
@@ -21,7 +22,7 @@ func TestDecide(t *testing.T) {
 		mode   Mode
 		cands  []drivers.HealCandidate
 		pick   int
-		status string
+		status stdlib.HealStatus
 	}{
 		{"auto: at threshold and margin", Auto, c(AutoThreshold, AutoThreshold-AutoMargin), 0, ""},
 		{"auto: just below threshold", Auto, c(AutoThreshold-e, 0.1), -1, "refused"},

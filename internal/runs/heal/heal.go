@@ -280,7 +280,7 @@ func (h *Hook) Missed(ctx context.Context, c *stdlib.Call, f drivers.Frame, sels
 		if err == nil {
 			return el, nil
 		}
-		info.Status, info.Reason = "refused", err.Error()
+		info.Status, info.Reason = stdlib.HealRefused, err.Error()
 	}
 	h.failed(c, msels)
 	return nil, withHeal(lerr, info)
@@ -298,7 +298,7 @@ func (h *Hook) act(ctx context.Context, c *stdlib.Call, f drivers.Frame, cand dr
 	if err != nil {
 		return nil, fmt.Errorf("the candidate %s could not be used: %v", cand.Desc, err)
 	}
-	info.Status, info.Selectors, info.Score, info.Desc = "healed", cand.Selectors, cand.Score, cand.Desc
+	info.Status, info.Selectors, info.Score, info.Desc = stdlib.HealHealed, cand.Selectors, cand.Score, cand.Desc
 	raw, _ := json.Marshal(cand.Fingerprint)
 	h.mu.Lock()
 	if cand.Fingerprint != nil {
@@ -359,11 +359,11 @@ func Decide(mode Mode, cands []drivers.HealCandidate) Decision {
 		if i == ModelChoices || c.Score < SuggestMin {
 			break
 		}
-		info.Candidates = append(info.Candidates, stdlib.HealCandidate{Score: c.Score, Desc: c.Desc, Selectors: c.Selectors})
+		info.Candidates = append(info.Candidates, stdlib.ShownCandidate(c))
 	}
 	d := Decision{Info: info, Pick: -1}
 	if len(cands) == 0 || cands[0].Score < SuggestMin {
-		info.Status = "refused"
+		info.Status = stdlib.HealRefused
 		info.Reason = "the element seems to be gone: no element of the page resembles it"
 		if len(cands) > 0 {
 			info.Reason += fmt.Sprintf(" (closest: %s, score %.2f < %.2f)", cands[0].Desc, cands[0].Score, SuggestMin)
@@ -378,19 +378,19 @@ func Decide(mode Mode, cands []drivers.HealCandidate) Decision {
 	info.Score, info.Desc = best.Score, best.Desc
 	switch mode {
 	case Suggest:
-		info.Status, info.Selectors = "suggested", best.Selectors
+		info.Status, info.Selectors = stdlib.HealSuggested, best.Selectors
 		info.Reason = fmt.Sprintf("best candidate %s (score %.2f); heal: \"auto\" would %s", best.Desc, best.Score, autoVerdict(best, second))
 	case AskModel:
-		info.Status, info.Selectors = "suggested", best.Selectors
+		info.Status, info.Selectors = stdlib.HealSuggested, best.Selectors
 		d.Ask = true
 	default: // auto
 		switch {
 		case best.Score < AutoThreshold:
-			info.Status, info.Reason = "refused", fmt.Sprintf("best candidate %s scores %.2f, below %.2f", best.Desc, best.Score, AutoThreshold)
+			info.Status, info.Reason = stdlib.HealRefused, fmt.Sprintf("best candidate %s scores %.2f, below %.2f", best.Desc, best.Score, AutoThreshold)
 		case best.Score-second < AutoMargin:
-			info.Status, info.Reason = "refused", fmt.Sprintf("best candidate %s (%.2f) is not clearly ahead of %s (%.2f): two elements look alike", best.Desc, best.Score, cands[1].Desc, second)
+			info.Status, info.Reason = stdlib.HealRefused, fmt.Sprintf("best candidate %s (%.2f) is not clearly ahead of %s (%.2f): two elements look alike", best.Desc, best.Score, cands[1].Desc, second)
 		case best.Frame > 0:
-			info.Status, info.Reason = "refused", fmt.Sprintf("best candidate %s is inside an iframe; not acted on", best.Desc)
+			info.Status, info.Reason = stdlib.HealRefused, fmt.Sprintf("best candidate %s is inside an iframe; not acted on", best.Desc)
 		default:
 			info.Reason = fmt.Sprintf("%s scores %.2f, %.2f ahead of the next", best.Desc, best.Score, best.Score-second)
 			d.Pick = 0
@@ -418,9 +418,9 @@ func autoVerdict(best drivers.HealCandidate, second float64) string {
 func withHeal(err error, info *stdlib.HealInfo) error {
 	msg := err.Error()
 	switch info.Status {
-	case "suggested":
+	case stdlib.HealSuggested:
 		msg += fmt.Sprintf("; heal suggests %s (score %.2f): %s", info.Desc, info.Score, strings.Join(quote(info.Selectors), ", "))
-	case "refused":
+	case stdlib.HealRefused:
 		msg += "; heal refused: " + info.Reason
 	}
 	return &core.Error{Kind: core.KindOf(err), Msg: msg, Err: err}

@@ -17,7 +17,7 @@ import (
 // candidate selectors, the step healed, or line holds no action with a
 // literal selector list.
 func ProposeFor(f *ast.File, line int, info *stdlib.HealInfo) (Proposal, bool) {
-	if f == nil || info == nil || info.Status == "healed" || len(usable(info.Selectors)) == 0 {
+	if f == nil || info == nil || info.Status == stdlib.HealHealed || len(usable(info.Selectors)) == 0 {
 		return Proposal{}, false
 	}
 	var p Proposal

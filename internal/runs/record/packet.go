@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/drivers/snapshot"
 	"github.com/rpa-dev/rpa/internal/runs"
@@ -31,8 +32,8 @@ type Packet struct {
 	Action string `json:"action"`
 	Source string `json:"source"`
 	// Kind and Message are the run error's kind and message.
-	Kind    string `json:"kind"`
-	Message string `json:"message"`
+	Kind    core.Kind `json:"kind"`
+	Message string    `json:"message"`
 	// Selectors are the selectors the step tried, each with why it does
 	// not match now: "no element matches", "covered by div#consent",
 	// "not visible", "disabled", or "passes now" (the page changed since).
@@ -84,7 +85,7 @@ func (r *Recorder) packet(ctx context.Context, res *interp.Result, page drivers.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 8*time.Second)
 	defer cancel()
 	e := res.Error
-	p := &Packet{Line: e.Line, Action: e.Action, Source: r.SourceLine(e.Line), Kind: string(e.Kind), Message: r.mask.String(e.Message),
+	p := &Packet{Line: e.Line, Action: e.Action, Source: r.SourceLine(e.Line), Kind: e.Kind, Message: r.mask.String(e.Message),
 		Selectors: []SelectorReason{}, Dialogs: []drivers.Dialog{}, Tabs: []Tab{}, Hints: []string{}}
 	var ev *interp.Evidence
 	shot := "" // the failure screenshot's file name
@@ -123,7 +124,11 @@ func (r *Recorder) packet(ctx context.Context, res *interp.Result, page drivers.
 	// failed); what the packet shows is masked.
 	if ev != nil && len(ev.Live()) > 0 && frame != nil {
 		if in, ok := frame.(drivers.Inspector); ok {
-			reps, _ = in.Diagnose(ctx, ev.Live(), checksFor(p.Action))
+			checks := ev.Checks
+			if checks == 0 { // the action located nothing itself (wait, frame): is it there
+				checks = drivers.ForRead
+			}
+			reps, _ = in.Diagnose(ctx, ev.Live(), checks)
 			for _, rep := range reps {
 				reason := rep.Reason
 				if rep.Kind == "" {
@@ -213,18 +218,6 @@ func (r *Recorder) packet(ctx context.Context, res *interp.Result, page drivers.
 	return p, img
 }
 
-// checksFor is the check set the action's Locate used (LANGUAGE.md,
-// "Checks before acting").
-func checksFor(action string) drivers.Checks {
-	switch action {
-	case "click", "hover", "check", "uncheck", "download":
-		return drivers.ForPointer
-	case "fill", "type", "select":
-		return drivers.ForInput
-	}
-	return drivers.ForRead
-}
-
 func size(p *Packet) int {
 	b, _ := json.Marshal(p)
 	return len(b)
@@ -257,7 +250,7 @@ func hints(p *Packet, reps []drivers.SelectorReport, snap, dialog, alert string)
 	}
 	covered, allMissing := "", len(reps) > 0
 	for _, r := range reps {
-		if r.Kind == "covered" && covered == "" {
+		if r.Kind == core.KindCovered && covered == "" {
 			covered = r.Reason
 			if _, after, ok := strings.Cut(r.Reason, "covered by "); ok {
 				covered = after
@@ -284,11 +277,11 @@ func hints(p *Packet, reps []drivers.SelectorReport, snap, dialog, alert string)
 		out = append(out, "no selector matches anything on this page: the page changed or the flow is on another page than it expects (compare the URL and the snapshot)")
 	}
 	for _, r := range reps {
-		if r.Kind == "not_visible" && r.Count > 0 {
+		if r.Kind == core.KindNotVisible && r.Count > 0 {
 			out = append(out, "the element exists but is not visible: it may sit in a closed menu, tab or collapsed section")
 			break
 		}
-		if r.Kind == "disabled" {
+		if r.Kind == core.KindDisabled {
 			out = append(out, "the element is disabled: a required field may be empty or invalid")
 			break
 		}
@@ -296,7 +289,7 @@ func hints(p *Packet, reps []drivers.SelectorReport, snap, dialog, alert string)
 	if (p.Action == "table" || p.Action == "extract") && strings.Contains(p.Message, "no rows") {
 		out = append(out, "the table is empty")
 	}
-	if p.Kind == "timeout" && len(reps) == 0 {
+	if p.Kind == core.KindTimeout && len(reps) == 0 {
 		out = append(out, "the step timed out: the page may be slow or waiting for something (see problems)")
 	}
 	if len(out) == 0 {

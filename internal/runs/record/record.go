@@ -27,6 +27,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/internal/atomicfile"
 	"github.com/rpa-dev/rpa/internal/runs"
@@ -472,7 +473,7 @@ func (r *Recorder) Finish(ctx context.Context, res *interp.Result, page drivers.
 
 	out := &Finished{ID: r.run.ID, Dir: r.dir}
 	if res == nil {
-		res = &interp.Result{Error: &interp.RunError{Message: "no result", Kind: "browser"}}
+		res = &interp.Result{Error: &interp.RunError{Message: "no result", Kind: core.KindBrowser}}
 	}
 	targets := map[int]string{}
 	if prev, err := r.o.Store.Steps(r.run.ID); err == nil {
@@ -505,7 +506,7 @@ func (r *Recorder) Finish(ctx context.Context, res *interp.Result, page drivers.
 			}
 		}
 	}
-	if !res.Success && res.Error != nil && res.Error.Kind != "cancelled" {
+	if !res.Success && res.Error != nil && res.Error.Kind != core.KindCancelled {
 		pk, img := r.packet(ctx, res, page, failed)
 		out.Packet, out.Image = pk, img
 		if pk != nil {
@@ -518,7 +519,7 @@ func (r *Recorder) Finish(ctx context.Context, res *interp.Result, page drivers.
 	if !res.Success {
 		o.Status = runs.StatusFailed
 		if res.Error != nil {
-			if res.Error.Kind == "cancelled" {
+			if res.Error.Kind == core.KindCancelled {
 				o.Status = runs.StatusCancelled
 			}
 			o.ErrorKind, o.ErrorMessage, o.ErrorLine, o.ErrorAction = string(res.Error.Kind), r.mask.String(res.Error.Message), res.Error.Line, res.Error.Action

@@ -19,6 +19,7 @@ import (
 	"github.com/rpa-dev/rpa/drivers/snapshot"
 	"github.com/rpa-dev/rpa/internal/atomicfile"
 	"github.com/rpa-dev/rpa/internal/authoring"
+	"github.com/rpa-dev/rpa/stdlib"
 )
 
 // AuthoringProfile is the profile of the authoring tools when the caller
@@ -509,7 +510,7 @@ func (s *Server) authRead(st *authoringState) callFunc {
 				}
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: png, MIMEType: "image/png"}}}, nil
 			}
-			value, err := readPage(ctx, action, pg, el)
+			value, err := stdlib.Read(ctx, action, pg, el, readOpts) // as the read actions read
 			if err != nil {
 				return nil, err
 			}

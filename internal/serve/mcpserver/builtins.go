@@ -204,10 +204,7 @@ func (s *Server) browserRead(ctx context.Context, req *mcp.CallToolRequest, args
 	rctx, cancel := context.WithTimeout(ctx, readTimeout)
 	defer cancel()
 	var el drivers.Element
-	if sel != "" || action == "table" {
-		if sel == "" {
-			sel = "table"
-		}
+	if sel != "" {
 		if el, _, err = pg.Locate(rctx, []string{sel}, drivers.ForRead); err != nil {
 			return nil, readErr(err)
 		}
@@ -223,7 +220,7 @@ func (s *Server) browserRead(ctx context.Context, req *mcp.CallToolRequest, args
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: png, MIMEType: "image/png"}}}, nil
 	}
-	value, err := readPage(rctx, action, pg, el)
+	value, err := stdlib.Read(rctx, action, pg, el, readOpts) // as the read actions read
 	if err != nil {
 		return nil, readErr(err)
 	}
@@ -247,18 +244,12 @@ func (s *Server) readError(err error) error {
 	return rpcError(CodeBuiltinFailed, "browser_read: "+err.Error(), map[string]any{"kind": string(core.KindOf(err))})
 }
 
-// Table is browser_read's table: what the `table` action returns with
-// `header: "grid"` (stdlib.TableKeys, stdlib.TableRows): one key per column
-// (several header rows joined with " / ", a table without header rows
-// keyed by its first row) and the body rows' trimmed cell texts.
-type Table struct {
-	Headers []string   `json:"headers"`
-	Rows    [][]string `json:"rows"`
-}
-
-func gridTable(g *drivers.Grid) *Table {
-	return &Table{Headers: stdlib.TableKeys(g), Rows: stdlib.TableRows(g)}
-}
+// readOpts are the read actions' options browser_read reads with: a table
+// in the shape of `table` with header: "grid" ({"headers": [...], "rows":
+// [[...], ...]}: one key per column, several header rows joined with " / ",
+// a table without header rows keyed by its first row; the body rows'
+// trimmed cell texts).
+var readOpts = map[string]any{"header": "grid"}
 
 func contains(ss []string, s string) bool {
 	for _, x := range ss {
@@ -338,18 +329,6 @@ func maskWith(v any, secrets *interp.Mask) any {
 			out[k] = maskWith(e, secrets)
 		}
 		return out
-	case *Table:
-		t := &Table{Headers: make([]string, len(x.Headers)), Rows: make([][]string, len(x.Rows))}
-		for i, h := range x.Headers {
-			t.Headers[i] = secrets.String(h)
-		}
-		for i, r := range x.Rows {
-			t.Rows[i] = make([]string, len(r))
-			for j, c := range r {
-				t.Rows[i][j] = secrets.String(c)
-			}
-		}
-		return t
 	}
 	return v
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/internal/host/profiles"
 	"github.com/rpa-dev/rpa/interp"
 	"github.com/rpa-dev/rpa/lang"
@@ -278,7 +279,7 @@ func (s *Server) runStep(ctx context.Context, req *mcp.CallToolRequest, st *step
 	if res == nil {
 		return nil, rpcError(CodeBuiltinFailed, "the interpreter returned no result", nil)
 	}
-	if res.Error != nil && res.Error.Kind == "browser" {
+	if res.Error != nil && res.Error.Kind == core.KindBrowser {
 		l.MarkBroken()
 	}
 	if out, ok := res.Outputs.(map[string]any); ok && res.Success {

@@ -244,7 +244,7 @@ func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *f
 		return nil, rpcError(CodeBuiltinFailed, "the interpreter returned no result", nil)
 	}
 	out, err := flowResultRun(res, secrets, rec.finish(ctx, s, res, page))
-	RemoveTempScreenshots(res) // after the evidence took its copy
+	res.RemoveTempFiles() // after the evidence took its copy
 	return out, err
 }
 
