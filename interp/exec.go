@@ -69,7 +69,7 @@ func errAt(n ast.Node, kind core.Kind, action string, cause error, format string
 func (r *runner) stmt(fr *frame, st ast.Stmt, sc *Scope) (ctl, error) {
 	switch s := st.(type) {
 	case *ast.ActionStmt:
-		v, err := r.action(fr, s, sc)
+		v, err := r.actionSignedIn(fr, s, sc) // login.go
 		if err != nil {
 			return ctlNext, err
 		}

@@ -43,6 +43,10 @@ type runner struct {
 	compiled map[*ast.ExprSrc]*vm.Program
 	idents   map[*ast.ExprSrc][]string
 	held     heldCache // holdsSecret of lists and maps in scope, by identity
+	// signingIn is set while the sign-in flow runs; signIns counts them
+	// (login.go).
+	signingIn bool
+	signIns   int
 }
 
 type dialogPolicy struct {
@@ -55,6 +59,9 @@ type frame struct {
 	flow    *lang.Flow
 	defs    settings
 	outputs any
+	// signedInAt is the action statement being tried again after a
+	// sign-in (login.go): it does not sign in twice.
+	signedInAt *ast.ActionStmt
 }
 
 // settings are resolved replay options.

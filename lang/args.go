@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -56,9 +57,24 @@ func (a Args) Secrets() []string {
 	}
 	var out []string
 	for _, p := range a.file.Params {
-		if typeOf(p) == "secret" {
+		switch typeOf(p) {
+		case "secret":
 			if s, ok := a.vals[p.Name].(string); ok && s != "" {
 				out = append(out, s)
+			}
+		case "credential":
+			// A resolved account: every field is a secret.
+			if m, ok := a.vals[p.Name].(map[string]any); ok {
+				keys := make([]string, 0, len(m))
+				for k := range m {
+					keys = append(keys, k)
+				}
+				sort.Strings(keys)
+				for _, k := range keys {
+					if s, ok := m[k].(string); ok && s != "" {
+						out = append(out, s)
+					}
+				}
 			}
 		}
 	}
@@ -421,6 +437,20 @@ func convertArg(p *ast.Param, v any) (any, error) {
 			return m, nil
 		}
 		return nil, bad("a map")
+	case "credential":
+		// An account's name, which a host resolves before the run (Resolve),
+		// or an account already resolved (a flow passing its credential on
+		// to a `call`).
+		switch x := v.(type) {
+		case string:
+			if x == "" {
+				return nil, errors.New("want an account name, got an empty string")
+			}
+			return x, nil
+		case map[string]any:
+			return x, nil
+		}
+		return nil, bad("an account name (a string)")
 	}
 	return v, nil
 }

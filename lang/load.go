@@ -24,11 +24,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 
+	exprast "github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/vm"
 
 	"github.com/rpa-dev/rpa/lang/actions"
@@ -364,4 +366,83 @@ func Names(flows map[string]*Flow) []string {
 
 func parseFlow(filename string, src []byte) (*ast.File, diag.Diagnostics) {
 	return parse.Flow(filename, src)
+}
+
+// Login is the flow's `defaults login: "FLOW"` (the sign-in flow run when
+// a step lands on a sign-in page) and `logged_in: SELECTOR` (matches only
+// while signed in); "" when absent (LANGUAGE.md, "Accounts and sign-in").
+func (f *Flow) Login() (flow, loggedIn string) {
+	for _, o := range f.File.Defaults {
+		s, ok := o.Value.(*ast.StringLit)
+		if !ok {
+			continue
+		}
+		v, _ := s.Value()
+		switch o.Name {
+		case "login":
+			flow = v
+		case "logged_in":
+			loggedIn = v
+		}
+	}
+	return flow, loggedIn
+}
+
+// CredentialFields returns the fields the flow reads of its credential
+// param name (`name.password`, `name["totp"]`), sorted: what an account
+// must have to be used for it (the credential type is an interface: any
+// account with these fields).
+func (f *Flow) CredentialFields(name string) []string {
+	seen := map[string]bool{}
+	for _, prog := range f.progs {
+		if prog == nil {
+			continue
+		}
+		n := prog.Node()
+		exprast.Walk(&n, fieldVisitor{param: name, seen: seen})
+	}
+	out := make([]string, 0, len(seen))
+	for k := range seen {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// fieldVisitor collects the constant fields read of one name.
+type fieldVisitor struct {
+	param string
+	seen  map[string]bool
+}
+
+func (v fieldVisitor) Visit(n *exprast.Node) {
+	m, ok := (*n).(*exprast.MemberNode)
+	if !ok {
+		return
+	}
+	id, ok := m.Node.(*exprast.IdentifierNode)
+	if !ok || id.Value != v.param {
+		return
+	}
+	if s, ok := m.Property.(*exprast.StringNode); ok {
+		v.seen[s.Value] = true
+	}
+}
+
+// AccountFields is CredentialFields of param name in f and, when f names a
+// sign-in flow (Login) that flows finds, in that flow's param of the same
+// name (it gets the account by name): every field a run of f reads.
+func (f *Flow) AccountFields(name string, flows func(string) (*Flow, bool)) []string {
+	out := f.CredentialFields(name)
+	if login, _ := f.Login(); login != "" && flows != nil {
+		if lf, ok := flows(login); ok && lf != nil && lf != f {
+			for _, x := range lf.CredentialFields(name) {
+				if !slices.Contains(out, x) {
+					out = append(out, x)
+				}
+			}
+			sort.Strings(out)
+		}
+	}
+	return out
 }

@@ -53,6 +53,10 @@ func ParamSchema(p *ast.Param) (Property, error) {
 	case "enum":
 		s.Type = "string"
 		s.Enum = append([]string{}, p.Type.Values...)
+	case "credential":
+		// The account's name: the host adds the vault's matching names as
+		// its enum (never a value of an account).
+		s.Type = "string"
 	default:
 		return Property{}, fmt.Errorf("param %q: unknown type %q", p.Name, t)
 	}

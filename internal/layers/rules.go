@@ -88,7 +88,7 @@ BROWSER_SEAM, github.com/modelcontextprotocol/go-sdk
   internal/host/llm,
   internal/host/lease;
 internal/localctl < internal/host/hitl;
-BROWSER_SEAM, lang/diag, lang/totp, internal/host/lease, internal/host/hitl < internal/host/vault;
+BROWSER_SEAM, LANGUAGE, internal/host/lease, internal/host/hitl < internal/host/vault;
 BROWSER_SEAM, internal/host/vault < internal/host/profiles;
 internal/host/execpolicy, internal/host/hitl, internal/host/llm,
 internal/host/profiles, internal/host/lease, internal/host/vault

@@ -200,6 +200,8 @@ var DefaultsKeys = []Option{
 	{Name: "profile", Kind: KindString, Doc: "the browser profile used when the caller names none"},
 	{Name: "max_loops", Kind: KindInt, Doc: "bound on while iterations (default 1000)"},
 	{Name: "evidence", Kind: KindString, Enum: []string{"default", "full"}, Doc: `what the run store records: "full" adds a screenshot after every page action (PROTOCOL.md, "Runs")`},
+	{Name: "login", Kind: KindString, Doc: `the sign-in flow (a flow NAME of the folder) run when a step lands on a sign-in page or fails where logged_in does not match; the step is then tried once more`},
+	{Name: "logged_in", Kind: KindSelector, Doc: "a selector that matches only while signed in (#logout): a failing step on a page without it signs in again"},
 	{Name: "heal", Kind: KindString, Enum: []string{"off", "suggest", "auto", "ask-model"}, Doc: `what happens when no selector finds an element the flow found before: "suggest" (default) fails with the closest candidate, "auto" acts on a clearly matching one, "ask-model" lets the caller's model choose, "off" (docs/healing.md)`},
 }
 

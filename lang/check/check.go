@@ -197,8 +197,12 @@ func (c *checker) run() {
 	c.checkParams()
 	c.checkDefaults()
 	c.block(f.Body)
+	login := false // a sign-in flow takes the flow's params by name
+	for _, o := range f.Defaults {
+		login = login || o != nil && o.Name == "login"
+	}
 	for _, p := range c.params {
-		if !p.used {
+		if !p.used && !login {
 			r := p.decl.Rng()
 			if pp, ok := p.decl.(*ast.Param); ok {
 				r = pp.NameRange
@@ -236,7 +240,7 @@ func (c *checker) checkName(name string, r ast.Range, what string) bool {
 }
 
 // ParamTypes are the param type names.
-var ParamTypes = []string{"string", "secret", "int", "number", "bool", "list", "map", "enum"}
+var ParamTypes = []string{"string", "secret", "int", "number", "bool", "list", "map", "enum", "credential"}
 
 // ParamType is the static expr type of a param of type t (nil = any).
 func ParamType(t *ast.Type) types.Type {
@@ -254,7 +258,7 @@ func ParamType(t *ast.Type) types.Type {
 		return typeBool
 	case "list":
 		return typeList
-	case "map":
+	case "map", "credential":
 		return typeMap
 	}
 	return nil
@@ -291,7 +295,7 @@ func (c *checker) checkParamType(p *ast.Param) {
 		return
 	}
 	switch t.Name {
-	case "string", "secret", "int", "number", "bool", "list", "map":
+	case "string", "secret", "int", "number", "bool", "list", "map", "credential":
 		if len(t.Values) > 0 {
 			c.errorf(t.Range, "only enum takes values")
 		}
@@ -335,6 +339,10 @@ func (c *checker) checkParamDefault(p *ast.Param) {
 	case "string", "secret":
 		if _, ok := d.(*ast.StringLit); !ok {
 			bad("a string")
+		}
+	case "credential":
+		if _, ok := d.(*ast.StringLit); !ok {
+			bad("an account name (a string)")
 		}
 	case "enum":
 		s, ok := d.(*ast.StringLit)

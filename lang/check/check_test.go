@@ -124,7 +124,7 @@ func TestMessages(t *testing.T) {
 		{"defaults key", "flow t\ndefaults wiat: 5s\n",
 			[]string{`t.flow:2:10: error: defaults has no option "wiat"; did you mean "wait"?`}},
 		{"defaults optional is not a key", "flow t\ndefaults optional: true\n",
-			[]string{`t.flow:2:10: error: defaults has no option "optional"; options: wait, retries, every, timeout, on_timeout, profile, max_loops, evidence, heal`}},
+			[]string{`t.flow:2:10: error: defaults has no option "optional"; options: wait, retries, every, timeout, on_timeout, profile, max_loops, evidence, login, logged_in, heal`}},
 		{"defaults value kind", "flow t\ndefaults retries: \"2\" on_timeout: \"later\"\n",
 			[]string{
 				`t.flow:2:19: error: defaults retries expects an integer, got the string "2"`,

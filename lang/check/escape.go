@@ -5,12 +5,14 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/conf"
 
 	"github.com/rpa-dev/rpa/lang/actions"
 	"github.com/rpa-dev/rpa/lang/ast"
+	"github.com/rpa-dev/rpa/lang/totp"
 )
 
 // Escaping helpers of the expression language (LANGUAGE.md, "Expressions"): a value goes into a
@@ -23,6 +25,66 @@ const (
 	FuncCSSEscape   = "cssescape"   // a CSS identifier or string body: CSS.escape() of CSSOM
 	FuncXPathString = "xpathstring" // a complete XPath string literal, quotes included
 )
+
+// FuncTOTP is `totp(SEED)` or `totp(SEED, {"algorithm": "SHA256", "digits":
+// 8, "period": 60})`: the current RFC 6238 code of a seed (base32 or an
+// otpauth://totp/ URI; package lang/totp), a string of 6 or 8 digits. Read
+// from a credential (`totp(account.totp)`) it is a secret like the seed.
+const FuncTOTP = "totp"
+
+// Now is the clock of totp() (tests replace it).
+var Now = time.Now
+
+// totpFunc registers totp with an expr config.
+func totpFunc(cfg *conf.Config) {
+	expr.Function(FuncTOTP, func(params ...any) (any, error) {
+		seed, ok := params[0].(string)
+		if !ok {
+			return nil, fmt.Errorf("totp: the seed must be a string, got %T", params[0])
+		}
+		var o totp.Options
+		if len(params) > 1 && params[1] != nil {
+			m, ok := params[1].(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("totp: the options must be a map, got %T", params[1])
+			}
+			for k, v := range m {
+				switch k {
+				case "algorithm":
+					o.Algorithm, _ = v.(string)
+				case "digits", "period":
+					n, ok := wholeNumber(v)
+					if !ok {
+						return nil, fmt.Errorf("totp: %s must be a whole number", k)
+					}
+					if k == "digits" {
+						o.Digits = n
+					} else {
+						o.Period = n
+					}
+				default:
+					return nil, fmt.Errorf("totp: unknown option %q (algorithm, digits, period)", k)
+				}
+			}
+		}
+		return totp.Code(seed, o, Now())
+	}, new(func(string) string), new(func(string, map[string]any) string))(cfg)
+}
+
+// wholeNumber reads a whole number of an expression value.
+func wholeNumber(v any) (int, bool) {
+	switch x := v.(type) {
+	case int:
+		return x, true
+	case int64:
+		return int(x), true
+	case float64:
+		if x == float64(int(x)) {
+			return int(x), true
+		}
+	}
+	return 0, false
+}
 
 // escapeFuncs registers the escaping helpers with an expr config.
 func escapeFuncs(cfg *conf.Config) {

@@ -284,6 +284,7 @@ func newCompiler() *exprCompiler {
 	cfg := conf.CreateNew()
 	strFunc(cfg)
 	escapeFuncs(cfg) // escape.go
+	totpFunc(cfg)
 	cfg.Check()
 	env := nature.NatureOf(map[string]any{})
 	if env.TypeData == nil {

@@ -26,6 +26,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -120,3 +121,47 @@ func (e *BusyError) Error() string {
 
 // Is reports target == ErrBusy.
 func (e *BusyError) Is(target error) bool { return target == ErrBusy }
+
+// RunNoter is a Lease that can record the run it is held for after it was
+// taken (a host learns the run ID once the run's record starts).
+type RunNoter interface {
+	NoteRun(runID string)
+}
+
+// Note records runID as the holder's run when l is a RunNoter (Local's
+// leases rewrite their holder note); other leases are left as they are.
+func Note(l Lease, runID string) {
+	if n, ok := l.(RunNoter); ok {
+		n.NoteRun(runID)
+	}
+}
+
+// AcquireAll takes the leases of accounts for one run, in name order (two
+// runs needing the same accounts never wait for each other), each waiting
+// up to wait. release gives back every lease taken (call it once, also
+// after an error: it is then a no-op); note records the run ID on them
+// (Note). The error is the first Acquire's (a *BusyError naming the
+// account and its holder, or ctx's).
+func AcquireAll(ctx context.Context, l Leaser, accounts []string, wait time.Duration) (release func(), note func(runID string), err error) {
+	var held []Lease
+	release = func() {
+		for _, h := range held {
+			_ = h.Release()
+		}
+		held = nil
+	}
+	note = func(runID string) {
+		for _, h := range held {
+			Note(h, runID)
+		}
+	}
+	for _, a := range slices.Sorted(slices.Values(accounts)) {
+		h, err := l.Acquire(ctx, Request{Account: a, Wait: wait})
+		if err != nil {
+			release()
+			return func() {}, func(string) {}, err
+		}
+		held = append(held, h)
+	}
+	return release, note, nil
+}

@@ -256,3 +256,21 @@ func (ll *localLease) Release() error {
 	}
 	return nil
 }
+
+// NoteRun rewrites the holder note with runID (RunNoter).
+func (ll *localLease) NoteRun(runID string) {
+	ll.l.mu.Lock()
+	a := ll.l.accts[ll.account]
+	var h Holder
+	if a != nil {
+		a.holder.RunID = runID
+		h = a.holder
+	}
+	ll.l.mu.Unlock()
+	if h.Since.IsZero() {
+		return
+	}
+	if b, err := json.Marshal(h); err == nil {
+		_ = atomicfile.WriteNoSync(ll.l.path(ll.account, ".holder"), append(b, '\n'), 0o600)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"regexp"
 	"strings"
 	"time"
 
@@ -235,13 +234,11 @@ func cutLines(s string, n int) string {
 	return s[:cut] + "\n- ... (cut to fit the packet's budget)"
 }
 
-var loginPath = regexp.MustCompile(`(?i)/(log-?in|sign-?in|signin|auth|sso|session/new|account/login)\b`)
-
 // hints draws plain sentences from the evidence; alert is the page's
 // error text near a form (pageAlert, masked), "" when it shows none.
 func hints(p *Packet, reps []drivers.SelectorReport, snap, dialog, alert string) []string {
 	var out []string
-	if u, err := url.Parse(p.URL); err == nil && loginPath.MatchString(u.Path) && !strings.Contains(strings.ToLower(p.Source), "login") {
+	if u, err := url.Parse(p.URL); err == nil && core.IsLoginURL(p.URL) && !strings.Contains(strings.ToLower(p.Source), "login") {
 		if alert != "" {
 			out = append(out, fmt.Sprintf("the page is %s and says %q: the login was refused (check the credentials the flow was given)", u.Path, alert))
 		} else {

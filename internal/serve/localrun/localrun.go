@@ -20,7 +20,9 @@ import (
 	rodd "github.com/rpa-dev/rpa/drivers/rod"
 	"github.com/rpa-dev/rpa/internal/cliflag"
 	"github.com/rpa-dev/rpa/internal/host/hitl"
+	"github.com/rpa-dev/rpa/internal/host/lease"
 	"github.com/rpa-dev/rpa/internal/host/profiles"
+	"github.com/rpa-dev/rpa/internal/host/vault"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/runs/heal"
 	"github.com/rpa-dev/rpa/internal/runs/record"
@@ -59,6 +61,16 @@ type Options struct {
 	// its schedule and to the failed attempt it retries (runs.Run).
 	Caller            runs.Caller
 	Schedule, RetryOf string
+	noteRun           func(runID string) // records the run ID on the account leases
+	// Vault resolves credential params (nil: the vault of $RPA_HOME,
+	// vault.Default, its passphrase asked on the controlling terminal when
+	// neither the keyring nor RPA_VAULT_PASSPHRASE gives it); Leases gives one run per account at a
+	// time (nil: lease.NewLocal of $RPA_HOME); AccountWait bounds the wait
+	// for an account another run holds (0: do not wait, the
+	// *lease.BusyError at once; `rpa run --account-wait`, default 2 m).
+	Vault       *vault.Store
+	Leases      lease.Leaser
+	AccountWait time.Duration
 	// Warn receives what went wrong beside the run (it is not recorded,
 	// its healing marks were not kept, the profile could not be scrubbed);
 	// nil drops it.
@@ -119,6 +131,36 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 			return nil, &SetupError{fmt.Errorf("--show: %s", msg)}
 		}
 	}
+	named := o.Args // an account by its name: what the record keeps
+	if len(f.File.Params) > 0 {
+		st := o.Vault
+		if st == nil {
+			st = vault.Default(drivers.Home(), vault.TerminalAsker) // a passphrase is asked on the terminal, if there is one
+		}
+		resolved, accounts, err := vault.ResolveArgs(st, f, o.Args, o.Flows)
+		if err != nil {
+			return nil, &SetupError{err}
+		}
+		o.Args = resolved
+		if len(accounts) > 0 {
+			leases := o.Leases
+			if leases == nil {
+				leases = lease.NewLocal(drivers.Home())
+			}
+			release, note, err := lease.AcquireAll(ctx, leases, accounts, o.AccountWait)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, ErrCancelled
+				}
+				return nil, err // a *lease.BusyError
+			}
+			defer release()
+			o.noteRun = note
+			if o.Profile == "" && f.Profile() == "" {
+				o.Profile = vault.ProfileFor(accounts[0])
+			}
+		}
+	}
 	var profileDir string
 	if o.Remote == "" {
 		id := o.Profile
@@ -166,7 +208,7 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 	}()
 	defer br.Close()
 
-	rec := startRecord(f, o, warn) // nil when not recorded
+	rec := startRecord(f, o, named, warn) // nil when not recorded
 	var store heal.Store
 	run := ""
 	if rec != nil {
@@ -211,7 +253,7 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 
 // startRecord begins the record of the run; a store that cannot be opened
 // is a warning and the run goes on unrecorded (nil).
-func startRecord(f *lang.Flow, o Options, warn func(string)) *record.Local {
+func startRecord(f *lang.Flow, o Options, named lang.Args, warn func(string)) *record.Local {
 	st, err := o.Runs.Open(drivers.Home())
 	if err == nil {
 		var rec *record.Local
@@ -219,10 +261,13 @@ func startRecord(f *lang.Flow, o Options, warn func(string)) *record.Local {
 		if caller.Kind == "" {
 			caller.Kind = runs.CallerCLI
 		}
-		rec, err = record.StartLocal(st, record.Options{Flow: f, Args: o.Args, Caller: caller,
+		rec, err = record.StartLocal(st, record.Options{Flow: f, Args: named, Secrets: o.Args.Secrets(), Caller: caller,
 			Profile: o.Profile, Evidence: o.Runs.Evidence, PacketBudget: o.Runs.PacketBudget,
 			Schedule: o.Schedule, RetryOf: o.RetryOf})
 		if err == nil {
+			if o.noteRun != nil {
+				o.noteRun(rec.Rec.ID())
+			}
 			return rec
 		}
 	}
@@ -256,5 +301,7 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	fs.Var(cliflag.Joined{S: &o.Remote}, "browser", "attach to a running browser's DevTools endpoint (ws://, http:// or wss://...) instead of launching one; repeatable")
 	fs.StringVar(&o.Bin, "browser-bin", "", "Chromium binary (default: $ROD_BROWSER, else chromium on PATH)")
 	fs.StringVar(&o.Heal, "heal", "", heal.ModeUsage)
+	o.AccountWait = lease.DefaultWait
+	fs.DurationVar(&o.AccountWait, "account-wait", lease.DefaultWait, "how long to wait for an account another run holds (0: fail at once)")
 	o.Runs.Register(fs, false)
 }

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -217,6 +218,9 @@ func (s *Server) flowTool(e *flowEntry) (*tool, error) {
 	def, err := FlowTool(e.flow)
 	if err != nil {
 		return nil, err
+	}
+	if sch, ok := def.InputSchema.(json.RawMessage); ok {
+		def.InputSchema = s.credentialEnums(e.flow, sch) // accounts.go
 	}
 	return &tool{def: def, flow: e}, nil
 }

@@ -33,7 +33,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/rpa-dev/rpa/internal/host/hitl"
+	"github.com/rpa-dev/rpa/internal/host/lease"
 	"github.com/rpa-dev/rpa/internal/host/profiles"
+	"github.com/rpa-dev/rpa/internal/host/vault"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/serve/mrtr"
 )
@@ -141,6 +143,14 @@ type Options struct {
 	// ask-model; "" = the flow's `defaults heal:`, else suggest;
 	// docs/healing.md, heal.go).
 	Heal string
+	// Vault resolves credential params (accounts.go); nil: the vault of
+	// $RPA_HOME (vault.Default, no prompt). Leases gives one run per
+	// account at a time (nil: lease.NewLocal of $RPA_HOME); AccountWait
+	// bounds the wait for an account another run holds (0:
+	// lease.DefaultWait, negative: none).
+	Vault       *vault.Store
+	Leases      lease.Leaser
+	AccountWait time.Duration
 }
 
 // tool is one registered tool: a flow's (its arguments checked by the

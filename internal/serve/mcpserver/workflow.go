@@ -131,6 +131,11 @@ type flowCall struct {
 	profile string
 	resume  *resumeReq // nil: a fresh run
 	args    lang.Args
+	// named are the arguments as the caller gave them (an account by its
+	// name: what the run record keeps); args have the accounts resolved
+	// (accounts.go), whose names are accounts.
+	named    lang.Args
+	accounts []string
 }
 
 // takeFlowCall takes the server's arguments out of args and checks the
@@ -144,6 +149,7 @@ func (s *Server) takeFlowCall(req *mcp.CallToolRequest, e *flowEntry, args map[s
 		return nil, argError(&ArgError{Field: ProfileArg, Msg: "want a string, got " + lang.TypeName(args[ProfileArg])})
 	}
 	delete(args, ProfileArg)
+	callerProfile := profile
 	if profile == "" {
 		profile = e.profile
 	}
@@ -172,7 +178,11 @@ func (s *Server) takeFlowCall(req *mcp.CallToolRequest, e *flowEntry, args map[s
 		}
 		return nil, rpcError(CodeInvalidParams, msg, map[string]any{"field": ae.Field})
 	}
-	return &flowCall{profile: profile, resume: resume, args: typed}, nil
+	fc := &flowCall{profile: profile, resume: resume, args: typed}
+	if err := s.resolveAccounts(e, fc, callerProfile); err != nil { // accounts.go
+		return nil, err
+	}
+	return fc, nil
 }
 
 // callWorkflow runs one flow tool call: the run on the profile's warm
@@ -199,6 +209,11 @@ func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *f
 	secrets := typed.Secrets()
 	s.rememberSecrets(profile, secrets)
 
+	releaseAccounts, noteRun, err := s.takeAccounts(ctx, fc.accounts) // accounts.go
+	if err != nil {
+		return nil, err
+	}
+	defer releaseAccounts()
 	l, err := s.acquire(ctx, profile)
 	if err != nil {
 		return nil, err
@@ -214,8 +229,15 @@ func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *f
 		defer pr.close()
 		events = pr.event
 	}
-	rec := s.startRecord(req, e, typed, profile, secrets, resume) // runs.go; nil when not recorded
-	events = s.tapEvents(req, events)                             // tap.go: an in-process watcher (the console)
+	named := fc.named
+	if named.IsZero() {
+		named = typed
+	}
+	rec := s.startRecord(req, e, named, profile, secrets, resume) // runs.go; nil when not recorded
+	if rec != nil {
+		noteRun(rec.rec.ID())
+	}
+	events = s.tapEvents(req, events) // tap.go: an in-process watcher (the console)
 	events = rec.hook(events, l.Page())
 	hctx, healFlush := s.healCtx(ctx, e, rec) // heal.go
 	res, page := interp.Run(hctx, e.flow, interp.Options{

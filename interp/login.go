@@ -1,0 +1,115 @@
+package interp
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/rpa-dev/rpa/core"
+	"github.com/rpa-dev/rpa/lang/actions"
+	"github.com/rpa-dev/rpa/lang/ast"
+	"github.com/rpa-dev/rpa/stdlib"
+)
+
+// Sessions that stay signed in (LANGUAGE.md, "Accounts and sign-in"). A
+// flow with `defaults login: "FLOW"` names its sign-in flow. After each
+// page action of that flow (not of the sign-in flow itself), the run
+// looks at where the tab is: when the action left it on a sign-in page
+// (core.IsLoginURL), or failed while `logged_in: SELECTOR` matches nothing,
+// the session has expired or was never there: the run calls the sign-in
+// flow (its params taken by name from the flow's names in scope, as a
+// `call` with them) and tries the action once more. A run signs in at most
+// MaxSignIns times.
+
+// MaxSignIns bounds the sign-ins of one run (a sign-in flow that does not
+// sign in must not loop).
+const MaxSignIns = 3
+
+// signInLook bounds the look at the page after an action (URL, logged_in).
+const signInLook = 3 * time.Second
+
+// actionSignedIn runs the action statement s, signing in and trying it once
+// more when it ended on a sign-in page (see above).
+func (r *runner) actionSignedIn(fr *frame, s *ast.ActionStmt, sc *Scope) (any, error) {
+	v, err := r.action(fr, s, sc)
+	login, loggedIn := "", ""
+	if fr.flow != nil {
+		login, loggedIn = fr.flow.Login()
+	}
+	if login == "" || r.signingIn || fr.signedInAt == s {
+		return v, err
+	}
+	spec, _, ok := stdlib.Lookup(s.Action)
+	if !ok || spec.Class != actions.ClassPage || r.ctx.Err() != nil {
+		return v, err
+	}
+	why := r.signedOut(err != nil, loggedIn)
+	if why == "" {
+		return v, err
+	}
+	if r.signIns >= MaxSignIns {
+		if err != nil {
+			return v, err
+		}
+		return v, errAt(s, core.KindNavigation, s.Action, nil,
+			"%s: %s, and the run signed in %d times already (defaults login: %q)", s.Action, why, MaxSignIns, login)
+	}
+	r.signIns++
+	r.logLine(fmt.Sprintf("line %d: %s: signing in with %s", s.Range.Start.Line, why, login))
+	if serr := r.signIn(fr, login, sc); serr != nil {
+		return v, errAt(s, core.KindNavigation, s.Action, serr, "%s: %s; signing in with %s failed: %s", s.Action, why, login, r.mask.String(serr.Error()))
+	}
+	fr.signedInAt = s // this step signs in once
+	defer func() { fr.signedInAt = nil }()
+	r.logLine(fmt.Sprintf("line %d: signed in again; trying %s once more", s.Range.Start.Line, s.Action))
+	return r.action(fr, s, sc)
+}
+
+// signedOut says why the tab looks signed out after an action ("" when it
+// does not): it is on a sign-in page, or the action failed and logged_in
+// matches nothing.
+func (r *runner) signedOut(failed bool, loggedIn string) string {
+	p := r.CurrentPage()
+	if p == nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(r.ctx, signInLook)
+	defer cancel()
+	if u, err := p.URL(ctx); err == nil && core.IsLoginURL(u) {
+		path := u
+		if pu, err := url.Parse(u); err == nil {
+			path = pu.Path
+		}
+		return fmt.Sprintf("the page is %s, a sign-in page", path)
+	}
+	if failed && loggedIn != "" {
+		if f := r.lookFrame(); f != nil {
+			if ok, err := f.Exists(ctx, loggedIn); err == nil && !ok {
+				return fmt.Sprintf("the page shows no %s (logged_in)", loggedIn)
+			}
+		}
+	}
+	return ""
+}
+
+// signIn calls the sign-in flow with the names in scope its params name.
+func (r *runner) signIn(fr *frame, login string, sc *Scope) error {
+	if r.opts.Flows == nil {
+		return fmt.Errorf("no other flows are available here")
+	}
+	lf, ok := r.opts.Flows(login)
+	if !ok || lf == nil || lf.File == nil {
+		return fmt.Errorf("no flow named %q in the folder", login)
+	}
+	args := map[string]any{}
+	for _, p := range lf.File.Params {
+		if v, ok := sc.Lookup(p.Name); ok {
+			args[p.Name] = v
+		}
+	}
+	r.signingIn = true
+	defer func() { r.signingIn = false }()
+	_, err := r.CallFlow(r.ctx, login, args)
+	return err
+}
