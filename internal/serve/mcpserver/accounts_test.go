@@ -61,24 +61,6 @@ return { "first": len(rows_a), "second": len(rows_b) }
 `,
 }
 
-// capture is an MCP transport that copies every message, both ways.
-type capture struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (c *capture) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.buf.Write(p)
-}
-
-func (c *capture) String() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.buf.String()
-}
-
 // TestAccountFlowAcrossExpiry: an agent names the account, never sends or
 // sees its password; the run signs in (password, then the TOTP code) when
 // it lands on the sign-in page, again when the session expires mid-flow,
@@ -117,7 +99,7 @@ func TestAccountFlowAcrossExpiry(t *testing.T) {
 	defer store.Close()
 	s, _ := newServer(t, Options{FlowsDir: dir, Pool: newPool(t), Runs: store, Vault: st, Leases: lease.NewLocal(home)})
 
-	var wire capture
+	var wire logBuffer // both directions
 	ctx := context.Background()
 	sst, cst := mcp.NewInMemoryTransports()
 	ss, err := s.MCP().Connect(ctx, &mcp.LoggingTransport{Transport: sst, Writer: &wire}, nil)

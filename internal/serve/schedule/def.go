@@ -55,7 +55,8 @@ type Def struct {
 	// it (the variable's name is stored, never its value).
 	SecretEnv map[string]string `json:"secretEnv,omitempty"`
 	// Account names the account the runs use (the per-account limit's
-	// key); Profile the browser profile ("" is the flow's `defaults
+	// key, and the value of the flow's credential params the schedule's
+	// arguments leave out); Profile the browser profile ("" is the flow's `defaults
 	// profile:`, else a temporary one).
 	Account string `json:"account,omitempty"`
 	Profile string `json:"profile,omitempty"`

@@ -54,6 +54,15 @@ func (r *LocalRunner) Run(ctx context.Context, j Job) Outcome {
 	if err != nil {
 		return Outcome{Status: runs.StatusFailed, Error: err.Error()}
 	}
+	if d.Account != "" {
+		// The schedule's account is the value of the flow's credential
+		// params its --arg left out (LANGUAGE.md, "Accounts and sign-in").
+		for _, p := range f.File.Params {
+			if _, given := kv[p.Name]; !given && p.Type != nil && p.Type.Name == "credential" {
+				kv[p.Name] = d.Account
+			}
+		}
+	}
 	args, err := typedArgs(f, kv)
 	if err != nil {
 		return Outcome{Status: runs.StatusFailed, Error: "the schedule's arguments no longer fit the flow: " + err.Error()}
