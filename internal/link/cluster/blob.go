@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -79,4 +80,34 @@ func (n *Node) Blob(ctx context.Context, name string, del bool) ([]byte, error) 
 		_ = os.Delete(ctx, name)
 	}
 	return b, nil
+}
+
+// HeaderBlob names, on a message whose payload was too large for NATS, the blob holding it.
+const HeaderBlob = "Rpa-Blob"
+
+// Msg builds a message to subj carrying data: in the message when it fits, else in a blob named
+// by HeaderBlob (the reader removes it). hdr may be nil.
+func (n *Node) Msg(ctx context.Context, subj string, hdr nats.Header, data []byte) (*nats.Msg, error) {
+	m := nats.NewMsg(subj)
+	for k, v := range hdr {
+		m.Header[k] = v
+	}
+	if n.Fits(len(data)) {
+		m.Data = data
+		return m, nil
+	}
+	name, err := n.PutBlob(ctx, data)
+	if err != nil {
+		return nil, err
+	}
+	m.Header.Set(HeaderBlob, name)
+	return m, nil
+}
+
+// Data is the payload of a message built by Msg (read from, and removed with, its blob).
+func (n *Node) Data(ctx context.Context, m *nats.Msg) ([]byte, error) {
+	if name := m.Header.Get(HeaderBlob); name != "" {
+		return n.Blob(ctx, name, true)
+	}
+	return m.Data, nil
 }

@@ -383,7 +383,8 @@ func (n *Node) startEmbedded(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	n.nc, err = nats.Connect("", nats.InProcessServer(ns), nats.UserInfo("rpa-local", clientPass), nats.Name("rpa gateway "+n.name), nats.MaxReconnects(-1))
+	n.nc, err = nats.Connect("", nats.InProcessServer(ns), nats.UserInfo("rpa-local", clientPass), nats.Name("rpa gateway "+n.name),
+		nats.MaxReconnects(-1), nats.ErrorHandler(n.asyncErr))
 	if err != nil {
 		return fmt.Errorf("cluster: in-process connection: %w", err)
 	}
@@ -418,6 +419,7 @@ func (n *Node) connect(ctx context.Context) error {
 			}
 		}),
 		nats.ReconnectHandler(func(c *nats.Conn) { n.log.Info("NATS connection back", "server", redactURL(c.ConnectedUrl())) }),
+		nats.ErrorHandler(n.asyncErr),
 	}
 	if n.cfg.Creds != "" {
 		if _, err := os.Stat(n.cfg.Creds); err != nil {
@@ -615,6 +617,16 @@ func (n *Node) Kill() {
 		n.srv.Shutdown()
 	}
 	n.wg.Wait()
+}
+
+// asyncErr logs NATS's asynchronous errors (a watcher whose consumer could not be recreated
+// while the cluster elected a leader: the watcher is started again by its owner).
+func (n *Node) asyncErr(_ *nats.Conn, sub *nats.Subscription, err error) {
+	subj := ""
+	if sub != nil {
+		subj = sub.Subject
+	}
+	n.log.Debug("nats: asynchronous error", "subject", subj, "err", err)
 }
 
 // natsLog sends the embedded server's warnings and errors to slog; its notices go to debug

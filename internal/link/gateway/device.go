@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/nats-io/nats.go"
 	"github.com/rpa-dev/rpa/internal/link/connect"
 	"github.com/rpa-dev/rpa/internal/link/mcpws"
 	"github.com/rpa-dev/rpa/internal/runs"
@@ -23,6 +24,12 @@ type device struct {
 	id    string
 	link  *mcpws.Link
 	since time.Time
+
+	// In a cluster (replica.go): the link's id, its record's revision in the presence bucket
+	// (0: none yet) and the subscription that brings other replicas' calls.
+	linkID string
+	rev    uint64
+	sub    *nats.Subscription
 
 	refreshMu sync.Mutex // serialises tools/list refreshes
 
@@ -39,7 +46,8 @@ type device struct {
 // deviceTool is one tool as the desktop lists it.
 type deviceTool struct {
 	tool        *mcp.Tool
-	hasDeviceID bool // the desktop's own schema has a deviceId property (then it is passed through)
+	hasDeviceID bool            // the desktop's own schema has a deviceId property (then it is passed through)
+	raw         json.RawMessage // as the desktop listed it (shared with the other replicas)
 }
 
 // call is one request the gateway sent down a desktop link.
@@ -51,8 +59,21 @@ type call struct {
 	ask   mrtr.AskFunc           // carries the desktop's questions to the agent; nil: its session
 	token any                    // the agent's progress token, if it gave one
 	tool  string                 // the tool called (agent calls)
-	id    string                 // the gateway request id (set by request)
+	id    string                 // the gateway request id (set by request unless set before)
 	owner runs.Owner             // the agent that made it (agent calls; owners.go)
+
+	// A call an agent made on another replica (replica.go): its progress and the desktop's
+	// questions go back over NATS instead of to an agent session here.
+	onProgress func(p progressParams)
+	onAsk      func(ctx context.Context, method string, params json.RawMessage) (any, error)
+}
+
+// progressParams are a desktop's notifications/progress.
+type progressParams struct {
+	ProgressToken any     `json:"progressToken"`
+	Progress      float64 `json:"progress"`
+	Total         float64 `json:"total,omitempty"`
+	Message       string  `json:"message,omitempty"`
 }
 
 // errGone is the error of calls whose desktop link dropped.
@@ -65,6 +86,9 @@ func (e errGone) Error() string { return fmt.Sprintf("desktop %q disconnected du
 // the link dropping (errGone) or ctx ending (then the desktop gets notifications/cancelled).
 func (d *device) request(ctx context.Context, method string, params any, c *call) (*jsonrpc.Response, error) {
 	id := d.g.nextID()
+	if c != nil && c.id != "" {
+		id, _ = jsonrpc.MakeID(c.id)
+	}
 	if c != nil && c.token != nil {
 		if m, ok := params.(map[string]any); ok {
 			m["_meta"] = map[string]any{"progressToken": id.Raw()}
@@ -229,7 +253,7 @@ func (d *device) refresh(ctx context.Context) error {
 				d.g.log.Warn("skipping a tool the desktop listed", "device", d.id, "err", err)
 				continue
 			}
-			tools[t.Name] = deviceTool{tool: t, hasDeviceID: hasDev}
+			tools[t.Name] = deviceTool{tool: t, hasDeviceID: hasDev, raw: raw}
 		}
 		if res.NextCursor == "" {
 			break
@@ -301,6 +325,12 @@ func (d *device) readLoop() error {
 			c := d.pending[key]
 			d.mu.Unlock()
 			if c == nil {
+				if id, ok := m.ID.Raw().(string); ok && strings.HasPrefix(id, "gw-") && d.g.rep != nil {
+					// In a cluster the call may belong to an agent on another replica (the
+					// desktop moved here with its answer): hand it to the one that made it.
+					go d.g.rep.answerArrived(d.id, id, m)
+					continue
+				}
 				if id, ok := m.ID.Raw().(string); ok && strings.HasPrefix(id, "gw-") && len(m.Result) > 0 && !d.g.cancelled.has(id) {
 					// An answer to a call of an earlier gateway process (or one whose waiter gave
 					// up): keep it for the agent rather than drop it.
@@ -360,6 +390,9 @@ func (d *device) refreshAndSync() {
 		return
 	}
 	d.g.sync(d.id)
+	if d.g.rep != nil {
+		d.g.rep.published(d)
+	}
 }
 
 // notification handles a notification from the desktop.
@@ -373,12 +406,7 @@ func (d *device) notification(m *jsonrpc.Request) {
 			go d.refreshAndSync()
 		}
 	case "notifications/progress":
-		var p struct {
-			ProgressToken any     `json:"progressToken"`
-			Progress      float64 `json:"progress"`
-			Total         float64 `json:"total"`
-			Message       string  `json:"message"`
-		}
+		var p progressParams
 		if json.Unmarshal(m.Params, &p) != nil {
 			return
 		}
@@ -389,6 +417,10 @@ func (d *device) notification(m *jsonrpc.Request) {
 		d.mu.Lock()
 		c := d.pending["s:"+tok]
 		d.mu.Unlock()
+		if c != nil && c.onProgress != nil {
+			c.onProgress(p)
+			return
+		}
 		if c == nil || c.agent == nil || c.token == nil {
 			return
 		}
@@ -439,7 +471,28 @@ func (d *device) relay(m *jsonrpc.Request) (any, error) {
 		return nil, notAvailable(fmt.Sprintf("method %q is not available at the gateway", m.Method))
 	}
 	c := d.callFor(m.Params)
+	if c != nil && c.onAsk != nil {
+		params, err := stripMeta(m.Params)
+		if err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+		}
+		return c.onAsk(c.ctx, m.Method, params)
+	}
 	if c == nil || c.agent == nil {
+		return nil, notAvailable("no agent call to relay this request to")
+	}
+	params, err := stripMeta(m.Params)
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+	}
+	return d.g.askAgent(c, m.Method, params)
+}
+
+// askAgent puts a desktop's question (elicitation/create or sampling/createMessage, params
+// without the relay stamp) to the agent whose call c caused it: through mrtr for a
+// 2026-07-28 agent, else as a request on its session; -32601 when it lacks the capability.
+func (g *Gateway) askAgent(c *call, method string, params json.RawMessage) (any, error) {
+	if c.agent == nil {
 		return nil, notAvailable("no agent call to relay this request to")
 	}
 	ip := c.agent.InitializeParams()
@@ -447,11 +500,7 @@ func (d *device) relay(m *jsonrpc.Request) (any, error) {
 	if ip != nil {
 		caps = ip.Capabilities
 	}
-	params, err := stripMeta(m.Params)
-	if err != nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
-	}
-	if m.Method == "elicitation/create" {
+	if method == "elicitation/create" {
 		if caps == nil || caps.Elicitation == nil {
 			return nil, notAvailable("the calling agent does not support elicitation")
 		}
@@ -463,6 +512,9 @@ func (d *device) relay(m *jsonrpc.Request) (any, error) {
 			return c.ask(c.ctx, &p)
 		}
 		return c.agent.Elicit(c.ctx, &p)
+	}
+	if method != "sampling/createMessage" {
+		return nil, notAvailable(fmt.Sprintf("method %q is not available at the gateway", method))
 	}
 	// Sampling is deprecated (SEP-2577) but still part of the protocol during its deprecation
 	// window: the gateway forwards it as long as agents and desktops speak it.
@@ -496,7 +548,7 @@ func (d *device) callFor(params json.RawMessage) *call {
 	}
 	var only *call
 	for _, c := range d.pending {
-		if c.agent != nil {
+		if c.agent != nil || c.onAsk != nil {
 			if only != nil {
 				return nil
 			}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sync"
+
+	"github.com/rpa-dev/rpa/internal/link/connect"
 )
 
 // msgRestarting is what an agent is told when its call cannot go on because the gateway is
@@ -73,9 +75,19 @@ func (s *drainState) inFlight() int {
 // answer and delivers it when it reconnects (to this gateway's successor). The HTTP server is
 // left to the caller (shut it down after Shutdown returns). The error says how many calls were
 // still in flight when ctx ended.
+//
+// In a cluster with another replica alive, the desktops are told at once to link to another
+// replica (close 1012, which `rpa connect` acts on at once, with jitter); their calls in flight
+// keep running there and their answers come back to the replica of the agent that made them
+// (this one too, until the drain ends).
 func (g *Gateway) Shutdown(ctx context.Context) error {
 	idle := g.drain.start()
 	g.log.Info("draining: new calls are refused", "in_flight", g.drain.inFlight())
+	if g.rep != nil && g.rep.othersAlive() {
+		g.rep.leave()
+		n := g.relinkAll()
+		g.log.Info("draining: desktops told to link to another replica", "desktops", n)
+	}
 	var err error
 	select {
 	case <-idle:
@@ -83,5 +95,24 @@ func (g *Gateway) Shutdown(ctx context.Context) error {
 		err = fmt.Errorf("gateway: %d calls still in flight when the drain ended", g.drain.inFlight())
 	}
 	_ = g.Close()
+	if g.rep != nil {
+		g.rep.close()
+	}
 	return err
+}
+
+// relinkAll closes every desktop link with 1012 (connect.CloseRestart): the desktops link to
+// another replica. It returns how many there were.
+func (g *Gateway) relinkAll() int {
+	g.mu.Lock()
+	all := make([]*device, 0, len(g.devices))
+	for _, d := range g.devices {
+		all = append(all, d)
+	}
+	g.mu.Unlock()
+	for _, d := range all {
+		d.link.CloseWith(connect.CloseRestart, "this gateway replica is draining: link to another one")
+		d.drop()
+	}
+	return len(all)
 }

@@ -34,6 +34,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rpa-dev/rpa/internal/httpauth"
+	"github.com/rpa-dev/rpa/internal/link/cluster"
 	"github.com/rpa-dev/rpa/internal/link/connect"
 	"github.com/rpa-dev/rpa/internal/link/mcpws"
 	"github.com/rpa-dev/rpa/internal/serve/mrtr"
@@ -86,6 +87,10 @@ type Options struct {
 	AgentIdle time.Duration
 	// Logger; nil = slog.Default().
 	Logger *slog.Logger
+	// Cluster makes the gateway one replica of several (replica.go; docs/gateway.md, "Several
+	// gateways"): desktops linked to any replica serve agents on every replica. Nil: alone. The
+	// caller closes the node after Shutdown.
+	Cluster *cluster.Node
 }
 
 // Gateway routes agents' calls to connected desktops. Serve Handler(); Close ends every link.
@@ -98,7 +103,7 @@ type Gateway struct {
 
 	mu      sync.Mutex
 	devices map[string]*device
-	index   map[string][]*device // tool name → desktops offering it, sorted by id (rebuilt by sync)
+	index   map[string][]offer // tool name → desktops offering it, sorted by id (rebuilt by sync)
 
 	claims map[string]*device // device id → the link holding it (initializing or connected)
 
@@ -112,6 +117,8 @@ type Gateway struct {
 	paused    mrtr.Table   // calls of 2026-07-28 agents waiting for their input (package mrtr)
 	owners    runOwners    // which agent made each call (owners.go)
 	agents    agents       // agent sessions still open (owners.go)
+
+	rep *replica // the cluster side (replica.go); nil alone
 }
 
 // New returns a Gateway.
@@ -155,7 +162,22 @@ func New(opts Options) *Gateway {
 	})
 	g.srv.AddReceivingMiddleware(g.unknownTool, g.listOwnRuns)
 	g.addLateResources()
+	if opts.Cluster != nil {
+		g.rep = newReplica(g, opts.Cluster)
+		if err := g.rep.start(); err != nil {
+			g.log.Error("cannot join the cluster; serving alone", "err", err)
+			g.rep = nil
+		}
+	}
 	return g
+}
+
+// replicaName is this replica's name in a cluster, "" alone.
+func (g *Gateway) replicaName() string {
+	if g.rep == nil {
+		return ""
+	}
+	return g.rep.name
 }
 
 // MCP returns the agent-facing go-sdk server (tools of every connected desktop).
@@ -271,6 +293,25 @@ func (g *Gateway) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer g.release(d)
+	if g.rep != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), g.opts.InitTimeout)
+		err := g.rep.claim(ctx, d)
+		cancel()
+		if err != nil {
+			if errors.Is(err, errInUse) {
+				log.Warn("refused a second link for a device id that is connected and answering on another replica")
+				link.CloseWith(connect.CloseIDInUse, "device id "+clip(d.id)+" is connected from another link; is another desktop using it?")
+			} else {
+				log.Warn("cannot claim the device id in the cluster; the desktop will try again", "err", err)
+				link.CloseWith(1013, "the gateway cluster is not available; try again")
+			}
+			<-done
+			d.drop()
+			g.rep.unlinked(d)
+			return
+		}
+		defer g.rep.unlinked(d)
+	}
 
 	ctx, cancel := context.WithTimeout(r.Context(), g.opts.InitTimeout)
 	err = d.initialize(ctx)
@@ -298,6 +339,9 @@ func (g *Gateway) serveWS(w http.ResponseWriter, r *http.Request) {
 	if old != nil {
 		log.Info("a new link replaces the device's old one")
 		old.link.CloseWith(connect.CloseReplaced, "replaced by a newer link with the same device id")
+	}
+	if g.rep != nil {
+		g.rep.published(d)
 	}
 	d.mu.Lock()
 	log.Info("desktop connected", "tools", len(d.tools), "devices", n)
@@ -393,10 +437,12 @@ type DeviceInfo struct {
 	RemoteAddr     string    `json:"remoteAddr"`
 	ConnectedAt    time.Time `json:"connectedAt"`
 	LinkAgeSeconds float64   `json:"linkAgeSeconds"`
-	InFlight       int       `json:"inFlight"` // requests awaiting the desktop's answer
+	InFlight       int       `json:"inFlight"`          // requests awaiting the desktop's answer (on this replica)
+	Replica        string    `json:"replica,omitempty"` // in a cluster: the replica holding its link
 }
 
-// Devices lists the connected, initialized desktops sorted by id.
+// Devices lists the connected, initialized desktops sorted by id; in a cluster, those linked to
+// every replica (Replica says which).
 func (g *Gateway) Devices() []DeviceInfo {
 	g.syncMu.Lock()
 	defer g.syncMu.Unlock()
@@ -418,9 +464,13 @@ func (g *Gateway) Devices() []DeviceInfo {
 			DeviceID: d.id, Capabilities: append([]string{}, d.caps...), Tools: tools,
 			AvailableTools: append([]string{}, d.names...), RemoteAddr: d.link.RemoteAddr(),
 			ConnectedAt: d.since.UTC(), LinkAgeSeconds: time.Since(d.since).Seconds(), InFlight: len(d.pending),
+			Replica: g.replicaName(),
 		}
 		d.mu.Unlock()
 		out = append(out, info)
+	}
+	if g.rep != nil {
+		out = append(out, g.rep.remoteDevices(out)...)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].DeviceID < out[j].DeviceID })
 	return out
@@ -435,53 +485,75 @@ func (g *Gateway) serveDevices(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(map[string]any{"devices": g.Devices()})
 }
 
-// offer is one desktop offering a tool.
+// offer is one desktop offering a tool: linked here (d), or to another replica (d nil).
 type offer struct {
-	d  *device
-	dt deviceTool
+	id      string
+	d       *device
+	dt      deviceTool
+	replica string // the replica holding its link ("" alone)
 }
 
 // offers lists the desktops offering name, sorted by device id (from the index sync keeps; a
-// desktop gone since is left out).
+// desktop of this replica gone since is left out).
 func (g *Gateway) offers(name string) []offer {
 	g.mu.Lock()
-	ds := g.index[name]
+	os := g.index[name]
 	g.mu.Unlock()
-	out := make([]offer, 0, len(ds))
-	for _, d := range ds {
-		d.mu.Lock()
-		if dt, ok := d.tools[name]; ok && !d.gone {
-			out = append(out, offer{d, dt})
+	out := make([]offer, 0, len(os))
+	for _, o := range os {
+		if o.d == nil {
+			out = append(out, o)
+			continue
 		}
-		d.mu.Unlock()
+		o.d.mu.Lock()
+		if dt, ok := o.d.tools[name]; ok && !o.d.gone {
+			o.dt = dt
+			out = append(out, o)
+		}
+		o.d.mu.Unlock()
 	}
 	return out
 }
 
-// sync brings the agent-facing tool list in line with the registry. Tools of the device named
-// changed (it came, went or re-registered) are re-added even when unchanged, so agents get
+// sync brings the agent-facing tool list in line with the desktops linked here and, in a
+// cluster, to the other replicas. Tools of the devices named changed (they came, went or
+// re-registered) are re-added even when unchanged, so agents get
 // notifications/tools/list_changed.
-func (g *Gateway) sync(changed string) {
+func (g *Gateway) sync(changed ...string) {
 	g.syncMu.Lock()
 	defer g.syncMu.Unlock()
-	g.syncLocked(changed)
+	g.syncLocked(changed...)
 }
 
-// syncLocked is sync with syncMu held.
-func (g *Gateway) syncLocked(changed string) {
+// collect builds the index: tool name → offers, sorted by device id. A desktop linked here
+// is taken from this replica's links; the others from the cluster's registry.
+func (g *Gateway) collect() map[string][]offer {
+	byName := map[string][]offer{}
+	local := map[string]bool{}
 	g.mu.Lock()
-	old := g.index
-	byName := map[string][]*device{}
 	for _, d := range g.devices {
+		local[d.id] = true
 		d.mu.Lock()
-		for n := range d.tools {
-			byName[n] = append(byName[n], d)
+		for n, dt := range d.tools {
+			byName[n] = append(byName[n], offer{id: d.id, d: d, dt: dt, replica: g.replicaName()})
 		}
 		d.mu.Unlock()
 	}
-	for _, ds := range byName {
-		sort.Slice(ds, func(i, j int) bool { return ds[i].id < ds[j].id })
+	g.mu.Unlock()
+	if g.rep != nil {
+		g.rep.remoteOffers(local, byName)
 	}
+	for _, os := range byName {
+		sort.Slice(os, func(i, j int) bool { return os[i].id < os[j].id })
+	}
+	return byName
+}
+
+// syncLocked is sync with syncMu held.
+func (g *Gateway) syncLocked(changed ...string) {
+	byName := g.collect()
+	g.mu.Lock()
+	old := g.index
 	g.index = byName
 	g.mu.Unlock()
 	var gone []string
@@ -496,21 +568,25 @@ func (g *Gateway) syncLocked(changed string) {
 			delete(g.listed, n)
 		}
 	}
-	// Only the tools the changed desktop offers, or offered before, can differ; they are
+	// Only the tools the changed desktops offer, or offered before, can differ; they are
 	// (re-)added, which also tells agents the list changed.
-	offeredBy := func(ds []*device) bool {
-		for _, d := range ds {
-			if d.id == changed {
+	isChanged := make(map[string]bool, len(changed))
+	for _, id := range changed {
+		isChanged[id] = true
+	}
+	offeredBy := func(os []offer) bool {
+		for _, o := range os {
+			if isChanged[o.id] {
 				return true
 			}
 		}
 		return false
 	}
-	for n, ds := range byName {
-		if g.listed[n] && !offeredBy(ds) && !offeredBy(old[n]) {
+	for n, os := range byName {
+		if g.listed[n] && !offeredBy(os) && !offeredBy(old[n]) {
 			continue
 		}
-		t, err := agentTool(n, ds)
+		t, err := agentTool(n, os)
 		if err != nil {
 			g.log.Warn("cannot list a tool", "tool", n, "err", err)
 			continue
@@ -522,12 +598,10 @@ func (g *Gateway) syncLocked(changed string) {
 
 // agentTool builds the agent-facing tool for name from the desktops offering it: the first
 // desktop's definition, plus a required deviceId argument when there are several.
-func agentTool(name string, ds []*device) (*mcp.Tool, error) {
-	ds[0].mu.Lock()
-	dt := ds[0].tools[name]
-	ds[0].mu.Unlock()
+func agentTool(name string, os []offer) (*mcp.Tool, error) {
+	dt := os[0].dt
 	t := *dt.tool
-	if len(ds) == 1 || dt.hasDeviceID {
+	if len(os) == 1 || dt.hasDeviceID {
 		return &t, nil
 	}
 	var schema map[string]any
@@ -538,9 +612,9 @@ func agentTool(name string, ds []*device) (*mcp.Tool, error) {
 	if props == nil {
 		props = map[string]any{}
 	}
-	ids := make([]string, len(ds))
-	for i, d := range ds {
-		ids[i] = d.id
+	ids := make([]string, len(os))
+	for i, o := range os {
+		ids[i] = o.id
 	}
 	props[DeviceIDArg] = map[string]any{
 		"type":        "string",
@@ -616,7 +690,7 @@ func (g *Gateway) call(ctx context.Context, req *mcp.CallToolRequest, name strin
 		return nil, &jsonrpc.Error{Code: CodeNoSuchTool, Message: fmt.Sprintf("no connected desktop offers tool %q", name)}
 	case want != "":
 		for i := range offers {
-			if offers[i].d.id == want {
+			if offers[i].id == want {
 				pick = &offers[i]
 			}
 		}
@@ -628,7 +702,7 @@ func (g *Gateway) call(ctx context.Context, req *mcp.CallToolRequest, name strin
 	default:
 		ids := make([]string, len(offers))
 		for i, o := range offers {
-			ids[i] = o.d.id
+			ids[i] = o.id
 		}
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("deviceId: required, tool %q is offered by %s", name, strings.Join(ids, ", "))}
 	}
@@ -644,12 +718,20 @@ func (g *Gateway) call(ctx context.Context, req *mcp.CallToolRequest, name strin
 	if tok := req.Params.GetProgressToken(); tok != nil {
 		c.token = tok // request sets the desktop-side token to the forwarded request's id
 	}
-	resp, err := pick.d.request(ctx, "tools/call", params, c)
+	var resp *jsonrpc.Response
+	var err error
+	if g.rep != nil {
+		// In a cluster: the desktop may be linked to another replica, and an answer may come
+		// back through any replica (replica.go).
+		resp, err = g.rep.call(ctx, *pick, params, c)
+	} else {
+		resp, err = pick.d.request(ctx, "tools/call", params, c)
+	}
 	if err != nil {
 		var gone errGone
 		if errors.As(err, &gone) {
 			if g.drain.draining() {
-				return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: fmt.Sprintf("%s; the call keeps running on desktop %q and its answer will be kept as resource %s", msgRestarting, pick.d.id, RunURI(c.id))}
+				return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: fmt.Sprintf("%s; the call keeps running on desktop %q and its answer will be kept as resource %s", msgRestarting, pick.id, RunURI(c.id))}
 			}
 			return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: gone.Error()}
 		}
@@ -665,7 +747,7 @@ func (g *Gateway) call(ctx context.Context, req *mcp.CallToolRequest, name strin
 	g.noteRun(owner, resp.Result)
 	if g.posts.gone(req) {
 		// The agent's connection went away during the call: this answer would be lost.
-		g.keepLate(pick.d.id, name, c.id, resp)
+		g.keepLate(pick.id, name, c.id, resp)
 	}
 	var res mcp.CallToolResult
 	if err := json.Unmarshal(resp.Result, &res); err != nil {

@@ -218,6 +218,7 @@ type gw struct {
 	hs   *http.Server
 	addr string
 	logs *logBuf
+	dead bool // crashed (cluster tests)
 }
 
 func startGateway(t testing.TB, addr string, opts Options) *gw {
@@ -258,6 +259,9 @@ func startGateway(t testing.TB, addr string, opts Options) *gw {
 func (x *gw) kill() {
 	_ = x.hs.Close()
 	_ = x.g.Close()
+	if x.g.rep != nil {
+		x.g.rep.kill()
+	}
 	_ = x.g.MCP() // the server has no sessions left once their connections are gone
 }
 

@@ -115,6 +115,12 @@ func (g *Gateway) keepLate(device, tool, callID string, resp *jsonrpc.Response) 
 	if o, ok := g.owners.get(callID); ok && r.ID != callID {
 		g.owners.set(r.ID, o, time.Now()) // the run id names the same agent's call
 	}
+	g.storeLate(r, true)
+}
+
+// storeLate keeps r in memory and lists it as a resource; with share, in a cluster, it also goes
+// to the bucket the other replicas read it from.
+func (g *Gateway) storeLate(r *LateResult, share bool) {
 	evicted := g.late.put(r, time.Now())
 	uris := make([]string, len(evicted))
 	for i, id := range evicted {
@@ -124,12 +130,17 @@ func (g *Gateway) keepLate(device, tool, callID string, resp *jsonrpc.Response) 
 		g.srv.RemoveResources(uris...)
 	}
 	name := "late answer of " + r.CallID
-	if tool != "" {
-		name = "late answer of " + tool + " on " + device
+	if r.Tool != "" {
+		name = "late answer of " + r.Tool + " on " + r.Device
 	}
 	g.srv.AddResource(&mcp.Resource{URI: RunURI(r.ID), Name: r.ID, Title: name, MIMEType: "application/json",
 		Description: "A desktop's answer that arrived after its agent's session was gone (kept in memory for a while)."}, g.readLate)
-	g.log.Info("kept a late answer", "device", device, "id", r.ID)
+	if share {
+		g.log.Info("kept a late answer", "device", r.Device, "id", r.ID)
+		if g.rep != nil {
+			go g.rep.late.put(r)
+		}
+	}
 }
 
 // validRunID accepts a run id fit for a URI path segment.

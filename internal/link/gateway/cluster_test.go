@@ -1,0 +1,372 @@
+//lint:file-ignore SA1019 the tests exercise the forwarding of sampling, deprecated by SEP-2577 but still part of the protocol during its deprecation window.
+
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rpa-dev/rpa/internal/link/cluster"
+	"github.com/rpa-dev/rpa/internal/link/cluster/clustertest"
+	"github.com/rpa-dev/rpa/internal/link/connect"
+)
+
+// replicaSet is gateways clustered on in-process NATS, as `rpa gateway --cluster-listen ...`
+// runs them.
+type replicaSet struct {
+	gws   []*gw
+	nodes []*cluster.Node
+}
+
+func startReplicas(t testing.TB, n int, mod func(i int, o *Options)) *replicaSet {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a NATS cluster")
+	}
+	rs := &replicaSet{nodes: clustertest.Start(t, n)}
+	for i, nd := range rs.nodes {
+		o := Options{Cluster: nd}
+		if mod != nil {
+			mod(i, &o)
+		}
+		rs.gws = append(rs.gws, startGateway(t, "", o))
+	}
+	for _, x := range rs.gws {
+		x.waitAttached(t, n)
+	}
+	return rs
+}
+
+// waitAttached waits until the replica has the cluster state and sees n replicas.
+func (x *gw) waitAttached(t testing.TB, n int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if reg := x.g.rep.reg.Load(); reg != nil && len(reg.Replicas()) == n {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("replica %s did not attach to the cluster state with %d replicas", x.g.rep.name, n)
+}
+
+// urls lists the desktops' addresses of the replicas, starting with replica first.
+func (rs *replicaSet) urls(first int) []string {
+	var out []string
+	for i := range rs.gws {
+		out = append(out, rs.gws[(first+i)%len(rs.gws)].wsURL())
+	}
+	return out
+}
+
+// deskOn starts a desktop given every replica's address, replica first first.
+func (rs *replicaSet) deskOn(t testing.TB, first int, id string, srv *mcp.Server) *desk {
+	urls := rs.urls(first)
+	return startDesk(t, urls[0], id, srv, func(o *connect.Options) {
+		o.More = urls[1:]
+		o.RelinkJitter = 50 * time.Millisecond
+	})
+}
+
+// waitLinked waits until every replica lists the devices (cluster-wide) and each is linked to the
+// replica named in where ("" = any, "!r1" = any but r1).
+func (rs *replicaSet) waitLinked(t testing.TB, where map[string]string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	var last string
+	for time.Now().Before(deadline) {
+		ok := true
+		for _, x := range rs.gws {
+			if x.dead {
+				continue
+			}
+			got := map[string]string{}
+			for _, d := range x.g.Devices() {
+				got[d.DeviceID] = d.Replica
+			}
+			if len(got) != len(where) {
+				ok = false
+				last = fmt.Sprintf("%s sees %v", x.g.rep.name, got)
+				break
+			}
+			indexed := map[string]bool{}
+			x.g.syncMu.Lock() // a sync that set the index has also listed its tools
+			x.g.mu.Lock()
+			for _, os := range x.g.index {
+				for _, o := range os {
+					indexed[o.id] = true
+				}
+			}
+			x.g.mu.Unlock()
+			x.g.syncMu.Unlock()
+			for id, rep := range where {
+				r, has := got[id]
+				not, neg := strings.CutPrefix(rep, "!")
+				if !has || !indexed[id] || neg && r == not || !neg && rep != "" && r != rep {
+					ok = false
+					last = fmt.Sprintf("%s sees %v, indexed %v", x.g.rep.name, got, indexed)
+				}
+			}
+		}
+		if ok {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("desktops not linked as %v: %s", where, last)
+}
+
+// crash kills a replica as a crash would: its listener and links cut without a close frame,
+// its NATS server gone, nothing said to the cluster.
+func (rs *replicaSet) crash(i int) {
+	x := rs.gws[i]
+	x.dead = true
+	_ = x.hs.Close()
+	x.g.mu.Lock()
+	for _, d := range x.g.devices {
+		d.link.Abort()
+	}
+	x.g.mu.Unlock()
+	rs.nodes[i].Kill()
+	x.g.rep.kill()
+}
+
+func TestClusterCallThroughAnyReplica(t *testing.T) {
+	rs := startReplicas(t, 3, nil)
+	var ran runCount
+	rs.deskOn(t, 0, "A", deskServer("A", &ran, "only_a"))
+	rs.deskOn(t, 1, "B", deskServer("B", &ran))
+	rs.waitLinked(t, map[string]string{"A": "r1", "B": "r2"})
+
+	changed := make(chan struct{}, 64)
+	progress := make(chan string, 16)
+	var elicited sync.Map
+	cs := agentAt(t, rs.gws[2].mcpURL(), &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		},
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			elicited.Store(req.Params.Message, true)
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
+		},
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			select {
+			case progress <- req.Params.Message:
+			default:
+			}
+		},
+		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return &mcp.CreateMessageResult{Content: &mcp.TextContent{Text: "forty-two"}, Model: "m", Role: "assistant"}, nil
+		},
+	}, "2025-11-25")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	// tools/list on r3 (no desktop of its own) is the union of A's and B's.
+	lt, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]*mcp.Tool{}
+	for _, tl := range lt.Tools {
+		names[tl.Name] = tl
+	}
+	if names["only_a"] == nil || names["echo"] == nil {
+		t.Fatalf("r3 lists %v", lt.Tools)
+	}
+	if b := fmt.Sprint(names["echo"].InputSchema); !strings.Contains(b, "A") || !strings.Contains(b, "B") {
+		t.Errorf("echo's deviceId enum on r3: %s", b)
+	}
+
+	for _, dev := range []string{"A", "B"} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"deviceId": dev, "msg": "hi"}})
+		if err != nil || text(res) != dev+": hi" {
+			t.Fatalf("echo on %s through r3: %v %v", dev, res, err)
+		}
+	}
+	// Progress comes back through the foreign replica, and the call runs once.
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"deviceId": "A", "key": "k1", "ms": 200},
+		Meta: mcp.Meta{"progressToken": "p1"}})
+	if err != nil || text(res) != "A done k1" {
+		t.Fatalf("slow: %v %v", res, err)
+	}
+	if n := ran.get("k1"); n != 1 {
+		t.Errorf("k1 ran %d times", n)
+	}
+	select {
+	case m := <-progress:
+		if m != "1/4" {
+			t.Errorf("first progress through r3: %q", m)
+		}
+	default:
+		t.Error("no progress reached the agent on r3")
+	}
+	// The desktop's question reaches the agent on r3; so does sampling.
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{"deviceId": "B", "msg": "your name?"}})
+	if err != nil || text(res) != "B got Ada" {
+		t.Fatalf("ask: %q %v", text(res), err)
+	}
+	if _, ok := elicited.Load("your name?"); !ok {
+		t.Error("the elicitation never reached the agent")
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "think", Arguments: map[string]any{"deviceId": "A", "msg": "q"}})
+	if err != nil || text(res) != "A model said forty-two" {
+		t.Fatalf("think: %v %v", res, err)
+	}
+
+	// A desktop linking to r1 shows on r3 (list_changed there).
+	for len(changed) > 0 {
+		<-changed
+	}
+	rs.deskOn(t, 0, "C", deskServer("C", nil, "only_c"))
+	select {
+	case <-changed:
+	case <-ctx.Done():
+		t.Fatal("no list_changed on r3 when C linked to r1")
+	}
+	rs.waitLinked(t, map[string]string{"A": "r1", "B": "r2", "C": "r1"})
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "only_c", Arguments: map[string]any{}})
+	if err != nil || text(res) != "C ran only_c" {
+		t.Fatalf("only_c: %v %v", res, err)
+	}
+}
+
+// A call for a desktop linked nowhere is told at once, naming it.
+func TestClusterDesktopOffline(t *testing.T) {
+	rs := startReplicas(t, 3, nil)
+	d := rs.deskOn(t, 0, "A", deskServer("A", nil))
+	rs.waitLinked(t, map[string]string{"A": "r1"})
+	// r2 still lists A's tools when A's link is cut without r1 telling anyone: the call goes
+	// to A's subject, where nobody answers.
+	x := rs.gws[1]
+	x.waitOffers(t, "echo", 1)
+	o := x.g.offers("echo")
+	if len(o) != 1 || o[0].d != nil {
+		t.Fatalf("offers on r2: %+v", o)
+	}
+	d.stop()
+	// Wait for r1 to drop the link, its subscription and its record.
+	rs.gws[0].waitDevicesLocal(t, 0)
+	rs.waitLinked(t, map[string]string{})
+	c := &call{tool: "echo"}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := x.g.rep.call(ctx, o[0], map[string]any{"name": "echo", "arguments": map[string]any{"msg": "x"}}, c)
+	var off errOffline
+	if !errors.As(err, &off) || !strings.Contains(err.Error(), `desktop "A" is not connected`) {
+		t.Fatalf("call for an offline desktop: %v", err)
+	}
+}
+
+func (x *gw) waitDevicesLocal(t testing.TB, n int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		x.g.mu.Lock()
+		have := len(x.g.devices)
+		x.g.mu.Unlock()
+		if have == n {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("replica has %d links, want %d", len(x.g.devices), n)
+}
+
+func TestClusterReplicaDies(t *testing.T) {
+	rs := startReplicas(t, 3, nil)
+	var ran runCount
+	ids := []string{"d1", "d2", "d3", "d4"}
+	where := map[string]string{}
+	for i, id := range ids {
+		first := i % 2 // r1 and r2
+		rs.deskOn(t, first, id, deskServer(id, &ran))
+		where[id] = fmt.Sprintf("r%d", first+1)
+	}
+	rs.waitLinked(t, where)
+	cs := agentAt(t, rs.gws[2].mcpURL(), nil, "2025-11-25")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+
+	// A call in flight on d1 (linked to r1) when r1 dies: it gets its answer (d1 relinks with
+	// the call still running and delivers it), or a clear error; never silence.
+	type out struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	inflight := make(chan out, 1)
+	go func() {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"deviceId": "d1", "key": "inflight", "ms": 1500}})
+		if err != nil {
+			t.Logf("in flight: %v", err)
+		}
+		inflight <- out{res, err}
+	}()
+	waitRan(t, &ran, "inflight")
+	rs.crash(0)
+	for _, id := range ids {
+		where[id] = "!r1"
+	}
+	rs.waitLinked(t, where)
+	for _, d := range rs.gws[1].g.Devices() {
+		if d.Replica == "r1" {
+			t.Fatalf("%s still on the dead r1", d.DeviceID)
+		}
+	}
+	o := <-inflight
+	switch {
+	case o.err == nil && text(o.res) == "d1 done inflight":
+	case o.err != nil && strings.Contains(o.err.Error(), "d1"):
+		t.Logf("the call in flight got a clear error: %v", o.err)
+	default:
+		t.Fatalf("call in flight at the kill: %v %v", o.res, o.err)
+	}
+	if n := ran.get("inflight"); n != 1 {
+		t.Errorf("the call in flight ran %d times", n)
+	}
+	// Every desktop answers after the relink, through r3.
+	for _, id := range ids {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"deviceId": id, "msg": "after"}})
+		if err != nil || text(res) != id+": after" {
+			t.Fatalf("echo on %s after the kill: %v %v", id, res, err)
+		}
+	}
+}
+
+func waitRan(t testing.TB, r *runCount, key string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for r.get(key) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never ran", key)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+var _ = jsonrpc.CodeInternalError
+var _ = slices.Contains[[]string]
+
+// waitOffers waits until the replica's tool index has n offers of tool.
+func (x *gw) waitOffers(t testing.TB, tool string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for len(x.g.offers(tool)) != n {
+		if time.Now().After(deadline) {
+			reg := x.g.rep.reg.Load()
+			t.Fatalf("%d offers of %s, want %d; present %+v\nlog:\n%s", len(x.g.offers(tool)), tool, n, reg.Present(), x.logs.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
