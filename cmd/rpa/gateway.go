@@ -10,6 +10,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/internal/link/cluster"
 	"github.com/rpa-dev/rpa/internal/link/gateway"
 	"github.com/rpa-dev/rpa/internal/link/mcpws"
 	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
@@ -18,7 +20,7 @@ import (
 func init() {
 	register(command{
 		name:    "gateway",
-		usage:   "rpa gateway --listen ADDR --token T --devices FILE [--tls-cert FILE --tls-key FILE] | rpa gateway --devices FILE --add-device ID",
+		usage:   "rpa gateway --listen ADDR --token T --devices FILE [--tls-cert FILE --tls-key FILE] [--cluster-listen HOST:PORT --cluster-peers HOST:PORT,... [--data DIR] | --nats URL [--nats-creds FILE] [--nats-tls]] | rpa gateway --devices FILE --add-device ID | rpa gateway status [--url URL]",
 		summary: "accept desktops (rpa connect) at /ws and serve all their tools to agents at /mcp",
 		run:     withSignals(runGateway),
 	})
@@ -28,6 +30,9 @@ func init() {
 // tools at /mcp, until ctx ends. Exit 0 when ctx ended it, 1 when serving
 // failed, 2 on usage or when the address cannot be listened on.
 func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "status" {
+		return runGatewayStatus(ctx, args[1:], stdout, stderr)
+	}
 	fs := newFlags("gateway", stderr)
 	listen := fs.String("listen", "127.0.0.1:8790", "address to listen on (HOST:PORT)")
 	token := fs.String("token", "", "bearer token agents send on /mcp and /devices (default $RPA_GATEWAY_TOKEN)")
@@ -42,6 +47,8 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	ping := fs.Duration("ping", mcpws.DefaultPingInterval, "ping interval; a desktop is declared dead after two silent intervals")
 	maxFrame := fs.Int64("max-frame", mcpws.DefaultMaxFrame, "largest frame accepted from a desktop, in bytes")
 	verbose := fs.Bool("v", false, "log debug lines")
+	var cc cluster.Config
+	cc.Register(fs)
 	if done, code := parseFlags(fs, args); done {
 		return code
 	}
@@ -76,9 +83,24 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if err := opts.Check(so); err != nil {
 		return fail(stderr, exitUsage, "gateway", err)
 	}
+	cc.Finish(drivers.Home(), opts.Token)
+	cc.Logger = opts.Logger
+	if err := cc.Check(); err != nil {
+		return fail(stderr, exitUsage, "gateway", err)
+	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return fail(stderr, exitUsage, "gateway", err)
+	}
+	if cc.Enabled() {
+		node, err := cluster.Start(ctx, cc)
+		if err != nil {
+			ln.Close()
+			return fail(stderr, exitUsage, "gateway", err)
+		}
+		defer node.Close()
+		opts.Cluster = node
+		fmt.Fprintf(stderr, "rpa gateway: replica %s (%s)\n", node.Name(), clusterDesc(node))
 	}
 	scheme := "http"
 	if so.CertFile != "" {
@@ -89,4 +111,12 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return fail(stderr, exitFailed, "gateway", err)
 	}
 	return exitOK
+}
+
+// clusterDesc says how a replica reaches NATS, for the start line.
+func clusterDesc(n *cluster.Node) string {
+	if n.Embedded() {
+		return "NATS embedded, routes on " + n.ClusterAddr()
+	}
+	return "on the site's NATS"
 }

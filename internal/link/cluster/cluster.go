@@ -635,7 +635,21 @@ func (n *Node) asyncErr(_ *nats.Conn, sub *nats.Subscription, err error) {
 type natsLog struct{ log *slog.Logger }
 
 func (l *natsLog) Noticef(f string, v ...any) { l.log.Debug("nats: " + fmt.Sprintf(f, v...)) }
-func (l *natsLog) Warnf(f string, v ...any)   { l.log.Warn("nats: " + fmt.Sprintf(f, v...)) }
+func (l *natsLog) Warnf(f string, v ...any) {
+	msg := fmt.Sprintf(f, v...)
+	for _, benign := range natsBenign {
+		if strings.Contains(msg, benign) {
+			l.log.Debug("nats: " + msg)
+			return
+		}
+	}
+	l.log.Warn("nats: " + msg)
+}
+
+// natsBenign are warnings of the embedded server that are normal for replicas (their start,
+// the route password it checks in memory, snapshots): logged at debug level.
+var natsBenign = []string{"Plaintext passwords detected", "Waiting for routing", "has not established contact with a meta leader",
+	"Metalayer", "snapshot", "Healthcheck failed", "JetStream cluster"}
 func (l *natsLog) Fatalf(f string, v ...any)  { l.log.Error("nats: " + fmt.Sprintf(f, v...)) }
 func (l *natsLog) Errorf(f string, v ...any) {
 	msg := fmt.Sprintf(f, v...)

@@ -190,7 +190,8 @@ func (g *Gateway) nextID() jsonrpc.ID {
 	return id
 }
 
-// Handler serves /ws (desktops), /mcp (agents, Streamable HTTP) and GET /devices.
+// Handler serves /ws (desktops), /mcp (agents, Streamable HTTP), GET /devices and /status
+// (agents' token), and GET /healthz and /readyz (no token: for load balancers).
 func (g *Gateway) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/ws", g.serveWS)
@@ -203,6 +204,9 @@ func (g *Gateway) Handler() http.Handler {
 	})
 	mux.Handle("/mcp", httpauth.OriginGuard(g.opts.AllowOrigins, g.auth(g.posts.bind(mcpH))))
 	mux.Handle("/devices", g.auth(http.HandlerFunc(g.serveDevices)))
+	mux.Handle("/status", g.auth(http.HandlerFunc(g.serveStatus)))
+	mux.HandleFunc("/healthz", g.serveHealth)
+	mux.HandleFunc("/readyz", g.serveReady)
 	return mux
 }
 
