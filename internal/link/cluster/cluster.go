@@ -650,7 +650,8 @@ func (l *natsLog) Warnf(f string, v ...any) {
 // the route password it checks in memory, snapshots): logged at debug level.
 var natsBenign = []string{"Plaintext passwords detected", "Waiting for routing", "has not established contact with a meta leader",
 	"Metalayer", "snapshot", "Healthcheck failed", "JetStream cluster"}
-func (l *natsLog) Fatalf(f string, v ...any)  { l.log.Error("nats: " + fmt.Sprintf(f, v...)) }
+
+func (l *natsLog) Fatalf(f string, v ...any) { l.log.Error("nats: " + fmt.Sprintf(f, v...)) }
 func (l *natsLog) Errorf(f string, v ...any) {
 	msg := fmt.Sprintf(f, v...)
 	if strings.Contains(msg, "route") || strings.Contains(msg, "Route") {
