@@ -149,12 +149,8 @@ func (r *Registry) watch(ctx context.Context, kv jetstream.KeyValue, ready chan 
 	defer r.wg.Done()
 	first := true
 	for ctx.Err() == nil {
-		var w jetstream.KeyWatcher
-		err := retry(ctx, func(ctx context.Context) error {
-			var err error
-			w, err = kv.WatchAll(ctx)
-			return err
-		})
+		// The watcher lives as long as ctx (not bounded like retry's tries).
+		w, err := kv.WatchAll(ctx)
 		if err != nil {
 			if ctx.Err() == nil {
 				r.n.log.Warn("cannot watch a bucket; trying again", "bucket", kv.Bucket(), "err", err)

@@ -6,9 +6,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -368,5 +370,82 @@ func (x *gw) waitOffers(t testing.TB, tool string, n int) {
 			t.Fatalf("%d offers of %s, want %d; present %+v\nlog:\n%s", len(x.g.offers(tool)), tool, n, reg.Present(), x.logs.String())
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// roundRobin is a load balancer without stickiness: each request goes to the next replica.
+type roundRobin struct {
+	hosts []string
+	n     atomic.Int64
+	seen  sync.Map // host → requests
+	rt    http.RoundTripper
+}
+
+func (b *roundRobin) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	h := b.hosts[int(b.n.Add(1))%len(b.hosts)]
+	r.URL.Host, r.Host = h, h
+	r.Header.Set("Authorization", "Bearer "+testToken)
+	v, _ := b.seen.LoadOrStore(h, new(atomic.Int64))
+	v.(*atomic.Int64).Add(1)
+	return b.rt.RoundTrip(r)
+}
+
+// A 2025-11-25 session started on one replica keeps working when its next requests land on the
+// others: calls, the desktop's question to the agent, progress.
+func TestClusterSessionWithoutStickiness(t *testing.T) {
+	rs := startReplicas(t, 3, nil)
+	var ran runCount
+	rs.deskOn(t, 0, "A", deskServer("A", &ran))
+	rs.waitLinked(t, map[string]string{"A": "r1"})
+	lb := &roundRobin{rt: &http.Transport{}}
+	for _, x := range rs.gws {
+		lb.hosts = append(lb.hosts, x.addr)
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "t"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Grace"}}, nil
+		},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://lb/mcp", HTTPClient: &http.Client{Transport: lb}},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for i := range 6 {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"msg": fmt.Sprint(i)}})
+		if err == nil && text(res) != fmt.Sprintf("A: %d", i) {
+			err = fmt.Errorf("answer %q", text(res))
+		}
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{"msg": "name?"}})
+	if err != nil {
+		for _, x := range rs.gws {
+			t.Log(x.logs.String())
+		}
+		t.Fatalf("ask: %v", err)
+	}
+	if text(res) != "A got Grace" {
+		t.Fatalf("ask: %q", text(res))
+	}
+	for _, h := range lb.hosts {
+		if v, ok := lb.seen.Load(h); !ok || v.(*atomic.Int64).Load() == 0 {
+			t.Errorf("no request reached %s", h)
+		}
+	}
+	continued := 0
+	for _, x := range rs.gws[1:] {
+		if strings.Contains(x.logs.String(), "continuing an agent session started on another replica") {
+			continued++
+		}
+	}
+	if continued == 0 {
+		t.Error("no replica continued the session")
 	}
 }

@@ -167,6 +167,8 @@ func New(opts Options) *Gateway {
 		if err := g.rep.start(); err != nil {
 			g.log.Error("cannot join the cluster; serving alone", "err", err)
 			g.rep = nil
+		} else {
+			g.srv.AddReceivingMiddleware(g.rep.sessions.record)
 		}
 	}
 	return g
@@ -202,6 +204,9 @@ func (g *Gateway) Handler() http.Handler {
 		// in front sends its public Host header.
 		DisableLocalhostProtection: g.opts.Token != "",
 	})
+	if g.rep != nil {
+		mcpH = g.rep.sessions.wrap(mcpH) // sessions started on other replicas continue here
+	}
 	mux.Handle("/mcp", httpauth.OriginGuard(g.opts.AllowOrigins, g.auth(g.posts.bind(mcpH))))
 	mux.Handle("/devices", g.auth(http.HandlerFunc(g.serveDevices)))
 	mux.Handle("/status", g.auth(http.HandlerFunc(g.serveStatus)))

@@ -112,9 +112,10 @@ type replica struct {
 	started time.Time
 	now     func() time.Time // the clock heartbeats show (never compared across replicas)
 
-	reg  atomic.Pointer[cluster.Registry]
-	subs []*nats.Subscription
-	late *lateShare
+	reg      atomic.Pointer[cluster.Registry]
+	subs     []*nats.Subscription
+	late     *lateShare
+	sessions *sessionShare
 
 	mu       sync.Mutex
 	waiters  map[string]*waiter
@@ -153,6 +154,7 @@ func newReplica(g *Gateway, n *cluster.Node) *replica {
 		waiters: map[string]*waiter{}, held: map[string]*heldCall{}, toolsets: map[string]map[string]deviceTool{},
 		dirty: map[string]bool{}, kick: make(chan struct{}, 1), stop: make(chan struct{})}
 	r.late = &lateShare{r: r}
+	r.sessions = &sessionShare{r: r, adopted: map[string]*adoptedSession{}, touched: map[string]time.Time{}}
 	return r
 }
 
@@ -165,6 +167,7 @@ func (r *replica) start() error {
 		ctlSubject(r.name):            r.onCtl,
 		"rpa.ans." + r.g.epoch + ".*": r.onAnswer,
 		probeSubject(r.name):          r.onProbe,
+		answersSubject + "*":          r.sessions.onAnswers,
 	} {
 		sub, err := nc.Subscribe(subj, h)
 		if err != nil {

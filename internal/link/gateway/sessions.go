@@ -1,0 +1,348 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rpa-dev/rpa/internal/link/cluster"
+	"github.com/rpa-dev/rpa/internal/serve/mrtr"
+)
+
+// SessionBucket is the key-value bucket of agent sessions in a cluster: for each 2025-11-25
+// Streamable HTTP session (Mcp-Session-Id) started on any replica, what its initialize said
+// (protocol version, the client's capabilities and info), keyed by the SHA-256 of the session
+// id: the id itself, a credential, is never stored. A request of that session landing on
+// another replica (a load balancer without stickiness) continues the session there: the
+// replica opens it with that state. Entries expire AgentIdle after their last use.
+const SessionBucket = "rpa_sessions"
+
+// sessionRecord is what SessionBucket keeps of a session.
+type sessionRecord struct {
+	Initialize *mcp.InitializeParams `json:"initialize"`
+	Version    string                `json:"protocolVersion"`
+	Replica    string                `json:"replica"` // where it started (shown only)
+}
+
+// sessionShare carries 2025-11-25 sessions across replicas (cluster only).
+type sessionShare struct {
+	r  *replica
+	kv atomic.Pointer[jetstream.KeyValue]
+
+	next http.Handler // the SDK's handlers (set by wrap)
+
+	mu      sync.Mutex
+	adopted map[string]*adoptedSession
+	touched map[string]time.Time // last write of each local session's record
+}
+
+// adoptedSession is a session started on another replica and continued here.
+type adoptedSession struct {
+	t     *mcp.StreamableServerTransport
+	ss    *mcp.ServerSession
+	timer *time.Timer
+}
+
+func sessionKey(id string) string {
+	sum := sha256.Sum256([]byte(id))
+	return hex.EncodeToString(sum[:])
+}
+
+func (s *sessionShare) bucket(ctx context.Context) jetstream.KeyValue {
+	if kv := s.kv.Load(); kv != nil {
+		return *kv
+	}
+	if s.r.reg.Load() == nil {
+		return nil
+	}
+	ttl := s.r.g.opts.AgentIdle
+	if ttl <= 0 {
+		ttl = 24 * time.Hour
+	}
+	kv, err := s.r.n.Bucket(ctx, SessionBucket, cluster.BucketOptions{TTL: ttl, Description: "rpa gateway: agent sessions (by digest)"})
+	if err != nil {
+		s.r.log.Warn("agent sessions stay on their replica: their bucket is not available", "err", err)
+		return nil
+	}
+	s.kv.Store(&kv)
+	return kv
+}
+
+// record is a receiving middleware: it stores a session's state when its initialize succeeds,
+// and refreshes it (at most every quarter of its TTL) as the session is used.
+func (s *sessionShare) record(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		ss, ok := req.GetSession().(*mcp.ServerSession)
+		if err != nil || !ok || ss.ID() == "" {
+			return res, err
+		}
+		id := ss.ID()
+		s.mu.Lock()
+		_, adopted := s.adopted[id]
+		last := s.touched[id]
+		refresh := method == "initialize" || time.Since(last) > max(s.r.g.opts.AgentIdle/4, time.Minute)
+		if refresh {
+			s.touched[id] = time.Now()
+		}
+		s.mu.Unlock()
+		if !refresh || ss.InitializeParams() == nil {
+			return res, err
+		}
+		version := ""
+		if ir, ok := res.(*mcp.InitializeResult); ok {
+			version = ir.ProtocolVersion
+		}
+		rec := sessionRecord{Initialize: ss.InitializeParams(), Version: version, Replica: s.r.name}
+		if method == "initialize" {
+			// Stored before the client has the answer: its next request may land anywhere.
+			s.put(id, rec, adopted)
+		} else {
+			go s.put(id, rec, adopted)
+		}
+		return res, err
+	}
+}
+
+func (s *sessionShare) put(id string, rec sessionRecord, adopted bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	kv := s.bucket(ctx)
+	if kv == nil {
+		return
+	}
+	if rec.Version == "" {
+		// A later request: keep the version the first write stored.
+		if e, err := kv.Get(ctx, sessionKey(id)); err == nil {
+			var old sessionRecord
+			if json.Unmarshal(e.Value(), &old) == nil {
+				rec.Version, rec.Replica = old.Version, old.Replica
+			}
+		}
+	}
+	_ = adopted
+	b, _ := json.Marshal(rec)
+	if _, err := kv.Put(ctx, sessionKey(id), b); err != nil {
+		s.r.log.Debug("cannot share an agent session", "err", err)
+	}
+}
+
+// wrap serves requests of sessions this replica does not hold (started on another replica)
+// by continuing them here; everything else goes to next (the SDK's handlers).
+func (s *sessionShare) wrap(next http.Handler) http.Handler {
+	s.next = next
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("Mcp-Session-Id")
+		if id == "" || mrtr.StatelessRequest(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if r.Method == http.MethodPost {
+			s.shareAnswers(r, id)
+		}
+		s.mu.Lock()
+		a := s.adopted[id]
+		s.mu.Unlock()
+		if a == nil && !s.held(id) {
+			a = s.adopt(r.Context(), id)
+		}
+		if a == nil {
+			next.ServeHTTP(w, r) // ours, or unknown: the SDK answers (404 for unknown)
+			if r.Method == http.MethodDelete {
+				go s.forget(id)
+			}
+			return
+		}
+		a.timer.Reset(s.idle())
+		if r.Method == http.MethodDelete {
+			s.end(id, a, true)
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		a.t.ServeHTTP(w, r)
+	})
+}
+
+func (s *sessionShare) idle() time.Duration {
+	if d := s.r.g.opts.AgentIdle; d > 0 {
+		return d
+	}
+	return 24 * time.Hour
+}
+
+// held reports whether the SDK's handler here holds the session.
+func (s *sessionShare) held(id string) bool {
+	for ss := range s.r.g.srv.Sessions() {
+		if ss.ID() == id {
+			return true
+		}
+	}
+	return false
+}
+
+// adopt opens, here, a session another replica started (nil when the cluster does not know it).
+func (s *sessionShare) adopt(ctx context.Context, id string) *adoptedSession {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	kv := s.bucket(ctx)
+	if kv == nil {
+		return nil
+	}
+	e, err := kv.Get(ctx, sessionKey(id))
+	if err != nil {
+		if !errors.Is(err, jetstream.ErrKeyNotFound) {
+			s.r.log.Debug("cannot look an agent session up", "err", err)
+		}
+		return nil
+	}
+	var rec sessionRecord
+	if json.Unmarshal(e.Value(), &rec) != nil || rec.Initialize == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if a := s.adopted[id]; a != nil {
+		return a
+	}
+	t := &mcp.StreamableServerTransport{SessionID: id}
+	version := rec.Version
+	if version == "" {
+		version = rec.Initialize.ProtocolVersion
+	}
+	ss, err := s.r.g.srv.Connect(context.Background(), t, &mcp.ServerSessionOptions{State: &mcp.ServerSessionState{
+		InitializeParams: rec.Initialize, InitializedParams: &mcp.InitializedParams{}, NegotiatedProtocolVersion: version, LogLevel: "info",
+	}})
+	if err != nil {
+		s.r.log.Warn("cannot continue an agent session started on another replica", "err", err)
+		return nil
+	}
+	a := &adoptedSession{t: t, ss: ss}
+	a.timer = time.AfterFunc(s.idle(), func() { s.end(id, a, false) })
+	s.adopted[id] = a
+	s.r.log.Info("continuing an agent session started on another replica", "started_on", rec.Replica)
+	return a
+}
+
+// end closes an adopted session; with forget (the client's DELETE) the cluster forgets it too.
+func (s *sessionShare) end(id string, a *adoptedSession, forget bool) {
+	s.mu.Lock()
+	if s.adopted[id] == a {
+		delete(s.adopted, id)
+	}
+	delete(s.touched, id)
+	s.mu.Unlock()
+	a.timer.Stop()
+	_ = a.ss.Close()
+	if forget {
+		s.forget(id)
+	}
+}
+
+// forget removes a session the client ended (DELETE) from the cluster.
+func (s *sessionShare) forget(id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if kv := s.bucket(ctx); kv != nil {
+		_ = kv.Delete(ctx, sessionKey(id))
+	}
+}
+
+// answersSubject carries, to every replica, the client's answers to requests a session sent
+// (elicitation, sampling during a call): the request may have gone out from another replica
+// than the one the answer's POST reached. Only the session's digest travels.
+const answersSubject = "rpa.sess."
+
+// shareAnswers publishes a POST that holds only JSON-RPC responses to the other replicas (the
+// request they answer may be waiting on any replica that holds the session); the POST itself
+// goes on here as usual. Responses ids are the SDK's per session: two replicas each waiting for
+// an answer to a request of one session with the same id at the same moment could swap them.
+func (s *sessionShare) shareAnswers(r *http.Request, id string) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 4<<20))
+	r.Body.Close()
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil || !onlyResponses(body) {
+		return
+	}
+	m := nats.NewMsg(answersSubject + sessionKey(id))
+	m.Header.Set(hdrReplica, s.r.name)
+	m.Data = body
+	_ = s.r.n.Conn().PublishMsg(m)
+}
+
+// onlyResponses reports whether a POST body is JSON-RPC responses only (one, or a batch).
+func onlyResponses(body []byte) bool {
+	body = bytes.TrimSpace(body)
+	var raws []json.RawMessage
+	if len(body) > 0 && body[0] == '[' {
+		if json.Unmarshal(body, &raws) != nil {
+			return false
+		}
+	} else {
+		raws = []json.RawMessage{body}
+	}
+	for _, raw := range raws {
+		msg, err := jsonrpc.DecodeMessage(raw)
+		if err != nil {
+			return false
+		}
+		if _, ok := msg.(*jsonrpc.Response); !ok {
+			return false
+		}
+	}
+	return len(raws) > 0
+}
+
+// onAnswers delivers another replica's shared answers to the session here, if any holds it.
+func (s *sessionShare) onAnswers(m *nats.Msg) {
+	if m.Header.Get(hdrReplica) == s.r.name || s.next == nil {
+		return
+	}
+	key := strings.TrimPrefix(m.Subject, answersSubject)
+	id := ""
+	var a *adoptedSession
+	s.mu.Lock()
+	for sid, ad := range s.adopted {
+		if sessionKey(sid) == key {
+			id, a = sid, ad
+		}
+	}
+	s.mu.Unlock()
+	if a == nil {
+		for ss := range s.r.g.srv.Sessions() {
+			if ss.ID() != "" && sessionKey(ss.ID()) == key {
+				id = ss.ID()
+				break
+			}
+		}
+	}
+	if id == "" {
+		return
+	}
+	req, err := http.NewRequest(http.MethodPost, "/mcp", bytes.NewReader(m.Data))
+	if err != nil {
+		return
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", id)
+	w := httptest.NewRecorder()
+	if a != nil {
+		a.t.ServeHTTP(w, req)
+	} else {
+		s.next.ServeHTTP(w, req)
+	}
+}
