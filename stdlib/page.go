@@ -220,6 +220,11 @@ func setChecked(ctx context.Context, c *Call, want bool) error {
 	if err != nil {
 		return err
 	}
+	if ct, ok := el.(checkTargeter); ok {
+		if el, err = ct.CheckTarget(ctx); err != nil {
+			return err
+		}
+	}
 	got, err := el.Checked(ctx)
 	if err != nil {
 		return err
@@ -242,6 +247,14 @@ func setChecked(ctx context.Context, c *Call, want bool) error {
 		return core.Errorf(core.KindBrowser, "%s: %s is still %s after the click", c.Action.Name, el.Describe(ctx), state)
 	}
 	return nil
+}
+
+// checkTargeter is implemented by elements that know what check and
+// uncheck act on when the flow names a label or a row rather than the
+// box itself (drivers/rod: the label's control, the one checkbox inside).
+// Without it the named element is clicked.
+type checkTargeter interface {
+	CheckTarget(ctx context.Context) (drivers.Element, error)
 }
 
 func upload(ctx context.Context, c *Call) (any, error) {

@@ -128,7 +128,10 @@
   // (el itself or an ancestor) and how: "disabled" (a disabled form
   // control: its own disabled attribute, a disabled fieldset outside its
   // first legend, a disabled optgroup; el is that control or inside it,
-  // like the label of a disabled button), "inert", or "aria-disabled"
+  // like the label of a disabled button), "label" (el is or is inside the
+  // <label> of a disabled control), "drawn" (el is, or is inside, the
+  // control drawn right after a hidden disabled checkbox or radio),
+  // "inert", or "aria-disabled"
   // (aria-disabled="true" on el or an ancestor, across shadow roots; the
   // nearest element with aria-disabled "true" or "false" decides, so
   // "false" below a disabled wrapper enables again). Playwright's rule,
@@ -141,6 +144,19 @@
     return r && r.host ? r.host : null;
   }
   function disabledBy(el) {
+    // a label (or its text) clicks its control: a disabled control disables it
+    const lab = el.closest && el.closest('label');
+    if (lab && lab.control && lab.control !== el) {
+      let d = false;
+      try { d = lab.control.matches(':disabled'); } catch (e) { /* not a control */ }
+      if (d) return { by: lab.control, how: 'label' };
+    }
+    // a control drawn in place of a hidden checkbox or radio just before it
+    // (layui) is disabled with it
+    for (let n = el, i = 0; n && n.nodeType === 1 && i < 3; n = n.parentElement, i++) {
+      const p = n.previousElementSibling;
+      if (p && p.localName === 'input' && /^(checkbox|radio)$/i.test(p.type) && !visible(p) && p.disabled) return { by: p, how: 'drawn' };
+    }
     for (let n = el; n; n = parentAcross(n)) {
       if (!formControls.has(n.localName)) continue;
       let d = false;

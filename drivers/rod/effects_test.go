@@ -64,4 +64,20 @@ func TestTextFindsTheWidget(t *testing.T) {
 	if got := text(t, p, "text=确定"); got != "确 定" {
 		t.Errorf("text read = %q, want the text as shown", got)
 	}
+	// a menu still scaled to nothing (opening) holds its items' text: no
+	// ancestor stands in for them (the body did)
+	if _, err := p.Eval(tctx(t, 5*time.Second), `() => {
+		const m = document.createElement('ul'); m.id = 'opening'; m.style.transform = 'scaleY(0)';
+		m.innerHTML = '<li role="menuitem"><span>上海市</span></li>'; document.body.append(m); return 1 }`); err != nil {
+		t.Fatal(err)
+	}
+	if el, _, err := p.Locate(tctx(t, 300*time.Millisecond), []string{"text=上海市"}, drivers.ForRead); err == nil {
+		t.Errorf("text=上海市 in a menu scaled to nothing = %s, want no match", el.Describe(tctx(t, time.Second)))
+	}
+	if _, err := p.Eval(tctx(t, 5*time.Second), `() => { document.getElementById('opening').style.transform = ''; return 1 }`); err != nil {
+		t.Fatal(err)
+	}
+	if got := locate(t, p, drivers.ForRead, "text=上海市").Describe(tctx(t, time.Second)); got != "li" {
+		t.Errorf("text=上海市 once shown = %s, want li", got)
+	}
 }

@@ -130,6 +130,10 @@ func (e *element) pointer(ctx context.Context, what string, intercept, expect bo
 					return last
 				}
 				return core.Errorf(core.KindBrowser, "%s: %s", what, msg)
+			case string(core.KindNotFound):
+				// the page replaced the element (a re-render): no wait
+				// brings this handle back; the replay engine locates again
+				return &core.Error{Kind: core.KindNotFound, Msg: fmt.Sprintf("%s: %s (the page replaced it before the click)", what, msg)}
 			default:
 				last = &core.Error{Kind: core.Kind(kind), Msg: what + ": " + msg}
 			}
@@ -549,7 +553,23 @@ func (e *element) Select(ctx context.Context, value string, by string) error {
 // selectWait bounds select's wait for its option when ctx has no deadline.
 const selectWait = 5 * time.Second
 
-// Checked reports a checkbox/radio state.
+// CheckTarget is the element check and uncheck act on for e (LANGUAGE.md,
+// "check"): e itself when it is a checkbox, radio or switch (native or
+// ARIA), else the control of the <label> it is or lies in, else the one
+// checkbox or radio inside it, else e. stdlib finds it by interface
+// assertion.
+func (e *element) CheckTarget(ctx context.Context) (drivers.Element, error) {
+	res, err := e.f.call(ctx, e.obj, false, "checkTarget")
+	if err != nil {
+		return nil, e.err(ctx, "check", err)
+	}
+	if res.Subtype != proto.RuntimeRemoteObjectSubtypeNode {
+		return e, nil
+	}
+	return &element{f: e.f, obj: res}, nil
+}
+
+// Checked reports the state of the element's CheckTarget.
 func (e *element) Checked(ctx context.Context) (bool, error) {
 	v, err := e.value(ctx, "checked")
 	if err != nil {

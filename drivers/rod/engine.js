@@ -82,6 +82,8 @@
     if (!d) return '';
     const on = d.by === el ? '' : ' on ' + describe(d.by);
     if (d.how === 'inert') return ' (inside the inert ' + describe(d.by) + ')';
+    if (d.how === 'label') return ' (it labels the disabled ' + describe(d.by) + ')';
+    if (d.how === 'drawn') return ' (it draws the disabled ' + describe(d.by) + ')';
     if (d.how === 'aria-disabled') return ' (aria-disabled="true"' + on + ')';
     return d.by === el ? '' : ' (inside the disabled ' + describe(d.by) + ')';
   }
@@ -165,10 +167,15 @@
 
   // hitOK reports whether a pointer event on hit reaches el: hit is el or
   // inside it, inside one of its labels (a label forwards clicks to its
-  // control), or the host of a closed shadow root el lives in.
+  // control), inside the label el is part of, or the host of a closed
+  // shadow root el lives in.
   function hitOK(el, hit, doc) {
     if (containsComposed(el, hit)) return true;
     if (el.labels && Array.from(el.labels).some((l) => containsComposed(l, hit))) return true;
+    // within the <label> el is in, every click reaches the same control
+    // (a transparent input laid over the label's text)
+    const lab = el.closest && el.closest('label');
+    if (lab && lab.control && containsComposed(lab, hit)) return true;
     if (!shadowOf(hit) && containsComposed(hit, el) && hit.shadowRoot === null && hit !== el.parentElement &&
         el.getRootNode() !== doc) return true;
     return false;
@@ -258,7 +265,13 @@
     const r = role(w);
     const a = (n) => { const v = w.getAttribute(n); return v == null ? null : v.trim().toLowerCase(); };
     let e = null;
-    if (a('aria-expanded') === 'false') e = { attr: 'aria-expanded', verb: 'expand' };
+    // an expansion is expected only of a widget that says what it expands:
+    // a popup (aria-haspopup), a controlled or owned element, a tree item
+    // or row holding a group (a leaf may say aria-expanded="false" too)
+    const hp = a('aria-haspopup');
+    const expands = (hp !== null && hp !== 'false') || ariaTargets(w).length > 0 ||
+      ((r === 'treeitem' || r === 'row') && !!w.querySelector('[role=group]'));
+    if (a('aria-expanded') === 'false' && expands) e = { attr: 'aria-expanded', verb: 'expand' };
     else if ((r === 'checkbox' || r === 'switch' || r === 'menuitemcheckbox') && (a('aria-checked') === 'true' || a('aria-checked') === 'false')) e = { attr: 'aria-checked', verb: 'change' };
     else if ((r === 'radio' || r === 'menuitemradio') && a('aria-checked') === 'false') e = { attr: 'aria-checked', verb: 'check' };
     else if (a('aria-pressed') === 'true' || a('aria-pressed') === 'false') e = { attr: 'aria-pressed', verb: 'change' };
@@ -266,20 +279,25 @@
     if (!e) return null;
     e.w = w;
     e.before = w.getAttribute(e.attr);
-    e.popups = e.verb === 'expand' ? popups(w.ownerDocument) : 0;
-    e.targets = e.verb === 'expand' ? ariaTargets(w).map((t) => [t, visible(t)]) : [];
+    // a combobox or text field takes a click by taking the focus (a remote
+    // select opens nothing until something is typed)
+    e.field = e.verb === 'expand' && (['combobox', 'textbox', 'searchbox'].includes(r) || editable(w));
+    e.focused = e.field && hasFocus(w);
+    e.popups = popups(w.ownerDocument);
+    e.targets = ariaTargets(w).map((t) => [t, visible(t)]);
     return e;
   }
 
   // effectDone reports whether the page took the click: the declared
-  // attribute changed, the widget went away or out of sight, or (for an
-  // expansion) a menu, listbox, dialog or the widget's aria-controls /
-  // aria-owns target appeared.
+  // attribute changed, the widget went away or out of sight, a menu,
+  // listbox, dialog or the widget's aria-controls / aria-owns target
+  // appeared (a cascader's item opens the next column), or a combobox or
+  // text field took the focus.
   function effectDone(e) {
     const w = e.w;
     if (!w.isConnected || !visible(w)) return true;
     if (w.getAttribute(e.attr) !== e.before) return true;
-    if (e.verb !== 'expand') return false;
+    if (e.field && !e.focused && hasFocus(w)) return true;
     if (e.targets.some(([t, was]) => !was && t.isConnected && visible(t))) return true;
     if (ariaTargets(w).some((t) => !e.targets.some(([x]) => x === t) && visible(t))) return true;
     return popups(w.ownerDocument) > e.popups;
@@ -426,6 +444,40 @@
 
   function toggleState() { return isToggle(this) ? !!this.checked : null; }
 
+  // checkTarget is what check and uncheck act on for this element: itself
+  // when it is a checkbox or radio, or declares aria-checked or a checkbox,
+  // radio or switch role; else the control of the <label> it is or is in
+  // (the text of an el-checkbox); else the one checkbox or radio inside
+  // it (a tree item's box); else itself (LANGUAGE.md, "check").
+  const checkRoles = new Set(['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio']);
+  function checkTarget() {
+    const el = this;
+    if (isToggle(el) || el.hasAttribute('aria-checked') || checkRoles.has(role(el))) return el;
+    const lab = el.closest('label');
+    if (lab && lab.control && isToggle(lab.control)) return lab.control;
+    const inner = el.querySelectorAll('input[type=checkbox], input[type=radio]');
+    if (inner.length === 1) return inner[0];
+    const drawn = drawnFor(el);
+    if (drawn) return drawn;
+    return el;
+  }
+
+  // drawnFor returns the hidden native checkbox or radio that el (or one
+  // of its two closest ancestors) is drawn for or labels: the control
+  // right before it (layui draws div.layui-form-checkbox after the input
+  // it hides), or the one before the drawn control right before it (the
+  // text of a layui tree node follows its drawn box).
+  function drawnFor(el) {
+    const hidden = (x) => x && isToggle(x) && !visible(x);
+    let n = el;
+    for (let i = 0; n && i < 3; i++, n = n.parentElement) {
+      const p = n.previousElementSibling;
+      if (hidden(p)) return p;
+      if (p && !isToggle(p) && visible(p) && hidden(p.previousElementSibling)) return p.previousElementSibling;
+    }
+    return null;
+  }
+
   // contentOrigin is where the content box of this iframe lies in its
   // document's viewport: [x, y].
   function contentOrigin() {
@@ -496,24 +548,26 @@
       const t = key(el);
       return p.exact ? t.includes(p.q) : t.toLowerCase().includes(p.q);
     };
+    // The innermost element holding the text is found by content, and
+    // taken only when it is visible: a menu still scaled to nothing holds
+    // its items' text, and its ancestors (up to the body) must not stand
+    // in for them.
     const visit = (el) => {
       if (skipText.has(el.localName)) return false;
-      if (!visible(el) && el.localName !== 'body') return false;
       if (!test(el)) return false;
       let any = false;
       for (const c of el.children) if (visit(c)) any = true;
-      if (!any) found.push(el);
+      if (!any && visible(el)) found.push(el);
       return true;
     };
     // exact match: innermost element whose whole text equals q.
     const visitExact = (el) => {
       if (skipText.has(el.localName)) return false;
-      if (!visible(el) && el.localName !== 'body') return false;
       const t = key(el);
       if (!t.includes(p.q)) return false;
       let any = false;
       for (const c of el.children) if (visitExact(c)) any = true;
-      if (!any && t === p.q) { found.push(el); return true; }
+      if (!any && t === p.q) { if (visible(el)) found.push(el); return true; }
       return any;
     };
     if (p.exact) visitExact(start); else visit(start);
@@ -642,6 +696,30 @@
     }
     return false;
   }
+
+  // settling returns the element whose finite animation of its place,
+  // size or visibility (a menu zooming or fading in, a tree's children
+  // sliding open, a drawer sliding in) still runs on el or an ancestor,
+  // or null. An element is not stable until it ends: libraries ignore
+  // clicks during such an opening, or click a stand-in they replace at
+  // its end. Endless animations (a pulse, a spinner) do not count.
+  const settleProps = /^(transform|translate|scale|rotate|top|left|right|bottom|inset|width|height|max-height|max-width|margin|padding|opacity|visibility|clip-path|all)/;
+  function settling(el) {
+    const doc = el.ownerDocument;
+    if (typeof doc.getAnimations !== 'function') return null;
+    for (const a of doc.getAnimations()) {
+      if (a.playState !== 'running' || !a.effect) continue;
+      const t = a.effect.target;
+      if (!t || t.nodeType !== 1 || !containsComposed(t, el)) continue;
+      const timing = a.effect.getComputedTiming ? a.effect.getComputedTiming() : {};
+      if (timing.iterations === Infinity || timing.endTime === Infinity) continue;
+      let props = [];
+      if (a.transitionProperty) props = [a.transitionProperty];
+      else if (a.effect.getKeyframes) for (const k of a.effect.getKeyframes()) props.push(...Object.keys(k));
+      if (props.some((x) => settleProps.test(x.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())))) return t;
+    }
+    return null;
+  }
   // stableNow applies the rule to el from its box b1 now: false when it
   // moved on the next frame (or on the one after, while animated).
   async function stableNow(el) {
@@ -696,6 +774,8 @@
         if (r) { if (!firstReason) firstReason = r; if (!r[2]) final = false; continue; }
         final = false;
         if (want & C.stable) {
+          const moving = settling(t);
+          if (moving) { if (!firstReason) firstReason = ['not_visible', describe(t) + ' is still moving (an animation of ' + describe(moving) + ' runs)']; continue; }
           const still = await stableNow(t);
           if (!el.isConnected || !t.isConnected) { if (!firstReason) firstReason = ['not_found', 'element was detached']; continue; }
           if (!still) { if (!firstReason) firstReason = ['not_visible', describe(t) + ' is still moving']; continue; }
@@ -886,14 +966,18 @@
 
   function isPassword() { return this.localName === 'input' && (this.type || '').toLowerCase() === 'password'; }
 
+  // checked is the state of this element's checkTarget: a native
+  // input's, else its aria-checked, else that of the checkbox or radio
+  // inside it (a switch that drops aria-checked when off).
   function checked() {
-    const el = this;
+    const el = checkTarget.call(this);
     if ('checked' in el && el.localName === 'input') return !!el.checked;
     const ac = el.getAttribute('aria-checked');
     if (ac !== null) return ac === 'true';
     const inner = el.querySelector && el.querySelector('input[type=checkbox], input[type=radio]');
     if (inner) return !!inner.checked;
-    throw new Error(describe(el) + ' is not a checkbox or radio');
+    if (checkRoles.has(role(el))) return false;
+    throw new Error(describe(this) + ' is not a checkbox or radio');
   }
 
   // ---- values: fill, type and select, verified ----
@@ -1024,7 +1108,9 @@
         c.port2.postMessage(0);
         return;
       }
-      if (st.blocked < 0) { st.blocked = Math.max(0, st.units - 1); st.bad = who(t && t.nodeType === 1 ? t : deepActive(el.ownerDocument)); }
+      // a keyup carries no text: the unit's text already landed (the
+      // page moved the focus between its keydown and its keyup)
+      if (st.blocked < 0 && ev.type !== 'keyup') { st.blocked = Math.max(0, st.units - 1); st.bad = who(t && t.nodeType === 1 ? t : deepActive(el.ownerDocument)); }
       ev.preventDefault();
       ev.stopImmediatePropagation();
     };
@@ -1679,7 +1765,7 @@
 
   const api = {
     locate, all, count, waitState, explainState, waitText, text, value, html, docHTML, attr, isPassword, checked, prepFill,
-    afterFill, clearValue, setValue, effectWait, focus, isFocused, prepType, afterType, who: whoAmI, selectOption, scrollIntoView, scrollContent, scrollPage,
+    afterFill, clearValue, setValue, effectWait, checkTarget, focus, isFocused, prepType, afterType, who: whoAmI, selectOption, scrollIntoView, scrollContent, scrollPage,
     table, form, docForm, docText, desc, frameState, iframeSrc, domReady, forceClick, aim, disarm, toggleState, contentOrigin, inst,
   };
   const engine = function (op, ...args) {

@@ -14,7 +14,8 @@ import (
 // frames of an easing do not pass); a button that pulses or spins forever
 // around its centre is stable in position and clicked (also one that
 // grows linearly, whose boxes never round alike on two frames); one that
-// slides forever never is.
+// slides forever never is; a button in a panel still sliding open (a
+// finite transition on an ancestor) is clicked once it ends.
 func TestStableWithoutLuck(t *testing.T) {
 	p := open(t, "motion.html")
 	click(t, p, "#open")
@@ -32,6 +33,11 @@ func TestStableWithoutLuck(t *testing.T) {
 	}
 	if got := text(t, p, "#throb-result"); got != "urged" {
 		t.Errorf("throb = %q", got)
+	}
+	// a panel sliding open: its button is clicked once the transition ended
+	clickAll(t, p, "#grow", "#inside")
+	if got := text(t, p, "#inside-result"); got != "inside" {
+		t.Errorf("inside = %q: clicked while the panel was still opening", got)
 	}
 	_, _, err := p.Locate(tctx(t, 600*time.Millisecond), []string{"#ticker"}, drivers.ForPointer)
 	if core.KindOf(err) != core.KindNotVisible || !strings.Contains(err.Error(), "button#ticker is still moving") {
