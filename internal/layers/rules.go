@@ -142,10 +142,11 @@ internal/serve/flowserver, internal/serve/mcpserver/internal/testsite
 SERVING, AUTHORING < internal/ui
 < CONSOLE;
 
-# EXAMPLES: the demo app and the example flows.
+# EXAMPLES: the demo app and the example flows (and the case and widget
+# gallery flows).
 NONE < internal/demoapp;
-LANGUAGE, internal/demoapp < flows, flows/cases;
-flows, flows/cases < EXAMPLES;
+LANGUAGE, internal/demoapp < flows, flows/cases, flows/gallery;
+flows, flows/cases, flows/gallery < EXAMPLES;
 
 # COMMAND: the command line. cmd/rpa only wires; internal/cli is its frame,
 # internal/doctor the checks of rpa doctor.
