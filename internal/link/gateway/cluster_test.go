@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -448,4 +450,84 @@ func TestClusterSessionWithoutStickiness(t *testing.T) {
 	if continued == 0 {
 		t.Error("no replica continued the session")
 	}
+}
+
+// Device credentials are cluster-wide: a device in one replica's file links to any replica;
+// --add-device on one replica's file works on all; a forged id (another device's token) and a
+// second link for an id linked and answering on another replica are refused everywhere; the
+// calls keep reaching the real desktop.
+func TestClusterDeviceCredentials(t *testing.T) {
+	path1, toks := deviceFile(t, "A", "spare")
+	empty := filepath.Join(t.TempDir(), "devices")
+	if err := os.WriteFile(empty, []byte("# no devices here\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rs := startReplicas(t, 3, func(i int, o *Options) {
+		p := empty
+		if i == 0 {
+			p = path1
+		}
+		dt, err := LoadDeviceTokens(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Devices, o.SharedDeviceToken = dt, false
+	})
+	deskWith := func(first int, id, token string, once bool) *desk {
+		urls := rs.urls(first)
+		if once {
+			urls = urls[:1]
+		}
+		return startDesk(t, urls[0], id, deskServer(id, nil), func(o *connect.Options) {
+			o.More, o.Token, o.Once, o.RelinkJitter = urls[1:], token, once, 50*time.Millisecond
+		})
+	}
+	// A, known to r1's file only, links to r2.
+	deskWith(1, "A", toks["A"], false)
+	rs.waitLinked(t, map[string]string{"A": "r2"})
+
+	// A device added to r1's file links to r3.
+	tokB, err := AddDevice(path1, "B")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// r1 puts the new line in the bucket within its 2 s poll; r3 admits B from then on (a
+	// desktop refused before would wait its minute).
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if id, ok := rs.gws[2].g.rep.devices.owner(tokB); ok && id == "B" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("r3 never learnt B's token")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	deskWith(2, "B", tokB, false)
+	rs.waitLinked(t, map[string]string{"A": "r2", "B": "r3"})
+
+	for _, c := range []struct {
+		name, id, token, want string
+	}{
+		{"another device's token, on r3", "A", toks["spare"], "belongs to another device"},
+		{"its own token while it is linked to r2, on r1", "A", toks["A"], "already connected"},
+		{"its own token while it is linked to r2, on r3", "A", toks["A"], "already connected"},
+		{"a token no file has", "A", "not-a-device-token", "HTTP 401"},
+	} {
+		on := 2
+		if strings.Contains(c.name, "on r1") {
+			on = 0
+		}
+		imp := deskWith(on, c.id, c.token, true)
+		<-imp.done
+		if !errors.Is(imp.err, connect.ErrRefused) || !strings.Contains(imp.err.Error(), c.want) {
+			t.Errorf("%s: ended with %v, want a refusal saying %q", c.name, imp.err, c.want)
+		}
+	}
+	cs := agentAt(t, rs.gws[0].mcpURL(), nil, "2025-11-25")
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"deviceId": "A", "msg": "hi"}})
+	if err != nil || text(res) != "A: hi" {
+		t.Fatalf("echo on A: %v %v", res, err)
+	}
+	rs.waitLinked(t, map[string]string{"A": "r2", "B": "r3"})
 }

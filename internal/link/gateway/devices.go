@@ -57,6 +57,18 @@ func (d *DeviceTokens) Owner(token string) (string, bool) {
 	return id, ok && token != ""
 }
 
+// Entries returns the file's devices (re-read first when it changed): device id → "sha256:HEX".
+func (d *DeviceTokens) Entries() map[string]string {
+	_ = d.reload(false)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make(map[string]string, len(d.byHash))
+	for sum, id := range d.byHash {
+		out[id] = "sha256:" + hex.EncodeToString(sum[:])
+	}
+	return out
+}
+
 // Len is the number of devices known.
 func (d *DeviceTokens) Len() int {
 	d.mu.Lock()

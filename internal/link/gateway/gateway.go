@@ -232,6 +232,12 @@ func (g *Gateway) deviceAuth(r *http.Request) (owner string, ok bool) {
 			return id, true
 		}
 	}
+	if g.rep != nil && has {
+		// In a cluster: a device another replica's file admits (DevicesBucket).
+		if id, ok := g.rep.devices.owner(got); ok {
+			return id, true
+		}
+	}
 	if g.opts.SharedDeviceToken && (g.opts.Token == "" || has && subtle.ConstantTimeCompare([]byte(got), []byte(g.opts.Token)) == 1) {
 		return "", true
 	}

@@ -116,6 +116,7 @@ type replica struct {
 	subs     []*nats.Subscription
 	late     *lateShare
 	sessions *sessionShare
+	devices  *deviceShare
 
 	mu       sync.Mutex
 	waiters  map[string]*waiter
@@ -154,6 +155,7 @@ func newReplica(g *Gateway, n *cluster.Node) *replica {
 		waiters: map[string]*waiter{}, held: map[string]*heldCall{}, toolsets: map[string]map[string]deviceTool{},
 		dirty: map[string]bool{}, kick: make(chan struct{}, 1), stop: make(chan struct{})}
 	r.late = &lateShare{r: r}
+	r.devices = &deviceShare{r: r}
 	r.sessions = &sessionShare{r: r, adopted: map[string]*adoptedSession{}, touched: map[string]time.Time{}}
 	return r
 }
@@ -214,6 +216,7 @@ func (r *replica) attach() {
 	r.reg.Store(reg)
 	r.log.Info("cluster state attached", "replicas", len(reg.Replicas()), "desktops", len(reg.Present()))
 	r.late.start(ctx)
+	r.devices.start(ctx)
 	r.reconcile(ctx)
 	r.changed(nil)
 	beat := time.NewTicker(cluster.ReplicaBeat)
