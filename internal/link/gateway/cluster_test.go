@@ -531,3 +531,58 @@ func TestClusterDeviceCredentials(t *testing.T) {
 	}
 	rs.waitLinked(t, map[string]string{"A": "r2", "B": "r3"})
 }
+
+// SIGTERM of a replica (Shutdown) with others alive: its desktops are told to link elsewhere at
+// once, and calls in flight on them finish there: the agent on another replica and the agent on
+// the draining replica itself both get their answers; nothing runs twice.
+func TestClusterDrain(t *testing.T) {
+	rs := startReplicas(t, 3, nil)
+	var ran runCount
+	rs.deskOn(t, 0, "d1", deskServer("d1", &ran))
+	rs.waitLinked(t, map[string]string{"d1": "r1"})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	type out struct {
+		who string
+		res *mcp.CallToolResult
+		err error
+	}
+	outs := make(chan out, 2)
+	for i, key := range []string{"from-r2", "from-r1"} {
+		url := rs.gws[1].mcpURL()
+		if i == 1 {
+			url = rs.gws[0].mcpURL()
+		}
+		cs := agentAt(t, url, nil, "2025-11-25")
+		go func() {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"key": key, "ms": 1500}})
+			outs <- out{key, res, err}
+		}()
+		waitRan(t, &ran, key)
+	}
+	drained := make(chan error, 1)
+	go func() {
+		dctx, dcancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer dcancel()
+		drained <- rs.gws[0].g.Shutdown(dctx)
+	}()
+	rs.waitLinked(t, map[string]string{"d1": "!r1"})
+	for range 2 {
+		o := <-outs
+		if o.err != nil || text(o.res) != "d1 done "+o.who {
+			t.Errorf("call %s across the drain: %v %v", o.who, o.res, o.err)
+		}
+	}
+	if err := <-drained; err != nil {
+		t.Errorf("drain: %v", err)
+	}
+	rs.gws[0].dead = true
+	for _, k := range []string{"from-r2", "from-r1"} {
+		if n := ran.get(k); n != 1 {
+			t.Errorf("%s ran %d times", k, n)
+		}
+	}
+	if !strings.Contains(rs.gws[0].logs.String(), "desktops told to link to another replica") {
+		t.Error("the draining replica did not tell its desktops to move")
+	}
+}
