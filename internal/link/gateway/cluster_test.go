@@ -586,3 +586,118 @@ func TestClusterDrain(t *testing.T) {
 		t.Error("the draining replica did not tell its desktops to move")
 	}
 }
+
+// A replica whose peers cannot be reached at its start says so, keeps trying, and serves its
+// own desktops meanwhile (not ready for the load balancer); once the peers come, it joins and
+// its desktop is shared with them.
+func TestClusterPeersUnreachableAtStart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a NATS cluster")
+	}
+	cfgs := clustertest.Configs(t, 3, t.TempDir(), "s", clustertest.Logger())
+	first := clustertest.StartConfigsNoWait(t, cfgs[:1])
+	x := startGateway(t, "", Options{Cluster: first[0]})
+	startDesk(t, x.wsURL(), "solo", deskServer("solo", nil), nil)
+	x.waitDevicesLocal(t, 1)
+	cs := agentAt(t, x.mcpURL(), nil, "2025-11-25")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"msg": "alone"}})
+	if err != nil || text(res) != "solo: alone" {
+		t.Fatalf("a call on the replica cut off from its peers: %v %v", res, err)
+	}
+	st := x.g.Status(ctx)
+	if st.Ready || !strings.Contains(st.Reason, "cluster state is not available") {
+		t.Errorf("status of a replica without its peers: ready %v, %q", st.Ready, st.Reason)
+	}
+	if !strings.Contains(x.logs.String(), "desktops are admitted on this replica's own checks") {
+		t.Error("no word in the log that links are admitted on local checks")
+	}
+	// The peers come: the replica joins, its desktop is recorded for every replica.
+	rest := clustertest.StartConfigs(t, cfgs[1:])
+	rs := &replicaSet{gws: []*gw{x}, nodes: append(first, rest...)}
+	for _, nd := range rest {
+		rs.gws = append(rs.gws, startGateway(t, "", Options{Cluster: nd}))
+	}
+	for _, y := range rs.gws {
+		y.waitAttached(t, 3)
+	}
+	rs.waitLinked(t, map[string]string{"solo": "r1"})
+	if st := x.g.Status(ctx); !st.Ready || len(st.Replicas) != 3 || st.Total != 1 {
+		t.Errorf("status after the peers came: %+v", st)
+	}
+	cs2 := agentAt(t, rs.gws[2].mcpURL(), nil, "2025-11-25")
+	res, err = cs2.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"msg": "joined"}})
+	if err != nil || text(res) != "solo: joined" {
+		t.Fatalf("a call through r3 after the join: %v %v", res, err)
+	}
+}
+
+// A replica whose clock is an hour off still counts as alive (liveness is JetStream's expiry
+// of its heartbeat, never a comparison of clocks), and counts as gone once it stops beating.
+func TestClusterClockSkewedHeartbeat(t *testing.T) {
+	rs := startReplicas(t, 3, func(i int, o *Options) {
+		if i == 0 {
+			o.clock = func() time.Time { return time.Now().Add(-time.Hour) }
+		}
+		if i == 1 {
+			o.clock = func() time.Time { return time.Now().Add(3 * time.Hour) }
+		}
+	})
+	rs.deskOn(t, 0, "A", deskServer("A", nil))
+	rs.deskOn(t, 1, "B", deskServer("B", nil))
+	rs.waitLinked(t, map[string]string{"A": "r1", "B": "r2"})
+	cs := agentAt(t, rs.gws[2].mcpURL(), nil, "2025-11-25")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	// Several heartbeats later, both skewed replicas still serve.
+	reg := rs.gws[2].g.rep.reg.Load()
+	deadline := time.Now().Add(3 * cluster.ReplicaBeat)
+	for time.Now().Before(deadline) {
+		for _, dev := range []string{"A", "B"} {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"deviceId": dev, "msg": "t"}})
+			if err != nil || text(res) != dev+": t" {
+				t.Fatalf("echo on %s (its replica's clock skewed): %v %v", dev, res, err)
+			}
+		}
+		if !reg.Alive("r1") || !reg.Alive("r2") {
+			t.Fatal("a replica with a skewed clock counted as gone")
+		}
+	}
+	// r1 stops beating without a word: it is gone within the TTL, whatever its clock said.
+	rs.crash(0)
+	for reg.Alive("r1") {
+		select {
+		case <-ctx.Done():
+			t.Fatal("the silent replica never counted as gone")
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// The NATS connection of the replica holding a desktop is lost in the middle of a call (its HTTP
+// side and the desktop's link stay up): the agent on another replica gets a clear error naming the
+// desktop and where the answer will be kept, not silence.
+func TestClusterNATSLostMidCall(t *testing.T) {
+	old := relinkGrace
+	relinkGrace = 2 * time.Second
+	defer func() { relinkGrace = old }()
+	rs := startReplicas(t, 3, nil)
+	var ran runCount
+	rs.deskOn(t, 0, "A", deskServer("A", &ran))
+	rs.waitLinked(t, map[string]string{"A": "r1"})
+	cs := agentAt(t, rs.gws[1].mcpURL(), nil, "2025-11-25")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"key": "k", "ms": 4000}})
+		errc <- err
+	}()
+	waitRan(t, &ran, "k")
+	rs.nodes[0].Kill() // r1's NATS is gone; its HTTP side and A's link stay
+	err := <-errc
+	if err == nil || !strings.Contains(err.Error(), `desktop "A"`) || !strings.Contains(err.Error(), "rpa://runs/gw-") {
+		t.Fatalf("the call whose holder lost NATS: %v\nr2:\n%s", err, rs.gws[1].logs.String())
+	}
+}

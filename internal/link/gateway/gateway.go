@@ -91,6 +91,9 @@ type Options struct {
 	// gateways"): desktops linked to any replica serve agents on every replica. Nil: alone. The
 	// caller closes the node after Shutdown.
 	Cluster *cluster.Node
+
+	// clock is the time a replica's heartbeat shows (tests skew it); nil: time.Now.
+	clock func() time.Time
 }
 
 // Gateway routes agents' calls to connected desktops. Serve Handler(); Close ends every link.

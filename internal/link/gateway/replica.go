@@ -63,6 +63,9 @@ var (
 	// relinkGrace is how long a call whose holder replica went away waits for its desktop to
 	// link again somewhere (its answer comes back then) before the agent gets -32004.
 	relinkGrace = 15 * time.Second
+	// probeEvery is how often a call in flight on another replica asks that replica whether it
+	// still holds the desktop's link.
+	probeEvery = 3 * time.Second
 )
 
 func devSubject(id string) string            { return "rpa.dev." + cluster.Key(id) }
@@ -154,6 +157,9 @@ func newReplica(g *Gateway, n *cluster.Node) *replica {
 	r := &replica{g: g, n: n, name: n.Name(), log: g.log.With("replica", n.Name()), started: time.Now(), now: time.Now,
 		waiters: map[string]*waiter{}, held: map[string]*heldCall{}, toolsets: map[string]map[string]deviceTool{},
 		dirty: map[string]bool{}, kick: make(chan struct{}, 1), stop: make(chan struct{})}
+	if g.opts.clock != nil {
+		r.now = g.opts.clock
+	}
 	r.late = &lateShare{r: r}
 	r.devices = &deviceShare{r: r}
 	r.sessions = &sessionShare{r: r, adopted: map[string]*adoptedSession{}, touched: map[string]time.Time{}}
@@ -302,6 +308,10 @@ func (r *replica) changed(ids []string) {
 	}
 	var ws []*waiter
 	for _, w := range r.waiters {
+		if len(ids) == 0 { // a replica came or went: every call looks again
+			ws = append(ws, w)
+			continue
+		}
 		for _, id := range ids {
 			if w.device == id {
 				ws = append(ws, w)
@@ -757,6 +767,13 @@ func (r *replica) await(ctx context.Context, c *call, w *waiter, holder string, 
 			graceT.Stop()
 		}
 	}()
+	// Besides the registry's news, the holder is asked every few seconds whether it still has
+	// the desktop's link: a replica cut off from NATS is found even while the registry (which
+	// learns it from JetStream) is slow to say so.
+	probeT := time.NewTicker(probeEvery)
+	defer probeT.Stop()
+	probed := make(chan bool, 1)
+	probing := false
 	link := ""
 	if reg := r.reg.Load(); reg != nil && holder != "" {
 		if p, ok := reg.Lookup(w.device); ok {
@@ -818,11 +835,26 @@ func (r *replica) await(ctx context.Context, c *call, w *waiter, holder string, 
 					graceT.Stop()
 					graceT, grace = nil, nil
 				}
-			case !present && (moved || holder == "" || !reg.Alive(holder)):
+			case !present:
+				// Its link is gone (the record went, or its replica): the desktop keeps the
+				// call running and delivers the answer where it links again.
 				if graceT == nil {
 					graceT = time.NewTimer(relinkGrace)
 					grace = graceT.C
 				}
+			}
+		case <-probeT.C:
+			if probing || moved || holder == "" || graceT != nil {
+				continue
+			}
+			probing = true
+			rec := cluster.DeviceRecord{DeviceID: w.device, Replica: holder, Link: link}
+			go func() { probed <- r.probe(ctx, rec) }()
+		case live := <-probed:
+			probing = false
+			if !live && !moved && graceT == nil {
+				graceT = time.NewTimer(relinkGrace)
+				grace = graceT.C
 			}
 		case <-grace:
 			return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: fmt.Sprintf("the gateway replica holding desktop %q went away and the desktop has not linked again; the call keeps running on it and its answer will be kept as resource %s", w.device, RunURI(w.id))}

@@ -108,3 +108,19 @@ func Logger() *slog.Logger {
 	}
 	return slog.New(slog.DiscardHandler)
 }
+
+// StartConfigsNoWait starts nodes from cfgs without waiting for JetStream (a replica whose peers
+// are not up yet). They are closed when the test ends.
+func StartConfigsNoWait(t testing.TB, cfgs []cluster.Config) []*cluster.Node {
+	t.Helper()
+	var nodes []*cluster.Node
+	for _, c := range cfgs {
+		nd, err := cluster.Start(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nd.Close)
+		nodes = append(nodes, nd)
+	}
+	return nodes
+}
