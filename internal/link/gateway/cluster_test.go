@@ -482,7 +482,22 @@ func TestClusterDeviceCredentials(t *testing.T) {
 			o.More, o.Token, o.Once, o.RelinkJitter = urls[1:], token, once, 50*time.Millisecond
 		})
 	}
-	// A, known to r1's file only, links to r2.
+	knows := func(i int, token, id string) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			if got, ok := rs.gws[i].g.rep.devices.owner(token); ok && got == id {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("r%d never learnt %s's token", i+1, id)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	// A, known to r1's file only, links to r2 (once r1 shared its file: a desktop refused
+	// before would wait its minute).
+	knows(1, toks["A"], "A")
 	deskWith(1, "A", toks["A"], false)
 	rs.waitLinked(t, map[string]string{"A": "r2"})
 
@@ -491,18 +506,8 @@ func TestClusterDeviceCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// r1 puts the new line in the bucket within its 2 s poll; r3 admits B from then on (a
-	// desktop refused before would wait its minute).
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if id, ok := rs.gws[2].g.rep.devices.owner(tokB); ok && id == "B" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("r3 never learnt B's token")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	// r1 puts the new line in the bucket within its 2 s poll; r3 admits B from then on.
+	knows(2, tokB, "B")
 	deskWith(2, "B", tokB, false)
 	rs.waitLinked(t, map[string]string{"A": "r2", "B": "r3"})
 
