@@ -38,7 +38,7 @@ func TestScheduleCommand(t *testing.T) {
 		t.Fatalf("add --json: %v\n%s", err, out)
 	}
 	if v["name"] != "meter-am" || v["flow"] != "meter" || v["cron"] != "0 8 * * 1-5" || v["tz"] != "Asia/Shanghai" || v["retries"] != 3.0 ||
-		v["backoff"] != "1m0s" || v["timeout"] != "10m0s" || v["missed"] != "once" || v["account"] != "portal/admin" || v["next"] == nil ||
+		v["backoff"] != "1m" || v["timeout"] != "10m" || v["missed"] != "once" || v["account"] != "portal/admin" || v["next"] == nil ||
 		v["limits"].(map[string]any)["site"] != 1.0 || v["limits"].(map[string]any)["flow"] != 2.0 ||
 		v["secretEnv"].(map[string]any)["password"] != "RPA_TEST_METER_PW" {
 		t.Fatalf("add --json: %s", out)
@@ -50,7 +50,7 @@ func TestScheduleCommand(t *testing.T) {
 		t.Fatalf("add --every: %s", errs)
 	}
 	out, _, code = run("list")
-	if code != 0 || !strings.Contains(out, "meter-am") || !strings.Contains(out, "0 8 * * 1-5 (Asia/Shanghai)") || !strings.Contains(out, "every 1h0m0s") {
+	if code != 0 || !strings.Contains(out, "meter-am") || !strings.Contains(out, "0 8 * * 1-5 (Asia/Shanghai)") || !strings.Contains(out, "every 1h") {
 		t.Fatalf("list:\n%s", out)
 	}
 	out, _, _ = run("list", "--json")

@@ -109,7 +109,12 @@ func runUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		hosting = append(hosting, "link to "+link.URL+" as device "+link.DeviceID)
 	}
 	con, err := ui.New(ui.Options{Home: drivers.Home(), FlowsDir: s.Dir, ServedDir: cmp.Or(*served, s.Dir), Listen: *listen, Listener: conLn,
-		Log: stderr, Tools: s.MCP, Hosting: hosting, Browsers: rod.Endpoints(cfg.Remote)})
+		Log: stderr, Tools: s.MCP, Hosting: hosting, Browsers: rod.Endpoints(cfg.Remote),
+		Schedules: func() {
+			if sc := s.Scheduler(); sc != nil {
+				sc.Kick()
+			}
+		}})
 	if err == nil {
 		err = con.Listen()
 	}

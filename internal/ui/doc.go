@@ -51,7 +51,7 @@
 //	}
 //
 // (Inside package ui the `ui.` prefixes go.) RegisterPage puts the page in the navigation bar
-// (sorted by Order: flows 10, record 20, runs 30, questions 40, accounts 45, status 50); Handle adds a route
+// (sorted by Order: flows 10, record 20, runs 30, schedules 35, questions 40, accounts 45, status 50); Handle adds a route
 // with the http.ServeMux pattern syntax, behind the security checks above; RegisterText adds
 // interface strings, each in both languages (registering a key twice, or with a language missing,
 // panics at init, and TestTextsComplete checks every key a template uses is registered).

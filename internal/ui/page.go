@@ -16,7 +16,7 @@ type Page struct {
 	ID string
 	// Path is where the nav link points, e.g. "/runs".
 	Path string
-	// Order places the link: flows 10, record 20, runs 30, questions 40, accounts 45, status 50.
+	// Order places the link: flows 10, record 20, runs 30, schedules 35, questions 40, accounts 45, status 50.
 	Order int
 	// Title is the text key of the link (registered with RegisterText).
 	Title string

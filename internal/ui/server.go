@@ -48,6 +48,10 @@ type Options struct {
 	Tools *mcpserver.Server
 	// Token fixes the start token (tests); empty means a fresh random one, the normal case.
 	Token string
+	// Schedules is called after the Schedules page paused, resumed or queued a run of a
+	// schedule, so this process's scheduler looks at once (rpa ui passes its Kick); nil: the
+	// scheduler firing them sees the change at its next poll.
+	Schedules func()
 }
 
 // Server is one console: its token, its options, its pages. Create it with New.

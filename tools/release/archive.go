@@ -25,7 +25,7 @@ func (r *release) archiveBase(t target) string {
 }
 
 // tarGz writes the portable Linux archive of t: the binary, the man page,
-// the systemd user unit, the example connect.env and the documents.
+// the systemd user units, the example connect.env and the documents.
 func (r *release) tarGz(t target) (string, error) {
 	base := r.archiveBase(t)
 	name := base + ".tar.gz"
@@ -36,6 +36,7 @@ func (r *release) tarGz(t target) (string, error) {
 		{"THIRD_PARTY_LICENSES", r.docs.thirdParty, 0o644},
 		{"rpa.1", r.docs.man, 0o644},
 		{"rpa-connect.service", r.docs.unit, 0o644},
+		{"rpa-schedule.service", r.docs.scheduleUnit, 0o644},
 		{"connect.env.example", r.docs.connectEnv, 0o644},
 	}
 	files = append(files, r.guideEntries()...)

@@ -35,8 +35,8 @@ type release struct {
 // lists what README.md links to (guideFiles), by path from the
 // repository's root.
 type docFiles struct {
-	readme, copyright, thirdParty, man, unit, connectEnv string
-	guide                                                []docFile
+	readme, copyright, thirdParty, man, unit, scheduleUnit, connectEnv string
+	guide                                                              []docFile
 }
 
 // docFile is one file README.md links to: its path from the repository's
@@ -197,6 +197,9 @@ func (r *release) writeDocs() error {
 		return err
 	}
 	if r.docs.unit, err = copyIn("packaging/rpa-connect.service", "rpa-connect.service"); err != nil {
+		return err
+	}
+	if r.docs.scheduleUnit, err = copyIn("packaging/rpa-schedule.service", "rpa-schedule.service"); err != nil {
 		return err
 	}
 	if r.docs.connectEnv, err = copyIn("packaging/connect.env", "connect.env.example"); err != nil {

@@ -69,6 +69,7 @@ done
 files_in_pkg=$(sort <<EOF
 /usr/bin/rpa
 /usr/lib/systemd/user/rpa-connect.service
+/usr/lib/systemd/user/rpa-schedule.service
 /usr/share/doc/rpa/README.md
 /usr/share/doc/rpa/THIRD_PARTY_LICENSES
 /usr/share/doc/rpa/connect.env.example
@@ -130,7 +131,7 @@ done
 step "tar.gz and zip"
 for t in $tgz_amd64 $tgz_arm64; do
   list=$(tar -tzf "$t" | sed 's|^[^/]*/||' | grep -v '^$' | sort | tr '\n' ' ')
-  want=$(printf '%s\n' COPYRIGHT README.md THIRD_PARTY_LICENSES connect.env.example rpa rpa-connect.service rpa.1 $docs_files | sort | tr '\n' ' ')
+  want=$(printf '%s\n' COPYRIGHT README.md THIRD_PARTY_LICENSES connect.env.example rpa rpa-connect.service rpa-schedule.service rpa.1 $docs_files | sort | tr '\n' ' ')
   [ "$list" = "$want" ] || fail "$t holds: $list; want $want"
   say "$t: $list"
 done
@@ -194,9 +195,11 @@ for f in $files_in_pkg; do [ -e "$f" ] || fail "apt-get install: $f is missing";
 say "$(/usr/bin/rpa version)"
 if command -v systemd-analyze >/dev/null; then
   # (the man: link is only checked where man is installed)
-  bad=$(systemd-analyze verify /usr/lib/systemd/user/rpa-connect.service 2>&1 | grep -v "Command 'man " || true)
-  [ -z "$bad" ] || fail "systemd-analyze verify rpa-connect.service: $bad"
-  say "systemd-analyze verify rpa-connect.service: clean"
+  for unit in rpa-connect.service rpa-schedule.service; do
+    bad=$(systemd-analyze verify /usr/lib/systemd/user/$unit 2>&1 | grep -v "Command 'man " || true)
+    [ -z "$bad" ] || fail "systemd-analyze verify $unit: $bad"
+    say "systemd-analyze verify $unit: clean"
+  done
 fi
 home="$tmp/home"
 step "/usr/bin/rpa doctor"

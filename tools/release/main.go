@@ -14,8 +14,8 @@
 // command table (`rpa help`, `rpa COMMAND -h` of the built binary), the
 // README with the docs/ pages and example flows it links to (docs/, flows/), the copyright file
 // and third-party licences under /usr/share/doc/rpa/ (the archives: next
-// to the binary), an example connect.env, and the systemd user unit
-// rpa-connect.service (not enabled). They depend on a Chromium-family
+// to the binary), an example connect.env, and the systemd user units
+// rpa-connect.service and rpa-schedule.service (neither enabled). They depend on a Chromium-family
 // browser the distribution ships (the .deb on `chromium | chromium-browser
 // | google-chrome-stable`, the .rpm recommends chromium) and carry no
 // maintainer scripts. The packaging files are in packaging/.

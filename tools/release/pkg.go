@@ -20,6 +20,8 @@ const (
 	docDir   = "/usr/share/doc/rpa"
 	manPath  = "/usr/share/man/man1/rpa.1.gz"
 	unitPath = "/usr/lib/systemd/user/rpa-connect.service"
+	// scheduleUnitPath runs `rpa schedule daemon` (not enabled either).
+	scheduleUnitPath = "/usr/lib/systemd/user/rpa-schedule.service"
 )
 
 // debDepends is the browser the .deb depends on: the names Debian and
@@ -39,7 +41,8 @@ const (
 	longDescription = `rpa checks browser workflows (a small .flow language, or YAML) like a
 compiler, runs them in headless Chromium, and serves every flow of a
 folder as an MCP tool (stdio, Streamable HTTP, or an outgoing WebSocket
-link to a backend with the rpa-connect user service).`
+link to a backend with the rpa-connect user service); flows also run on a
+schedule (rpa schedule, the rpa-schedule user service).`
 )
 
 // pkg writes the deb or rpm of t with nfpm and returns its file name.
@@ -56,6 +59,7 @@ func (r *release) pkg(t target, format string) (string, error) {
 		{Source: r.docs.connectEnv, Destination: docDir + "/connect.env.example", FileInfo: fi(0o644)},
 		{Source: r.docs.man + ".gz", Destination: manPath, FileInfo: fi(0o644)},
 		{Source: r.docs.unit, Destination: unitPath, FileInfo: fi(0o644)},
+		{Source: r.docs.scheduleUnit, Destination: scheduleUnitPath, FileInfo: fi(0o644)},
 		// rpm removes only the folders a package owns; dpkg tracks them itself.
 		{Destination: docDir, Type: files.TypeDir, Packager: "rpm", FileInfo: fi(0o755)},
 	}

@@ -109,7 +109,7 @@ func TestManPage(t *testing.T) {
 		`.B rpa check [\-oneline] FILE|DIR...`,
 		`\&.dots and \ebackslashes.`,
 		"  \\-oneline\n",
-		".SH ENVIRONMENT", "RPA_HOME", "rpa\\-connect.service",
+		".SH ENVIRONMENT", "RPA_HOME", "rpa\\-connect.service", "rpa\\-schedule.service",
 	} {
 		if !strings.Contains(man, want) {
 			t.Errorf("man page lacks %q:\n%s", want, man)

@@ -107,7 +107,7 @@ func (r *LocalRunner) Run(ctx context.Context, j Job) Outcome {
 	default:
 		o.Status, o.Error = runs.StatusFailed, ErrorSummary(out.Result.Error)
 		if out.TimedOut {
-			o.Error = fmt.Sprintf("stopped by its --timeout %s: %s", d.Timeout.D(), o.Error)
+			o.Error = fmt.Sprintf("stopped by its --timeout %s: %s", FormatDuration(d.Timeout.D()), o.Error)
 		}
 	}
 	return o

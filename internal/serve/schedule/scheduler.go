@@ -497,7 +497,7 @@ func (s *Scheduler) dispatch(ctx context.Context, defs map[string]*Def, now time
 			}
 			continue
 		case now.Sub(readyAt(f)) > MaxWait:
-			why := "it waited longer than " + MaxWait.String() + " to start"
+			why := "it waited longer than " + FormatDuration(MaxWait) + " to start"
 			if f.Waiting != "" {
 				why += ": " + f.Waiting
 			}

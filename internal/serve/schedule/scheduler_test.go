@@ -564,7 +564,7 @@ func TestQueueBound(t *testing.T) {
 	tick(s)
 	tick(s)
 	f, _ := e.st.Fire(id)
-	if f.State != runs.FireDropped || !strings.Contains(f.Error, "waited longer than 1h0m0s") || !strings.Contains(f.Error, "in use") || f.Notify != "sent" || len(nl.desk) != 1 {
+	if f.State != runs.FireDropped || !strings.Contains(f.Error, "waited longer than 1h to start") || !strings.Contains(f.Error, "in use") || f.Notify != "sent" || len(nl.desk) != 1 {
 		t.Fatalf("fire %+v, notices %q", f, nl.desk)
 	}
 }

@@ -90,10 +90,10 @@ func viewOf(st *runs.Store, r *runs.ScheduleRecord) (*View, error) {
 		return nil, fmt.Errorf("schedule %s: %v", r.Name, err)
 	}
 	v := &View{Name: r.Name, Flow: d.FlowName, FlowPath: d.Flow, Cron: d.Cron, TZ: d.TZ, Paused: r.Paused, Args: d.Args, SecretEnv: d.SecretEnv,
-		Account: d.Account, Profile: d.Profile, Retries: d.Retries, Backoff: d.Backoff.D().String(), Limits: d.Limits,
-		Missed: d.Missed, Grace: d.Grace.D().String(), Notify: d.Notify}
+		Account: d.Account, Profile: d.Profile, Retries: d.Retries, Backoff: FormatDuration(d.Backoff.D()), Limits: d.Limits,
+		Missed: d.Missed, Grace: FormatDuration(d.Grace.D()), Notify: d.Notify}
 	if d.Every > 0 {
-		v.Every = d.Every.D().String()
+		v.Every = FormatDuration(d.Every.D())
 		v.When = "every " + v.Every
 	} else {
 		tz := d.TZ
@@ -103,7 +103,7 @@ func viewOf(st *runs.Store, r *runs.ScheduleRecord) (*View, error) {
 		v.When = d.Cron + " (" + tz + ")"
 	}
 	if d.Timeout > 0 {
-		v.Timeout = d.Timeout.D().String()
+		v.Timeout = FormatDuration(d.Timeout.D())
 	}
 	if !r.Paused && !r.Next.IsZero() {
 		n := r.Next
@@ -120,6 +120,19 @@ func viewOf(st *runs.Store, r *runs.ScheduleRecord) (*View, error) {
 		}
 	}
 	return v, nil
+}
+
+// FormatDuration is d as people write it: "15m", "1h", "1h30m", "90s"
+// (time.Duration's form without its zero parts).
+func FormatDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // WithoutSecrets is b for agents (rpa://schedules): webhook URLs cut to
