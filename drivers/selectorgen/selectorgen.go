@@ -33,6 +33,8 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"strings"
 
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/drivers/a11y"
@@ -121,3 +123,24 @@ func Of(ctx context.Context, f drivers.Frame, find string, max int, args ...any)
 	}
 	return &t, nil
 }
+
+// Positional reports whether sel names its element by where it stands
+// rather than by what it is: an XPath from the root or with a position
+// (`xpath=/html/body/div[1]/button`, `//form/input[2]`), or CSS that
+// counts siblings (`:nth-of-type(2)`, `:nth-child(3)`). The generator puts
+// such selectors last; a page that adds one wrapper breaks them, so a
+// flow should not lean on them first (package heal keeps them last too).
+func Positional(sel string) bool {
+	s := strings.TrimSpace(sel)
+	if x, ok := strings.CutPrefix(s, "xpath="); ok || strings.HasPrefix(s, "//") {
+		if !ok {
+			x = s
+		}
+		return strings.HasPrefix(x, "/html") || xpathIndex.MatchString(x)
+	}
+	s = strings.TrimPrefix(s, "pierce/")
+	return strings.Contains(s, ":nth-of-type(") || strings.Contains(s, ":nth-child(") || strings.Contains(s, ":nth-last-")
+}
+
+// xpathIndex is a step with a numeric position: `div[2]`.
+var xpathIndex = regexp.MustCompile(`\[\s*\d+\s*\]`)

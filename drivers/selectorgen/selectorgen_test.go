@@ -252,3 +252,26 @@ func first(ss []string) string {
 	}
 	return ss[0]
 }
+
+// TestPositional: selectors that name an element by its place.
+func TestPositional(t *testing.T) {
+	for sel, want := range map[string]bool{
+		"xpath=/html/body/div[1]/button":  true,
+		"xpath=//*[@id='main']/div[2]/a":  true,
+		"//form/input[2]":                 true,
+		"div:nth-of-type(2) > button":     true,
+		"pierce/li:nth-child(3)":          true,
+		"xpath=//button[@name='go']":      false,
+		"#submit":                         false,
+		`input[name="q"]`:                 false,
+		`aria/Query[role="button"]`:       false,
+		"fieldset > button":               false,
+		`text="Row [2]"`:                  false,
+		`[data-testid="row-2"]`:           false,
+		"xpath=//td[text()='a[1]']/../td": true, // a position-looking text counts: erring towards last
+	} {
+		if got := selectorgen.Positional(sel); got != want {
+			t.Errorf("Positional(%q) = %v, want %v", sel, got, want)
+		}
+	}
+}

@@ -75,3 +75,30 @@ func TestRender(t *testing.T) {
 		t.Errorf("header: %q", full[:40])
 	}
 }
+
+// TestAppeared: a line is new when no line of the old snapshot has its
+// role and name, whatever the states, values and refs (another document
+// numbers its refs anew); Head keeps a name's brackets.
+func TestAppeared(t *testing.T) {
+	for _, c := range []struct{ text, head string }{
+		{`- link "Log Out" [ref=e9]`, `link "Log Out"`},
+		{`- link "Edit this page [e]" [ref=e3]`, `link "Edit this page [e]"`},
+		{`- heading "Say \"hi\"" [level=1] [ref=e4]`, `heading "Say \"hi\""`},
+		{`- textbox "A" [ref=e2]: x`, `textbox "A"`},
+		{`- form [ref=e1]:`, `form`},
+		{`- text: "saved"`, `text`},
+	} {
+		if got := (Line{Text: c.text}).Head(); got != c.head {
+			t.Errorf("Head(%s) = %s, want %s", c.text, got, c.head)
+		}
+	}
+	old := &Snapshot{Lines: lines(`- link "Log In" [ref=e1]`, `- textbox "A" [ref=e2]`, `- checkbox "Keep" [ref=e3]`)}
+	cur := &Snapshot{Lines: lines(`- link "Log Out" [ref=e7]`, `- textbox "A" [ref=e8]: typed`, `- checkbox "Keep" [checked] [ref=e9]`, `- link "Admin" [ref=e10]`)}
+	var got []string
+	for _, l := range Appeared(old, cur) {
+		got = append(got, l.Head())
+	}
+	if fmt.Sprint(got) != `[link "Log Out" link "Admin"]` {
+		t.Errorf("appeared %q", got)
+	}
+}

@@ -381,6 +381,44 @@ func headOf(t string) string {
 	return t
 }
 
+// Appeared returns the lines of cur, in order, whose element old shows
+// nowhere: no line of old has the same role and accessible name (Head),
+// whatever their states and values. It compares across documents too
+// (where every ref is new).
+func Appeared(old, cur *Snapshot) []Line {
+	seen := map[string]bool{}
+	for _, l := range old.Lines {
+		seen[l.Head()] = true
+	}
+	var out []Line
+	for _, l := range cur.Lines {
+		if !seen[l.Head()] {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Head is the line's role and accessible name as the line writes them,
+// `link "Log Out"`, without states, ref and value (the role alone for a
+// node without a name).
+func (l Line) Head() string {
+	t := strings.TrimPrefix(l.Text, "- ")
+	role, rest, ok := strings.Cut(t, " ")
+	if !ok || !strings.HasPrefix(rest, `"`) || strings.HasSuffix(role, ":") {
+		return strings.TrimSuffix(role, ":")
+	}
+	for i := 1; i < len(rest); i++ {
+		switch rest[i] {
+		case '\\':
+			i++
+		case '"':
+			return role + " " + rest[:i+1]
+		}
+	}
+	return t
+}
+
 // Diff describes what changed from old to cur within maxTokens: the
 // lines added ("+ ") and removed ("- "), each with its indentation,
 // nearest first. An empty string means nothing changed. Another document

@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
+	"github.com/rpa-dev/rpa/drivers/selectorgen"
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/diag"
 )
@@ -114,7 +117,7 @@ func Compile(l *Log, m Meta) (*Output, error) {
 			if p.Type == "secret" {
 				return nil, &MetaError{f + ".type", "a part of an address cannot be a secret (addresses are written in the flow and in logs)"}
 			}
-			if !strings.Contains(e.URL, part) {
+			if !slices.ContainsFunc(urlForms(part), func(v string) bool { return strings.Contains(e.URL, v) }) {
 				return nil, &MetaError{f + ".default", fmt.Sprintf("%q is not part of step %d's address %s", part, p.Step, e.URL)}
 			}
 			urlValues = append(urlValues, paramValue{p.Name, part})
@@ -368,6 +371,12 @@ func (c *compiler) withParams(s string) string {
 // occurrence of a value of values (tried in order at each place; earliest
 // place first) is `{{ name }}`, and a literal "{{" is escaped.
 func interpolate(s string, values []paramValue) string {
+	return interpolateFunc(s, values, func(name, _ string) string { return "{{ " + name + " }}" })
+}
+
+// interpolateFunc is interpolate writing each occurrence as expr(name,
+// the value found) gives it.
+func interpolateFunc(s string, values []paramValue, expr func(name, value string) string) string {
 	var b strings.Builder
 	for s != "" {
 		best, at := -1, len(s)
@@ -381,7 +390,7 @@ func interpolate(s string, values []paramValue) string {
 			break
 		}
 		b.WriteString(strings.ReplaceAll(s[:at], "{{", "{{ '{{' }}"))
-		b.WriteString("{{ " + values[best].name + " }}")
+		b.WriteString(expr(values[best].name, values[best].value))
 		s = s[at+len(values[best].value):]
 	}
 	return b.String()
@@ -472,39 +481,304 @@ func (c *compiler) header(m Meta) {
 }
 
 // urlExpr writes u, with its origin as {{ base_url }} when it is the
-// base's.
+// base's, and the values of address params through the escaping helpers
+// (urlExpr of a URL, LANGUAGE.md "Lexical rules").
 func (c *compiler) urlExpr(u string) string {
 	if c.base != "" && (u == c.base || strings.HasPrefix(u, c.base+"/") || strings.HasPrefix(u, c.base+"?") || strings.HasPrefix(u, c.base+"#")) {
-		return strconv.Quote("{{ base_url }}" + interpolate(strings.TrimPrefix(u, c.base), c.urlValues))
+		return strconv.Quote("{{ base_url }}" + c.urlText(strings.TrimPrefix(u, c.base)))
 	}
-	return strconv.Quote(interpolate(u, c.urlValues))
+	return strconv.Quote(c.urlText(u))
 }
 
-// waitPattern is what `wait url:` waits for after a navigation to u: its
-// path when that says something (substring match), else the address
-// without its query.
-func (c *compiler) waitPattern(u string) string {
+// urlText is the text of a URL literal for u: in its path a param's value
+// becomes {{ urlpath(p) }} (a bare {{ p }} when the value spans
+// segments), in its query {{ urlquery(p) }}, so that whatever the value
+// holds cannot change what the URL asks for; the fragment is left as it
+// is. A value is found as written or in its escaped forms.
+func (c *compiler) urlText(u string) string {
+	var b strings.Builder
+	path, rest := u, ""
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		path, rest = u[:i], u[i:]
+	}
+	query, frag := rest, ""
+	if i := strings.IndexByte(rest, '#'); i >= 0 {
+		query, frag = rest[:i], rest[i:]
+	}
+	b.WriteString(interpolateFunc(path, urlAlternatives(c.urlValues), func(name, v string) string {
+		if strings.Contains(v, "/") {
+			return "{{ " + name + " }}"
+		}
+		return "{{ urlpath(" + name + ") }}"
+	}))
+	b.WriteString(interpolateFunc(query, urlAlternatives(c.urlValues), func(name, _ string) string { return "{{ urlquery(" + name + ") }}" }))
+	b.WriteString(interpolate(frag, c.urlValues))
+	return b.String()
+}
+
+// urlForms are the spellings of v an address may hold: as written, and
+// escaped for a query or a path.
+func urlForms(v string) []string {
+	out := []string{v}
+	for _, e := range []string{url.QueryEscape(v), url.PathEscape(v), strings.ReplaceAll(url.QueryEscape(v), "+", "%20")} {
+		if !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// urlAlternatives is values with each value's escaped spellings after it
+// (found as the same param; the callback sees the param's own value).
+func urlAlternatives(values []paramValue) []paramValue {
+	var out []paramValue
+	for _, pv := range values {
+		for _, f := range urlForms(pv.value) {
+			out = append(out, paramValue{pv.name, f})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i].value) > len(out[j].value) })
+	return out
+}
+
+// urlSafe reports whether v reads the same escaped and not: interpolated
+// into a URL pattern it matches the address the browser shows.
+func urlSafe(v string) bool { return url.QueryEscape(v) == v && url.PathEscape(v) == v }
+
+// navWait is the wait that makes the step after e, an action that
+// navigated from e.From to e.NavURL, safe on a slow server: the
+// navigation's completion. A `wait url:` pattern must not match the page
+// before, or it passes before the navigation happened (a form posted from
+// ?id=P&do=edit that lands on ?id=P). In order: the URL's path when the
+// page before had another; an element that appeared (a content wait); the
+// path and query, else the same anchored as a regexp, when no part of
+// them comes from a param (a server may rewrite a value: DokuWiki's
+// "ns:my page" comes back as ns:my_page, so a pattern with the value seen
+// would miss on the next value); else the network going idle.
+func (c *compiler) navWait(e Entry) []string {
+	if p := c.urlPattern(e.NavURL, e.From, false); p != "" {
+		return []string{"wait url: " + p}
+	}
+	if w := c.contentWait(e, nil); w != nil {
+		return w
+	}
+	if p := c.urlPattern(e.NavURL, e.From, true); p != "" {
+		return []string{"wait url: " + p}
+	}
+	return []string{"wait idle: true"}
+}
+
+// urlPattern is a `wait url:` pattern literal that matches u and not from
+// ("" when none does; from "" matches nothing): its path (on another
+// origin than the base's, after that origin), or with query its path and
+// query, else those anchored at the end as a regexp. A param's value in
+// it is interpolated when it reads the same escaped; a pattern with a
+// value that reads otherwise, or with a part that only resembles a
+// param's value, is not made.
+func (c *compiler) urlPattern(u, from string, query bool) string {
 	pu, err := url.Parse(u)
 	if err != nil || pu.Host == "" {
+		if query || (from != "" && strings.Contains(from, u)) {
+			return ""
+		}
 		return quote(u)
 	}
 	origin := pu.Scheme + "://" + pu.Host
-	if origin == c.base && len(pu.Path) > 1 {
-		return strconv.Quote(interpolate(pu.Path, c.urlValues))
+	prefix := ""
+	if origin != c.base {
+		prefix = origin
 	}
-	pu.RawQuery, pu.Fragment = "", ""
-	return c.urlExpr(pu.String())
+	tail := pu.EscapedPath()
+	if pu.RawQuery != "" {
+		tail += "?" + pu.RawQuery
+	}
+	var cands []string
+	switch {
+	case !query && (len(pu.Path) > 1 || prefix != ""):
+		cands = append(cands, prefix+pu.EscapedPath())
+	case query && pu.RawQuery != "":
+		cands = append(cands, prefix+tail)
+	}
+	values := append(append([]paramValue(nil), c.urlValues...), c.values...)
+	for _, p := range cands {
+		if from != "" && strings.Contains(from, p) || c.paramLike(p, values) {
+			continue
+		}
+		return strconv.Quote(interpolate(p, values))
+	}
+	if !query || c.paramLike(tail, values) {
+		return ""
+	}
+	for _, pv := range values {
+		if strings.Contains(tail, pv.value) {
+			return "" // no regexp with a param in it: no helper quotes one
+		}
+	}
+	re := regexp.QuoteMeta(tail) + "$"
+	if ok, _ := regexp.MatchString(re, from); ok {
+		return ""
+	}
+	return quote("re:" + re)
 }
 
-func sel(el *Element) string {
+// paramLike reports whether the URL part p holds a param's value that
+// would not read the same escaped, or a value (a path segment, a query
+// value) that resembles a param's value without being it: the same
+// letters and digits once case, spaces, "_", "-" and "+" are set aside,
+// or one holding the other.
+func (c *compiler) paramLike(p string, values []paramValue) bool {
+	for _, pv := range values {
+		if strings.Contains(p, pv.value) && !urlSafe(pv.value) {
+			return true
+		}
+	}
+	var parts []string
+	path, q, _ := strings.Cut(p, "?")
+	parts = append(parts, strings.Split(path, "/")...)
+	for _, kv := range strings.Split(q, "&") {
+		_, v, _ := strings.Cut(kv, "=")
+		parts = append(parts, v)
+	}
+	for _, part := range parts {
+		if dec, err := url.QueryUnescape(part); err == nil {
+			part = dec
+		}
+		a := loose(part)
+		if len([]rune(a)) < 3 {
+			continue
+		}
+		for _, pv := range values {
+			b := loose(pv.value)
+			if len([]rune(b)) < 3 || part == pv.value {
+				continue
+			}
+			if strings.Contains(a, b) || strings.Contains(b, a) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// loose is s lower-cased without spaces, "_", "-" and "+".
+func loose(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '_', '-', '+', '\t':
+			return -1
+		}
+		return unicode.ToLower(r)
+	}, s)
+}
+
+// contentWait waits for an element the action e made appear: the first
+// of e.Appeared (each named by a selector that matched nothing before the
+// action) whose selector does not lean on a param's text, with a comment
+// naming it; nil when there is none, or when next's own target appeared
+// (its action waits for it anyway).
+func (c *compiler) contentWait(e Entry, next *Entry) []string {
+	if next != nil && next.Target != nil && sameElementIn(e.Appeared, next.Target) {
+		return nil
+	}
+	for i := range e.Appeared {
+		a := &e.Appeared[i]
+		sels := a.Selectors
+		if len(sels) == 0 || len(c.stable(sels)) < len(sels) || selectorgen.Positional(sels[0]) {
+			continue // named by a param's text: not there on the next value
+		}
+		return []string{"# " + oneLine(a.Desc) + " appeared", "wait " + selText(sels)}
+	}
+	return nil
+}
+
+// sel writes an element's selector list, without the selectors that name
+// it by text a param supplies (see stable).
+func (c *compiler) sel(el *Element) string {
 	if el == nil || len(el.Selectors) == 0 {
 		return `"body"`
 	}
-	if len(el.Selectors) == 1 {
-		return quote(el.Selectors[0])
+	sels := c.stable(el.Selectors)
+	if len(sels) == 0 {
+		sels = el.Selectors
 	}
-	parts := make([]string, len(el.Selectors))
-	for i, s := range el.Selectors {
+	return selText(sels)
+}
+
+// stable is sels without those that name the element by text a param
+// supplies: on a replay with another value they would name nothing, or
+// another element (a heading whose text the flow typed). What is left
+// names it by structure, role or attributes.
+func (c *compiler) stable(sels []string) []string {
+	var out []string
+	for _, s := range sels {
+		if !c.fromParam(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// quotedRE finds the quoted texts of a selector (CSS attribute values,
+// XPath strings); cssNameRE its CSS ids and classes.
+var (
+	quotedRE  = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"|'([^']*)'`)
+	cssNameRE = regexp.MustCompile(`[#.]((?:[A-Za-z0-9_-]|\\.)+)`)
+)
+
+// fromParam reports whether selector s holds a param's value (of at least
+// 3 characters), or names by text (aria/NAME, text=, a quoted value) or
+// by an id or class (a page may make an id of a heading's text: DokuWiki's
+// #written_by_an_agent) a part of one, compared loosely (case, spaces, "_",
+// "-" and "+" aside): a text of 4 characters or more, an id or class of 8
+// or more (shorter ones such as .page are a page's own words) or the
+// whole value.
+func (c *compiler) fromParam(s string) bool {
+	values := append(append([]paramValue(nil), c.values...), c.urlValues...)
+	if len(values) == 0 {
+		return false
+	}
+	low := strings.ToLower(s)
+	var texts, names []string
+	if name, ok := strings.CutPrefix(s, "aria/"); ok {
+		if i := strings.LastIndex(name, "[role="); i >= 0 {
+			name = name[:i]
+		}
+		texts = append(texts, name)
+	} else if t, ok := strings.CutPrefix(s, "text="); ok {
+		texts = append(texts, strings.Trim(t, `"`))
+	} else {
+		for _, m := range cssNameRE.FindAllStringSubmatch(strings.TrimPrefix(s, "pierce/"), -1) {
+			names = append(names, loose(strings.ReplaceAll(m[1], `\`, "")))
+		}
+	}
+	for _, m := range quotedRE.FindAllStringSubmatch(s, -1) {
+		texts = append(texts, m[1]+m[2])
+	}
+	for _, pv := range values {
+		if len([]rune(pv.value)) >= 3 && strings.Contains(low, strings.ToLower(pv.value)) {
+			return true
+		}
+		v := loose(pv.value)
+		for _, t := range texts {
+			if t = loose(t); len([]rune(t)) >= 4 && strings.Contains(v, t) {
+				return true
+			}
+		}
+		for _, n := range names {
+			if (len([]rune(n)) >= 8 || n == v) && n != "" && strings.Contains(v, n) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func selText(sels []string) string {
+	if len(sels) == 1 {
+		return quote(sels[0])
+	}
+	parts := make([]string, len(sels))
+	for i, s := range sels {
 		parts[i] = quote(s)
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
@@ -530,7 +804,26 @@ func (c *compiler) body(ss []step) {
 			c.line("%s = null", s.e.As)
 		}
 	}
+	// an agent's `wait url:` right after a navigation stands for the
+	// navigation's wait when the page before did not match it already;
+	// one that did would pass at once: it is replaced by the compiler's
+	explicit := map[int]bool{}
+	drop := map[int]bool{}
+	for i := 0; i+1 < len(ss); i++ {
+		e, n := ss[i].e, ss[i+1].e
+		if !navigates(e) || n.Kind != KindWait || n.URL == "" || n.Target != nil || n.Text != "" {
+			continue
+		}
+		if e.From != "" && matchURL(n.URL, e.From) {
+			drop[i+1] = true
+		} else {
+			explicit[i] = true
+		}
+	}
 	for i, s := range ss {
+		if drop[i] {
+			continue
+		}
 		e := s.e
 		var want [][]string
 		if e.Target != nil {
@@ -553,7 +846,7 @@ func (c *compiler) body(ss []step) {
 			frames = frames[:len(frames)-1]
 		}
 		for _, f := range want[common:] {
-			c.line("frame %s {", sel(&Element{Selectors: f}))
+			c.line("frame %s {", selText(f))
 			c.indent++
 			frames = append(frames, f)
 		}
@@ -564,29 +857,29 @@ func (c *compiler) body(ss []step) {
 		case KindOpen:
 			c.line("open %s", c.urlExpr(e.URL))
 		case KindClick:
-			c.line("click %s", sel(e.Target))
+			c.line("click %s", c.sel(e.Target))
 		case KindFill:
-			c.line("fill %s %s", sel(e.Target), value(e))
+			c.line("fill %s %s", c.sel(e.Target), value(e))
 		case KindSelect:
-			c.line("select %s %s", sel(e.Target), value(e))
+			c.line("select %s %s", c.sel(e.Target), value(e))
 		case KindCheck:
 			if e.Checked {
-				c.line("check %s", sel(e.Target))
+				c.line("check %s", c.sel(e.Target))
 			} else {
-				c.line("uncheck %s", sel(e.Target))
+				c.line("uncheck %s", c.sel(e.Target))
 			}
 		case KindPress:
 			if e.Target != nil {
-				c.line("press %s on: %s", quote(e.Key), sel(e.Target))
+				c.line("press %s on: %s", quote(e.Key), c.sel(e.Target))
 			} else {
 				c.line("press %s", quote(e.Key))
 			}
 		case KindHover:
-			c.line("hover %s", sel(e.Target))
+			c.line("hover %s", c.sel(e.Target))
 		case KindWait:
 			switch {
 			case e.Target != nil:
-				c.line("wait %s", sel(e.Target))
+				c.line("wait %s", c.sel(e.Target))
 			case e.Text != "":
 				c.line("wait text: %s", c.withParams(e.Text))
 			case strings.HasPrefix(e.URL, "http://") || strings.HasPrefix(e.URL, "https://"):
@@ -603,21 +896,35 @@ func (c *compiler) body(ss []step) {
 		case KindBack:
 			c.line("back")
 		case KindRead:
-			c.line("%s = %s", e.As, readAction(e))
+			c.line("%s = %s", e.As, c.readAction(e))
 			outputs = append(outputs, e.As)
 		}
-		if e.NavURL != "" && e.Kind != KindOpen && e.Kind != KindBack {
-			next := i + 1
-			explicit := next < len(ss) && (ss[next].e.Kind == KindOpen || (ss[next].e.Kind == KindWait && ss[next].e.URL != ""))
-			if !explicit {
-				// the navigation replaces the document: leave the frames first
-				for len(frames) > 0 {
-					c.indent--
-					c.line("}")
-					frames = frames[:len(frames)-1]
-				}
-				c.line("wait url: %s", c.waitPattern(e.NavURL))
+		var next *Entry
+		if i+1 < len(ss) {
+			next = &ss[i+1].e
+		}
+		var waits []string
+		if navigates(e) && !explicit[i] {
+			waits = c.navWait(e)
+		}
+		if e.Requests > 0 && next != nil && next.Kind == KindRead && next.Target != nil && (len(waits) == 0 || strings.HasPrefix(waits[0], "wait url:")) {
+			// the read's element may be there before the data is
+			if w := c.contentWait(e, next); w != nil {
+				waits = append(waits, w...)
+			} else if len(waits) == 0 && !sameElementIn(e.Appeared, next.Target) {
+				waits = append(waits, "wait idle: true")
 			}
+		}
+		if len(waits) > 0 && e.NavURL != "" && !e.SameDoc {
+			// the navigation replaced the document: leave the frames first
+			for len(frames) > 0 {
+				c.indent--
+				c.line("}")
+				frames = frames[:len(frames)-1]
+			}
+		}
+		for _, w := range waits {
+			c.line("%s", w)
 		}
 	}
 	for len(frames) > 0 {
@@ -638,8 +945,34 @@ func (c *compiler) body(ss []step) {
 	}
 }
 
+// navigates reports whether e is an action that navigated the tab (open,
+// back and tab wait for their own documents).
+func navigates(e Entry) bool {
+	return e.NavURL != "" && e.Kind != KindOpen && e.Kind != KindBack && e.Kind != KindTab
+}
+
+// sameElementIn reports whether el is one of els.
+func sameElementIn(els []Element, el *Element) bool {
+	for i := range els {
+		if sameElement(&els[i], el) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchURL is `wait url:` matching (LANGUAGE.md): a substring, or a
+// regexp after "re:" (a bad one matches nothing).
+func matchURL(pattern, u string) bool {
+	if rest, ok := strings.CutPrefix(pattern, "re:"); ok {
+		ok, _ := regexp.MatchString(rest, u)
+		return ok
+	}
+	return strings.Contains(u, pattern)
+}
+
 // readAction is the action a named read compiles to.
-func readAction(e Entry) string {
+func (c *compiler) readAction(e Entry) string {
 	switch e.Read {
 	case "url", "title":
 		return e.Read
@@ -647,14 +980,14 @@ func readAction(e Entry) string {
 		if e.Target == nil {
 			return e.Read
 		}
-		return e.Read + " " + sel(e.Target)
+		return e.Read + " " + c.sel(e.Target)
 	case "table":
 		if e.Target == nil {
 			return `table "table"`
 		}
-		return "table " + sel(e.Target)
+		return "table " + c.sel(e.Target)
 	default: // text
-		return "text " + sel(e.Target)
+		return "text " + c.sel(e.Target)
 	}
 }
 

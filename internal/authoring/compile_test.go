@@ -225,8 +225,8 @@ func TestCompileAddressParams(t *testing.T) {
 	text := string(out.Text)
 	for _, want := range []string{
 		`param region: string = "110000" "Region code"`,
-		`open "{{ base_url }}/query?region={{ region }}&page=1"`,
-		`open "https://other.test/r/{{ region }}/{{ '{{' }}x}}"`,
+		`open "{{ base_url }}/query?region={{ urlquery(region) }}&page=1"`,
+		`open "https://other.test/r/{{ urlpath(region) }}/{{ '{{' }}x}}"`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("flow lacks %q:\n%s", want, text)
@@ -246,6 +246,144 @@ func TestCompileAddressParams(t *testing.T) {
 		if !errors.As(err, &me) || me.Field != c.field {
 			t.Errorf("%+v: got %v, want an error on %s", c.p, err, c.field)
 		}
+	}
+}
+
+// TestCompileWaits: each action that changed the page is followed by the
+// wait that makes the next step safe on a fresh profile and a slow
+// server, by what the action caused (LANGUAGE.md's `wait` forms).
+func TestCompileWaits(t *testing.T) {
+	const o = "http://127.0.0.1:8080"
+	btn := &Element{Selectors: []string{"#go"}, Desc: `button "Go"`}
+	out := &Element{Selectors: []string{"#out"}, Desc: `text #out`}
+	loggedIn := []Element{{Selectors: []string{`aria/Log Out[role="link"]`}, Desc: `link "Log Out"`}}
+	for _, c := range []struct {
+		name    string
+		entries []Entry
+		want    []string // lines in order, after the first open
+		not     []string
+	}{
+		{"a navigation before an open waits for it", []Entry{
+			{Kind: KindClick, Target: btn, From: o + "/login", NavURL: o + "/home"},
+			{Kind: KindOpen, URL: o + "/edit"},
+		}, []string{`click "#go"`, `wait url: "/home"`, `open "{{ base_url }}/edit"`}, nil},
+		{"a pattern the page before matched is not used", []Entry{
+			{Kind: KindClick, Target: btn, From: o + "/doku.php?id=start&do=login", NavURL: o + "/doku.php?id=start", Appeared: loggedIn},
+			{Kind: KindOpen, URL: o + "/doku.php?id=x&do=edit"},
+		}, []string{`click "#go"`, `# link "Log Out" appeared`, `wait "aria/Log Out[role=\"link\"]"`, `open`}, []string{`wait url: "/doku.php"`}},
+		{"without an element that appeared, the path and query anchored", []Entry{
+			{Kind: KindClick, Target: btn, From: o + "/doku.php?id=start&do=login", NavURL: o + "/doku.php?id=start"},
+			{Kind: KindOpen, URL: o + "/doku.php?id=x&do=edit"},
+		}, []string{`click "#go"`, `wait url: "re:/doku\\.php\\?id=start$"`, `open`}, nil},
+		{"the path and query when the page before lacked them", []Entry{
+			{Kind: KindClick, Target: btn, From: o + "/list?page=1", NavURL: o + "/list?page=2"},
+			{Kind: KindClick, Target: btn},
+		}, []string{`click "#go"`, `wait url: "/list?page=2"`, `click "#go"`}, nil},
+		{"the same address again: the network going idle", []Entry{
+			{Kind: KindClick, Target: btn, From: o + "/form", NavURL: o + "/form"},
+			{Kind: KindClick, Target: btn},
+		}, []string{`click "#go"`, `wait idle: true`, `click "#go"`}, nil},
+		{"an agent's wait url that passed at once is replaced", []Entry{
+			{Kind: KindClick, Target: btn, From: o + "/doku.php?id=p&do=edit", NavURL: o + "/doku.php?id=p", Appeared: loggedIn},
+			{Kind: KindWait, URL: "/doku.php"},
+			{Kind: KindClick, Target: btn},
+		}, []string{`click "#go"`, `wait "aria/Log Out[role=\"link\"]"`, `click "#go"`}, []string{`wait url: "/doku.php"`}},
+		{"an agent's wait url that tells the pages apart stands", []Entry{
+			{Kind: KindClick, Target: btn, From: o + "/login", NavURL: o + "/home"},
+			{Kind: KindWait, URL: "/home"},
+			{Kind: KindClick, Target: btn},
+		}, []string{`click "#go"`, `wait url: "/home"`, `click "#go"`}, []string{"wait url: \"/home\"\nwait url:"}},
+		{"requests without a navigation, then a read: a content wait", []Entry{
+			{Kind: KindClick, Target: btn, From: o + "/q", Requests: 1, Appeared: []Element{{Selectors: []string{`aria/Total[role="heading"]`}, Desc: `heading "Total"`}}},
+			{Kind: KindRead, Read: "text", Target: out, As: "total"},
+		}, []string{`click "#go"`, `wait "aria/Total[role=\"heading\"]"`, `total = text "#out"`}, nil},
+		{"requests, then a read of nothing that appeared: the network going idle", []Entry{
+			{Kind: KindClick, Target: btn, From: o + "/q", Requests: 2},
+			{Kind: KindRead, Read: "text", Target: out, As: "total"},
+		}, []string{`click "#go"`, `wait idle: true`, `total = text "#out"`}, nil},
+		{"requests, then a read of the element that appeared: its own wait", []Entry{
+			{Kind: KindClick, Target: btn, From: o + "/q", Requests: 2, Appeared: []Element{{Selectors: []string{"#out"}}}},
+			{Kind: KindRead, Read: "text", Target: out, As: "total"},
+		}, []string{`click "#go"`, `total = text "#out"`}, []string{"wait"}},
+		{"requests, then an action: its own wait", []Entry{
+			{Kind: KindClick, Target: btn, From: o + "/q", Requests: 2},
+			{Kind: KindClick, Target: btn},
+		}, []string{`click "#go"`, `click "#go"`}, []string{"wait"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := &Log{}
+			l.Add(Entry{Kind: KindOpen, URL: o + "/start"})
+			for _, e := range c.entries {
+				l.Add(e)
+			}
+			res, err := Compile(l, Meta{Name: "w"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Diagnostics) > 0 {
+				t.Fatalf("diagnostics: %v\n%s", res.Diagnostics, res.Text)
+			}
+			text := string(res.Text)
+			body := text[strings.Index(text, "open \"{{ base_url }}/start\"\n")+len("open \"{{ base_url }}/start\"\n"):]
+			at := 0
+			for _, w := range c.want {
+				i := strings.Index(body[at:], w)
+				if i < 0 {
+					t.Fatalf("lacks %q after offset %d:\n%s", w, at, body)
+				}
+				at += i + len(w)
+			}
+			for _, n := range c.not {
+				if strings.Contains(body, n) {
+					t.Errorf("has %q:\n%s", n, body)
+				}
+			}
+		})
+	}
+}
+
+// TestCompileParamText: a selector naming its element by text a param
+// supplies is left out (the heading a fill wrote, an element named after
+// an address param), the element keeps the selectors of its structure;
+// an address param goes in through urlquery/urlpath, found also where the
+// address holds it escaped, and the flow checks without a warning.
+func TestCompileParamText(t *testing.T) {
+	l := &Log{}
+	l.Add(Entry{Kind: KindOpen, URL: "http://127.0.0.1:8080/wiki/doku.php?id=ns%3Amy+page&do=edit"})
+	l.Add(Entry{Kind: KindFill, Target: &Element{Selectors: []string{`textarea[name="wikitext"]`}}, Value: "====== Usage report 2024 ======", Param: "body"})
+	l.Add(Entry{Kind: KindRead, Read: "text", As: "heading", Target: &Element{Selectors: []string{
+		`aria/Usage report 2024[role="heading"]`, `text="Usage report 2024"`, "div.page > h1", "xpath=/html/body/div/h1"}}})
+	l.Add(Entry{Kind: KindRead, Read: "text", As: "again", Target: &Element{Selectors: []string{"#usage_report_2024", "xpath=/html/body/div/h1"}}})
+	l.Add(Entry{Kind: KindClick, Target: &Element{Selectors: []string{`a[title="ns:my page"]`, "#crumb a", `aria/ns:my page[role="link"]`}}})
+	res, err := Compile(l, Meta{Name: "p", Params: []Param{{Name: "page_id", Step: 1, Default: "ns:my page", HasDefault: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Diagnostics) > 0 {
+		t.Fatalf("diagnostics (warnings included): %v\n%s", res.Diagnostics, res.Text)
+	}
+	text := string(res.Text)
+	for _, want := range []string{
+		`open "{{ base_url }}/wiki/doku.php?id={{ urlquery(page_id) }}&do=edit"`,
+		`heading = text ["div.page > h1", "xpath=/html/body/div/h1"]`,
+		`again = text "xpath=/html/body/div/h1"`, // the page made the id of the heading's text
+		`click "#crumb a"`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("flow lacks %q:\n%s", want, text)
+		}
+	}
+	// what a path holds goes through urlpath, a value spanning segments bare
+	l2 := &Log{}
+	l2.Add(Entry{Kind: KindOpen, URL: "http://h.test/r/a b/x/docs/2024/q1?x=1"})
+	res2, err := Compile(l2, Meta{Name: "p", Params: []Param{
+		{Name: "r", Step: 1, Default: "a b", HasDefault: true},
+		{Name: "d", Step: 1, Default: "docs/2024", HasDefault: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `open "{{ base_url }}/r/{{ urlpath(r) }}/x/{{ d }}/q1?x=1"`; !strings.Contains(string(res2.Text), want) {
+		t.Errorf("flow lacks %q:\n%s", want, res2.Text)
 	}
 }
 

@@ -14,7 +14,17 @@
 //   - values the agent marked with a param name become params with their
 //     types and the seen value as default; secret values become `secret`
 //     params, never written anywhere (the Log never holds them);
-//   - a navigation an action caused becomes `wait url: "PATH"`;
+//   - what each action caused is recorded (a new document, a URL change
+//     in the document, the requests it finished, the elements that
+//     appeared), and the action is followed by the wait that makes the
+//     next step safe on a fresh profile and a slow server: after a
+//     navigation (also before an `open`), a `wait url:` whose pattern the
+//     page before did not match, else a wait for an element that appeared
+//     (a content wait), else `wait idle: true`; after requests that did
+//     not change the URL, a content wait before a read;
+//   - selectors that name an element by text a param supplies are left
+//     out (its structure or role names it then), and params go into
+//     URLs through urlquery/urlpath;
 //   - reads named with `as` become the flow's `return` map;
 //   - dead ends are dropped: a `back` removes the actions since the
 //     navigation it undoes, and a field filled again keeps its last value;
@@ -84,9 +94,25 @@ type Entry struct {
 	Read string `json:"read,omitempty"`
 	// As names a read: it becomes an output of the flow (the `return` map).
 	As string `json:"as,omitempty"`
-	// NavURL is the URL of the new document when the action caused a
-	// navigation of the tab (a link, a form); "" when it did not.
-	NavURL string `json:"navUrl,omitempty"`
+	// NavURL is the tab's URL after the action when the action caused a
+	// navigation: a new document (a link, a form; also one at the same
+	// URL, a form posted back to itself) or, with SameDoc, a change of
+	// the URL within the document (history.pushState); "" when it did
+	// not.
+	NavURL  string `json:"navUrl,omitempty"`
+	SameDoc bool   `json:"sameDoc,omitempty"`
+	// From is the tab's URL before the action (set on actions that may
+	// navigate: not open, back or tab): a `wait url:` after it must not
+	// match From, or it would pass before the navigation happened.
+	From string `json:"from,omitempty"`
+	// Requests counts the fetch/XHR requests the document finished while
+	// the action ran and the page settled (a new document's own since it
+	// started).
+	Requests int `json:"requests,omitempty"`
+	// Appeared are up to three elements the page showed after the action
+	// and not before, each with a selector list whose first entry is not
+	// positional: what a content wait after the action can wait for.
+	Appeared []Element `json:"appeared,omitempty"`
 }
 
 // Log is an authoring session's actions, in order.

@@ -238,7 +238,7 @@ func (s *Session) Do(ctx context.Context, pg drivers.Page, a Action) (*Outcome, 
 		}
 		a.Entry.Target = target
 	}
-	before, _ := pg.URL(ctx)
+	before := readDoc(ctx, pg)
 	if a.Prepare != nil {
 		if err := a.Prepare(ctx, el, &a); err != nil {
 			return nil, err
@@ -272,34 +272,134 @@ func (s *Session) baseMissing() bool {
 // After logs entry, done on pg (which was at before), and describes the
 // result. Callers that run an action themselves (open, tab) use it.
 func (s *Session) After(ctx context.Context, pg drivers.Page, before string, e Entry) (*Outcome, error) {
-	return s.after(ctx, pg, before, e)
+	return s.after(ctx, pg, docState{URL: before}, e)
 }
 
-func (s *Session) after(ctx context.Context, pg drivers.Page, before string, e Entry) (*Outcome, error) {
+// docState is what the session reads of the tab's document around an
+// action: its URL, its identity (performance.timeOrigin: another document
+// has another; 0 when unknown) and how many fetch/XHR requests it has
+// finished (Resource Timing).
+type docState struct {
+	URL      string
+	Origin   float64
+	Requests int
+}
+
+const docStateJS = `() => [location.href, performance.timeOrigin,
+	performance.getEntriesByType("resource").filter((e) => e.initiatorType === "fetch" || e.initiatorType === "xmlhttprequest").length]`
+
+// readDoc reads pg's docState (only the URL when the page cannot answer,
+// as while a document is being replaced).
+func readDoc(ctx context.Context, pg drivers.Page) docState {
+	if v, err := pg.Eval(ctx, docStateJS); err == nil {
+		if a, ok := v.([]any); ok && len(a) == 3 {
+			u, _ := a[0].(string)
+			o, _ := a[1].(float64)
+			n, _ := a[2].(float64)
+			return docState{URL: u, Origin: o, Requests: int(n)}
+		}
+	}
+	u, _ := pg.URL(ctx)
+	return docState{URL: u}
+}
+
+// caused records in e what the action did to the tab, from the document
+// before it to the one now: a new document (NavURL; also at the same
+// URL), a same-document URL change (NavURL and SameDoc), the fetch/XHR
+// requests it finished.
+func caused(e *Entry, before, now docState) {
+	if e.Kind == KindOpen || e.Kind == KindBack || e.Kind == KindTab || now.URL == "" {
+		return
+	}
+	e.From = before.URL
+	known := before.Origin != 0 && now.Origin != 0
+	newDoc := known && now.Origin != before.Origin
+	switch {
+	case newDoc:
+		e.NavURL = now.URL
+	case stripFragment(now.URL) != stripFragment(before.URL):
+		e.NavURL, e.SameDoc = now.URL, known
+	}
+	e.Requests = now.Requests
+	if known && !newDoc {
+		e.Requests -= before.Requests
+	}
+	e.Requests = max(e.Requests, 0)
+}
+
+// appearedMax bounds the elements recorded as appeared by an action, and
+// appearedTries the added lines looked at for them.
+const (
+	appearedMax   = 3
+	appearedTries = 12
+)
+
+// appeared lists elements of cur, the page after an action, that old
+// showed nowhere (no element of the same role and name: snapshot.Appeared),
+// each as the one selector that names it by role and name, unique on the
+// page (`aria/Log Out[role="link"]`): what a content wait can wait for,
+// which did not match before the action whatever else changed. Elements
+// of the top document only, in document order; not messages that come and
+// go (alerts, status lines, dialogs) and not names with digits in them
+// (dates, counters).
+func (s *Session) appeared(ctx context.Context, pg drivers.Page, old, cur *snapshot.Snapshot) []Element {
+	if old == nil || cur == nil {
+		return nil
+	}
+	var out []Element
+	tried := 0
+	for _, l := range snapshot.Appeared(old, cur) {
+		head := l.Head()
+		if l.Ref == "" || !strings.HasPrefix(l.Ref, "e") || fleeting.MatchString(head) || strings.ContainsAny(head, "0123456789") {
+			continue
+		}
+		if tried++; tried > appearedTries || len(out) == appearedMax {
+			break
+		}
+		tg, err := selectorgen.Of(ctx, pg, findRef, 0, l.Ref)
+		if err != nil || tg == nil || len(tg.Frames) > 0 {
+			continue
+		}
+		for _, sel := range tg.Selectors {
+			if strings.HasPrefix(sel, "aria/") && strings.Contains(sel, "[role=") {
+				out = append(out, Element{Selectors: []string{sel}, Desc: tg.Desc})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// fleeting are the roles of messages that come and go.
+var fleeting = regexp.MustCompile(`^(alert|alertdialog|dialog|status|log|marquee|timer|progressbar|tooltip)\b`)
+
+func (s *Session) after(ctx context.Context, pg drivers.Page, before docState, e Entry) (*Outcome, error) {
 	sctx, cancel := context.WithTimeout(ctx, settle)
 	_ = pg.WaitIdle(sctx, settleQuiet)
 	cancel()
-	now, _ := pg.URL(ctx)
-	if e.Kind != KindOpen && e.Kind != KindBack && e.Kind != KindTab && now != "" && stripFragment(now) != stripFragment(before) {
-		e.NavURL = now
-	}
+	caused(&e, before, readDoc(ctx, pg))
 	s.mu.Lock()
-	if s.log.Len() == 0 && e.Kind != KindOpen && strings.HasPrefix(before, "http") {
+	if s.log.Len() == 0 && e.Kind != KindOpen && strings.HasPrefix(before.URL, "http") {
 		// the session starts on a page opened before it (or before
 		// flow_reset): the flow opens it first
-		s.log.Add(Entry{Kind: KindOpen, URL: before})
+		s.log.Add(Entry{Kind: KindOpen, URL: before.URL})
 	}
 	s.mu.Unlock()
-	step := s.Add(e)
 	snap, err := s.take(ctx, pg, "")
-	head := fmt.Sprintf("step %d: %s", step, e.Describe())
 	if err != nil {
+		step := s.Add(e)
+		head := fmt.Sprintf("step %d: %s", step, e.Describe())
 		return &Outcome{Step: step, Text: s.Mask(head + "\n(no snapshot: " + err.Error() + ")\n")}, nil
 	}
 	s.mu.Lock()
 	old := s.last
 	s.last = snap
 	s.mu.Unlock()
+	if e.NavURL != "" || e.Requests > 0 { // what a content wait can wait for
+		e.Appeared = s.appeared(ctx, pg, old, snap)
+	}
+	step := s.Add(e)
+	head := fmt.Sprintf("step %d: %s", step, e.Describe())
 	var body string
 	switch {
 	case old == nil || old.URL != snap.URL || e.Kind == KindOpen || e.Kind == KindTab:
