@@ -2,6 +2,8 @@ package rod
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"sync"
@@ -22,6 +24,7 @@ type browser struct {
 	// launched process (nil when attached)
 	cmd         *exec.Cmd
 	exited      chan struct{}
+	exitedCtx   context.Context // ends when exited closes
 	kill        func()
 	userDataDir string
 	remote      bool
@@ -181,6 +184,23 @@ func (b *browser) loop(events <-chan *rod.Message) {
 	b.closed = true
 	b.notify()
 	b.mu.Unlock()
+}
+
+// errExited ends a call whose launched browser exited: a closed
+// connection to callers (wrapErr: "the browser is gone").
+var errExited = fmt.Errorf("the browser process exited: %w", net.ErrClosed)
+
+// whileRunning returns ctx, ended with errExited as its cause when the
+// launched browser's process exits (a call to a dead browser may
+// otherwise wait for an answer that never comes), and a func that
+// releases it. Attached browsers get ctx as it is.
+func (b *browser) whileRunning(ctx context.Context) (context.Context, func()) {
+	if b == nil || b.exitedCtx == nil {
+		return ctx, func() {}
+	}
+	c, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(b.exitedCtx, func() { cancel(errExited) })
+	return c, func() { stop(); cancel(nil) }
 }
 
 // waitFor calls cond under b.mu until it returns true or ctx ends.

@@ -56,10 +56,11 @@ type Driver struct{}
 func New() drivers.Driver { return &Driver{} }
 
 // SilentFlags are the command-line flags always set on a launched browser
-// (the root-safe set and the silent mode of PROTOCOL.md), name → value ("" for
-// a bare flag). headless=new is added unless LaunchOptions.Show.
+// (the silent mode of PROTOCOL.md), name → value ("" for a bare flag).
+// headless=new is added unless LaunchOptions.Show, no-sandbox only where
+// the sandbox cannot work (SandboxOff), and the DevTools pipe at launch
+// (pipe.go): never a DevTools port.
 var SilentFlags = map[string]string{
-	"no-sandbox":                    "",
 	"disable-gpu":                   "",
 	"disable-quic":                  "",
 	"no-first-run":                  "",
@@ -108,8 +109,12 @@ func FindBrowser(bin string) (string, error) {
 	return "", fmt.Errorf("no Chromium found (tried ROD_BROWSER, /usr/bin/chromium, chromium on PATH): %s", hint)
 }
 
-// Args returns the full command line (without the binary) a launch with
-// opts uses; exported for tests and `rpa doctor`-style diagnostics.
+// Args returns the command line (without the binary) a launch with opts
+// uses, but for the DevTools pipe flags the launch adds (pipe.go);
+// exported for tests and `rpa doctor`-style diagnostics. A flag in
+// opts.Flags that would open a DevTools port (remote-debugging-port,
+// remote-debugging-address) is an error: every local user could drive the
+// browser through it.
 func Args(opts drivers.LaunchOptions) ([]string, error) {
 	if opts.UserDataDir == "" {
 		return nil, errors.New("launch: LaunchOptions.UserDataDir is required")
@@ -122,7 +127,11 @@ func Args(opts drivers.LaunchOptions) ([]string, error) {
 	l.Delete(flags.Leakless)
 	l.Delete(flags.Bin)
 	l.Set(flags.UserDataDir, abs)
-	l.Set(flags.RemoteDebuggingPort, "0")
+	l.Delete(flags.RemoteDebuggingPort)
+	l.Delete(flags.NoSandbox) // rod's default inside a container: ours is SandboxOff
+	if SandboxOff() != "" {
+		l.Set(flags.NoSandbox)
+	}
 	if opts.Show {
 		l.Delete(flags.Headless)
 	} else {
@@ -144,6 +153,9 @@ func Args(opts drivers.LaunchOptions) ([]string, error) {
 		name := strings.TrimLeft(k, "-")
 		if name == "" || strings.HasPrefix(name, "rod-") {
 			return nil, fmt.Errorf("launch: bad flag name %q", k)
+		}
+		if lower := strings.ToLower(name); strings.HasPrefix(lower, "remote-debugging-") {
+			return nil, fmt.Errorf("launch: flag %q is not allowed: a DevTools port would let every local user drive the browser (rpa talks to it over a pipe)", k)
 		}
 		if v := opts.Flags[k]; v == "" {
 			l.Set(flags.Flag(name))
@@ -173,19 +185,54 @@ func (d *Driver) Launch(ctx context.Context, opts drivers.LaunchOptions) (driver
 	if err != nil {
 		return nil, err
 	}
+	b, out, err := start(ctx, bin, args, lock)
+	if err != nil && !strings.Contains(strings.Join(args, " "), "--no-sandbox") {
+		if line := sandboxRefused(out); line != "" {
+			refuseSandbox(line) // sandbox.go: said once; later launches start without it
+			if args, err = Args(opts); err == nil {
+				if lock, err = claim(opts.UserDataDir); err != nil {
+					return nil, err
+				}
+				b, _, err = start(ctx, bin, args, lock)
+			}
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	b.userDataDir = opts.UserDataDir
+	if err := b.setup(ctx, filepath.Join(opts.UserDataDir, "rpa-downloads")); err != nil {
+		_ = b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// start runs the browser at bin with args and the DevTools pipe, and
+// connects rod to it. On failure it returns the browser's output too.
+func start(ctx context.Context, bin string, args []string, lock *profileHold) (*browser, string, error) {
 	cmd := exec.Command(bin, args...)
 	setProcessGroup(cmd)
-	parser := launcher.NewURLParser()
+	conn, closeChildEnds, err := attachPipes(cmd) // pipe.go
+	if err != nil {
+		lock.release()
+		return nil, "", &core.Error{Kind: core.KindBrowser, Msg: "launch: DevTools pipe: " + err.Error(), Err: err}
+	}
 	var tail tailBuf
 	cmd.Stdout = io.Discard
-	cmd.Stderr = io.MultiWriter(parser, &tail)
+	cmd.Stderr = &tail
 	if err := StartBrowser(cmd); err != nil {
+		closeChildEnds()
+		_ = conn.Close()
 		lock.release()
-		return nil, &core.Error{Kind: core.KindBrowser, Msg: fmt.Sprintf("launch %s: %v", bin, err), Err: err}
+		return nil, "", &core.Error{Kind: core.KindBrowser, Msg: fmt.Sprintf("launch %s: %v", bin, err), Err: err}
 	}
+	closeChildEnds() // the browser holds them now: its exit ends the pipe
 	exited := make(chan struct{})
+	exitedCtx, exitedNow := context.WithCancel(context.Background())
 	go func() {
 		_ = cmd.Wait()
+		exitedNow()
 		// Helpers left by the main process go with its group, then the
 		// profile is free for the next launch.
 		killProcessGroup(cmd)
@@ -196,41 +243,38 @@ func (d *Driver) Launch(ctx context.Context, opts drivers.LaunchOptions) (driver
 		killProcessGroup(cmd)
 		_ = cmd.Process.Kill()
 	}
-	var u string
-	select {
-	case u = <-parser.URL:
-	case <-exited:
-		return nil, &core.Error{Kind: core.KindBrowser, Msg: fmt.Sprintf("launch %s: browser exited at start: %s", bin, tail.String())}
-	case <-ctx.Done():
+	fail := func(msg string, err error) (*browser, string, error) {
 		kill()
+		_ = conn.Close()
 		<-exited
-		return nil, &core.Error{Kind: core.KindBrowser, Msg: "launch cancelled", Err: ctx.Err()}
-	case <-time.After(30 * time.Second):
-		kill()
-		<-exited
-		return nil, &core.Error{Kind: core.KindBrowser, Msg: "launch: browser did not report its DevTools URL within 30s: " + tail.String()}
+		return nil, tail.String(), &core.Error{Kind: core.KindBrowser, Msg: msg, Err: err}
 	}
-	ws, err := launcher.ResolveURL(u)
-	if err != nil {
-		kill()
-		<-exited
-		return nil, &core.Error{Kind: core.KindBrowser, Msg: "launch: " + err.Error(), Err: err}
-	}
-	b, err := connect(ctx, ws)
-	if err != nil {
-		kill()
-		<-exited
-		return nil, err
+	// The first call over the pipe answers once the browser is up; its exit
+	// ends the pipe; a launch that hangs is ended after 30 s.
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	stop := context.AfterFunc(cctx, func() { _ = conn.Close() })
+	b, err := connectClient(conn, conn.Close)
+	stopped := stop()
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return fail("launch cancelled", ctx.Err())
+	case !stopped:
+		return fail("launch: the browser did not answer over its DevTools pipe within 30s: "+tail.String(), err)
+	default:
+		select {
+		case <-exited:
+			return fail(fmt.Sprintf("launch %s: browser exited at start: %s", bin, tail.String()), err)
+		case <-time.After(2 * time.Second):
+			return fail("launch: "+err.Error()+": "+tail.String(), err)
+		}
 	}
 	b.cmd = cmd
 	b.exited = exited
+	b.exitedCtx = exitedCtx
 	b.kill = kill
-	b.userDataDir = opts.UserDataDir
-	if err := b.setup(ctx, filepath.Join(opts.UserDataDir, "rpa-downloads")); err != nil {
-		_ = b.Close()
-		return nil, err
-	}
-	return b, nil
+	return b, "", nil
 }
 
 func connect(ctx context.Context, wsURL string) (*browser, error) {
@@ -238,11 +282,17 @@ func connect(ctx context.Context, wsURL string) (*browser, error) {
 	if err := ws.Connect(ctx, wsURL, nil); err != nil {
 		return nil, &core.Error{Kind: core.KindBrowser, Msg: fmt.Sprintf("connect %s: %v", wsURL, err), Err: err}
 	}
-	client := cdp.New().Start(ws)
+	return connectClient(ws, ws.Close)
+}
+
+// connectClient starts rod over a CDP transport (a WebSocket, or the pipe
+// of a launched browser); closeT ends the transport.
+func connectClient(t cdp.WebSocketable, closeT func() error) (*browser, error) {
+	client := cdp.New().Start(t)
 	bctx, stop := context.WithCancel(context.Background())
 	cancel := func() {
 		stop()
-		_ = ws.Close()
+		_ = closeT()
 	}
 	rb := rod.New().Context(bctx).Client(client).NoDefaultDevice()
 	if err := rb.Connect(); err != nil {

@@ -91,8 +91,13 @@ func (f *frame) call(ctx context.Context, this *proto.RuntimeRemoteObject, byVal
 		JS:           callInstalled,
 		JSArgs:       append([]any{op}, args...),
 	}
+	ctx, done := f.pg.b.whileRunning(ctx)
+	defer done()
 	for attempt := 0; ; attempt++ {
 		res, err := evaluate(f.rp.Context(ctx), opts)
+		if err != nil && context.Cause(ctx) == errExited {
+			return nil, errExited // a call the dead browser never answers ends now
+		}
 		if err == nil && res != nil && res.Type == proto.RuntimeRemoteObjectTypeString && res.Value.Str() == engineMissing {
 			full := *opts
 			full.JS = callEngine

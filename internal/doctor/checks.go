@@ -56,6 +56,28 @@ func browserVersion(ctx context.Context, bin string) string {
 	return firstLine(out.String())
 }
 
+// CheckIsolation says how launched browsers are kept from other local
+// users: DevTools over a pipe only rpa holds (never a TCP port), and
+// whether Chromium's sandbox is on (off when rpa runs as root, or when the
+// kernel refused it at a launch of this process, e.g. CheckLaunch's: a
+// note with the fix).
+func CheckIsolation() Check {
+	c := Check{Name: "browser isolation", Status: OK}
+	c.Detail = "DevTools over a pipe only rpa holds (no TCP port); Chromium's sandbox on"
+	switch why := rod.SandboxOff(); {
+	case why == "":
+	case strings.HasPrefix(why, "running as root"):
+		c.Status = Note
+		c.Detail = "DevTools over a pipe only rpa holds (no TCP port); Chromium's sandbox off: " + why
+		c.Fix = "run rpa as a regular user to keep Chromium's sandbox (it cannot run as root)"
+	default:
+		c.Status = Note
+		c.Detail = "DevTools over a pipe only rpa holds (no TCP port); Chromium's sandbox off: " + why
+		c.Fix = "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 23.10 and later kernel.apparmor_restrict_unprivileged_userns=0), or install the browser's setuid chrome-sandbox helper"
+	}
+	return c
+}
+
 // CheckLaunch starts the browser at bin headless once, in a throwaway
 // profile under the system temp folder, opens about:blank and reads the
 // user agent, then closes it (no process outlives the call). home is only

@@ -113,7 +113,8 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Run runs every check in order: browser, browser launch, home, profiles,
+// Run runs every check in order: browser, browser launch, browser
+// isolation, home, profiles,
 // display, dialogs, flows, connect settings, connect (only with
 // ConnectURL). It never panics on a broken machine; each problem becomes a
 // failing Check.
@@ -132,6 +133,7 @@ func Run(ctx context.Context, opts Options) Report {
 		lctx, cancel := context.WithTimeout(ctx, o.Timeout)
 		add(CheckLaunch(lctx, b.Path, o.Home))
 		cancel()
+		add(CheckIsolation()) // after the launch: it may have met a kernel that refuses the sandbox
 	}
 	add(CheckHome(o.Home))
 	add(CheckProfiles(o.Home))

@@ -437,6 +437,12 @@ func TestLaunch(t *testing.T) {
 	defer cancel()
 	c := CheckLaunch(ctx, b.Path, t.TempDir())
 	wantStatus(t, c, OK, "Chrome/")
+	iso := CheckIsolation()
+	if !strings.Contains(iso.Detail, "DevTools over a pipe only rpa holds (no TCP port)") ||
+		os.Geteuid() == 0 && (iso.Status != Note || !strings.Contains(iso.Detail, "sandbox off: running as root")) ||
+		os.Geteuid() != 0 && !strings.Contains(iso.Detail, "sandbox") {
+		t.Errorf("isolation: %+v", iso)
+	}
 
 	// A "browser" that exits at once fails the launch with a fix line.
 	bad := filepath.Join(t.TempDir(), "chromium")

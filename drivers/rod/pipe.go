@@ -1,0 +1,92 @@
+package rod
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"syscall"
+)
+
+// A launched browser speaks CDP over two pipes it inherits
+// (--remote-debugging-pipe), never over a TCP port: a DevTools port is
+// open to every local user (any of them could read the profile's cookies
+// through it), a pipe only to this process. Each message is one JSON
+// object followed by a NUL byte, in both directions (Chromium's
+// content/browser/devtools/devtools_pipe_handler.cc). The browser reads
+// from the first pipe and writes to the second: on Linux and macOS they
+// are its file descriptors 3 and 4 (pipe_unix.go); on Windows, where
+// handles are not numbered that way, their handle values are passed as
+// --remote-debugging-io-pipes=READ,WRITE (pipe_windows.go), as Chromium's
+// own ChromeDriver does (chrome/test/chromedriver/net/pipe_builder.cc).
+
+// pipeConn is rod's CDP transport over the two pipes (cdp.WebSocketable).
+type pipeConn struct {
+	w  *os.File      // to the browser
+	rf *os.File      // from the browser
+	r  *bufio.Reader // over rf
+	mu sync.Mutex    // one Send at a time: rod calls from many goroutines
+}
+
+func newPipeConn(toBrowser, fromBrowser *os.File) *pipeConn {
+	return &pipeConn{w: toBrowser, rf: fromBrowser, r: bufio.NewReaderSize(fromBrowser, 1<<16)}
+}
+
+// maxPipeMessage bounds one message from the browser (a screenshot of a
+// large page is tens of megabytes in base64).
+const maxPipeMessage = 512 << 20
+
+// Send writes one message and its NUL terminator.
+func (c *pipeConn) Send(data []byte) error {
+	if bytes.IndexByte(data, 0) >= 0 {
+		return errors.New("cdp pipe: a message holds a NUL byte")
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	buf := make([]byte, 0, len(data)+1)
+	buf = append(append(buf, data...), 0)
+	_, err := c.w.Write(buf)
+	return lost(err)
+}
+
+// lost reports a pipe the browser (or Close) ended as a closed connection
+// (net.ErrClosed), as the WebSocket transport does, so callers see "the
+// browser is gone" whichever transport carried the call.
+func lost(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, os.ErrClosed) || errors.Is(err, syscall.EPIPE) {
+		return fmt.Errorf("cdp pipe: %w (%v)", net.ErrClosed, err)
+	}
+	return err
+}
+
+// Read returns the next message without its terminator; an error
+// wrapping net.ErrClosed once the browser has closed its end.
+func (c *pipeConn) Read() ([]byte, error) {
+	var msg []byte
+	for {
+		chunk, err := c.r.ReadSlice(0)
+		msg = append(msg, chunk...)
+		switch {
+		case err == nil:
+			return msg[:len(msg)-1], nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			if len(msg) > maxPipeMessage {
+				return nil, errors.New("cdp pipe: a message from the browser is larger than 512 MiB")
+			}
+		default:
+			return nil, lost(err)
+		}
+	}
+}
+
+// Close closes both ends (the browser then sees its pipes close).
+func (c *pipeConn) Close() error {
+	return errors.Join(c.w.Close(), c.rf.Close())
+}

@@ -1,0 +1,4 @@
+package rod
+
+// rootReason is "" on Windows: the sandbox works for an administrator too.
+func rootReason() string { return "" }
