@@ -205,3 +205,26 @@ func BenchmarkSplitGrid(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFill is one fill of the demo flow's kind (locate a text field,
+// fill it), alternating two values so every fill changes the field: the
+// cost of `fill` with its focus hold, text guard and value check.
+func BenchmarkFill(b *testing.B) {
+	ctx := context.Background()
+	p, err := testBrowser.NewPage(ctx, url("basic.html"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	vals := []string{"admin", "demo-pass-42"}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		el, _, err := p.Locate(ctx, []string{"#name"}, drivers.ForInput)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := el.Fill(ctx, vals[i%2]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

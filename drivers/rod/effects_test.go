@@ -64,6 +64,18 @@ func TestTextFindsTheWidget(t *testing.T) {
 	if got := text(t, p, "text=确定"); got != "确 定" {
 		t.Errorf("text read = %q, want the text as shown", got)
 	}
+	// an <input> button matches by its value, and a whole-text match comes
+	// before a heading that only contains the text
+	if _, err := p.Eval(tctx(t, 5*time.Second), `() => {
+		const f = document.createElement('form'); f.innerHTML = '<h4>电费查询</h4><input type="submit" id="q" value="查 询">';
+		document.body.append(f); return 1 }`); err != nil {
+		t.Fatal(err)
+	}
+	for _, sel := range []string{"text=查询", `text="查询"`} {
+		if got := locate(t, p, drivers.ForRead, sel).Describe(tctx(t, time.Second)); got != "input#q" {
+			t.Errorf("%s = %s, want input#q", sel, got)
+		}
+	}
 	// a menu still scaled to nothing (opening) holds its items' text: no
 	// ancestor stands in for them (the body did)
 	if _, err := p.Eval(tctx(t, 5*time.Second), `() => {

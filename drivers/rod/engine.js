@@ -538,7 +538,8 @@
   // equals it), compared by textKey: the innermost such elements, each
   // then replaced by the widget that takes its click (widgetOf: a button,
   // link, menu item, option, tab, ...) when the widget's text is that same
-  // text (its label, not a larger part of it), in document order.
+  // text (its label, not a larger part of it); those whose whole text is
+  // p.q first, then those that only contain it, each in document order.
   function queryText(root, p) {
     const doc = docOf(root);
     const start = root.nodeType === 9 ? (doc.body || doc.documentElement) : root;
@@ -571,13 +572,27 @@
       return any;
     };
     if (p.exact) visitExact(start); else visit(start);
+    // buttons drawn by <input type=submit|button|reset> show their value,
+    // which no element's text holds (Playwright matches them so too)
+    let buttons = 0;
+    for (const b of start.querySelectorAll('input[type=submit i], input[type=button i], input[type=reset i]')) {
+      const v = textKey(b.value);
+      if ((p.exact ? v === p.q : v.toLowerCase().includes(p.q)) && visible(b)) { found.push(b); buttons++; }
+    }
+    if (buttons && found.length > buttons) {
+      found.sort((a, b) => (a === b ? 0 : a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
+    }
     const out = [];
     for (const el of found) {
       const w = widgetOf(el);
       const t = w && w !== el && (root.nodeType === 9 || root.contains(w)) && key(w) === key(el) ? w : el;
       if (!out.includes(t)) out.push(t);
     }
-    return out;
+    if (p.exact) return out;
+    // what reads exactly the query comes before what only contains it:
+    // text=查询 is the 查 询 button, not the heading 电费查询 above it
+    const whole = (el) => (el.localName === 'input' ? textKey(el.value) : key(el)).toLowerCase() === p.q;
+    return out.filter(whole).concat(out.filter((el) => !whole(el)));
   }
 
   function queryAria(root, p) {
@@ -1004,15 +1019,15 @@
     return describe(el);
   }
 
-  // tick resolves after the page's pending microtasks and one task
-  // (a MessageChannel message: not throttled like timers in background
-  // tabs), so reactions to a focus or an input (Vue's nextTick, a
-  // focus trap's Promise, React's re-render) have run.
-  const tick = () => new Promise((res) => {
-    const c = new MessageChannel();
-    c.port1.onmessage = () => { c.port1.close(); res(); };
-    c.port2.postMessage(0);
-  });
+  // tick resolves once the microtasks the page queued before it (and
+  // those they queue, a few deep) have run: the reactions to a focus or an
+  // input that frameworks defer to a microtask (Vue's nextTick, a focus
+  // trap's Promise, a controlled input's re-render). It does not wait for
+  // a task: that would cost a frame's rendering on a busy page on every
+  // fill (BenchmarkFill). Reactions deferred to a timer or a frame are
+  // met by the text guard (text bound elsewhere is held back) and by the
+  // retries.
+  const tick = async () => { for (let i = 0; i < 4; i++) await null; };
 
   // deepActive is the focused element, through shadow roots.
   function deepActive(doc) {

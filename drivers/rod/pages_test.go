@@ -520,7 +520,8 @@ func TestFallbackSelectors(t *testing.T) {
 		t.Errorf("all bad: %v", err)
 	}
 	for sel, want := range map[string]string{
-		"text=save":            "Save draft", // substring, first in document order
+		"text=save":            "Save",       // a whole-text match before "Save draft" (a substring, earlier)
+		"text=sav":             "Save draft", // substrings only: the first in document order
 		`text="Save"`:          "Save",       // exact
 		"aria/Save draft":      "Save draft",
 		"aria/Close dialog":    "×",
