@@ -696,19 +696,6 @@ func (r *replica) call(ctx context.Context, o offer, params map[string]any, c *c
 			r.dropWaiter(w)
 		}
 	}()
-	if o.d != nil {
-		resp, err := o.d.request(ctx, "tools/call", params, c)
-		var gone errGone
-		if errors.As(err, &gone) && r.g.drain.draining() && r.othersAlive() {
-			// This replica drains: the desktop links to another one with the call still
-			// running, and its answer comes back here through rpa.ans.
-			return r.await(ctx, c, w, "", true)
-		}
-		if err != nil && ctx.Err() != nil && c.agent != nil && sessionLost(ctx) {
-			w.handedOff.Store(true) // device.request keeps the answer (awaitLate)
-		}
-		return resp, err
-	}
 	raw, err := json.Marshal(params)
 	if err != nil {
 		return nil, err
@@ -717,10 +704,23 @@ func (r *replica) call(ctx context.Context, o offer, params map[string]any, c *c
 	if c.agent != nil || c.ask != nil {
 		req.Elicit, req.Sampling = r.agentCaps(c)
 	}
+	if o.d != nil {
+		resp, err := o.d.request(ctx, "tools/call", params, c)
+		var gone errGone
+		if errors.As(err, &gone) && r.g.drain.draining() && r.othersAlive() {
+			// This replica drains: the desktop links to another one with the call still
+			// running, and its answer comes back here (rpa.ans, or asked for again).
+			return r.await(ctx, c, w, req, r.name, true)
+		}
+		if err != nil && ctx.Err() != nil && c.agent != nil && sessionLost(ctx) {
+			w.handedOff.Store(true) // device.request keeps the answer (awaitLate)
+		}
+		return resp, err
+	}
 	if err := r.send(ctx, o.id, req); err != nil {
 		return nil, err
 	}
-	return r.await(ctx, c, w, o.replica, false)
+	return r.await(ctx, c, w, req, o.replica, false)
 }
 
 // agentCaps says whether the agent of c can be asked (elicitation, sampling).
@@ -756,7 +756,12 @@ func (r *replica) send(ctx context.Context, device string, req remoteRequest) er
 // await waits for the answer of a call sent to holder (or, moved, of a call whose desktop
 // left this replica during its drain): messages from the holder, an answer through rpa.ans, a
 // change of the desktop's presence, or the agent going away.
-func (r *replica) await(ctx context.Context, c *call, w *waiter, holder string, moved bool) (*jsonrpc.Response, error) {
+//
+// When the desktop links again elsewhere (its holder died, drained, or lost NATS), the call is
+// sent again, with its id, to the new holder: the desktop runs an id at most once, answers one
+// it already answered with the kept answer (which may have gone down the dead link) and one
+// still running when it ends. So the answer is never lost with a replica.
+func (r *replica) await(ctx context.Context, c *call, w *waiter, req remoteRequest, holder string, moved bool) (*jsonrpc.Response, error) {
 	accepted := moved
 	acceptT := time.NewTimer(acceptTimeout)
 	defer acceptT.Stop()
@@ -828,12 +833,17 @@ func (r *replica) await(ctx context.Context, c *call, w *waiter, holder string, 
 			}
 			p, present := reg.Lookup(w.device)
 			switch {
-			case present && (moved || holder == "" || p.Replica != holder || p.Link != link):
-				// Linked again (elsewhere): the desktop delivers the answer on its new link.
-				moved = true
+			case present && (holder == "" || p.Replica != holder || p.Link != link):
+				// Linked again (elsewhere): ask the new holder for the call again.
 				if graceT != nil {
 					graceT.Stop()
 					graceT, grace = nil, nil
+				}
+				r.log.Info("the desktop of a call in flight linked again; asking its new replica for the answer", "device", w.device, "id", w.id, "replica", p.Replica)
+				holder, link, moved, accepted = p.Replica, p.Link, false, false
+				acceptT.Reset(acceptTimeout)
+				if err := r.send(ctx, w.device, req); err != nil {
+					return nil, err
 				}
 			case !present:
 				// Its link is gone (the record went, or its replica): the desktop keeps the
