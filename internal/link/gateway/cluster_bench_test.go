@@ -155,7 +155,7 @@ func BenchmarkCluster(b *testing.B) {
 	// One gateway alone.
 	x := startGateway(b, "", Options{})
 	desksProcess(b, n, "s", []string{x.wsURL()}, false)
-	x.waitDevicesLocal(b, n)
+	x.waitDevicesLocalFor(b, n, 5*time.Minute)
 	single := measure(agentAt(b, x.mcpURL(), nil, "2025-11-25"), ids("s", 0, n))
 	x.kill()
 

@@ -275,7 +275,13 @@ func TestClusterDesktopOffline(t *testing.T) {
 
 func (x *gw) waitDevicesLocal(t testing.TB, n int) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	x.waitDevicesLocalFor(t, n, 20*time.Second)
+}
+
+// waitDevicesLocalFor waits up to d until n desktops are linked to this replica.
+func (x *gw) waitDevicesLocalFor(t testing.TB, n int, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
 		x.g.mu.Lock()
 		have := len(x.g.devices)
