@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,26 +13,8 @@ import (
 	"time"
 
 	"github.com/rpa-dev/rpa/internal/demoapp"
+	"github.com/rpa-dev/rpa/internal/link/cluster/clustertest"
 )
-
-// freeAddrs returns n loopback addresses whose ports were free a moment ago.
-func freeAddrs(t *testing.T, n int) []string {
-	t.Helper()
-	var out []string
-	var lns []net.Listener
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		lns = append(lns, ln)
-		out = append(out, ln.Addr().String())
-	}
-	for _, ln := range lns {
-		ln.Close()
-	}
-	return out
-}
 
 // replicaOf returns the replica /devices at addr says id is linked to ("" when not listed).
 func replicaOf(addr, id string) string {
@@ -88,8 +69,8 @@ func TestGatewayReplicasBinaries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	routes := freeAddrs(t, 3)
-	listens := freeAddrs(t, 3)
+	routes := clustertest.FreeAddrs(t, 3)
+	listens := clustertest.FreeAddrs(t, 3)
 	var gws []*proc
 	var wsURLs []string
 	for i := range 3 {
