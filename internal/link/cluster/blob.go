@@ -13,7 +13,8 @@ import (
 
 // BlobBucket is the JetStream object store of payloads too large for one NATS message (a
 // tools/call result with screenshots, a large late answer). Blobs are removed by their reader,
-// else after BlobTTL.
+// else after BlobTTL; they are kept in memory (a call's arguments may hold secrets: never on
+// disk).
 const BlobBucket = "rpa_blobs"
 
 // BlobTTL is how long an unread blob is kept.
@@ -40,7 +41,7 @@ func (n *Node) objectStore(ctx context.Context) (jetstream.ObjectStore, error) {
 		}
 		os, err = n.js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
 			Bucket: BlobBucket, Description: "rpa payloads over the NATS message limit", TTL: BlobTTL,
-			Replicas: n.replicas, Storage: jetstream.FileStorage,
+			Replicas: n.replicas, Storage: jetstream.MemoryStorage,
 		})
 		return err
 	})
