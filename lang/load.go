@@ -91,9 +91,10 @@ func IsFlowFile(name string) bool {
 
 // Parse turns source into an AST by the file's extension (.flow, or
 // .yaml/.yml) without checking it. Any other extension is an error.
-func Parse(filename string, src []byte) (*ast.File, diag.Diagnostics) {
-	if ds := notUTF8(filename, src); ds != nil { // utf8.go
-		return nil, ds
+func Parse(filename string, src []byte) (f *ast.File, ds diag.Diagnostics) {
+	defer contain(filename, &ds, func() { f = nil })
+	if bad := notUTF8(filename, src); bad != nil { // utf8.go
+		return nil, bad
 	}
 	switch strings.ToLower(filepath.Ext(filename)) {
 	case ".yaml", ".yml":
@@ -101,7 +102,6 @@ func Parse(filename string, src []byte) (*ast.File, diag.Diagnostics) {
 	case ".flow":
 		return parseFlow(filename, src)
 	}
-	var ds diag.Diagnostics
 	ds.Errorf(ast.Range{File: filename, Start: ast.Pos{Line: 1, Col: 1}, End: ast.Pos{Line: 1, Col: 1}},
 		"unknown flow file extension %q", filepath.Ext(filename)).Detail = "want .flow, .yaml or .yml"
 	return nil, ds
@@ -120,7 +120,8 @@ func Load(filename string, src []byte) (*Flow, diag.Diagnostics) {
 	return checkFile(f, filename, ds, nil)
 }
 
-func checkFile(f *ast.File, path string, ds diag.Diagnostics, folder map[string]*ast.File) (*Flow, diag.Diagnostics) {
+func checkFile(f *ast.File, path string, ds diag.Diagnostics, folder map[string]*ast.File) (fl *Flow, out diag.Diagnostics) {
+	defer contain(path, &out, func() { fl = nil })
 	res, cds := check.File(f, &check.Options{Folder: folder})
 	ds = append(ds, cds...)
 	ds.Sort()
@@ -362,6 +363,19 @@ func Names(flows map[string]*Flow) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// contain turns a panic while reading one flow (a bug: reading never
+// panics on purpose) into an error of that file, so one bad file never
+// stops a process that reads many (rpa serve, rpa ui): it is reported and
+// skipped. A nesting deep enough to overflow the stack, which no recover
+// could catch, is refused before (parse.MaxBracketDepth, check.MaxExprDepth).
+func contain(filename string, ds *diag.Diagnostics, drop func()) {
+	if r := recover(); r != nil {
+		drop()
+		ds.Errorf(ast.Range{File: filename, Start: ast.Pos{Line: 1, Col: 1}, End: ast.Pos{Line: 1, Col: 1}},
+			"internal error reading the flow: %v", r).Detail = "the file is skipped; please report it with the file"
+	}
 }
 
 func parseFlow(filename string, src []byte) (*ast.File, diag.Diagnostics) {

@@ -39,8 +39,22 @@ var strFunc = expr.Function(StrHelper, func(params ...any) (any, error) {
 // new source the rune offset in src it comes from (inserted runes map to the
 // next original rune). origOf is nil when src is returned unchanged.
 func rewriteInterp(src string) (string, []int) {
+	out, orig, _ := rewriteInterpDepth(src, 0)
+	return out, orig
+}
+
+// errInterpDepth is rewriteInterp's error past MaxInterpDepth.
+var errInterpDepth = fmt.Errorf("interpolations nested too deeply (more than %d strings with {{ }} inside one another)", MaxInterpDepth)
+
+// rewriteInterpDepth is rewriteInterp at nesting depth (0 at the top): past
+// MaxInterpDepth it stops with errInterpDepth, so a hostile file cannot
+// make it recurse without bound.
+func rewriteInterpDepth(src string, depth int) (string, []int, error) {
 	if !strings.Contains(src, "{{") {
-		return src, nil
+		return src, nil, nil
+	}
+	if depth >= MaxInterpDepth {
+		return "", nil, errInterpDepth
 	}
 	rs := []rune(src)
 	var out []rune
@@ -78,7 +92,10 @@ func rewriteInterp(src string) (string, []int) {
 			// "{{ E }}" alone keeps E's own value and type.
 			p := parts[0]
 			emit('(', i)
-			inner, m := rewriteInterp(string(rs[p.from:p.to]))
+			inner, m, err := rewriteInterpDepth(string(rs[p.from:p.to]), depth+1)
+			if err != nil {
+				return "", nil, err
+			}
 			for k, r := range []rune(inner) {
 				o := k
 				if m != nil {
@@ -104,7 +121,10 @@ func rewriteInterp(src string) (string, []int) {
 				continue
 			}
 			emitS(StrHelper+"(", p.from)
-			inner, m := rewriteInterp(string(rs[p.from:p.to]))
+			inner, m, err := rewriteInterpDepth(string(rs[p.from:p.to]), depth+1)
+			if err != nil {
+				return "", nil, err
+			}
 			for k, r := range []rune(inner) {
 				o := k
 				if m != nil {
@@ -118,9 +138,9 @@ func rewriteInterp(src string) (string, []int) {
 		i = end + 1
 	}
 	if !changed {
-		return src, nil
+		return src, nil, nil
 	}
-	return string(out), orig
+	return string(out), orig, nil
 }
 
 // stringEnd returns the index of the closing quote of the string literal
@@ -330,7 +350,13 @@ func (c *exprCompiler) restore(name string, prev nature.Nature, had bool) {
 // result (checked statically when the type is known, at run time else).
 // The comments of f inside e are blanked first (see withoutComments).
 func (c *exprCompiler) compile(f *ast.File, e *ast.ExprSrc, asBool bool) (*vm.Program, *exprError) {
-	src, origOf := rewriteInterp(withoutComments(f, e))
+	src, origOf, err := rewriteInterpDepth(withoutComments(f, e), 0)
+	if err == nil {
+		err = NestingError(src) // depth.go: before expr's parser recurses
+	}
+	if err != nil {
+		return nil, &exprError{msg: err.Error(), rng: e.Range}
+	}
 	c.cfg.Expect = reflect.Invalid
 	if asBool {
 		c.cfg.Expect = reflect.Bool

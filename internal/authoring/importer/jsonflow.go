@@ -9,11 +9,15 @@ import (
 	exprast "github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/parser"
 	"github.com/rpa-dev/rpa/lang/ast"
+	"github.com/rpa-dev/rpa/lang/check"
 )
 
 // exprNames parses expr-lang source and returns the free names it reads
 // (builtins left out), or an error when it does not parse.
 func exprNames(s string) ([]string, error) {
+	if err := check.NestingError(s); err != nil {
+		return nil, err // expr's parser would recurse past the stack
+	}
 	tree, err := parser.Parse(s)
 	if err != nil {
 		return nil, err

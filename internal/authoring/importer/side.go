@@ -12,6 +12,7 @@ import (
 	"github.com/expr-lang/expr/parser/lexer"
 
 	"github.com/rpa-dev/rpa/lang/ast"
+	"github.com/rpa-dev/rpa/lang/check"
 	"github.com/rpa-dev/rpa/lang/diag"
 	"github.com/rpa-dev/rpa/lang/format"
 )
@@ -227,7 +228,7 @@ func (sd *side) jsExpr(js string, cond bool) (string, bool) {
 	out = strings.ReplaceAll(out, "===", "==")
 	out = strings.ReplaceAll(out, "!==", "!=")
 	out, ok := reRender(out)
-	if !ok {
+	if !ok || check.NestingError(out) != nil {
 		return "", false
 	}
 	free, err := exprNames(out)
