@@ -114,12 +114,20 @@ func (ids *FrameIDs) Path(prefix string) [][]string {
 	return ids.paths[prefix]
 }
 
-// Line is one node of a snapshot.
+// Line is one node of a snapshot. Text is always one line: every text it
+// quotes from the page is escaped (Take checks it once more).
 type Line struct {
 	Depth int    `json:"d"`
 	Text  string `json:"t"`
 	Ref   string `json:"r,omitempty"`
+	// Name is the full accessible name of a line with a Ref: what the ref
+	// was bound to when the snapshot saw it (Text may cut it short).
+	Name string `json:"n,omitempty"`
 }
+
+// oneLine escapes what could break a line of the text form: line breaks
+// and separators a page put into a text the script did not escape.
+var oneLine = strings.NewReplacer("\n", `\n`, "\r", `\r`, "\u0085", `\u0085`, "\u2028", `\u2028`, "\u2029", `\u2029`, "\v", `\v`, "\f", `\f`)
 
 // Snapshot is one page's tree.
 type Snapshot struct {
@@ -215,6 +223,9 @@ func take(ctx context.Context, f drivers.Frame, opts Options, prefix string, pat
 	}
 	s.Next = max(s.Next, r.Next)
 	lines := r.Lines
+	for i := range lines {
+		lines[i].Text = oneLine.Replace(lines[i].Text)
+	}
 	// other-origin frames, last first so the indexes hold
 	for i := len(r.Frames) - 1; i >= 0; i-- {
 		fr := r.Frames[i]

@@ -31,7 +31,12 @@
   const skip = new Set(['script', 'style', 'template', 'noscript', 'head', 'meta', 'link', 'title', 'svg', 'br', 'wbr']);
   const collapse = (s) => (s || '').replace(/[\s\u200b\u00a0]+/g, ' ').trim();
   const cut = (s, n) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
-  const q = (s) => JSON.stringify(s);
+  // Every text the snapshot shows is one line: quoted as JSON, with the
+  // line and paragraph separators JSON leaves raw escaped too; a value
+  // (after ': ') stays bare only when it holds nothing that could pass for
+  // a line, a quote, a state or a ref.
+  const q = (s) => JSON.stringify(s).replace(/[\u0085\u2028\u2029]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+  const val = (s) => (/^[^\x00-\x1f\x7f-\x9f\u2028\u2029"\\[\]]*$/.test(s) && s.trim() === s ? s : q(s));
 
   function refOf(el) {
     let r = top.__rpaRefOf.get(el);
@@ -105,7 +110,9 @@
     const withRef = el && (refRoles.has(r) || el === target);
     const ref = withRef ? refOf(el) : '';
     if (el && el === target) targetRef = ref;
-    lines.push({ d, t: text + (ref ? ' [ref=' + ref + ']' : ''), r: ref });
+    // n: the accessible name in full, which binds the ref to the element
+    // this snapshot showed (a click on the ref checks it again)
+    lines.push(ref ? { d, t: text + ' [ref=' + ref + ']', r: ref, n: G.accName(el) } : { d, t: text, r: '' });
   }
   function node(el, r, d, extra) {
     const name = cut(G.accName(el), 80);
@@ -116,7 +123,7 @@
     if (st.length) t += ' [' + st.join('] [') + ']';
     line(d, t, el, r === 'generic-clickable' ? 'button' : r);
     const v = valueOf(el, r);
-    if (v) lines[lines.length - 1].t += ': ' + cut(v, maxText);
+    if (v) lines[lines.length - 1].t += ': ' + val(cut(v, maxText));
     if (extra) lines[lines.length - 1].t += extra;
     return name;
   }

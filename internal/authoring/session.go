@@ -44,6 +44,10 @@ type Session struct {
 	next    int      // next ref number
 	secrets []string // values filled as secrets: masked in every answer
 	frames  snapshot.FrameIDs
+	// bound is the accessible name each ref had when a snapshot showed it:
+	// Locate acts on a ref only while its element still has that name (a
+	// page that rebinds a ref, or swaps the element, is caught).
+	bound map[string]string
 }
 
 // NewSession returns an empty session.
@@ -131,6 +135,14 @@ func (s *Session) take(ctx context.Context, pg drivers.Page, scope string) (*sna
 	}
 	s.mu.Lock()
 	s.next = max(s.next, snap.Next)
+	if s.bound == nil {
+		s.bound = map[string]string{}
+	}
+	for _, l := range snap.Lines {
+		if l.Ref != "" {
+			s.bound[l.Ref] = l.Name
+		}
+	}
 	s.mu.Unlock()
 	return snap, nil
 }
@@ -176,6 +188,13 @@ func (s *Session) Locate(ctx context.Context, pg drivers.Page, ref string, want 
 	if tg == nil || len(tg.Selectors) == 0 {
 		return nil, nil, &RefError{ref, fmt.Sprintf("ref %s is not on the page any more: take a new browser_snapshot", ref)}
 	}
+	s.mu.Lock()
+	name, seen := s.bound[ref]
+	s.mu.Unlock()
+	if seen && tg.Name != name {
+		return nil, nil, &RefError{ref, fmt.Sprintf("ref %s was %s %q in the snapshot, but its element is %s now: take a new browser_snapshot",
+			ref, tg.Role, clipName(name), tg.Desc)}
+	}
 	// a frame path the page could compute reaches from the top document;
 	// across another origin (nil) the one the snapshot found stands
 	full := tg.Frames
@@ -198,6 +217,14 @@ func (s *Session) Locate(ctx context.Context, pg drivers.Page, ref string, want 
 		return nil, nil, err
 	}
 	return el, &Element{Selectors: tg.Selectors, Frames: full, Desc: tg.Desc}, nil
+}
+
+// clipName keeps a name short in a message.
+func clipName(n string) string {
+	if r := []rune(n); len(r) > 60 {
+		return string(r[:59]) + "…"
+	}
+	return n
 }
 
 // Outcome is what an action did: its step in the log and the answer for
