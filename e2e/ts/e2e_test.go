@@ -190,46 +190,70 @@ func TestTypeScriptClientStdio(t *testing.T) {
 	noBrowserLeft(t, f) // the client closed stdin: rpa serve shut down
 }
 
-func TestTypeScriptClientHTTP(t *testing.T) {
-	f := setup(t)
+// httpServe is `rpa serve --http` started by a test.
+type httpServe struct {
+	url    string
+	cancel context.CancelFunc // SIGINT
+	done   chan error         // its exit
+	logs   *strings.Builder   // its stderr (complete once stop returned)
+	logEnd chan struct{}
+}
+
+// serveHTTP starts `rpa serve --http 127.0.0.1:0` with extra args and
+// waits for its address ("rpa serve: listening on http://ADDR/").
+func (f *fixture) serveHTTP(t *testing.T, extra ...string) *httpServe {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	cmd := exec.CommandContext(ctx, f.bin, "serve", "--http", "127.0.0.1:0", "--token", "tok-e2e", "--flows", f.flows)
+	cmd := exec.CommandContext(ctx, f.bin, append([]string{"serve", "--http", "127.0.0.1:0", "--flows", f.flows}, extra...)...)
 	cmd.Env = f.env()
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
+		cancel()
 		t.Fatal(err)
 	}
-	defer cmd.Wait()
-	// "rpa serve: listening on http://ADDR/"
+	h := &httpServe{cancel: cancel, done: make(chan error, 1), logs: &strings.Builder{}, logEnd: make(chan struct{})}
+	t.Cleanup(func() { h.stop(t) })
 	sc := bufio.NewScanner(stderr)
-	var url string
 	for sc.Scan() {
+		h.logs.WriteString(sc.Text() + "\n")
 		if u, ok := strings.CutPrefix(sc.Text(), "rpa serve: listening on "); ok {
-			url = u
+			h.url = u
 			break
 		}
 	}
-	if url == "" {
-		t.Fatal("rpa serve did not print its address")
-	}
 	go func() {
 		for sc.Scan() {
+			h.logs.WriteString(sc.Text() + "\n")
 		}
+		close(h.logEnd)
+		h.done <- cmd.Wait()
 	}()
-	r := runClient(t, f.env("MODE=http", "URL="+url, "TOKEN=tok-e2e"))
+	if h.url == "" {
+		t.Fatalf("rpa serve did not print its address:\n%s", h.logs.String())
+	}
+	return h
+}
+
+// stop sends SIGINT and waits (10 s at most) for the process to end; its
+// log is complete after.
+func (h *httpServe) stop(t *testing.T) {
+	h.cancel()
+	select {
+	case <-h.logEnd:
+	case <-time.After(10 * time.Second):
+		t.Error("rpa serve did not stop within 10s of SIGINT")
+	}
+}
+
+func TestTypeScriptClientHTTP(t *testing.T) {
+	f := setup(t)
+	srv := f.serveHTTP(t, "--token", "tok-e2e")
+	r := runClient(t, f.env("MODE=http", "URL="+srv.url, "TOKEN=tok-e2e"))
 	if r.NoTokenConnected == nil || *r.NoTokenConnected {
 		t.Error("a client without the token connected")
 	}
 	check(t, r)
-	cancel()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Error("rpa serve did not stop within 10s of SIGINT")
-	}
+	srv.stop(t)
 	noBrowserLeft(t, f)
 }

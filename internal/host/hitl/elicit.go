@@ -31,10 +31,13 @@ type Elicit struct {
 	// (password questions). Nil: password questions skip this channel
 	// (over the WebSocket link, whose backend is not on this machine).
 	Pages *URLPages
-	// Defer carries an elicitation on sessions at ProtocolMultiRoundTrip or
-	// later, where the server may not send it as a request: the call returns
-	// it as an input request and Defer waits for the next call's response.
-	// Nil: such sessions fall through to the next channel.
+	// Defer, when set, carries the elicitation instead of a request on the
+	// session: on sessions at ProtocolMultiRoundTrip or later, where the
+	// server may not send it as a request, the call returns it as an input
+	// request and Defer waits for the next call's response; for a task,
+	// the question becomes the task's input (package tasks). Nil: sent on
+	// the session, and sessions at ProtocolMultiRoundTrip or later fall
+	// through to the next channel.
 	Defer func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
 }
 
@@ -52,11 +55,11 @@ func (e *Elicit) Ask(ctx context.Context, q core.Question) (core.Answer, error) 
 	}
 	caps := ip.Capabilities.Elicitation
 	send := e.Session.Elicit
-	if ip.ProtocolVersion >= ProtocolMultiRoundTrip {
-		if e.Defer == nil {
-			return core.Answer{}, Unavailable("the MCP client is on protocol %s (multi-round-trip) and this call cannot pause", ip.ProtocolVersion)
-		}
+	switch {
+	case e.Defer != nil:
 		send = e.Defer
+	case ip.ProtocolVersion >= ProtocolMultiRoundTrip:
+		return core.Answer{}, Unavailable("the MCP client is on protocol %s (multi-round-trip) and this call cannot pause", ip.ProtocolVersion)
 	}
 	if q.Input == "password" {
 		return e.askURL(ctx, q, caps, send)

@@ -224,3 +224,40 @@ func Secret(ask func(context.Context, core.Question) (core.Answer, error), add f
 		return ans, err
 	}
 }
+
+// Race asks q through a and b at once: the first answer wins and the
+// other question is withdrawn. A channel that cannot ask (ErrUnavailable)
+// leaves the question to the other; when neither can, the error names both.
+// Its name is a's. A task's question goes to its caller and to an open
+// console this way: whoever answers first.
+func Race(a, b Channel) Channel { return &race{a, b} }
+
+type race struct{ a, b Channel }
+
+func (r *race) Name() string { return r.a.Name() }
+
+func (r *race) Ask(ctx context.Context, q core.Question) (core.Answer, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type out struct {
+		ans core.Answer
+		err error
+	}
+	ch := make(chan out, 2)
+	for _, c := range []Channel{r.a, r.b} {
+		go func() {
+			ans, err := c.Ask(ctx, q)
+			ch <- out{ans, err}
+		}()
+	}
+	var reasons []string
+	for range 2 {
+		o := <-ch
+		if errors.Is(o.err, ErrUnavailable) {
+			reasons = append(reasons, o.err.Error())
+			continue
+		}
+		return o.ans, o.err
+	}
+	return core.Answer{}, Unavailable("%s", strings.Join(reasons, "; "))
+}

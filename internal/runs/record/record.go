@@ -54,6 +54,9 @@ type Options struct {
 	// Schedule names the schedule that started the run; RetryOf is the
 	// failed run of the same scheduled fire it retries (runs.Run).
 	Schedule, RetryOf string
+	// ID is the run ID to record under ("": a new one): an MCP task's run
+	// has the ID its task id begins with.
+	ID string
 	// Secrets are more values to mask (e.g. the profile's remembered
 	// secrets).
 	Secrets []string
@@ -148,7 +151,7 @@ func Start(o Options) (*Recorder, error) {
 		sum.Write([]byte(ast.Dump(o.Flow.File)))
 	}
 	args := maskArgs(o.Flow.File, o.Args.Map(), r.mask)
-	r.run = &runs.Run{Flow: o.Flow.File.Name, FlowPath: o.Flow.Path, Hash: hex.EncodeToString(sum.Sum(nil)), Args: args,
+	r.run = &runs.Run{ID: o.ID, Flow: o.Flow.File.Name, FlowPath: o.Flow.Path, Hash: hex.EncodeToString(sum.Sum(nil)), Args: args,
 		Caller: o.Caller, Profile: o.Profile, Evidence: ev, ResumedFrom: o.ResumedFrom,
 		Schedule: o.Schedule, RetryOf: o.RetryOf, Start: r.start}
 	dir, err := o.Store.Begin(r.run)

@@ -27,6 +27,7 @@ import (
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/runs/heal"
 	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
+	"github.com/rpa-dev/rpa/internal/serve/tasks"
 )
 
 // Config is what a flow server serves and may do: the flags `rpa serve`
@@ -54,6 +55,10 @@ type Config struct {
 	// Schedules fires the schedules of $RPA_HOME while serving
 	// (StartSchedules); --schedules, on by default.
 	Schedules bool
+	// MaxTasks, TaskTTL and TaskMaxTTL bound MCP tasks (mcpserver.Options;
+	// --max-tasks, --task-ttl, --task-max-ttl).
+	MaxTasks            int
+	TaskTTL, TaskMaxTTL time.Duration
 }
 
 // DefaultFlowsDir is $RPA_HOME/flows, the folder served (and published to)
@@ -63,8 +68,8 @@ func DefaultFlowsDir() string { return filepath.Join(drivers.Home(), "flows") }
 // Register declares c's flags on fs, with their help: --flows,
 // --allow-exec, --allow-files, --exec-allow, --idle, --show, --browser,
 // --hitl, --evidence, --runs-keep, --runs-max-mb, --packet-budget,
-// --max-browsers, --max-queue, --heal, --authoring, --steps and
-// --schedules.
+// --max-browsers, --max-queue, --heal, --authoring, --steps, --schedules,
+// --max-tasks, --task-ttl and --task-max-ttl.
 func (c *Config) Register(fs *flag.FlagSet) {
 	fs.StringVar(&c.FlowsDir, "flows", "", "folder of flows to serve (default $RPA_HOME/flows)")
 	fs.BoolVar(&c.AllowExec, "allow-exec", false, "enable desktop_exec and the exec action")
@@ -83,6 +88,24 @@ func (c *Config) Register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.Authoring, "authoring", false, "add the authoring tools: an agent explores with browser_* tools and flow_save writes the flow (docs/authoring.md)")
 	fs.StringVar(&c.Steps, "steps", "", "also serve every step of this flow file as its own tool (step_03_click), for authoring and debugging")
 	fs.BoolVar(&c.Schedules, "schedules", true, "fire the schedules of $RPA_HOME (rpa schedule) while serving; --schedules=false leaves them to another rpa process")
+	fs.IntVar(&c.MaxTasks, "max-tasks", tasks.DefaultMax, "most MCP tasks running at once; one more is refused (busy)")
+	fs.DurationVar(&c.TaskTTL, "task-ttl", tasks.DefaultTTL, "how long a finished MCP task and its result are kept when its caller asks for no ttl")
+	fs.DurationVar(&c.TaskMaxTTL, "task-max-ttl", tasks.DefaultMaxTTL, "the longest ttl a caller may ask for an MCP task (a longer one is cut to it)")
+}
+
+// checkTasks reports a bad --max-tasks, --task-ttl or --task-max-ttl.
+func (c *Config) checkTasks() error {
+	switch {
+	case c.MaxTasks < 0:
+		return fmt.Errorf("--max-tasks %d: want a positive number of tasks", c.MaxTasks)
+	case c.TaskTTL < 0:
+		return fmt.Errorf("--task-ttl %s: want a positive duration", c.TaskTTL)
+	case c.TaskMaxTTL < 0:
+		return fmt.Errorf("--task-max-ttl %s: want a positive duration", c.TaskMaxTTL)
+	case c.TaskTTL > 0 && c.TaskMaxTTL > 0 && c.TaskTTL > c.TaskMaxTTL:
+		return fmt.Errorf("--task-ttl %s is longer than --task-max-ttl %s", c.TaskTTL, c.TaskMaxTTL)
+	}
+	return nil
 }
 
 // Server is a built flow server. Close it.
@@ -109,6 +132,9 @@ func New(c Config, opts mcpserver.Options, log *slog.Logger) (*Server, error) {
 		return nil, fmt.Errorf("--heal: %v", err)
 	}
 	if err := c.Runs.Check(); err != nil {
+		return nil, err
+	}
+	if err := c.checkTasks(); err != nil {
 		return nil, err
 	}
 	if c.Show && c.Remote == "" {
@@ -138,6 +164,7 @@ func New(c Config, opts mcpserver.Options, log *slog.Logger) (*Server, error) {
 	opts.FlowsDir, opts.Pool, opts.Logger, opts.HITL, opts.Heal = s.Dir, s.Pool, log, hcfg, c.Heal
 	opts.AllowExec, opts.AllowFiles, opts.ExecAllow = c.AllowExec, c.AllowFiles, c.ExecAllow
 	opts.Runs, opts.Evidence, opts.PacketBudget = s.st, c.Runs.Evidence, c.Runs.PacketBudget
+	opts.MaxTasks, opts.TaskTTL, opts.TaskMaxTTL = c.MaxTasks, c.TaskTTL, c.TaskMaxTTL
 	if s.MCP, err = mcpserver.New(opts); err != nil {
 		s.Pool.Close()
 		s.st.Close()

@@ -13,6 +13,7 @@ import (
 	"github.com/rpa-dev/rpa/internal/link/connect"
 	"github.com/rpa-dev/rpa/internal/link/mcpws"
 	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
+	"github.com/rpa-dev/rpa/internal/serve/tasks"
 )
 
 // ServeStdio serves one MCP session over in and out (the process's stdin
@@ -25,9 +26,18 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	defer s.announce("MCP over stdio")() // announce.go
 	r := newStopReader(in)
 	defer s.onCancel(ctx, r.stop)()
-	err := s.MCP.MCP().Run(context.Background(), &mcpserver.StdioTransport{In: r, Out: out, Logger: s.Log})
+	// A tools/call's 2025-11-25 `task` param reaches the tasks middleware
+	// through tasks.LiftTransport (the SDK's params type has no field for it).
+	err := s.MCP.MCP().Run(context.Background(), tasks.LiftTransport(&mcpserver.StdioTransport{In: r, Out: out, Logger: s.Log}))
 	if err != nil && !errors.Is(err, context.Canceled) && !isEOF(err) {
 		return err
+	}
+	// Tasks outlive their connection: with the input ended, the process
+	// stays until they end (their results are in the run store for the
+	// client's next session); a signal cancels them.
+	if n := s.MCP.Tasks().Live(); n > 0 && ctx.Err() == nil {
+		s.Log.Info("input ended; waiting for the tasks still running (a signal cancels them)", "tasks", n)
+		_ = s.MCP.Tasks().WaitIdle(ctx)
 	}
 	return nil
 }

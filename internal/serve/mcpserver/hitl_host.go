@@ -61,16 +61,24 @@ func (s *Server) closeHITL() {
 // askFor returns the person channel chain of one call: the calling client
 // first (its session), then the host's channels. A password answered on a
 // profile is remembered so browser_read masks it.
-func (s *Server) askFor(req *mcp.CallToolRequest, profile string, pause *mrtr.Call) AskFunc {
+//
+// A task's questions go to its caller through the task (its input) and,
+// at the same time, to an open `rpa ui` console: whoever answers first.
+func (s *Server) askFor(req *mcp.CallToolRequest, profile string, mode callMode) AskFunc {
 	cfg := s.hitlConfig()
 	el := &hitl.Elicit{Pages: s.hitl.pages}
 	if req != nil {
 		el.Session = req.Session
 	}
-	if pause != nil {
-		el.Defer = mrtr.Elicit(pause.Ask)
+	var client hitl.Channel = el
+	switch {
+	case mode.pause != nil:
+		el.Defer = mrtr.Elicit(mode.pause.Ask)
+	case mode.task != nil:
+		el.Defer = mrtr.Elicit(mode.task.Ask)
+		client = hitl.Race(el, &hitl.Console{})
 	}
-	chain := cfg.Chain(el)
+	chain := cfg.Chain(client)
 	return hitl.Secret(chain.Ask, func(v string) {
 		if profile != "" {
 			s.rememberSecrets(profile, []string{v})
@@ -80,16 +88,19 @@ func (s *Server) askFor(req *mcp.CallToolRequest, profile string, pause *mrtr.Ca
 
 // hostFor is the core.Host of one served flow call: ask through the
 // chain, llm through the client's sampling, exec under the policy.
-func (s *Server) hostFor(req *mcp.CallToolRequest, profile string, pause *mrtr.Call) core.Host {
+func (s *Server) hostFor(req *mcp.CallToolRequest, profile string, mode callMode) core.Host {
 	smp := &llm.Sampling{}
 	if req != nil {
 		smp.Session = req.Session
 	}
-	if pause != nil {
-		smp.Defer = mrtr.Sample(pause.Ask)
+	switch {
+	case mode.pause != nil:
+		smp.Defer = mrtr.Sample(mode.pause.Ask)
+	case mode.task != nil:
+		smp.Defer = mrtr.Sample(mode.task.Ask)
 	}
 	return core.Host{
-		Ask:  s.askFor(req, profile, pause),
+		Ask:  s.askFor(req, profile, mode),
 		LLM:  llm.Host(smp, nil),
 		Exec: s.flowExec,
 		// A calling agent may choose a flow's URL or path params: no
@@ -123,13 +134,13 @@ func (s *Server) hitlPrompt(ctx context.Context, req *mcp.CallToolRequest, args 
 			return s.paused.Resume(ctx, req)
 		}
 		return s.paused.Start(ctx, func(rctx context.Context, p *mrtr.Call) (*mcp.CallToolResult, error) {
-			return s.hitlAsk(rctx, req, args, p)
+			return s.hitlAsk(rctx, req, args, callMode{pause: p})
 		})
 	}
-	return s.hitlAsk(ctx, req, args, nil)
+	return s.hitlAsk(ctx, req, args, callMode{})
 }
 
-func (s *Server) hitlAsk(ctx context.Context, req *mcp.CallToolRequest, args map[string]any, pause *mrtr.Call) (*mcp.CallToolResult, error) {
+func (s *Server) hitlAsk(ctx context.Context, req *mcp.CallToolRequest, args map[string]any, mode callMode) (*mcp.CallToolResult, error) {
 	q := core.Question{Title: str(args, "title"), Message: str(args, "message"), Input: str(args, "inputType"), Timeout: 120 * time.Second}
 	if q.Input == "" {
 		q.Input = "text"
@@ -139,7 +150,7 @@ func (s *Server) hitlAsk(ctx context.Context, req *mcp.CallToolRequest, args map
 	}
 	actx, cancel := context.WithTimeout(ctx, q.Timeout)
 	defer cancel()
-	ans, err := s.askFor(req, "", pause)(actx, q)
+	ans, err := s.askFor(req, "", mode)(actx, q)
 	ans, reason, err := hitlStatus(ctx, actx, ans, err)
 	if err != nil {
 		return nil, rpcError(CodeBuiltinFailed, "hitl_prompt: "+err.Error(), nil)

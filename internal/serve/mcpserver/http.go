@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/rpa-dev/rpa/internal/serve/mrtr"
+	"github.com/rpa-dev/rpa/internal/serve/tasks"
 )
 
 // DefaultHTTPAddr is where `rpa serve --http` listens when given only a
@@ -42,9 +43,11 @@ const DefaultHTTPAddr = "127.0.0.1:8765"
 // origins). A call the client cancelled (notifications/cancelled) gets no
 // answer: its event stream ends empty (MCP: SHOULD NOT respond).
 func (s *Server) HTTPHandler(tokens ...string) http.Handler {
-	var h = mrtr.StreamableHandler(func(*http.Request) *mcp.Server { return s.srv }, &mcp.StreamableHTTPOptions{
+	// tasks.LiftHTTP: a tools/call's 2025-11-25 `task` param reaches the
+	// tasks middleware (the SDK's params type has no field for it).
+	var h = tasks.LiftHTTP(mrtr.StreamableHandler(func(*http.Request) *mcp.Server { return s.srv }, &mcp.StreamableHTTPOptions{
 		Logger: s.log,
-	})
+	}))
 	h = s.httpCalls.dropCancelled(h)
 	h = s.httpReqs.bind(h)
 	h = methodNotFound(h)

@@ -41,14 +41,14 @@ type profileOwner struct {
 
 // profileKey is who a call claims its profile as: its MCP session; for a
 // stateless (2026-07-28) request, whose session ends with the request, its
-// caller (CallerOf: its bearer token, else every tokenless caller alike),
-// whose claim lapses ownerLapse after its last call.
+// caller (the digest of its bearer token, runs.Owner; every tokenless
+// caller alike), whose claim lapses ownerLapse after its last call.
 func (s *Server) profileKey(req *mcp.CallToolRequest) any {
 	if req == nil || req.Session == nil {
 		return nil
 	}
 	if req.Extra != nil && req.Extra.Header != nil && req.Session.ID() == "" && multiRoundTrip(req) {
-		return "caller:" + CallerOf(req, "")
+		return "caller:" + s.ownerOf(req).Token
 	}
 	return req.Session
 }

@@ -203,7 +203,9 @@ type callRecord struct {
 }
 
 // startRecord begins the record of a workflow call.
-func (s *Server) startRecord(req *mcp.CallToolRequest, e *flowEntry, typed lang.Args, profile string, secrets []string, resume *resumeReq) *callRecord {
+// runID is the run ID to record under ("": a new one; a task's run has
+// the ID its task id begins with).
+func (s *Server) startRecord(req *mcp.CallToolRequest, e *flowEntry, typed lang.Args, profile string, secrets []string, resume *resumeReq, runID string) *callRecord {
 	st := s.runsOf()
 	if st == nil {
 		return nil
@@ -228,7 +230,7 @@ func (s *Server) startRecord(req *mcp.CallToolRequest, e *flowEntry, typed lang.
 		}
 	}
 	rec, err := record.Start(record.Options{Store: st, Flow: e.flow, Args: typed, Caller: caller, Profile: profile,
-		Evidence: s.opts.Evidence, Secrets: secrets, PacketBudget: s.opts.PacketBudget, ResumedFrom: resume.resumedFrom()})
+		Evidence: s.opts.Evidence, Secrets: secrets, PacketBudget: s.opts.PacketBudget, ResumedFrom: resume.resumedFrom(), ID: runID})
 	if err != nil {
 		s.log.Warn("run not recorded", "tool", "workflow_"+e.flow.File.Name, "err", err)
 		return nil

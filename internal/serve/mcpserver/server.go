@@ -38,6 +38,7 @@ import (
 	"github.com/rpa-dev/rpa/internal/host/vault"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/serve/mrtr"
+	"github.com/rpa-dev/rpa/internal/serve/tasks"
 )
 
 // JSON-RPC error codes of PROTOCOL.md ("Calls and results").
@@ -151,6 +152,13 @@ type Options struct {
 	Vault       *vault.Store
 	Leases      lease.Leaser
 	AccountWait time.Duration
+	// MaxTasks bounds the tasks running at once (--max-tasks; 0:
+	// tasks.DefaultMax); TaskTTL is a task's time to live when its caller
+	// asks for none (--task-ttl; 0: tasks.DefaultTTL), TaskMaxTTL the
+	// most a caller may ask for (--task-max-ttl; 0: tasks.DefaultMaxTTL).
+	// Tasks are kept in Runs' database (in memory without Runs).
+	MaxTasks            int
+	TaskTTL, TaskMaxTTL time.Duration
 }
 
 // tool is one registered tool: a flow's (its arguments checked by the
@@ -192,6 +200,8 @@ type Server struct {
 	httpCalls httpCalls     // calls in flight per HTTP session, for cancels (cancel.go)
 	owners    profileOwners // which session each profile belongs to (owner.go)
 	callers   callers       // sessions as owners of runs (runowner.go)
+
+	tasks *tasks.Manager // workflow calls run as tasks (tasks.go)
 }
 
 // New builds the server, loads FlowsDir (a flow that does not load is
@@ -240,6 +250,10 @@ func New(opts Options) (*Server, error) {
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 		PageSize:     1 << 20, // one page: many clients never ask for the next
 	})
+	if err := s.startTasks(); err != nil { // tasks.go; its middleware runs after s.middleware
+		s.cancel()
+		return nil, err
+	}
 	s.srv.AddReceivingMiddleware(s.middleware)
 	s.addBuiltins()
 	s.addRunResources()  // runs.go
@@ -325,6 +339,7 @@ func (s *Server) Close() error {
 	}
 	s.cancel()
 	s.calls.Wait()
+	s.tasks.Close() // the tasks' runs were cancelled with s.ctx: wait for their ends to be stored
 	s.closeHITL()
 	return err
 }
@@ -457,6 +472,9 @@ func (s *Server) handler(t *tool) mcp.ToolHandler {
 				return nil, profileInUse(p)
 			}
 			defer func() { s.owners.done(who, p, time.Now()) }()
+		}
+		if tr := tasks.Requested(ctx); tr != nil && t.flow != nil {
+			return s.startTask(ctx, req, t, fc, tr) // tasks.go
 		}
 		var res *mcp.CallToolResult
 		var err error

@@ -274,7 +274,7 @@ func (s *Server) runStep(ctx context.Context, req *mcp.CallToolRequest, st *step
 	}
 	secrets := typed.Secrets()
 	s.rememberSecrets(profile, secrets)
-	res, page := interp.Run(ctx, f, interp.Options{Args: typed, Browser: l.Browser(), Page: l.Page(), Flows: s.reg.lookup, Host: s.hostFor(req, profile, nil)})
+	res, page := interp.Run(ctx, f, interp.Options{Args: typed, Browser: l.Browser(), Page: l.Page(), Flows: s.reg.lookup, Host: s.hostFor(req, profile, callMode{})})
 	l.SetPage(page)
 	if res == nil {
 		return nil, rpcError(CodeBuiltinFailed, "the interpreter returned no result", nil)

@@ -16,6 +16,7 @@ import (
 	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/internal/host/profiles"
 	"github.com/rpa-dev/rpa/internal/serve/mrtr"
+	"github.com/rpa-dev/rpa/internal/serve/tasks"
 	"github.com/rpa-dev/rpa/interp"
 	"github.com/rpa-dev/rpa/lang"
 )
@@ -195,16 +196,24 @@ func (s *Server) callWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *
 			return s.paused.Resume(ctx, req)
 		}
 		return s.paused.Start(ctx, func(rctx context.Context, p *mrtr.Call) (*mcp.CallToolResult, error) {
-			return s.runWorkflow(rctx, req, e, fc, p)
+			return s.runWorkflow(rctx, req, e, fc, callMode{pause: p})
 		})
 	}
-	return s.runWorkflow(ctx, req, e, fc, nil)
+	return s.runWorkflow(ctx, req, e, fc, callMode{})
 }
 
-// runWorkflow is callWorkflow's run; pause is non-nil for a
-// multi-round-trip client (then no progress: its token belongs to the
-// first call).
-func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *flowEntry, fc *flowCall, pause *mrtr.Call) (*mcp.CallToolResult, error) {
+// callMode says how a call that does not simply block its request talks
+// to its caller: paused across the requests of a multi-round-trip client
+// (pause; then no progress: its token belongs to the first call), or as a
+// task (task: questions become the task's input, progress its
+// statusMessage, the run has the task's run ID; tasks.go).
+type callMode struct {
+	pause *mrtr.Call
+	task  *tasks.Handle
+}
+
+// runWorkflow is callWorkflow's run (and a task's work, tasks.go).
+func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *flowEntry, fc *flowCall, mode callMode) (*mcp.CallToolResult, error) {
 	profile, resume, typed := fc.profile, fc.resume, fc.args
 	secrets := typed.Secrets()
 	s.rememberSecrets(profile, secrets)
@@ -222,10 +231,12 @@ func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *f
 	l.AddSecrets(secrets...) // scrubbed from the profile folder when its browser closes
 	var events func(interp.Event)
 	pctx := ctx
-	if pause != nil {
-		pctx = pause.First() // progress goes to the first call only
+	if mode.pause != nil {
+		pctx = mode.pause.First() // progress goes to the first call only
 	}
-	if pr := newProgress(pctx, req, s.opts.Heartbeat); pr != nil {
+	if mode.task != nil {
+		events = taskEvents(mode.task) // tasks.go: the step is the task's statusMessage
+	} else if pr := newProgress(pctx, req, s.opts.Heartbeat); pr != nil {
 		defer pr.close()
 		events = pr.event
 	}
@@ -233,7 +244,7 @@ func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *f
 	if named.IsZero() {
 		named = typed
 	}
-	rec := s.startRecord(req, e, named, profile, secrets, resume) // runs.go; nil when not recorded
+	rec := s.startRecord(req, e, named, profile, secrets, resume, mode.runID()) // runs.go; nil when not recorded
 	if rec != nil {
 		noteRun(rec.rec.ID())
 	}
@@ -246,7 +257,7 @@ func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *f
 		Page:    l.Page(),
 		Flows:   s.reg.lookup,
 		Events:  events,
-		Host:    s.hostFor(req, profile, pause),
+		Host:    s.hostFor(req, profile, mode),
 		Mask:    rec.mask(), // runs.go; nil when not recorded
 		// resume.go: nil and 0 for a fresh run
 		Resume:     resume.checkpoint(),
@@ -265,7 +276,11 @@ func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *f
 	if res == nil {
 		return nil, rpcError(CodeBuiltinFailed, "the interpreter returned no result", nil)
 	}
-	out, err := flowResultRun(res, secrets, rec.finish(ctx, s, res, page))
+	fin := rec.finish(ctx, s, res, page)
+	if mode.task != nil {
+		mode.task.SetMessage(taskOutcome(res, fin)) // tasks.go
+	}
+	out, err := flowResultRun(res, secrets, fin)
 	res.RemoveTempFiles() // after the evidence took its copy
 	return out, err
 }

@@ -1,0 +1,241 @@
+package tasks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/rpa-dev/rpa/internal/runs"
+)
+
+func openRuns(t *testing.T, home string) *runs.Store {
+	t.Helper()
+	st, err := runs.Open(home, runs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// TestStores: both stores keep records, refuse a second create, update
+// atomically under concurrent writers, list by owner and sweep what
+// expired.
+func TestStores(t *testing.T) {
+	for name, st := range map[string]Store{"runs": RunStore(openRuns(t, t.TempDir())), "memory": &MemStore{}} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			now := time.Now().UTC()
+			mk := func(owner string, i int) *Record {
+				run := runs.NewID(now)
+				return &Record{ID: NewID(run), RunID: run, Owner: runs.Owner{Kind: runs.CallerMCP, Token: owner}, Tool: "t", Status: Working, Created: now, Updated: now, TTLMs: 1000}
+			}
+			a := mk("alice", 0)
+			if err := st.Create(ctx, a); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.Create(ctx, a); !errors.Is(err, ErrExists) {
+				t.Errorf("second create: %v", err)
+			}
+			if _, err := st.Get(ctx, "nope"); !errors.Is(err, ErrNotFound) {
+				t.Errorf("unknown id: %v", err)
+			}
+			var wg sync.WaitGroup
+			for i := 0; i < 20; i++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if _, err := st.Update(ctx, a.ID, func(r *Record) error { r.PollMs++; return nil }); err != nil {
+						t.Error(err)
+					}
+				}()
+			}
+			wg.Wait()
+			got, err := st.Get(ctx, a.ID)
+			if err != nil || got.PollMs != 20 {
+				t.Fatalf("after 20 concurrent updates: %+v %v", got, err)
+			}
+			for i := 1; i < 4; i++ {
+				if err := st.Create(ctx, mk("bob", i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			bob := OwnerKey(runs.Owner{Token: "bob"})
+			bobs, _ := st.List(ctx, bob, "", 2)
+			more, _ := st.List(ctx, bob, bobs[1].ID, 10)
+			if len(bobs) != 2 || len(more) != 1 {
+				t.Errorf("list pages %d %d", len(bobs), len(more))
+			}
+			live, _ := st.Live(ctx)
+			if len(live) != 4 {
+				t.Errorf("%d live", len(live))
+			}
+			// Ended a minute ago with a ttl of 1 s: expired after KeepAfterEnd
+			// (at most its ttl) — so sweepable now.
+			if _, err := st.Update(ctx, a.ID, func(r *Record) error {
+				r.Status, r.Created, r.Ended = Completed, now.Add(-time.Minute), now.Add(-time.Minute)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if n, err := st.Sweep(ctx, now); err != nil || n != 1 {
+				t.Errorf("sweep: %d %v", n, err)
+			}
+			if _, err := st.Get(ctx, a.ID); !errors.Is(err, ErrNotFound) {
+				t.Errorf("swept task: %v", err)
+			}
+		})
+	}
+}
+
+// TestRestart: a task whose process died is failed, "interrupted", with
+// its run ID, when the next process opens the store; a finished task's
+// result survives the restart and is fetched by its owner.
+func TestRestart(t *testing.T) {
+	home := t.TempDir()
+	ctx := context.Background()
+	dead := "999999999:1"
+	alice := Who{Owner: runs.Owner{Kind: runs.CallerMCP, Token: "t-alice"}}
+	st1 := openRuns(t, home)
+	m1 := New(Options{Store: RunStore(st1), Node: dead, Alive: func(string) bool { return true }})
+	block := make(chan struct{})
+	defer close(block)
+	running, err := m1.Start(ctx, Spec{Owner: alice.Owner, Tool: "work"}, func(ctx context.Context, h *Handle) (*mcp.CallToolResult, error) {
+		h.SetMessage(`line 3: click "#go"`)
+		select {
+		case <-block:
+		case <-ctx.Done():
+		}
+		return nil, ctx.Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, err := m1.Start(ctx, Spec{Owner: alice.Owner, Tool: "work"}, func(context.Context, *Handle) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "50 rows"}}}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for m1.Live() != 1 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	// "Restart": another process on the same store; the first one's node
+	// is gone.
+	st2 := openRuns(t, home)
+	m2 := New(Options{Store: RunStore(st2)})
+	defer m2.Close()
+	if err := m2.Recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r, err := m2.Get(ctx, alice, running.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != Failed || r.Error == nil || r.Error.Code != -32603 || !strings.Contains(r.Message, "interrupted") ||
+		!strings.Contains(r.Message, running.RunID) || !strings.Contains(string(r.Error.Data), `"runId":"`+running.RunID+`"`) {
+		t.Errorf("interrupted task: %+v %+v", r, r.Error)
+	}
+	if v2 := V2(r); v2.Status != "failed" || v2.Error == nil {
+		t.Errorf("2026-07-28 view %+v", v2)
+	}
+	r, err = m2.Get(ctx, alice, done.ID)
+	if err != nil || r.Status != Completed || !strings.Contains(string(r.Result), "50 rows") {
+		t.Errorf("finished task after the restart: %+v %v", r, err)
+	}
+	if _, err := m2.Get(ctx, Who{Owner: runs.Owner{Kind: runs.CallerMCP, Token: "t-bob"}}, done.ID); !errors.Is(err, ErrNotFound) {
+		t.Errorf("another owner: %v", err)
+	}
+	if RunIDOf(done.ID) != done.RunID {
+		t.Errorf("RunIDOf(%s) = %q", done.ID, RunIDOf(done.ID))
+	}
+}
+
+// TestExpired: past its ttl (and KeepAfterEnd) a finished task says so,
+// then is gone.
+func TestExpired(t *testing.T) {
+	st := &MemStore{}
+	m := New(Options{Store: st, TTL: time.Millisecond})
+	defer m.Close()
+	ctx := context.Background()
+	a := Who{Owner: runs.Owner{Kind: runs.CallerMCP, Token: "t-a"}}
+	r, err := m.Start(ctx, Spec{Owner: a.Owner, Tool: "t"}, func(context.Context, *Handle) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.WaitIdle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Update(ctx, r.ID, func(x *Record) error {
+		x.Created, x.Ended = x.Created.Add(-time.Hour), x.Ended.Add(-time.Hour)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Get(ctx, a, r.ID); !errors.Is(err, ErrExpired) {
+		t.Errorf("expired task: %v", err)
+	}
+	if n, _ := st.Sweep(ctx, time.Now()); n != 1 {
+		t.Errorf("swept %d", n)
+	}
+	if _, err := m.Get(ctx, a, r.ID); !errors.Is(err, ErrNotFound) {
+		t.Errorf("after the sweep: %v", err)
+	}
+}
+
+// TestIDs: task ids are unique, begin with their run ID, and RunIDOf
+// refuses anything else.
+func TestIDs(t *testing.T) {
+	seen := map[string]bool{}
+	for i := 0; i < 1000; i++ {
+		id := NewID(runs.NewID(time.Now()))
+		if seen[id] || RunIDOf(id) == "" {
+			t.Fatalf("id %s", id)
+		}
+		seen[id] = true
+	}
+	for _, bad := range []string{"", "x", runs.NewID(time.Now()), runs.NewID(time.Now()) + ".abc", "nope." + strings.Repeat("a", 32),
+		runs.NewID(time.Now()) + "." + strings.Repeat("G", 32), fmt.Sprintf("%s.%s", "../../etc", strings.Repeat("a", 32))} {
+		if RunIDOf(bad) != "" {
+			t.Errorf("RunIDOf(%q) accepted", bad)
+		}
+	}
+}
+
+// TestReaches: runs.Owner's rule, and an unbound owner's task reached by
+// its id from a caller likewise unbound.
+func TestReaches(t *testing.T) {
+	tok := runs.Owner{Kind: runs.CallerMCP, Session: "s-1", Token: "t-a"}
+	live := func(s string) bool { return s == "s-1" }
+	for _, tc := range []struct {
+		name  string
+		who   runs.Owner
+		owner runs.Owner
+		want  bool
+	}{
+		{"its session", tok, tok, true},
+		{"same token, another session while the first lives", runs.Owner{Kind: runs.CallerMCP, Session: "s-2", Token: "t-a"}, tok, false},
+		{"same token, stateless", runs.Owner{Kind: runs.CallerMCP, Token: "t-a"}, runs.Owner{Kind: runs.CallerMCP, Token: "t-a"}, true},
+		{"another token", runs.Owner{Kind: runs.CallerMCP, Token: "t-b"}, runs.Owner{Kind: runs.CallerMCP, Token: "t-a"}, false},
+		{"unbound by unbound (stdio after a restart)", runs.Owner{Kind: runs.CallerMCP, Session: "s-9"}, runs.Owner{Kind: runs.CallerMCP, Session: "s-8"}, true},
+		{"unbound while its session lives", runs.Owner{Kind: runs.CallerMCP, Session: "s-9"}, runs.Owner{Kind: runs.CallerMCP, Session: "s-1"}, false},
+		{"unbound stateless", runs.Owner{Kind: runs.CallerMCP}, runs.Owner{Kind: runs.CallerMCP}, true},
+		{"a token's task by an unbound caller", runs.Owner{Kind: runs.CallerMCP}, runs.Owner{Kind: runs.CallerMCP, Token: "t-a"}, false},
+		{"an unbound task by a token", runs.Owner{Kind: runs.CallerMCP, Token: "t-a"}, runs.Owner{Kind: runs.CallerMCP, Session: "s-8"}, false},
+		{"the device over any link", runs.Owner{Kind: runs.CallerLink, Device: "pc1", Session: "s-5"}, runs.Owner{Kind: runs.CallerLink, Device: "pc1", Session: "s-4"}, true},
+		{"another device", runs.Owner{Kind: runs.CallerLink, Device: "pc2"}, runs.Owner{Kind: runs.CallerLink, Device: "pc1"}, false},
+		{"the desktop", runs.Desktop, tok, true},
+	} {
+		if got := (Who{Owner: tc.who, Live: live}).Reaches(tc.owner); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
