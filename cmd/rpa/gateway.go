@@ -14,7 +14,9 @@ import (
 	"github.com/rpa-dev/rpa/internal/link/cluster"
 	"github.com/rpa-dev/rpa/internal/link/gateway"
 	"github.com/rpa-dev/rpa/internal/link/mcpws"
+	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
+	"github.com/rpa-dev/rpa/internal/serve/tasks"
 )
 
 func init() {
@@ -46,6 +48,9 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	keyFile := fs.String("tls-key", "", "private key of --tls-cert (PEM)")
 	ping := fs.Duration("ping", mcpws.DefaultPingInterval, "ping interval; a desktop is declared dead after two silent intervals")
 	maxFrame := fs.Int64("max-frame", mcpws.DefaultMaxFrame, "largest frame accepted from a desktop, in bytes")
+	maxTasks := fs.Int("max-tasks", tasks.DefaultMax, "most agents' tasks running at once; one more is refused (busy)")
+	taskTTL := fs.Duration("task-ttl", tasks.DefaultTTL, "how long a finished task and its result are kept when its agent asks for no ttl")
+	taskMaxTTL := fs.Duration("task-max-ttl", tasks.DefaultMaxTTL, "the longest ttl an agent may ask for a task (a longer one is cut to it)")
 	verbose := fs.Bool("v", false, "log debug lines")
 	var cc cluster.Config
 	cc.Register(fs)
@@ -71,8 +76,13 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if err := mcpserver.CheckOrigins(allowOrigin); err != nil {
 		return fail(stderr, exitUsage, "gateway", err)
 	}
+	if *maxTasks < 1 || *taskTTL <= 0 || *taskMaxTTL <= 0 || *taskTTL > *taskMaxTTL {
+		return fail(stderr, exitUsage, "gateway", fmt.Errorf("--max-tasks %d, --task-ttl %s, --task-max-ttl %s: want a positive number of tasks and positive durations, the ttl at most the maximum",
+			*maxTasks, *taskTTL, *taskMaxTTL))
+	}
 	opts := gateway.Options{Token: cmp.Or(*token, os.Getenv("RPA_GATEWAY_TOKEN")), SharedDeviceToken: *shared, AllowOrigins: allowOrigin,
-		Link: mcpws.Options{PingInterval: *ping, MaxFrame: *maxFrame}, Logger: logger(stderr, *verbose)}
+		Link: mcpws.Options{PingInterval: *ping, MaxFrame: *maxFrame}, Logger: logger(stderr, *verbose),
+		MaxTasks: *maxTasks, TaskTTL: *taskTTL, TaskMaxTTL: *taskMaxTTL}
 	if *devices != "" {
 		var err error
 		if opts.Devices, err = gateway.LoadDeviceTokens(*devices); err != nil {
@@ -88,6 +98,14 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if err := cc.Check(); err != nil {
 		return fail(stderr, exitUsage, "gateway", err)
 	}
+	// Agents' tasks outlive the gateway process: they are kept in the run store's database of
+	// this machine's $RPA_HOME (the desktops keep the runs themselves).
+	st, err := runs.Open(drivers.Home(), runs.Options{})
+	if err != nil {
+		return fail(stderr, exitFailed, "gateway", fmt.Errorf("task store: %w", err))
+	}
+	defer st.Close()
+	opts.Tasks = tasks.RunStore(st)
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return fail(stderr, exitUsage, "gateway", err)

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -97,6 +98,9 @@ type Options struct {
 	Logger *slog.Logger
 	// OnState, if set, is called (synchronously, keep it short) on every link state change.
 	OnState func(State)
+	// Wrap, if set, wraps each link session's transport before Server connects to it (the flow
+	// server lifts a tools/call's task param there, tasks.LiftTransport).
+	Wrap func(mcp.Transport) mcp.Transport
 }
 
 // State is a link state.
@@ -186,12 +190,17 @@ func New(opts Options) (*Client, error) {
 
 type relatedKey struct{}
 
-// relatedMiddleware moves the MetaRelatedRequest stamp of a tools/call into the handler's ctx,
-// where session.Write finds it when the handler sends elicitation or sampling requests.
+// stamped are the methods whose handlers may send requests to the backend: a tools/call, and a
+// task's tasks/result (the task's questions come on it; PROTOCOL.md, "Tasks").
+func stamped(method string) bool { return method == "tools/call" || method == "tasks/result" }
+
+// relatedMiddleware moves the MetaRelatedRequest stamp of a stamped request into the handler's
+// ctx, where session.Write finds it when the handler sends elicitation or sampling requests.
 func relatedMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method == "tools/call" && req != nil {
-			if p := req.GetParams(); p != nil {
+		if stamped(method) && req != nil {
+			// (A request without params may hold a typed nil whose GetMeta would panic.)
+			if p := req.GetParams(); p != nil && !reflect.ValueOf(p).IsNil() {
 				if v, ok := p.GetMeta()[MetaRelatedRequest]; ok {
 					ctx = context.WithValue(ctx, relatedKey{}, v)
 				}
@@ -390,7 +399,11 @@ func (c *Client) runLink(ctx context.Context, link *mcpws.Link) (string, int) {
 	c.mu.Lock()
 	c.sessions[s] = struct{}{}
 	c.mu.Unlock()
-	if _, err := c.opts.Server.Connect(ctx, s, nil); err != nil {
+	var t mcp.Transport = s
+	if c.opts.Wrap != nil {
+		t = c.opts.Wrap(s)
+	}
+	if _, err := c.opts.Server.Connect(ctx, t, nil); err != nil {
 		c.detach(link, s)
 		return "server session: " + err.Error(), 0
 	}
@@ -526,7 +539,7 @@ func (c *Client) incomingCall(link *mcpws.Link, s *session, m *jsonrpc.Request) 
 		c.ids[key] = &entry{running: true, sess: s}
 		s.inflight++
 		c.mu.Unlock()
-		if m.Method == "tools/call" {
+		if stamped(m.Method) {
 			if p, err := setMeta(m.Params, MetaRelatedRequest, m.ID.Raw()); err == nil {
 				m.Params = p
 			}

@@ -41,6 +41,22 @@ type device struct {
 	dirty   bool                  // re-registered while initializing: list again once ready
 	pending map[string]*call      // gateway request id → call in flight
 	gone    bool
+	life    context.Context // ends when the link drops (linkLife)
+	end     context.CancelFunc
+}
+
+// linkLife is a context that ends when d's link drops (drop): a question relayed for a task
+// is withdrawn then, and the desktop asks it again on its next link.
+func (d *device) linkLife() context.Context {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.life == nil {
+		d.life, d.end = context.WithCancel(context.Background())
+		if d.gone {
+			d.end()
+		}
+	}
+	return d.life
 }
 
 // deviceTool is one tool as the desktop lists it.
@@ -48,19 +64,21 @@ type deviceTool struct {
 	tool        *mcp.Tool
 	hasDeviceID bool            // the desktop's own schema has a deviceId property (then it is passed through)
 	raw         json.RawMessage // as the desktop listed it (shared with the other replicas)
+	task        bool            // the desktop runs it as a task (execution.taskSupport; tasks.go)
 }
 
 // call is one request the gateway sent down a desktop link.
 type call struct {
-	resp  chan *jsonrpc.Response // buffered 1
-	agent *mcp.ServerSession     // the agent session whose call this is; nil for the gateway's own
-	ctx   context.Context        // the agent call's context
-	pctx  context.Context        // where its progress goes (the agent's request); nil: ctx
-	ask   mrtr.AskFunc           // carries the desktop's questions to the agent; nil: its session
-	token any                    // the agent's progress token, if it gave one
-	tool  string                 // the tool called (agent calls)
-	id    string                 // the gateway request id (set by request unless set before)
-	owner runs.Owner             // the agent that made it (agent calls; owners.go)
+	resp  chan *jsonrpc.Response  // buffered 1
+	agent *mcp.ServerSession      // the agent session whose call this is; nil for the gateway's own
+	ctx   context.Context         // the agent call's context
+	pctx  context.Context         // where its progress goes (the agent's request); nil: ctx
+	ask   mrtr.AskFunc            // carries the desktop's questions to the agent; nil: its session
+	caps  *mcp.ClientCapabilities // what the agent can be asked, when agent is nil (a task's call)
+	token any                     // the agent's progress token, if it gave one
+	tool  string                  // the tool called (agent calls)
+	id    string                  // the gateway request id (set by request unless set before)
+	owner runs.Owner              // the agent that made it (agent calls; owners.go)
 
 	// A call an agent made on another replica (replica.go): its progress and the desktop's
 	// questions go back over NATS instead of to an agent session here.
@@ -138,6 +156,12 @@ func (d *device) request(ctx context.Context, method string, params any, c *call
 		}
 		return r, nil
 	case <-ctx.Done():
+		d.mu.Lock()
+		gone := d.gone
+		d.mu.Unlock()
+		if gone {
+			return nil, errGone{d.id} // the link dropped first: the desktop keeps the answer
+		}
 		if c.agent != nil && sessionLost(ctx) {
 			// The agent's session went away (not an explicit cancel): let the desktop finish and
 			// keep its answer for the agent to fetch later.
@@ -253,7 +277,7 @@ func (d *device) refresh(ctx context.Context) error {
 				d.g.log.Warn("skipping a tool the desktop listed", "device", d.id, "err", err)
 				continue
 			}
-			tools[t.Name] = deviceTool{tool: t, hasDeviceID: hasDev, raw: raw}
+			tools[t.Name] = deviceTool{tool: t, hasDeviceID: hasDev, raw: raw, task: taskSupport(raw)}
 		}
 		if res.NextCursor == "" {
 			break
@@ -438,6 +462,11 @@ func (d *device) notification(m *jsonrpc.Request) {
 // agent whose call caused it).
 func (d *device) serveRequest(m *jsonrpc.Request) {
 	result, err := d.relay(m)
+	if err != nil && d.linkLife().Err() != nil {
+		// The link dropped while the agent was asked: no answer (the desktop would take an
+		// error for the question's; it asks again on its next link).
+		return
+	}
 	var resp *jsonrpc.Response
 	if err != nil {
 		var we *jsonrpc.Error
@@ -478,12 +507,22 @@ func (d *device) relay(m *jsonrpc.Request) (any, error) {
 		}
 		return c.onAsk(c.ctx, m.Method, params)
 	}
-	if c == nil || c.agent == nil {
+	if c == nil || c.agent == nil && c.ask == nil {
 		return nil, notAvailable("no agent call to relay this request to")
 	}
 	params, err := stripMeta(m.Params)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+	}
+	if c.agent == nil {
+		// A task's call (tasks.go): its question is the task's, withdrawn if the link drops
+		// (the desktop asks again on its next link).
+		ctx, stop := context.WithCancel(c.ctx)
+		defer stop()
+		defer context.AfterFunc(d.linkLife(), stop)()
+		cc := *c
+		cc.ctx = ctx
+		c = &cc
 	}
 	return d.g.askAgent(c, m.Method, params)
 }
@@ -492,13 +531,14 @@ func (d *device) relay(m *jsonrpc.Request) (any, error) {
 // without the relay stamp) to the agent whose call c caused it: through mrtr for a
 // 2026-07-28 agent, else as a request on its session; -32601 when it lacks the capability.
 func (g *Gateway) askAgent(c *call, method string, params json.RawMessage) (any, error) {
-	if c.agent == nil {
+	if c.agent == nil && c.ask == nil {
 		return nil, notAvailable("no agent call to relay this request to")
 	}
-	ip := c.agent.InitializeParams()
-	var caps *mcp.ClientCapabilities
-	if ip != nil {
-		caps = ip.Capabilities
+	caps := c.caps // a task's call: what its agent declared
+	if c.agent != nil {
+		if ip := c.agent.InitializeParams(); ip != nil {
+			caps = ip.Capabilities
+		}
 	}
 	if method == "elicitation/create" {
 		if caps == nil || caps.Elicitation == nil {
@@ -548,7 +588,7 @@ func (d *device) callFor(params json.RawMessage) *call {
 	}
 	var only *call
 	for _, c := range d.pending {
-		if c.agent != nil || c.onAsk != nil {
+		if c.agent != nil || c.onAsk != nil || c.ask != nil {
 			if only != nil {
 				return nil
 			}
@@ -582,6 +622,9 @@ func stripMeta(params json.RawMessage) (json.RawMessage, error) {
 func (d *device) drop() {
 	d.mu.Lock()
 	d.gone = true
+	if d.end != nil {
+		d.end()
+	}
 	pend := d.pending
 	d.pending = map[string]*call{}
 	d.mu.Unlock()

@@ -38,6 +38,7 @@ import (
 	"github.com/rpa-dev/rpa/internal/link/connect"
 	"github.com/rpa-dev/rpa/internal/link/mcpws"
 	"github.com/rpa-dev/rpa/internal/serve/mrtr"
+	"github.com/rpa-dev/rpa/internal/serve/tasks"
 )
 
 // ProtocolVersion is the MCP protocol version the gateway speaks to desktops.
@@ -91,6 +92,17 @@ type Options struct {
 	// gateways"): desktops linked to any replica serve agents on every replica. Nil: alone. The
 	// caller closes the node after Shutdown.
 	Cluster *cluster.Node
+	// Tasks keeps the agents' tasks (tasks.go; a tasks.RunStore survives a restart of the
+	// gateway); nil: in memory. MaxTasks, TaskTTL and TaskMaxTTL bound them (0: the tasks
+	// package's defaults); TaskRelinkWait is how long a task waits for its desktop to link again
+	// (DefaultTaskRelinkWait when 0).
+	Tasks               tasks.Store
+	MaxTasks            int
+	TaskTTL, TaskMaxTTL time.Duration
+	TaskRelinkWait      time.Duration
+	// TaskNode names this gateway process in its tasks (runs.ThisProcess when ""): a gateway
+	// takes over the live tasks of a node that is gone (tests name in-process gateways).
+	TaskNode string
 
 	// clock is the time a replica's heartbeat shows (tests skew it); nil: time.Now.
 	clock func() time.Time
@@ -121,7 +133,8 @@ type Gateway struct {
 	owners    runOwners    // which agent made each call (owners.go)
 	agents    agents       // agent sessions still open (owners.go)
 
-	rep *replica // the cluster side (replica.go); nil alone
+	rep   *replica       // the cluster side (replica.go); nil alone
+	tasks *tasks.Manager // agents' tasks, run on the desktops (tasks.go)
 }
 
 // New returns a Gateway.
@@ -163,6 +176,7 @@ func New(opts Options) *Gateway {
 		},
 		Logger: opts.Logger,
 	})
+	g.startTasks() // tasks.go; its middleware runs after unknownTool
 	g.srv.AddReceivingMiddleware(g.unknownTool, g.listOwnRuns)
 	g.addLateResources()
 	if opts.Cluster != nil {
@@ -431,8 +445,10 @@ func clip(s string) string {
 	return s
 }
 
-// Close closes every desktop link (their agents' calls fail at once).
+// Close closes every desktop link (their agents' calls fail at once). Live tasks stay live in
+// the task store: their desktops go on, and the next gateway process takes them over.
 func (g *Gateway) Close() error {
+	g.tasks.Close()
 	g.mu.Lock()
 	all := make([]*device, 0, len(g.devices))
 	for _, d := range g.devices {
@@ -669,6 +685,9 @@ func (g *Gateway) unknownTool(next mcp.MethodHandler) mcp.MethodHandler {
 // its call, which goes on across its requests (package mrtr).
 func (g *Gateway) forward(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if tr := tasks.Requested(ctx); tr != nil {
+			return g.startTask(ctx, req, name, tr) // tasks.go
+		}
 		if mrtr.MultiRoundTrip(req) {
 			if req.Params.RequestState != "" {
 				return g.paused.Resume(ctx, req)
@@ -689,43 +708,9 @@ func (g *Gateway) call(ctx context.Context, req *mcp.CallToolRequest, name strin
 		return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: msgRestarting}
 	}
 	defer g.drain.leave()
-	args := map[string]json.RawMessage{}
-	if len(req.Params.Arguments) > 0 && string(req.Params.Arguments) != "null" {
-		if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "arguments must be a JSON object"}
-		}
-	}
-	var want string
-	if raw, ok := args[DeviceIDArg]; ok {
-		if err := json.Unmarshal(raw, &want); err != nil {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "deviceId: must be a string"}
-		}
-	}
-	offers := g.offers(name)
-	var pick *offer
-	switch {
-	case len(offers) == 0:
-		return nil, &jsonrpc.Error{Code: CodeNoSuchTool, Message: fmt.Sprintf("no connected desktop offers tool %q", name)}
-	case want != "":
-		for i := range offers {
-			if offers[i].id == want {
-				pick = &offers[i]
-			}
-		}
-		if pick == nil {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("deviceId: no connected desktop %q offers tool %q", want, name)}
-		}
-	case len(offers) == 1:
-		pick = &offers[0]
-	default:
-		ids := make([]string, len(offers))
-		for i, o := range offers {
-			ids[i] = o.id
-		}
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("deviceId: required, tool %q is offered by %s", name, strings.Join(ids, ", "))}
-	}
-	if !pick.dt.hasDeviceID {
-		delete(args, DeviceIDArg)
+	pick, args, err := g.pick(req, name)
+	if err != nil {
+		return nil, err
 	}
 	if err := g.checkResume(req, args); err != nil { // owners.go
 		return nil, err
@@ -737,7 +722,6 @@ func (g *Gateway) call(ctx context.Context, req *mcp.CallToolRequest, name strin
 		c.token = tok // request sets the desktop-side token to the forwarded request's id
 	}
 	var resp *jsonrpc.Response
-	var err error
 	if g.rep != nil {
 		// In a cluster: the desktop may be linked to another replica, and an answer may come
 		// back through any replica (replica.go).
@@ -772,4 +756,48 @@ func (g *Gateway) call(ctx context.Context, req *mcp.CallToolRequest, name strin
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "desktop sent a bad tools/call result: " + err.Error()}
 	}
 	return &res, nil
+}
+
+// pick chooses the desktop an agent's call of tool name goes to (its deviceId argument when
+// several offer it) and returns the arguments to send it.
+func (g *Gateway) pick(req *mcp.CallToolRequest, name string) (*offer, map[string]json.RawMessage, error) {
+	args := map[string]json.RawMessage{}
+	if len(req.Params.Arguments) > 0 && string(req.Params.Arguments) != "null" {
+		if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
+			return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "arguments must be a JSON object"}
+		}
+	}
+	var want string
+	if raw, ok := args[DeviceIDArg]; ok {
+		if err := json.Unmarshal(raw, &want); err != nil {
+			return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "deviceId: must be a string"}
+		}
+	}
+	offers := g.offers(name)
+	var pick *offer
+	switch {
+	case len(offers) == 0:
+		return nil, nil, &jsonrpc.Error{Code: CodeNoSuchTool, Message: fmt.Sprintf("no connected desktop offers tool %q", name)}
+	case want != "":
+		for i := range offers {
+			if offers[i].id == want {
+				pick = &offers[i]
+			}
+		}
+		if pick == nil {
+			return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("deviceId: no connected desktop %q offers tool %q", want, name)}
+		}
+	case len(offers) == 1:
+		pick = &offers[0]
+	default:
+		ids := make([]string, len(offers))
+		for i, o := range offers {
+			ids[i] = o.id
+		}
+		return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("deviceId: required, tool %q is offered by %s", name, strings.Join(ids, ", "))}
+	}
+	if !pick.dt.hasDeviceID {
+		delete(args, DeviceIDArg)
+	}
+	return pick, args, nil
 }

@@ -255,13 +255,15 @@ func startGateway(t testing.TB, addr string, opts Options) *gw {
 	return x
 }
 
-// kill stops the gateway abruptly: listener, agents' HTTP connections and desktop links.
+// kill stops the gateway abruptly: desktop links, listener, agents' HTTP connections. The links
+// go first, as when the process dies: nothing it does after can reach a desktop (an agent
+// request cancelled by the closing listener must not look like the agent's own cancel).
 func (x *gw) kill() {
-	_ = x.hs.Close()
 	_ = x.g.Close()
 	if x.g.rep != nil {
 		x.g.rep.kill()
 	}
+	_ = x.hs.Close()
 	_ = x.g.MCP() // the server has no sessions left once their connections are gone
 }
 

@@ -415,7 +415,7 @@ func (r *replica) decoded(hash string, list []json.RawMessage) map[string]device
 		if err != nil {
 			continue
 		}
-		ts[t.Name] = deviceTool{tool: t, hasDeviceID: hasDev, raw: raw}
+		ts[t.Name] = deviceTool{tool: t, hasDeviceID: hasDev, raw: raw, task: taskSupport(raw)}
 	}
 	r.mu.Lock()
 	r.toolsets[hash] = ts

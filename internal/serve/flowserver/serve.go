@@ -84,6 +84,7 @@ const AnswerGrace = 500 * time.Millisecond
 func (s *Server) Dial(o connect.Options) (*connect.Client, error) {
 	o.Server, o.ToolNames, o.Logger = s.MCP.MCP(), s.MCP.ToolNames, s.Log
 	o.OnState = s.linkState(o.URL, o.OnState) // announce.go
+	o.Wrap = tasks.LiftTransport              // the gateway asks for tasks with the task param
 	o.Capabilities = []string{mcpws.CapBrowserControl, mcpws.CapWorkflowExecution}
 	if s.cfg.AllowExec {
 		o.Capabilities = append([]string{mcpws.CapDesktopExec}, o.Capabilities...)

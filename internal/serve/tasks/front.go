@@ -98,6 +98,14 @@ func (r *Request) Start(ctx context.Context, work Work) error {
 // Spec is the task the request asks for (Owner, Tool, Era, TTL).
 func (r *Request) Spec() Spec { return r.spec }
 
+// TTL is the time to live the task gets (the Manager's TTL of the one
+// asked for).
+func (r *Request) TTL() time.Duration { return r.m.TTL(r.spec.TTL) }
+
+// SetRun names the run the task is and what it relays (Spec.RunID,
+// Spec.Relay), before Start: at the gateway, the desktop's task.
+func (r *Request) SetRun(runID, relay string) { r.spec.RunID, r.spec.Relay = runID, relay }
+
 // callInfo is what the tasks/* handlers know of their request.
 type callInfo struct {
 	who      Who

@@ -48,6 +48,12 @@ type Options struct {
 	// Log gets one line per task created and ended (tool, owner, status;
 	// never arguments or answers). Nil: discard.
 	Log *slog.Logger
+	// KeepOnClose leaves the tasks live in the store when Close stops
+	// their works (unless their caller cancelled them), for the next
+	// process to take over (Adopt): the gateway's tasks run on desktops,
+	// which keep running them while the gateway restarts. False: Close
+	// stores how each work ended.
+	KeepOnClose bool
 }
 
 // Spec is what a new task is.
@@ -76,10 +82,11 @@ type Manager struct {
 	life   context.Context
 	cancel context.CancelFunc
 
-	mu   sync.Mutex
-	live map[string]*liveTask
-	idle chan struct{} // closed while no task is live
-	wg   sync.WaitGroup
+	mu      sync.Mutex
+	live    map[string]*liveTask
+	idle    chan struct{} // closed while no task is live
+	wg      sync.WaitGroup
+	closing atomic.Bool
 
 	sweepOnce sync.Once
 	stopSweep chan struct{}
@@ -288,36 +295,87 @@ func (m *Manager) Start(ctx context.Context, spec Spec, work Work) (*Record, err
 		TTLMs: m.TTL(spec.TTL).Milliseconds(), PollMs: m.o.Poll.Milliseconds(),
 		Node: m.o.Node, Relay: spec.Relay,
 	}
-	m.mu.Lock()
-	if len(m.live) >= m.o.Max {
-		m.mu.Unlock()
-		return nil, &BusyError{Max: m.o.Max}
+	lt, wctx, err := m.enter(r)
+	if err != nil {
+		return nil, err
 	}
-	wctx, cancel := context.WithCancel(m.life)
-	lt := &liveTask{id: r.ID, runID: runID, cancel: cancel, asks: map[string]*pendingAsk{}, msg: r.Message,
-		written: now, changed: make(chan struct{})}
-	if len(m.live) == 0 {
-		m.idle = make(chan struct{})
-	}
-	m.live[r.ID] = lt
-	m.wg.Add(1)
-	m.mu.Unlock()
 	if err := m.o.Store.Create(ctx, r); err != nil {
-		cancel()
+		lt.cancel()
 		m.forget(lt)
 		m.wg.Done()
 		return nil, fmt.Errorf("tasks: %w", err)
 	}
 	m.o.Log.Info("task created", "task", r.ID, "tool", r.Tool, "owner", OwnerKey(r.Owner), "ttl", time.Duration(r.TTLMs)*time.Millisecond)
+	m.run(lt, wctx, work)
+	return r, nil
+}
+
+// enter makes r a live task of this Manager (within Max); the caller
+// starts it (run) or undoes it (forget, wg.Done).
+func (m *Manager) enter(r *Record) (*liveTask, context.Context, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.live[r.ID]; ok {
+		return nil, nil, fmt.Errorf("tasks: task %s is already live here", r.ID)
+	}
+	if len(m.live) >= m.o.Max {
+		return nil, nil, &BusyError{Max: m.o.Max}
+	}
+	wctx, cancel := context.WithCancel(m.life)
+	lt := &liveTask{id: r.ID, runID: r.RunID, cancel: cancel, asks: map[string]*pendingAsk{}, msg: r.Message,
+		written: time.Now(), changed: make(chan struct{})}
+	if len(m.live) == 0 {
+		m.idle = make(chan struct{})
+	}
+	m.live[r.ID] = lt
+	m.wg.Add(1)
+	return lt, wctx, nil
+}
+
+// run runs a live task's work and stores how it ended.
+func (m *Manager) run(lt *liveTask, wctx context.Context, work Work) {
 	h := &Handle{m: m, lt: lt}
 	go func() {
 		defer m.wg.Done()
-		defer cancel()
+		defer lt.cancel()
 		res, err := runWork(wctx, work, h)
 		m.finish(lt, res, err)
 		m.forget(lt)
 	}()
-	return r, nil
+}
+
+// Adopt takes over a live task whose process is gone (one Options.Orphan
+// kept): this Manager's node runs it from now on, with work. A task that
+// ended meanwhile is left as it is (nil error).
+func (m *Manager) Adopt(ctx context.Context, r *Record, work Work) error {
+	lt, wctx, err := m.enter(r)
+	if err != nil {
+		return err
+	}
+	nr, err := m.o.Store.Update(ctx, r.ID, func(x *Record) error {
+		if Terminal(x.Status) {
+			return errStop
+		}
+		// Its questions were the old process's: they are asked again.
+		x.Node, x.Updated = m.o.Node, time.Now().UTC()
+		if x.Status == InputRequired {
+			x.Status, x.Inputs = Working, nil
+		}
+		return nil
+	})
+	if err != nil {
+		lt.cancel()
+		m.forget(lt)
+		m.wg.Done()
+		if errors.Is(err, errStop) {
+			return nil
+		}
+		return fmt.Errorf("tasks: %w", err)
+	}
+	lt.msg, lt.n = nr.Message, nr.Asked
+	m.o.Log.Info("task taken over from a process that is gone", "task", nr.ID, "tool", nr.Tool)
+	m.run(lt, wctx, work)
+	return nil
 }
 
 // runWork runs work, turning a panic into an error (a task never takes the
@@ -341,8 +399,13 @@ func (m *Manager) forget(lt *liveTask) {
 }
 
 // finish stores how the work ended. A task cancelled meanwhile stays
-// cancelled (keeping the result the work returned, if any).
+// cancelled (keeping the result the work returned, if any). With
+// KeepOnClose, a work stopped by Close leaves its task as it is.
 func (m *Manager) finish(lt *liveTask, res *mcp.CallToolResult, err error) {
+	if m.o.KeepOnClose && m.closing.Load() && !lt.cancelled.Load() {
+		m.o.Log.Info("task left live for the next process", "task", lt.id)
+		return
+	}
 	lt.mu.Lock()
 	msg := lt.msg
 	lt.mu.Unlock()
@@ -440,6 +503,7 @@ func (m *Manager) WaitIdle(ctx context.Context) error {
 // Close cancels every live task's work, waits for them to store how they
 // ended, and stops sweeping.
 func (m *Manager) Close() {
+	m.closing.Store(true)
 	m.cancel()
 	m.wg.Wait()
 	m.sweepOnce.Do(func() {})
@@ -570,9 +634,10 @@ func (lt *liveTask) answer(key string, a askResult) bool {
 // Await waits until task id (as who sees it) ends or ctx ends, and returns it
 // (2025-11-25 tasks/result). While it waits, the task's questions are put
 // to the caller through ask (an elicitation or sampling request on the
-// tasks/result request's own stream), one at a time; a question ask cannot
-// put (an error other than ctx's) fails that question, so the work asks
-// elsewhere.
+// tasks/result request's own stream), one at a time; when ask fails (the
+// caller's session or link closed, it refused the request), Await returns
+// that error and the question stays, for the caller's next tasks/result
+// (or another channel, or the question's timeout).
 func (m *Manager) Await(ctx context.Context, who Who, id string, ask func(ctx context.Context, key string, r mcp.InputRequest) (mcp.InputResponse, error)) (*Record, error) {
 	for {
 		r, err := m.Get(ctx, who, id)
@@ -587,15 +652,17 @@ func (m *Manager) Await(ctx context.Context, who Who, id string, ask func(ctx co
 		if lt != nil {
 			if pa := lt.take(); pa != nil && ask != nil {
 				resp, err := ask(ctx, pa.key, pa.req)
-				switch {
-				case err == nil:
-					lt.answer(pa.key, askResult{resp: resp})
-				case ctx.Err() != nil:
+				if err != nil {
+					// The caller could not be asked now (its session or link
+					// closed, it refused the request): the question stays for
+					// its next tasks/result (or the console, or its timeout).
 					lt.untake(pa)
-					return nil, ctx.Err()
-				default:
-					lt.answer(pa.key, askResult{err: err})
+					if ctx.Err() != nil {
+						return nil, ctx.Err()
+					}
+					return nil, err
 				}
+				lt.answer(pa.key, askResult{resp: resp})
 				continue
 			}
 			lt.mu.Lock()
@@ -761,6 +828,7 @@ func (h *Handle) syncInputs(what string) {
 		lt.waiting = what
 	}
 	msg := lt.message()
+	asked := lt.n
 	lt.mu.Unlock()
 	var raw json.RawMessage
 	if len(inputs) > 0 {
@@ -771,7 +839,7 @@ func (h *Handle) syncInputs(what string) {
 		raw = b
 	}
 	h.m.write(lt, func(r *Record) {
-		r.Message = msg
+		r.Message, r.Asked = msg, asked
 		if raw != nil {
 			r.Status, r.Inputs = InputRequired, raw
 		} else {

@@ -99,8 +99,11 @@ type Record struct {
 	TTLMs  int64 `json:"ttlMs"`
 	PollMs int64 `json:"pollMs,omitempty"`
 	// Inputs are the questions outstanding while Status is
-	// input_required: an mcp.InputRequestMap as JSON.
+	// input_required: an mcp.InputRequestMap as JSON. Asked counts the
+	// questions asked so far (keys q1, q2, ... are never reused, also by
+	// a process that takes the task over).
 	Inputs json.RawMessage `json:"inputs,omitempty"`
+	Asked  int             `json:"asked,omitempty"`
 	// Result is the CallToolResult of a completed task as JSON; IsError
 	// its isError.
 	Result  json.RawMessage `json:"result,omitempty"`

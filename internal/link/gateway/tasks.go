@@ -1,0 +1,322 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/rpa-dev/rpa/internal/serve/tasks"
+)
+
+// Tasks through the gateway (PROTOCOL.md, "Tasks"): an agent's task lives here, in the gateway's
+// own task store (Options.Tasks), and the desktop runs it. A desktop tool that runs as a task
+// (a workflow of `rpa connect`) gets the call as a task of its own, task-augmented over the
+// link; the gateway's task has the same run ID, follows the desktop's statusMessage (tasks/get),
+// and waits for its end with tasks/result, through which the desktop's questions come to be
+// relayed to the agent as the gateway task's questions. The desktop's task does not depend on
+// the link or the gateway: a link that drops and re-dials, or a gateway that restarts (its live
+// tasks name the desktop's task in Record.Relay, and the next gateway process takes them over),
+// just asks tasks/result again on the desktop's new link. tasks/cancel at the gateway cancels the
+// desktop's task. A tool the desktop does not run as a task is forwarded as a plain call by the
+// gateway task's work (its answer is lost if the gateway restarts meanwhile).
+
+// Defaults of the gateway's tasks.
+const (
+	// DefaultTaskRelinkWait is how long a task waits for its desktop to link again before it fails.
+	DefaultTaskRelinkWait = 10 * time.Minute
+	relinkPoll            = 250 * time.Millisecond
+)
+
+// startTasks builds the gateway's task manager and attaches it to the agent-facing server.
+func (g *Gateway) startTasks() {
+	store := g.opts.Tasks
+	if store == nil {
+		store = &tasks.MemStore{}
+	}
+	g.tasks = tasks.New(tasks.Options{Store: store, Max: g.opts.MaxTasks, TTL: g.opts.TaskTTL, MaxTTL: g.opts.TaskMaxTTL,
+		Node: g.opts.TaskNode, Log: g.log, KeepOnClose: true, Orphan: func(r *tasks.Record) bool { return r.Relay != "" }})
+	if err := g.tasks.Recover(context.Background()); err != nil {
+		g.log.Error("tasks: cannot read the task store", "err", err)
+	}
+	f := &tasks.Front{M: g.tasks, Taskable: g.taskable,
+		Who: func(req mcp.Request) tasks.Who { return tasks.Who{Owner: g.agentOwner(req), Live: g.agents.live} }}
+	if err := f.Attach(g.srv); err != nil {
+		g.log.Error("tasks: cannot serve them", "err", err)
+	}
+	g.adoptTasks()
+}
+
+// Tasks returns the gateway's task manager.
+func (g *Gateway) Tasks() *tasks.Manager { return g.tasks }
+
+// adoptTasks takes over the live tasks an earlier gateway process left (its desktops still run
+// them).
+func (g *Gateway) adoptTasks() {
+	live, err := g.tasks.Store().Live(context.Background())
+	if err != nil {
+		g.log.Error("tasks: cannot read the live tasks", "err", err)
+		return
+	}
+	for _, r := range live {
+		device, dtask, ok := strings.Cut(r.Relay, " ")
+		if !ok || r.Node == g.tasks.Options().Node || g.tasks.Options().Alive(r.Node) {
+			continue
+		}
+		err := g.tasks.Adopt(context.Background(), r, func(ctx context.Context, h *tasks.Handle) (*mcp.CallToolResult, error) {
+			return g.follow(ctx, h, device, dtask, nil)
+		})
+		if err != nil {
+			g.log.Warn("tasks: cannot take over a task", "task", r.ID, "err", err)
+		}
+	}
+}
+
+// taskable reports whether tool may run as a task here: a desktop offering it runs it as a task.
+func (g *Gateway) taskable(name string) bool {
+	for _, o := range g.offers(name) {
+		if o.dt.task {
+			return true
+		}
+	}
+	return false
+}
+
+// taskSupport reads a listed tool's execution.taskSupport ("optional" or "required": it runs as
+// a task).
+func taskSupport(raw json.RawMessage) bool {
+	var t struct {
+		Execution struct {
+			TaskSupport string `json:"taskSupport"`
+		} `json:"execution"`
+	}
+	_ = json.Unmarshal(raw, &t)
+	return t.Execution.TaskSupport == "optional" || t.Execution.TaskSupport == "required"
+}
+
+// startTask runs an agent's call of tool name as the task tr asks for (see the top of this file).
+// The desktop's task exists, and the gateway's is stored, before the agent gets its task.
+func (g *Gateway) startTask(ctx context.Context, req *mcp.CallToolRequest, name string, tr *tasks.Request) (*mcp.CallToolResult, error) {
+	if !g.drain.enter() {
+		return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: msgRestarting}
+	}
+	defer g.drain.leave()
+	pick, args, err := g.pick(req, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.checkResume(req, args); err != nil { // owners.go
+		return nil, err
+	}
+	caps := req.ClientCapabilities()
+	if !pick.dt.task || pick.d == nil {
+		// The desktop runs it as a plain call, or is linked to another replica of a cluster
+		// (following a desktop's task across replicas is left to the cluster): the gateway
+		// task's work forwards it as a call.
+		err = tr.Start(ctx, func(wctx context.Context, h *tasks.Handle) (*mcp.CallToolResult, error) {
+			return g.call(wctx, req, name, wctx, h.Ask)
+		})
+		return taskStarted(err)
+	}
+	owner := g.agentOwner(req)
+	params := map[string]any{"name": name, "arguments": args, "task": map[string]any{"ttl": tr.TTL().Milliseconds()}}
+	resp, err := pick.d.request(ctx, "tools/call", params, &call{ctx: ctx, tool: name, owner: owner})
+	if err != nil {
+		return nil, desktopError(err)
+	}
+	if resp.Error != nil {
+		return nil, rpcErr(resp.Error)
+	}
+	var created struct {
+		Task struct {
+			TaskID string `json:"taskId"`
+		} `json:"task"`
+	}
+	_ = json.Unmarshal(resp.Result, &created)
+	dtask := created.Task.TaskID
+	if dtask == "" {
+		// The desktop answered at once (it ran the call plainly): the task has that result.
+		var res mcp.CallToolResult
+		if err := json.Unmarshal(resp.Result, &res); err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "desktop sent a bad tools/call result: " + err.Error()}
+		}
+		g.noteRun(owner, resp.Result)
+		return taskStarted(tr.Start(ctx, func(context.Context, *tasks.Handle) (*mcp.CallToolResult, error) { return &res, nil }))
+	}
+	runID := tasks.RunIDOf(dtask)
+	g.owners.set(runID, owner, time.Now()) // the agent owns the run's resources (owners.go)
+	tr.SetRun(runID, pick.id+" "+dtask)
+	err = tr.Start(ctx, func(wctx context.Context, h *tasks.Handle) (*mcp.CallToolResult, error) {
+		return g.follow(wctx, h, pick.id, dtask, caps)
+	})
+	if err != nil {
+		go g.cancelDesktopTask(pick.id, dtask)
+	}
+	return taskStarted(err)
+}
+
+// taskStarted is the handler's answer once tr.Start returned err (the agent's answer is then the
+// task, whatever is returned here).
+func taskStarted(err error) (*mcp.CallToolResult, error) {
+	var busy *tasks.BusyError
+	switch {
+	case errors.As(err, &busy):
+		return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: busy.Error(), Data: json.RawMessage(`{"kind":"busy"}`)}
+	case err != nil:
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "cannot create the task: " + err.Error()}
+	}
+	return &mcp.CallToolResult{}, nil
+}
+
+// follow is the work of a gateway task whose desktop runs task dtask: wait for its end
+// (tasks/result, relaying its questions through h.Ask when caps allow, or when caps is nil: a
+// task taken over after a restart, whose agent answers through the task), following its
+// statusMessage, across link drops; cancel it when the task is cancelled here.
+func (g *Gateway) follow(ctx context.Context, h *tasks.Handle, device, dtask string, caps *mcp.ClientCapabilities) (*mcp.CallToolResult, error) {
+	if caps == nil {
+		caps = &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{}}
+	}
+	wait := g.opts.TaskRelinkWait
+	if wait <= 0 {
+		wait = DefaultTaskRelinkWait
+	}
+	for {
+		d, err := g.linked(ctx, h, device, wait)
+		if err != nil {
+			if h.Cancelled() {
+				go g.cancelDesktopTask(device, dtask)
+			}
+			return nil, err
+		}
+		mctx, stopMirror := context.WithCancel(ctx)
+		go g.mirror(mctx, d, dtask, h)
+		resp, err := d.request(ctx, "tasks/result", map[string]any{"taskId": dtask}, &call{ctx: ctx, ask: h.Ask, caps: caps})
+		stopMirror()
+		var gone errGone
+		switch {
+		case errors.As(err, &gone):
+			continue // the link dropped: ask again on the next one
+		case err != nil:
+			if h.Cancelled() {
+				go g.cancelDesktopTask(device, dtask)
+			}
+			return nil, err
+		case resp.Error != nil:
+			return nil, rpcErr(resp.Error)
+		}
+		var res mcp.CallToolResult
+		if err := json.Unmarshal(resp.Result, &res); err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "desktop sent a bad tasks/result: " + err.Error()}
+		}
+		delete(res.Meta, tasks.MetaRelatedTask) // it names the desktop's task
+		if len(res.Meta) == 0 {
+			res.Meta = nil
+		}
+		return &res, nil
+	}
+}
+
+// linked returns the device's current link, waiting (at most wait) for it to come back.
+func (g *Gateway) linked(ctx context.Context, h *tasks.Handle, device string, wait time.Duration) (*device, error) {
+	deadline := time.Now().Add(wait)
+	said := false
+	for {
+		g.mu.Lock()
+		d := g.devices[device]
+		g.mu.Unlock()
+		if d != nil {
+			d.mu.Lock()
+			ok := d.ready && !d.gone
+			d.mu.Unlock()
+			if ok {
+				return d, nil
+			}
+		}
+		if !said {
+			h.SetMessage(fmt.Sprintf("desktop %q is not linked; waiting for it to come back", device))
+			said = true
+		}
+		if time.Now().After(deadline) {
+			return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: fmt.Sprintf(
+				"desktop %q did not link again within %s; its run %s may still finish there (rpa runs show on it)", device, wait, h.RunID())}
+		}
+		t := time.NewTimer(relinkPoll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// mirror copies the desktop task's statusMessage to h (tasks/get at its poll interval) until ctx
+// ends.
+func (g *Gateway) mirror(ctx context.Context, d *device, dtask string, h *tasks.Handle) {
+	every := time.Second
+	for {
+		resp, err := d.request(ctx, "tasks/get", map[string]any{"taskId": dtask}, nil)
+		if err != nil {
+			return
+		}
+		var t struct {
+			Status        string `json:"status"`
+			StatusMessage string `json:"statusMessage"`
+			PollInterval  int64  `json:"pollInterval"`
+		}
+		if resp.Error == nil && json.Unmarshal(resp.Result, &t) == nil {
+			if t.Status == tasks.Working && t.StatusMessage != "" {
+				h.SetMessage(t.StatusMessage)
+			}
+			if t.PollInterval > 0 {
+				every = time.Duration(t.PollInterval) * time.Millisecond
+			}
+		}
+		tm := time.NewTimer(every)
+		select {
+		case <-ctx.Done():
+			tm.Stop()
+			return
+		case <-tm.C:
+		}
+	}
+}
+
+// cancelDesktopTask asks the desktop to cancel its task (best effort, on its current link).
+func (g *Gateway) cancelDesktopTask(device, dtask string) {
+	g.mu.Lock()
+	d := g.devices[device]
+	g.mu.Unlock()
+	if d == nil {
+		g.log.Warn("cannot cancel a desktop's task: the desktop is not linked", "device", device, "task", dtask)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if resp, err := d.request(ctx, "tasks/cancel", map[string]any{"taskId": dtask}, nil); err != nil || resp.Error != nil {
+		g.log.Info("the desktop did not cancel its task (it may have ended)", "device", device, "task", dtask)
+	}
+}
+
+// desktopError is the agent's error for a request the desktop did not answer.
+func desktopError(err error) error {
+	var gone errGone
+	if errors.As(err, &gone) {
+		return &jsonrpc.Error{Code: CodeUnreachable, Message: gone.Error()}
+	}
+	return err
+}
+
+// rpcErr is a desktop's error answer as a *jsonrpc.Error (codes kept).
+func rpcErr(err error) *jsonrpc.Error {
+	var we *jsonrpc.Error
+	if errors.As(err, &we) {
+		return we
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+}
