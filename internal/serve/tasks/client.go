@@ -21,6 +21,11 @@ import (
 // sends tasks/get, tasks/update and tasks/cancel as custom methods.
 // rpa's tests and benchmarks drive tasks with it.
 type Client struct {
+	// Poll, when set, is Wait's poll interval instead of the task's
+	// pollInterval (benchmarks poll often to measure the work, not the
+	// interval).
+	Poll time.Duration
+
 	mu      sync.Mutex
 	refs    map[string]string          // request id → the call's ref
 	created map[string]json.RawMessage // ref → the raw result
@@ -192,7 +197,8 @@ func (t *TaskV2) CallResult() (*mcp.CallToolResult, error) {
 	return &r, json.Unmarshal(t.Result, &r)
 }
 
-// Wait polls task id (at its poll interval, at least every 10 ms) until
+// Wait polls task id (at its poll interval, at least every 10 ms, or
+// every Poll) until
 // it is terminal, answering its questions with answer (nil: a question is
 // an error), and returns it.
 func (c *Client) Wait(ctx context.Context, cs *mcp.ClientSession, id string, answer func(key string, r mcp.InputRequest) (mcp.InputResponse, error)) (*TaskV2, error) {
@@ -232,6 +238,9 @@ func (c *Client) Wait(ctx context.Context, cs *mcp.ClientSession, id string, ans
 			}
 		}
 		wait := max(time.Duration(t.PollIntervalMs)*time.Millisecond, 10*time.Millisecond)
+		if c.Poll > 0 {
+			wait = c.Poll
+		}
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
