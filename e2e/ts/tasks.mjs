@@ -7,7 +7,7 @@
 // its query after 8 s), VSITE (serves verify.html), USERNAME, PASSWORD.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, ElicitRequestSchema, TaskStatusNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const env = process.env;
 const report = {};
@@ -15,6 +15,9 @@ const report = {};
 async function connect(token, name, onElicit) {
   const client = new Client({ name, version: "1.0.0" }, { capabilities: onElicit ? { elicitation: {} } : {} });
   if (onElicit) client.setRequestHandler(ElicitRequestSchema, onElicit);
+  // notifications/tasks/status arrive on the session's GET stream.
+  client.notes = [];
+  client.setNotificationHandler(TaskStatusNotificationSchema, (n) => client.notes.push(`${n.params.taskId} ${n.params.status}`));
   const transport = new StreamableHTTPClientTransport(new URL(env.URL), {
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
   });
@@ -58,6 +61,8 @@ try {
   // 1. The query takes 8 s at the server; every request of the client times
   // out after 2 s. As a task it completes all the same.
   const slow = await stream(a, { name: "workflow_query_power_data", arguments: demoArgs }, { timeout: 2000 });
+  // The status notification is sent when the task ends; give it a moment to arrive.
+  for (let i = 0; i < 50 && !a.notes.some((n) => n === `${slow.taskId} completed`); i++) await new Promise((r) => setTimeout(r, 100));
   report.slow = {
     taskId: slow.taskId, statuses: slow.statuses, messages: slow.messages.slice(0, 20), error: slow.error ?? null,
     count: slow.result?.structuredContent?.outputs?.count ?? slow.result?.structuredContent?.count ?? null,
@@ -65,6 +70,7 @@ try {
     runId: slow.result?.structuredContent?.runId ?? null,
     relatedTask: slow.result?._meta?.["io.modelcontextprotocol/related-task"]?.taskId ?? null,
     isError: slow.result?.isError ?? null,
+    notified: a.notes.filter((n) => n.startsWith(slow.taskId + " ")).map((n) => n.split(" ")[1]),
   };
   // The same call without a task times out after 2 s (the complaint tasks answer).
   report.plainTimeout = await errorOf(a.callTool({ name: "workflow_query_power_data", arguments: { ...demoArgs, profileId: "plain" } }, undefined, { timeout: 2000 }));

@@ -31,6 +31,7 @@ type tasksReport struct {
 		RunID       string   `json:"runId"`
 		RelatedTask string   `json:"relatedTask"`
 		IsError     any      `json:"isError"`
+		Notified    []string `json:"notified"`
 	} `json:"slow"`
 	PlainTimeout *rpcErr `json:"plainTimeout"`
 	Refetch      struct {
@@ -115,6 +116,9 @@ func TestTypeScriptClientTasks(t *testing.T) {
 	s := r.Slow
 	if s.Error != nil || s.Rows != 50 || s.IsError == true || runs.ValidID(s.RunID) != nil || !strings.HasPrefix(s.TaskID, s.RunID+".") || s.RelatedTask != s.TaskID {
 		t.Errorf("slow task: %+v", s)
+	}
+	if !slices.Contains(s.Notified, "completed") {
+		t.Errorf("notifications/tasks/status heard: %v, want completed among them", s.Notified)
 	}
 	if len(s.Statuses) < 3 || s.Statuses[len(s.Statuses)-1] != "completed" || s.Statuses[0] != "working" {
 		t.Errorf("statuses seen %v", s.Statuses)

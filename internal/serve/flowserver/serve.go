@@ -27,8 +27,14 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	r := newStopReader(in)
 	defer s.onCancel(ctx, r.stop)()
 	// A tools/call's 2025-11-25 `task` param reaches the tasks middleware
-	// through tasks.LiftTransport (the SDK's params type has no field for it).
-	err := s.MCP.MCP().Run(context.Background(), tasks.LiftTransport(&mcpserver.StdioTransport{In: r, Out: out, Logger: s.Log}))
+	// through tasks.LiftTransport (the SDK's params type has no field for
+	// it); the session hears of its tasks' status (ListenTransport).
+	t := s.MCP.ListenTransport(tasks.LiftTransport(&mcpserver.StdioTransport{In: r, Out: out, Logger: s.Log}))
+	ss, err := s.MCP.MCP().Connect(context.Background(), t, nil)
+	if err == nil {
+		s.MCP.Listening(ss, t)
+		err = ss.Wait()
+	}
 	if err != nil && !errors.Is(err, context.Canceled) && !isEOF(err) {
 		return err
 	}

@@ -45,9 +45,11 @@ const DefaultHTTPAddr = "127.0.0.1:8765"
 func (s *Server) HTTPHandler(tokens ...string) http.Handler {
 	// tasks.LiftHTTP: a tools/call's 2025-11-25 `task` param reaches the
 	// tasks middleware (the SDK's params type has no field for it).
-	var h = tasks.LiftHTTP(mrtr.StreamableHandler(func(*http.Request) *mcp.Server { return s.srv }, &mcp.StreamableHTTPOptions{
+	// listenHTTP: a session's GET stream carries its tasks' status
+	// (tasknotify.go).
+	var h = s.listenHTTP(tasks.LiftHTTP(mrtr.StreamableHandler(func(*http.Request) *mcp.Server { return s.srv }, &mcp.StreamableHTTPOptions{
 		Logger: s.log,
-	}))
+	})))
 	h = s.httpCalls.dropCancelled(h)
 	h = s.httpReqs.bind(h)
 	h = methodNotFound(h)

@@ -201,7 +201,8 @@ type Server struct {
 	owners    profileOwners // which session each profile belongs to (owner.go)
 	callers   callers       // sessions as owners of runs (runowner.go)
 
-	tasks *tasks.Manager // workflow calls run as tasks (tasks.go)
+	tasks    *tasks.Manager // workflow calls run as tasks (tasks.go)
+	taskEars taskListeners  // where task status notifications go (tasknotify.go)
 }
 
 // New builds the server, loads FlowsDir (a flow that does not load is

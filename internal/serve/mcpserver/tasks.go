@@ -27,7 +27,7 @@ func (s *Server) startTasks() error {
 		store = tasks.RunStore(s.opts.Runs)
 	}
 	s.tasks = tasks.New(tasks.Options{Store: store, Max: s.opts.MaxTasks, TTL: s.opts.TaskTTL, MaxTTL: s.opts.TaskMaxTTL,
-		Life: s.ctx, Log: s.log})
+		Life: s.ctx, Log: s.log, Changed: s.taskChanged})
 	if err := s.tasks.Recover(context.Background()); err != nil {
 		return err
 	}

@@ -241,3 +241,61 @@ func TestTaskQuestionInConsole(t *testing.T) {
 		t.Errorf("outputs %s", b)
 	}
 }
+
+// TestTaskStatusNotifications: a 2025-11-25 session that listens (its
+// connection over stdio; in-process here through the same transport
+// wrapper) gets notifications/tasks/status as its task goes working,
+// then completed.
+func TestTaskStatusNotifications(t *testing.T) {
+	site := newSite(t)
+	s, _ := newServer(t, Options{FlowsDir: copyFlows(t, "hit.flow"), NoWatch: true, Pool: newPool(t)})
+	st, ct := mcp.NewInMemoryTransports()
+	lt := s.ListenTransport(tasks.LiftTransport(st))
+	ss, err := s.MCP().Connect(context.Background(), lt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	s.Listening(ss, lt)
+	conn, err := ct.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	c := &rawClient{t: t, conn: conn}
+	c.call("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "raw", "version": "1"}})
+	c.notify("notifications/initialized", map[string]any{})
+	r := c.call("tools/call", map[string]any{"name": "workflow_hit", "arguments": map[string]any{"base_url": site.URL, "p": "n", "n": 1},
+		"task": map[string]any{}})
+	var created struct {
+		Task struct {
+			TaskID string `json:"taskId"`
+		} `json:"task"`
+	}
+	if r.Error != nil || json.Unmarshal(r.Result, &created) != nil || created.Task.TaskID == "" {
+		t.Fatalf("created %s %v", r.Result, r.Error)
+	}
+	// Read until the completed notification (a bound that only catches a hang).
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var seen []string
+	for {
+		msg, err := conn.Read(ctx)
+		if err != nil {
+			t.Fatalf("no completed status notification (saw %v): %v", seen, err)
+		}
+		n, ok := msg.(*jsonrpc.Request)
+		if !ok || n.Method != MethodTaskStatus {
+			continue
+		}
+		var p tasks.TaskV1
+		if err := json.Unmarshal(n.Params, &p); err != nil || p.TaskID != created.Task.TaskID {
+			t.Fatalf("notification %s", n.Params)
+		}
+		seen = append(seen, p.Status)
+		if p.Status == tasks.Completed {
+			break
+		}
+	}
+}

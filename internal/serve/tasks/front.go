@@ -192,6 +192,15 @@ func (f *Front) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return &patched{inner: res, edit: f.addExecution}, nil
 		case "tools/call":
 			return f.call(ctx, method, req, modern, next)
+		case "subscriptions/listen":
+			// Task status notifications are not sent on 2026-07-28 (the extension
+			// makes them optional; tasks/get is polled): a listen for taskIds is
+			// acknowledged for none, and refused, as the extension says, when the
+			// request does not declare it.
+			if p := req.GetParams(); p != nil && !nilParams(req) && p.GetMeta()[LiftTaskIDs] != nil && !declaresExtension(req) {
+				return nil, missingCapability()
+			}
+			return next(ctx, method, req)
 		case MethodGet, MethodResult, MethodList, MethodCancel, MethodUpdate:
 			info := callInfo{who: f.Who(req), modern: modern, declares: declaresExtension(req)}
 			if ex := req.GetExtra(); ex != nil {

@@ -541,3 +541,14 @@ func TestNoParams(t *testing.T) {
 		}
 	}
 }
+
+// TestListenForTasks: a 2026-07-28 subscriptions/listen asking for task
+// notifications without declaring the extension is -32021.
+func TestListenForTasks(t *testing.T) {
+	ts := newTestServer(t, Options{})
+	c := ts.connect(t, "2026-07-28", nil)
+	params := map[string]any{"_meta": modernMeta(false), "notifications": map[string]any{"taskIds": []string{"x"}}}
+	if code, _ := errorOf(t, c.call("subscriptions/listen", params)); code != CodeMissingCapability {
+		t.Errorf("listen for tasks without the extension: %d", code)
+	}
+}

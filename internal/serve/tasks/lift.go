@@ -22,12 +22,19 @@ import (
 // a Task field on CallToolParamsRaw would make this unnecessary.)
 const LiftKey = "rpa/task"
 
+// LiftTaskIDs is the _meta key under which Lift marks a
+// subscriptions/listen that asks for task status notifications
+// (notifications.taskIds, which the SDK's params type drops too).
+const LiftTaskIDs = "rpa/taskIds"
+
 // Lift returns msg with a tools/call's `task` param copied into
-// _meta[LiftKey] (and any client-set _meta[LiftKey] dropped); other
+// _meta[LiftKey], and a subscriptions/listen's notifications.taskIds into
+// _meta[LiftTaskIDs] (any client-set value of those keys dropped); other
 // messages unchanged.
 func Lift(msg jsonrpc.Message) jsonrpc.Message {
 	req, ok := msg.(*jsonrpc.Request)
-	if !ok || req.Method != "tools/call" || len(req.Params) == 0 || !bytes.Contains(req.Params, []byte(`"`+LiftKey+`"`)) && !bytes.Contains(req.Params, []byte(`"task"`)) {
+	if !ok || req.Method != "tools/call" && req.Method != "subscriptions/listen" || len(req.Params) == 0 ||
+		!bytes.Contains(req.Params, []byte(`"rpa/task`)) && !bytes.Contains(req.Params, []byte(`"task`)) {
 		return msg
 	}
 	obj := map[string]json.RawMessage{}
@@ -39,8 +46,19 @@ func Lift(msg jsonrpc.Message) jsonrpc.Message {
 		return msg // a bad _meta: the SDK refuses the params itself
 	}
 	delete(meta, LiftKey)
-	if t, ok := obj["task"]; ok {
+	delete(meta, LiftTaskIDs)
+	if t, ok := obj["task"]; ok && req.Method == "tools/call" {
 		meta[LiftKey] = t
+	}
+	if req.Method == "subscriptions/listen" {
+		var p struct {
+			Notifications struct {
+				TaskIDs json.RawMessage `json:"taskIds"`
+			} `json:"notifications"`
+		}
+		if json.Unmarshal(req.Params, &p) == nil && len(p.Notifications.TaskIDs) > 0 && string(p.Notifications.TaskIDs) != "null" {
+			meta[LiftTaskIDs] = p.Notifications.TaskIDs
+		}
 	}
 	if len(meta) == 0 {
 		delete(obj, "_meta")
@@ -107,7 +125,7 @@ func LiftHTTP(next http.Handler) http.Handler {
 			return
 		}
 		rest.Close()
-		if bytes.Contains(body, []byte(`"tools/call"`)) {
+		if bytes.Contains(body, []byte(`"tools/call"`)) || bytes.Contains(body, []byte(`"subscriptions/listen"`)) {
 			if msg, err := jsonrpc.DecodeMessage(body); err == nil {
 				if out := Lift(msg); out != msg {
 					if b, err := jsonrpc.EncodeMessage(out); err == nil {
