@@ -72,6 +72,12 @@ type LaunchOptions struct {
 	Remote string
 	// Flags are extra command-line flags (name → value, "" for bare).
 	Flags map[string]string
+	// OnExit, when set, is called once when the launched browser process
+	// has exited (its helpers ended with it), or before Launch returns an
+	// error when no process was started; never for Remote. A caller that
+	// holds the profile folder while its browser runs
+	// (internal/host/profiles.Claim) releases it here.
+	OnExit func()
 }
 
 // Driver starts browsers.

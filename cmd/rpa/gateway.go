@@ -4,13 +4,14 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"github.com/rpa-dev/rpa/internal/cliflag"
 	"io"
 	"net"
 	"os"
 	"time"
 
-	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/internal/cliflag"
+	"github.com/rpa-dev/rpa/internal/host/home"
+
 	"github.com/rpa-dev/rpa/internal/link/cluster"
 	"github.com/rpa-dev/rpa/internal/link/gateway"
 	"github.com/rpa-dev/rpa/internal/link/mcpws"
@@ -93,7 +94,7 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if err := opts.Check(so); err != nil {
 		return fail(stderr, exitUsage, "gateway", err)
 	}
-	cc.Finish(drivers.Home(), opts.Token)
+	cc.Finish(home.Dir(), opts.Token)
 	cc.Logger = opts.Logger
 	if err := cc.Check(); err != nil {
 		return fail(stderr, exitUsage, "gateway", err)

@@ -4,10 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/rpa-dev/rpa/drivers"
-	"github.com/rpa-dev/rpa/internal/atomicfile"
 	"io"
 	"io/fs"
+
+	"github.com/rpa-dev/rpa/internal/atomicfile"
+	"github.com/rpa-dev/rpa/internal/host/home"
 
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/runs/heal"
@@ -40,7 +41,7 @@ func runHeal(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	path := pos[0]
-	st, err := runs.OpenHome(drivers.Home(), 0, 0)
+	st, err := runs.OpenHome(home.Dir(), 0, 0)
 	if err != nil {
 		return fail(stderr, exitFailed, "heal", fmt.Errorf("run store: %w", err))
 	}

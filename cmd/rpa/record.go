@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/rpa-dev/rpa/internal/host/hitl"
 	"io"
 	"strings"
 
-	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/internal/host/hitl"
+	"github.com/rpa-dev/rpa/internal/host/profiles"
+
 	"github.com/rpa-dev/rpa/internal/authoring/importer"
 	"github.com/rpa-dev/rpa/internal/authoring/recorder"
 	"github.com/rpa-dev/rpa/lang/diag"
@@ -49,7 +50,7 @@ func runRecord(ctx context.Context, args []string, _, stderr io.Writer) int {
 	name := recorder.NameFor(*out)
 	opts := recorder.Options{URL: pos[0], Name: name, Headless: *headless, Params: params}
 	if *profile != "" {
-		dir, err := drivers.ProfileDir(*profile)
+		dir, err := profiles.Dir(*profile)
 		if err != nil {
 			return fail(stderr, exitUsage, "record", fmt.Errorf("--profile: %v", err))
 		}

@@ -11,10 +11,10 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/internal/cliflag"
 	"github.com/rpa-dev/rpa/internal/host/execpolicy"
 	"github.com/rpa-dev/rpa/internal/host/hitl"
+	"github.com/rpa-dev/rpa/internal/host/home"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/serve/localrun"
 	"github.com/rpa-dev/rpa/interp"
@@ -123,7 +123,7 @@ func runRun(ctx context.Context, args []string, rio runIO) int {
 	if rf.resume != "" {
 		// One process runs one flow: another process's run cannot be
 		// resumed (its scope is gone, and secrets are never stored).
-		return fail(stderr, exitUsage, "run", runs.ResumeRefusalIn(drivers.Home(), rf.resume))
+		return fail(stderr, exitUsage, "run", runs.ResumeRefusalIn(home.Dir(), rf.resume))
 	}
 	typed, err := f.ArgsFromFile(rf.argsFile, rf.args)
 	if err != nil {

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/internal/cli"
+	"github.com/rpa-dev/rpa/internal/host/home"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/runs/report"
 )
@@ -59,7 +59,7 @@ func runRuns(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rpa runs: unexpected argument %q (subcommands: show, report, prune)\n", fs.Arg(0))
 		return exitUsage
 	}
-	st, err := runs.OpenHome(drivers.Home(), 0, 0)
+	st, err := runs.OpenHome(home.Dir(), 0, 0)
 	if err != nil {
 		return fail(stderr, exitFailed, "runs", err)
 	}
@@ -91,7 +91,7 @@ func oneRun(name string, fs *flag.FlagSet, args []string, stderr io.Writer) (*ru
 		fmt.Fprintf(stderr, "rpa runs %s: which run? give one run ID (see rpa runs)\n", name)
 		return nil, nil, exitUsage
 	}
-	st, r, err := runs.OpenRun(drivers.Home(), pos[0])
+	st, r, err := runs.OpenRun(home.Dir(), pos[0])
 	if err != nil {
 		code = exitFailed
 		if errors.Is(err, runs.ErrNotFound) || runs.ValidID(pos[0]) != nil {
@@ -159,7 +159,7 @@ func runsPrune(args []string, stdout, stderr io.Writer) int {
 	if err := e.CheckPrune(fs); err != nil {
 		return fail(stderr, exitUsage, "runs prune", err)
 	}
-	st, err := e.Open(drivers.Home())
+	st, err := e.Open(home.Dir())
 	if err != nil {
 		return fail(stderr, exitFailed, "runs prune", err)
 	}

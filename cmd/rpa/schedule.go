@@ -9,10 +9,10 @@ import (
 	"os"
 	"time"
 
-	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/internal/cli"
 	"github.com/rpa-dev/rpa/internal/cliflag"
 	"github.com/rpa-dev/rpa/internal/host/execpolicy"
+	"github.com/rpa-dev/rpa/internal/host/home"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/serve/flowserver"
 	"github.com/rpa-dev/rpa/internal/serve/schedule"
@@ -74,7 +74,7 @@ func scheduleFlags(sub, usage, summary string, stderr io.Writer) *flag.FlagSet {
 
 // openSchedules opens the run store, where schedules live.
 func openSchedules(sub string, stderr io.Writer) (*runs.Store, int) {
-	st, err := runs.OpenHome(drivers.Home(), 0, 0)
+	st, err := runs.OpenHome(home.Dir(), 0, 0)
 	if err != nil {
 		return nil, fail(stderr, exitFailed, "schedule "+sub, err)
 	}
@@ -318,7 +318,7 @@ func scheduleRunNow(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := lr.Check(); err != nil {
 		return fail(stderr, exitUsage, "schedule run-now", err)
 	}
-	st, err := lr.Runs.Open(drivers.Home())
+	st, err := lr.Runs.Open(home.Dir())
 	if err != nil {
 		return fail(stderr, exitFailed, "schedule run-now", err)
 	}
@@ -395,7 +395,7 @@ func scheduleDaemon(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	lr.Exec = &ex
 	lr.Warn = func(m string) { fmt.Fprintf(stderr, "rpa schedule: %s\n", m) }
-	st, err := lr.Runs.Open(drivers.Home())
+	st, err := lr.Runs.Open(home.Dir())
 	if err != nil {
 		return fail(stderr, exitFailed, "schedule daemon", err)
 	}

@@ -10,9 +10,9 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/drivers/rod"
 	"github.com/rpa-dev/rpa/internal/cliflag"
+	"github.com/rpa-dev/rpa/internal/host/home"
 	"github.com/rpa-dev/rpa/internal/link/connect"
 	"github.com/rpa-dev/rpa/internal/serve/flowserver"
 	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
@@ -108,7 +108,7 @@ func runUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		hosting = append(hosting, "link to "+link.URL+" as device "+link.DeviceID)
 	}
-	con, err := ui.New(ui.Options{Home: drivers.Home(), FlowsDir: s.Dir, ServedDir: cmp.Or(*served, s.Dir), Listen: *listen, Listener: conLn,
+	con, err := ui.New(ui.Options{Home: home.Dir(), FlowsDir: s.Dir, ServedDir: cmp.Or(*served, s.Dir), Listen: *listen, Listener: conLn,
 		Log: stderr, Tools: s.MCP, Hosting: hosting, Browsers: rod.Endpoints(cfg.Remote),
 		Schedules: func() {
 			if sc := s.Scheduler(); sc != nil {

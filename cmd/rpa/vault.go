@@ -10,9 +10,9 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/rpa-dev/rpa/drivers"
 	rodd "github.com/rpa-dev/rpa/drivers/rod"
 	"github.com/rpa-dev/rpa/internal/cli"
+	"github.com/rpa-dev/rpa/internal/host/home"
 	"github.com/rpa-dev/rpa/internal/host/profiles"
 	"github.com/rpa-dev/rpa/internal/host/vault"
 )
@@ -30,7 +30,7 @@ func init() {
 var vaultStdin io.Reader = os.Stdin
 
 func runVault(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c := &vault.Cmd{Home: drivers.Home(), Stdin: vaultStdin, Ask: vault.TerminalAsker, Stdout: stdout, Stderr: stderr}
+	c := &vault.Cmd{Home: home.Dir(), Stdin: vaultStdin, Ask: vault.TerminalAsker, Stdout: stdout, Stderr: stderr}
 	if f, ok := vaultStdin.(*os.File); ok {
 		c.StdinTTY = term.IsTerminal(int(f.Fd()))
 	}

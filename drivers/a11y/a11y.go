@@ -1,13 +1,12 @@
-// Package a11y holds the in-page computation of an element's accessible
-// role and name (implicit ARIA roles by tag, aria-labelledby, aria-label,
-// a control's labels, alt, title, placeholder, name from content: the
-// parts of WAI-ARIA's accessible name computation that `role=` and
-// `name=` selectors rely on, LANGUAGE.md "Selectors") and whether it is
-// enabled (native disabled state, inert, aria-disabled on it or an
-// ancestor). It is one JS
-// source spliced into drivers/rod's engine, which matches selectors, and
-// into selectorgen's generator, which proposes them, so the two cannot
-// drift apart.
+// Package a11y holds the in-page computation of whether an element is
+// visible, of its accessible role and name (implicit ARIA roles by tag,
+// aria-labelledby, aria-label, a control's labels, alt, title, placeholder,
+// name from content: the parts of WAI-ARIA's accessible name computation
+// that `role=` and `name=` selectors rely on, LANGUAGE.md "Selectors") and
+// of whether it is enabled (native disabled state, inert, aria-disabled on
+// it or an ancestor). It is one JS source spliced into drivers/rod's
+// engine, which matches selectors, and into selectorgen's generator, which
+// proposes them, so the two cannot drift apart.
 package a11y
 
 import (
@@ -15,10 +14,12 @@ import (
 	"strings"
 )
 
-// Source defines, inside a script's scope, role(el), accName(el),
-// textOf(el), contentName(el), labelText(label, control) and
-// disabledBy(el) (the enabled rule of LANGUAGE.md, "Enabled"). It expects
-// that scope to define collapseKeepNbsp(s), visible(el) and shadowOf(el).
+// Source defines, inside a script's scope, visible(el) (the visibility
+// rule of LANGUAGE.md's checks, one for the engine and the generator),
+// role(el), accName(el), textOf(el), contentName(el), labelText(label,
+// control) and disabledBy(el) (the enabled rule of LANGUAGE.md,
+// "Enabled"). It expects that scope to define collapseKeepNbsp(s) and
+// shadowOf(el).
 //
 //go:embed a11y.js
 var Source string

@@ -3,9 +3,29 @@
 // its tag, then its name from aria-labelledby, aria-label, the control's
 // labels, alt, title and placeholder, or its content. It is spliced
 // (package a11y, Splice) into drivers/rod's engine and selectorgen's
-// generator, so both compute the same role and name. It expects in scope:
-// collapseKeepNbsp(s) (text normalised), visible(el) and shadowOf(el) (the
-// element's shadow root, open or closed, or null).
+// generator, so both compute the same role and name, and decide alike
+// whether an element is visible. It expects in scope: collapseKeepNbsp(s)
+// (text normalised) and shadowOf(el) (the element's shadow root, open or
+// closed, or null).
+  // visible: connected, not hidden by display, visibility or
+  // checkVisibility, and with a size (a display: contents wrapper when a
+  // child is visible; an option when its select is).
+  function visible(el) {
+    if (!el.isConnected) return false;
+    if (el.localName === 'option' || el.localName === 'optgroup') {
+      const sel = el.closest('select');
+      return sel ? visible(sel) : false;
+    }
+    if (typeof el.checkVisibility === 'function' && !el.checkVisibility({ visibilityProperty: true })) return false;
+    const st = getComputedStyle(el);
+    if (st.visibility === 'hidden' || st.visibility === 'collapse' || st.display === 'none') return false;
+    const r = el.getBoundingClientRect();
+    if (r.width > 0 && r.height > 0) return true;
+    if (st.display === 'contents') {
+      for (const c of el.children) if (visible(c)) return true;
+    }
+    return false;
+  }
   const implicitRoles = {
     button: 'button', a: (e) => (e.hasAttribute('href') ? 'link' : ''), select: (e) => (e.multiple || e.size > 1 ? 'listbox' : 'combobox'),
     textarea: 'textbox', img: (e) => (e.getAttribute('alt') === '' ? 'presentation' : 'img'),

@@ -37,6 +37,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-rod/rod"
@@ -168,35 +169,14 @@ func Args(opts drivers.LaunchOptions) ([]string, error) {
 
 // Launch starts Chromium (or attaches to opts.Remote) and returns the
 // browser. The process is started in its own process group; Close kills the
-// group, so no Chromium process outlives Close.
+// group, so no Chromium process outlives Close. rpa's hold on the profile
+// folder is the caller's (internal/host/profiles.Claim before, released in
+// opts.OnExit): the driver knows nothing of profiles.
 func (d *Driver) Launch(ctx context.Context, opts drivers.LaunchOptions) (drivers.Browser, error) {
 	if opts.Remote != "" {
 		return attachPool(ctx, opts.Remote) // remote.go: a context per profile, pools
 	}
-	bin, err := FindBrowser(opts.Bin)
-	if err != nil {
-		return nil, &core.Error{Kind: core.KindBrowser, Msg: err.Error(), Err: err}
-	}
-	args, err := Args(opts)
-	if err != nil {
-		return nil, &core.Error{Kind: core.KindBrowser, Msg: err.Error(), Err: err}
-	}
-	lock, err := claim(opts.UserDataDir)
-	if err != nil {
-		return nil, err
-	}
-	b, out, err := start(ctx, bin, args, lock)
-	if err != nil && !strings.Contains(strings.Join(args, " "), "--no-sandbox") {
-		if line := sandboxRefused(out); line != "" {
-			refuseSandbox(line) // sandbox.go: said once; later launches start without it
-			if args, err = Args(opts); err == nil {
-				if lock, err = claim(opts.UserDataDir); err != nil {
-					return nil, err
-				}
-				b, _, err = start(ctx, bin, args, lock)
-			}
-		}
-	}
+	b, err := launchProcess(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -208,14 +188,52 @@ func (d *Driver) Launch(ctx context.Context, opts drivers.LaunchOptions) (driver
 	return b, nil
 }
 
+// launchProcess starts the browser of opts (FindBrowser, Args, then extra
+// arguments) with the DevTools pipe and connects rod to it, again without
+// the sandbox when the kernel refuses it. opts.OnExit is called once: when
+// the browser process has exited, or before an error is returned.
+func launchProcess(ctx context.Context, opts drivers.LaunchOptions, extra ...string) (*browser, error) {
+	exit := sync.OnceFunc(func() {
+		if opts.OnExit != nil {
+			opts.OnExit()
+		}
+	})
+	b, err := func() (*browser, error) {
+		bin, err := FindBrowser(opts.Bin)
+		if err != nil {
+			return nil, &core.Error{Kind: core.KindBrowser, Msg: err.Error(), Err: err}
+		}
+		args, err := Args(opts)
+		if err != nil {
+			return nil, &core.Error{Kind: core.KindBrowser, Msg: err.Error(), Err: err}
+		}
+		b, out, err := start(ctx, bin, append(args, extra...), exit)
+		if err != nil && !strings.Contains(strings.Join(args, " "), "--no-sandbox") {
+			if line := sandboxRefused(out); line != "" {
+				refuseSandbox(line) // sandbox.go: said once; later launches start without it
+				if args, err = Args(opts); err == nil {
+					b, _, err = start(ctx, bin, append(args, extra...), exit)
+				}
+			}
+		}
+		return b, err
+	}()
+	if err != nil {
+		exit()
+		return nil, err
+	}
+	return b, nil
+}
+
 // start runs the browser at bin with args and the DevTools pipe, and
-// connects rod to it. On failure it returns the browser's output too.
-func start(ctx context.Context, bin string, args []string, lock *profileHold) (*browser, string, error) {
+// connects rod to it. On failure it returns the browser's output too (the
+// process has exited then, and onExit was not called: the caller may try
+// again); once it has started, onExit is called when it exits.
+func start(ctx context.Context, bin string, args []string, onExit func()) (*browser, string, error) {
 	cmd := exec.Command(bin, args...)
 	setProcessGroup(cmd)
 	conn, closeChildEnds, err := attachPipes(cmd) // pipe.go
 	if err != nil {
-		lock.release()
 		return nil, "", &core.Error{Kind: core.KindBrowser, Msg: "launch: DevTools pipe: " + err.Error(), Err: err}
 	}
 	var tail tailBuf
@@ -224,19 +242,25 @@ func start(ctx context.Context, bin string, args []string, lock *profileHold) (*
 	if err := StartBrowser(cmd); err != nil {
 		closeChildEnds()
 		_ = conn.Close()
-		lock.release()
 		return nil, "", &core.Error{Kind: core.KindBrowser, Msg: fmt.Sprintf("launch %s: %v", bin, err), Err: err}
 	}
 	closeChildEnds() // the browser holds them now: its exit ends the pipe
 	exited := make(chan struct{})
 	exitedCtx, exitedNow := context.WithCancel(context.Background())
+	// A start that fails leaves onExit to its caller (which may try again):
+	// the process's end waits until start has said which it is.
+	var failed atomic.Bool
+	decided := make(chan struct{})
 	go func() {
 		_ = cmd.Wait()
 		exitedNow()
 		// Helpers left by the main process go with its group, then the
 		// profile is free for the next launch.
 		killProcessGroup(cmd)
-		lock.release()
+		<-decided
+		if !failed.Load() {
+			onExit()
+		}
 		close(exited)
 	}()
 	kill := func() {
@@ -244,6 +268,8 @@ func start(ctx context.Context, bin string, args []string, lock *profileHold) (*
 		_ = cmd.Process.Kill()
 	}
 	fail := func(msg string, err error) (*browser, string, error) {
+		failed.Store(true)
+		close(decided)
 		kill()
 		_ = conn.Close()
 		<-exited
@@ -270,6 +296,7 @@ func start(ctx context.Context, bin string, args []string, lock *profileHold) (*
 			return fail("launch: "+err.Error()+": "+tail.String(), err)
 		}
 	}
+	close(decided)
 	b.cmd = cmd
 	b.exited = exited
 	b.exitedCtx = exitedCtx

@@ -43,23 +43,7 @@
     return el.shadowRoot || closedRoots.get(el) || null;
   }
 
-  function visible(el) {
-    if (!el.isConnected) return false;
-    if (el.localName === 'option' || el.localName === 'optgroup') {
-      const sel = el.closest('select');
-      return sel ? visible(sel) : false;
-    }
-    if (typeof el.checkVisibility === 'function' && !el.checkVisibility({ visibilityProperty: true })) return false;
-    const st = getComputedStyle(el);
-    if (st.visibility === 'hidden' || st.visibility === 'collapse' || st.display === 'none') return false;
-    const r = el.getBoundingClientRect();
-    if (r.width > 0 && r.height > 0) return true;
-    // display:contents and zero-size wrappers: visible when a child is.
-    if (st.display === 'contents') {
-      for (const c of el.children) if (visible(c)) return true;
-    }
-    return false;
-  }
+  // visible(el): drivers/a11y, spliced in below (one rule with selectorgen).
 
   // hiddenWhy says why visible(el) is false, for a message: " (display:
   // none on div#x)", " (visibility: hidden)", " (it has no size)", "".

@@ -21,7 +21,7 @@ var jobs sync.Map // *exec.Cmd -> windows.Handle
 // the assignment escapes the job; Chromium starts its helpers later than
 // that. When the job cannot be made (a restricted session), the browser
 // runs without it, as before: the next launch on its profile ends it
-// (drivers.ClaimProfile).
+// (the caller's claim of the folder ends orphans).
 func StartBrowser(cmd *exec.Cmd) error {
 	if err := cmd.Start(); err != nil {
 		return err

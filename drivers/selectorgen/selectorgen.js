@@ -11,24 +11,8 @@
   const collapseKeepNbsp = (s) => (s || '').replace(/[ \t\n\r\f\v\u200b]+/g, ' ').replace(/\u00a0/g, ' ').trim();
 
   // ---- the engine's notions (kept in step with drivers/rod/engine.js) ----
-  function visible(el) {
-    if (!el.isConnected) return false;
-    if (el.localName === 'option' || el.localName === 'optgroup') {
-      const sel = el.closest('select');
-      return sel ? visible(sel) : false;
-    }
-    if (typeof el.checkVisibility === 'function' && !el.checkVisibility({ visibilityProperty: true })) return false;
-    const st = getComputedStyle(el);
-    if (st.visibility === 'hidden' || st.visibility === 'collapse' || st.display === 'none') return false;
-    const r = el.getBoundingClientRect();
-    if (r.width > 0 && r.height > 0) return true;
-    if (st.display === 'contents') {
-      for (const c of el.children) if (visible(c)) return true;
-    }
-    return false;
-  }
   const shadowOf = (el) => el.shadowRoot || null; // closed roots are unknown here
-  // role, accName, textOf: the engine's own (drivers/a11y)
+  // visible, role, accName, textOf: the engine's own (drivers/a11y)
   /*rpa:a11y*/
   const skipText = new Set(['script', 'style', 'template', 'noscript', 'head', 'title', 'meta', 'link']);
   // exactText lists what the engine's text="q" returns in doc: the

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/drivers/rod"
+	"github.com/rpa-dev/rpa/internal/host/profiles"
 	"github.com/rpa-dev/rpa/lang"
 )
 
@@ -106,7 +107,7 @@ func CheckLaunch(ctx context.Context, bin, home string) Check {
 }
 
 func launchOnce(ctx context.Context, bin, dir string) (string, error) {
-	b, err := rod.New().Launch(ctx, drivers.LaunchOptions{Bin: bin, UserDataDir: dir})
+	b, err := profiles.Launch(ctx, rod.New(), drivers.LaunchOptions{Bin: bin, UserDataDir: dir})
 	if err != nil {
 		return "", err
 	}

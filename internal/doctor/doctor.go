@@ -22,7 +22,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/internal/host/home"
 )
 
 // Status is the outcome of one check.
@@ -58,7 +58,7 @@ type Report struct {
 // Options selects what Run checks. The zero value checks this machine's
 // defaults without dialling anywhere.
 type Options struct {
-	// Home is rpa's data folder; "" means drivers.Home() ($RPA_HOME, else ~/.rpa).
+	// Home is rpa's data folder; "" means home.Dir() ($RPA_HOME, else ~/.rpa).
 	Home string
 	// BrowserBin is the Chromium binary; "" finds it as every command does
 	// ($ROD_BROWSER, /usr/bin/chromium, chromium on PATH; see drivers/rod.FindBrowser).
@@ -90,7 +90,7 @@ type Options struct {
 
 func (o Options) withDefaults() Options {
 	if o.Home == "" {
-		o.Home = drivers.Home()
+		o.Home = home.Dir()
 	}
 	if o.FlowsDir == "" {
 		o.FlowsDir = filepath.Join(o.Home, "flows")

@@ -108,7 +108,9 @@ func Parse(rules string) (*Graph, error) {
 				for _, l := range left {
 					below[l] = true
 					for b := range g.reach[l] {
-						below[b] = true
+						if !isModule(b) { // a module is its direct importers' alone
+							below[b] = true
+						}
 					}
 				}
 				g.direct[r] = left

@@ -152,6 +152,7 @@ A, x.org/m < c < d < B;
 	}{
 		{"c", "a", true}, {"d", "a", true}, {"d", "c", true}, {"c", "x.org/m", true},
 		{"a", "b", false}, {"c", "d", false}, {"a", "c", false}, {"a", "x.org/m", false},
+		{"d", "x.org/m", false}, // a module is its direct importers' alone
 	} {
 		if got := g.Allows(tc.from, tc.to); got != tc.ok {
 			t.Errorf("Allows(%s, %s) = %v", tc.from, tc.to, got)
@@ -316,6 +317,9 @@ func TestPrinciples(t *testing.T) {
 		{"internal/serve/mcpserver", "github.com/go-rod/rod"},
 		{"internal/serve/mcpserver", "internal/serve/localrun"},
 		{"drivers", "interp"},
+		{"drivers", "internal/host/home"},                        // profiles, locks and rpa's folder are the host's
+		{"drivers/rod", "internal/host/profiles"},                // the driver knows nothing of profiles
+		{"internal/authoring/recorder", "github.com/go-rod/rod"}, // go-rod only behind drivers/rod
 		{"internal/runs", "interp"},
 		{"internal/link/gateway", "interp"},
 	} {

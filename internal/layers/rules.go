@@ -11,8 +11,10 @@ package layers
 // table are checked against this grouping), and naming RUNS on a left side
 // lets the right side import all that RUNS may. A name whose first element
 // holds a dot is a third-party module (or a package of one): only the
-// packages that may reach it may import it or its subpackages; modules and
-// standard packages not named here may be imported anywhere. Names are
+// packages whose own rule names it on its left may import it or its
+// subpackages (it is not passed on to what rests on them, so go-rod stays
+// in drivers/rod); modules and standard packages not named here may be
+// imported anywhere. Names are
 // relative to the module path; a package's imports are read from its non-test
 // files, for every GOOS.
 //
@@ -49,11 +51,11 @@ NONE
 NONE < lang/ast, lang/totp;
 lang/ast < lang/diag, lang/actions;
 github.com/alecthomas/participle/v2 < lang/parse/internal/grammar;
-lang/diag, lang/actions, lang/parse/internal/grammar < lang/parse;
+lang/diag, lang/actions, lang/parse/internal/grammar, github.com/alecthomas/participle/v2 < lang/parse;
 github.com/expr-lang/expr, lang/diag, lang/actions, lang/totp < lang/check;
 lang/check, lang/parse < lang/yamlflow;
 lang/yamlflow < lang/format;
-internal/atomicfile, lang/format < lang
+internal/atomicfile, lang/format, github.com/expr-lang/expr < lang
 < LANGUAGE;
 
 # BROWSER_SEAM: the interfaces a browser implements for the interpreter.
@@ -75,22 +77,25 @@ drivers/rod, drivers/fake < BROWSERS;
 
 # RUNNING: the actions and the interpreter. They reach the browser only
 # through the seam.
-LANGUAGE, BROWSER_SEAM < stdlib < interp
+LANGUAGE, BROWSER_SEAM < stdlib;
+stdlib, github.com/expr-lang/expr < interp
 < RUNNING;
 
-# HOST: what a host gives a run and keeps between runs: the person (hitl),
-# a model (llm), commands (execpolicy), browser profiles, local processes
-# (localctl), credentials (vault) and one run per account at a
-# time (lease).
-BROWSER_SEAM, github.com/modelcontextprotocol/go-sdk
+# HOST: what a host gives a run and keeps between runs: rpa's folder and
+# whether a process lives (home), the person (hitl), a model (llm),
+# commands (execpolicy), browser profiles (their folders, locks, dirty
+# markers, orphans, the warm pool), local processes (localctl),
+# credentials (vault) and one run per account at a time (lease).
+NONE < internal/host/home;
+BROWSER_SEAM, internal/host/home, github.com/modelcontextprotocol/go-sdk
 < internal/localctl,
   internal/host/execpolicy,
   internal/host/llm,
   internal/host/lease;
-internal/localctl < internal/host/hitl;
+internal/localctl, github.com/modelcontextprotocol/go-sdk < internal/host/hitl;
 BROWSER_SEAM, LANGUAGE, internal/host/lease, internal/host/hitl < internal/host/vault;
 BROWSER_SEAM, internal/host/vault < internal/host/profiles;
-internal/host/execpolicy, internal/host/hitl, internal/host/llm,
+internal/host/home, internal/host/execpolicy, internal/host/hitl, internal/host/llm,
 internal/host/profiles, internal/host/lease, internal/host/vault
 < HOST;
 
@@ -110,20 +115,20 @@ internal/runs, internal/serve/mrtr < internal/serve/tasks
 
 # AUTHORING: flows written from an agent's session, a recording, another
 # tool's export.
-LANGUAGE < internal/authoring/importer;
+LANGUAGE, github.com/expr-lang/expr < internal/authoring/importer;
 RUNNING, PAGE_TOOLS < internal/authoring;
-internal/authoring/importer, PAGE_TOOLS, BROWSERS,
-github.com/go-rod/rod # until its go-rod calls move behind drivers/rod
+internal/authoring/importer, PAGE_TOOLS, BROWSERS, internal/host/profiles
 < internal/authoring/recorder;
 internal/authoring, internal/authoring/recorder < AUTHORING;
 
 # LINK: MCP over a WebSocket between desktops and a backend; the gateway's
 # replicas on NATS (cluster; clustertest starts clusters for tests).
 BASE, github.com/modelcontextprotocol/go-sdk < internal/link/mcpws;
-internal/link/mcpws < internal/link/connect;
+internal/link/mcpws, github.com/modelcontextprotocol/go-sdk < internal/link/connect;
 internal/link/mcpws, github.com/nats-io/nats-server/v2, github.com/nats-io/nats.go < internal/link/cluster;
 internal/link/cluster < internal/link/cluster/clustertest;
-internal/link/connect, internal/link/cluster, CALLS < internal/link/gateway;
+internal/link/connect, internal/link/cluster, CALLS, github.com/modelcontextprotocol/go-sdk
+< internal/link/gateway;
 internal/link/gateway, internal/link/cluster/clustertest < LINK;
 
 # SERVING: flows as MCP tools (mcpserver), runs in
@@ -131,15 +136,17 @@ internal/link/gateway, internal/link/cluster/clustertest < LINK;
 # what serve, connect and the console build (flowserver), publishing.
 LANGUAGE < internal/serve/publish;
 NONE < internal/serve/mcpserver/internal/testsite;
-RUNS, HOST, internal/authoring, CALLS < internal/serve/mcpserver;
+RUNS, HOST, internal/authoring, CALLS, github.com/modelcontextprotocol/go-sdk
+< internal/serve/mcpserver;
 RUNS, HOST, BROWSERS < internal/serve/localrun;
 internal/serve/mcpserver, internal/serve/localrun < internal/serve/schedule;
-internal/serve/schedule, internal/serve/publish, LINK < internal/serve/flowserver;
+internal/serve/schedule, internal/serve/publish, LINK, github.com/modelcontextprotocol/go-sdk
+< internal/serve/flowserver;
 internal/serve/flowserver, internal/serve/mcpserver/internal/testsite
 < SERVING;
 
 # CONSOLE: rpa ui.
-SERVING, AUTHORING < internal/ui
+SERVING, AUTHORING, github.com/modelcontextprotocol/go-sdk < internal/ui
 < CONSOLE;
 
 # EXAMPLES: the demo app and the example flows (and the case and widget
@@ -151,7 +158,7 @@ flows, flows/cases, flows/gallery < EXAMPLES;
 # COMMAND: the command line. cmd/rpa only wires; internal/cli is its frame,
 # internal/doctor the checks of rpa doctor.
 BASE, LANGUAGE < internal/cli;
-LANGUAGE, BROWSERS, LINK < internal/doctor;
+LANGUAGE, BROWSERS, LINK, HOST < internal/doctor;
 CONSOLE, EXAMPLES, internal/cli, internal/doctor < cmd/rpa
 < COMMAND;
 

@@ -29,8 +29,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/internal/atomicfile"
+	"github.com/rpa-dev/rpa/internal/host/home"
 )
 
 // DirName is the registry folder inside $RPA_HOME.
@@ -199,5 +199,5 @@ func List(home, kind string) ([]Entry, error) {
 }
 
 // Alive reports whether a process with this pid is running (a zombie
-// counts as gone): drivers.ProcessAlive, which the profile locks use too.
-func Alive(pid int) bool { return drivers.ProcessAlive(pid) }
+// counts as gone): home.ProcessAlive, which the profile locks use too.
+func Alive(pid int) bool { return home.ProcessAlive(pid) }

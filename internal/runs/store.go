@@ -239,7 +239,7 @@ PRAGMA user_version = 1;
 `
 
 // Open opens (creating when needed) the store under home/runs (home is
-// $RPA_HOME, see drivers.Home), marks the runs of dead processes
+// $RPA_HOME, see home.Dir), marks the runs of dead processes
 // "interrupted" and applies retention. A database that is not a run store
 // (or is damaged) is an error naming the file; it is never overwritten.
 func Open(home string, opts Options) (*Store, error) {

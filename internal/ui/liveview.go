@@ -79,7 +79,7 @@ type liveData struct {
 	Busy *profileBusy
 }
 
-// profileBusy is a profile held by another process (drivers.ProfileLockedError's text).
+// profileBusy is a profile held by another process (profiles.InUseError's text).
 type profileBusy struct {
 	Profile, Holder string
 }

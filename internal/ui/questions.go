@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/rpa-dev/rpa/core"
-	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/internal/host/hitl"
 )
 
@@ -58,11 +57,7 @@ type questionsKey struct{}
 func (s *Server) Questions() *hitl.Broker {
 	return s.Value(questionsKey{}, func() any {
 		b := hitl.NewBroker()
-		home := s.Home()
-		if home == "" {
-			home = drivers.Home()
-		}
-		if err := b.Listen(home, "rpa ui"); err != nil {
+		if err := b.Listen(s.home(), "rpa ui"); err != nil {
 			s.Logf("ui: questions: other processes cannot ask here: %v", err)
 		}
 		return b

@@ -10,11 +10,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/internal/atomicfile"
 	"github.com/rpa-dev/rpa/internal/authoring/importer"
 	"github.com/rpa-dev/rpa/internal/authoring/recorder"
 	"github.com/rpa-dev/rpa/internal/host/hitl"
+	"github.com/rpa-dev/rpa/internal/host/profiles"
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/format"
 )
@@ -182,7 +182,7 @@ func recordStart(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	opts := recorder.Options{URL: u.String(), Name: name, Headless: recordHeadless}
 	if p := r.PostForm.Get("profile"); p != "" {
-		if drivers.ValidProfileID(p) != nil {
+		if profiles.ValidID(p) != nil {
 			recordBack(w, r, "record.badProfile", p)
 			return
 		}

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/runs/report"
 )
@@ -93,11 +92,7 @@ type runStore struct {
 // kept too and shown by the pages).
 func (s *Server) runStore() (*runs.Store, error) {
 	rs := s.Value(runsKey{}, func() any {
-		home := s.Home()
-		if home == "" {
-			home = drivers.Home()
-		}
-		st, err := runs.OpenHome(home, 0, 0)
+		st, err := runs.OpenHome(s.home(), 0, 0)
 		return &runStore{st: st, err: err}
 	}).(*runStore)
 	return rs.st, rs.err

@@ -11,7 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/internal/host/home"
+	"github.com/rpa-dev/rpa/internal/host/profiles"
 	"github.com/rpa-dev/rpa/internal/localctl"
 )
 
@@ -19,7 +20,7 @@ import (
 // `rpa ui --serve-http` / `--connect`), the consoles open on this
 // $RPA_HOME (the local control registry), and every browser profile of
 // $RPA_HOME with the rpa process that holds it (its lock file rpa.lock,
-// drivers.LockProfile) and the Chromium running on it, with Stop.
+// profiles.LockDir) and the Chromium running on it, with Stop.
 //
 // Design (docs/console.md, "Status"): processes find each other through
 // $RPA_HOME's local control registry (internal/localctl). A serving process
@@ -117,7 +118,7 @@ func profileDirs(home string) []string {
 
 // lockOwner is the pid holding dir's rpa.lock, 0 when none is alive.
 func lockOwner(dir string) int {
-	b, err := os.ReadFile(filepath.Join(dir, drivers.LockFileName))
+	b, err := os.ReadFile(filepath.Join(dir, profiles.LockFileName))
 	if err != nil {
 		return 0
 	}
@@ -132,7 +133,7 @@ func (s *Server) home() string {
 	if h := s.Home(); h != "" {
 		return h
 	}
-	return drivers.Home()
+	return home.Dir()
 }
 
 func (s *Server) profileRows(r *http.Request) []profileRow {
@@ -229,7 +230,7 @@ func statusStop(s *Server, w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
 	key := r.FormValue("profile")
 	sub, name, ok := strings.Cut(key, "/")
-	if !ok || (sub != "profiles" && sub != "tmp") || drivers.ValidProfileID(name) != nil {
+	if !ok || (sub != "profiles" && sub != "tmp") || profiles.ValidID(name) != nil {
 		s.RenderError(w, r, http.StatusBadRequest, "status.badProfile", key)
 		return
 	}

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/internal/host/profiles"
 	"github.com/rpa-dev/rpa/internal/localctl"
 )
 
@@ -24,7 +24,7 @@ func TestUIBLockHelperProcess(t *testing.T) {
 	if dir == "" {
 		t.Skip("the helper process of TestStatusLockedProfile")
 	}
-	l, err := drivers.LockProfile(dir)
+	l, err := profiles.LockDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/rpa-dev/rpa/core"
-	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/internal/host/home"
 	"github.com/rpa-dev/rpa/internal/localctl"
 )
 
@@ -69,7 +69,7 @@ type consoleEvent struct {
 // newest reachable console registered in Home's local control registry
 // (package internal/localctl) and waits for the answer.
 type Console struct {
-	// Home is $RPA_HOME ("" = drivers.Home()).
+	// Home is $RPA_HOME ("" = home.Dir()).
 	Home string
 	// From describes this process in the console ("" = the program, its
 	// command and pid, e.g. "rpa serve (pid 42)").
@@ -82,11 +82,11 @@ func (c *Console) Name() string { return "console" }
 // Ask asks q in a console; unavailable when none is registered, reachable
 // and willing (an error wrapping ErrUnavailable naming why).
 func (c *Console) Ask(ctx context.Context, q core.Question) (core.Answer, error) {
-	home := c.Home
-	if home == "" {
-		home = drivers.Home()
+	dir := c.Home
+	if dir == "" {
+		dir = home.Dir()
 	}
-	ents, err := localctl.List(home, localctl.KindConsole)
+	ents, err := localctl.List(dir, localctl.KindConsole)
 	if err != nil {
 		return core.Answer{}, Unavailable("console: %v", err)
 	}

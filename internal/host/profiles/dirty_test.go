@@ -124,7 +124,7 @@ func TestKilledOwnerLeavesNoSecret(t *testing.T) {
 	}
 	_ = cmd.Process.Kill() // kill -9
 	_ = cmd.Wait()
-	if !drivers.IsDirty(dir) {
+	if !profiles.IsDirty(dir) {
 		t.Fatal("no dirty marker in the profile of a browser given a secret")
 	}
 	if hits := grepProfile(t, dir, secret); len(hits) == 0 {
@@ -132,20 +132,20 @@ func TestKilledOwnerLeavesNoSecret(t *testing.T) {
 	} else {
 		t.Logf("after kill -9 the secret is in %v", hits)
 	}
-	lock, err := drivers.ClaimProfile(dir)
+	lock, err := profiles.Claim(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if hits := grepProfile(t, dir, secret); len(hits) > 0 {
 		t.Errorf("the secret stayed in the profile after the claim: %v", hits)
 	}
-	if drivers.IsDirty(dir) {
+	if profiles.IsDirty(dir) {
 		t.Error("the marker stayed after the wipe")
 	}
 	lock.Unlock()
 	// The profile still starts and works.
 	browseWithSecret(t, dir, site.URL, "another-secret-42", true)
-	if drivers.IsDirty(dir) {
+	if profiles.IsDirty(dir) {
 		t.Error("the marker stayed after a clean scrub")
 	}
 }

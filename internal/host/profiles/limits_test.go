@@ -3,6 +3,7 @@ package profiles
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
 
@@ -35,8 +36,9 @@ func poolWith(t *testing.T, d drivers.Driver, o Options) *Pool {
 	t.Helper()
 	o.Driver = d
 	o.Idle = -1
+	base := t.TempDir()
 	o.Launch = func(id string) (drivers.LaunchOptions, error) {
-		return drivers.LaunchOptions{UserDataDir: "/tmp/x/" + id}, nil
+		return drivers.LaunchOptions{UserDataDir: filepath.Join(base, id)}, nil
 	}
 	p, err := New(o)
 	if err != nil {

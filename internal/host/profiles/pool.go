@@ -103,24 +103,21 @@ type IDError struct{ ID string }
 
 // Error names the id and the allowed form.
 func (e *IDError) Error() string {
-	return fmt.Sprintf("invalid profile id %q: use 1-64 letters, digits, '_', '-' or '.' (not only dots)", e.ID)
+	return fmt.Sprintf("invalid profile id %q: use 1-64 letters, digits, '_', '-' or '.', not starting with a dot", e.ID)
 }
 
-var idRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+var idRE = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$`)
 
-// ValidID reports whether id can name a profile: 1 to 64 characters from
-// [A-Za-z0-9_.-], and not made of dots only (so it is always one plain
-// folder name under $RPA_HOME/profiles).
+// ValidID reports whether id can name a profile (every profile: MCP's
+// profileId, --profile, a flow's `defaults profile:`): 1 to 64 characters
+// from [A-Za-z0-9_.-], not starting with a dot (so it is always one plain,
+// visible folder name under $RPA_HOME/profiles: Dir). The error is an
+// *IDError.
 func ValidID(id string) error {
 	if !idRE.MatchString(id) {
 		return &IDError{id}
 	}
-	for _, r := range id {
-		if r != '.' {
-			return nil
-		}
-	}
-	return &IDError{id}
+	return nil
 }
 
 // Options configures a Pool.
@@ -162,6 +159,7 @@ type Pool struct {
 	// closed when a profile's scrub ends (a launch waits for it).
 	secrets   map[string][]string
 	dirs      map[string]string
+	holds     map[string]*Lock // the claim of each launched profile's folder
 	scrubbing map[string]chan struct{}
 }
 
@@ -219,7 +217,7 @@ func New(opts Options) (*Pool, error) {
 		opts.MaxQueue = DefaultMaxQueue
 	}
 	return &Pool{opts: opts, entries: map[string]*entry{}, secrets: map[string][]string{},
-		dirs: map[string]string{}, scrubbing: map[string]chan struct{}{}}, nil
+		dirs: map[string]string{}, holds: map[string]*Lock{}, scrubbing: map[string]chan struct{}{}}, nil
 }
 
 // Lease is the exclusive hold of one profile, from Acquire to Release.
@@ -489,7 +487,14 @@ func (p *Pool) launch(ctx context.Context, e *entry) (drivers.Browser, error) {
 			return nil, ctx.Err()
 		}
 	}
+	// The folder is this process's while its browser runs and is scrubbed
+	// (released in finish, or when the browser process exits).
+	hold, err := claimFor(&lo)
+	if err != nil {
+		return nil, &LaunchError{Profile: e.id, Err: err}
+	}
 	if err := p.takeSlot(e); err != nil {
+		hold.Unlock()
 		return nil, err
 	}
 	p.mu.Lock()
@@ -498,12 +503,15 @@ func (p *Pool) launch(ctx context.Context, e *entry) (drivers.Browser, error) {
 	} else {
 		delete(p.dirs, e.id) // not our folder: nothing to scrub
 	}
+	p.holds[e.id] = hold
 	p.mu.Unlock()
 	start := time.Now()
 	b, err := p.opts.Driver.Launch(ctx, lo)
 	if err != nil {
+		hold.Unlock()
 		p.mu.Lock()
 		p.starting--
+		delete(p.holds, e.id)
 		p.mu.Unlock()
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -585,6 +593,7 @@ func (p *Pool) closeBrowser(e *entry, b drivers.Browser) {
 type retirement struct {
 	id, dir string
 	b       drivers.Browser
+	hold    *Lock // the folder's claim, let go once closed and scrubbed
 	secrets []string
 	done    chan struct{} // nil: nothing to scrub
 }
@@ -593,8 +602,9 @@ type retirement struct {
 // of its entry; with secrets to scrub, launches of id wait until finish is
 // done. The caller holds p.mu.
 func (p *Pool) retireLocked(id string, b drivers.Browser) *retirement {
-	r := &retirement{id: id, dir: p.dirs[id], b: b, secrets: p.secrets[id]}
+	r := &retirement{id: id, dir: p.dirs[id], b: b, secrets: p.secrets[id], hold: p.holds[id]}
 	delete(p.secrets, id)
+	delete(p.holds, id)
 	if len(r.secrets) > 0 && r.dir != "" {
 		r.done = make(chan struct{})
 		p.scrubbing[id] = r.done
@@ -606,13 +616,14 @@ func (p *Pool) retireLocked(id string, b drivers.Browser) *retirement {
 // calls used (Scrub).
 func (p *Pool) finish(r *retirement) error {
 	err := r.b.Close()
+	defer r.hold.Unlock()
 	if r.done == nil {
 		return err
 	}
 	rep, serr := Scrub(r.dir, r.secrets)
 	if serr != nil {
 		p.opts.Logger.Warn("profile scrub incomplete", "profile", r.id, "error", serr.Error())
-	} else if err := drivers.ClearDirty(r.dir); err != nil {
+	} else if err := ClearDirty(r.dir); err != nil {
 		p.opts.Logger.Warn("cannot clear the profile's scrub mark", "profile", r.id, "error", err.Error())
 	}
 	if rep != nil && (rep.Rows > 0 || len(rep.Removed) > 0) {
@@ -632,9 +643,9 @@ func (p *Pool) finish(r *retirement) error {
 // replaced, pool closed) they are scrubbed from its folder (Scrub), so an
 // address or a form value holding one does not stay in History, the
 // cache or session files. Until that scrub succeeds the folder holds the
-// marker drivers.DirtyFileName (no secret in it): if this process dies
+// marker DirtyFileName (no secret in it): if this process dies
 // first, the next claim of the folder removes its history-like files
-// (drivers.ClaimProfile).
+// (Claim).
 func (l *Lease) AddSecrets(values ...string) {
 	l.p.mu.Lock()
 	defer l.p.mu.Unlock()
@@ -648,8 +659,8 @@ func (l *Lease) AddSecrets(values ...string) {
 		l.p.secrets[l.e.id] = have
 		// Marked until a clean scrub: a process that dies first leaves it,
 		// and the next claim of the folder wipes its history-like files
-		// (drivers.ClaimProfile).
-		if err := drivers.MarkDirty(l.p.dirs[l.e.id]); err != nil {
+		// (Claim).
+		if err := MarkDirty(l.p.dirs[l.e.id]); err != nil {
 			l.p.opts.Logger.Warn("cannot mark the profile for a scrub", "profile", l.e.id, "error", err.Error())
 		}
 	}

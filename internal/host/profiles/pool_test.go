@@ -3,6 +3,7 @@ package profiles
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -58,8 +59,9 @@ func (b *fakeBrowser) Close() error                                          { b
 
 func newPool(t *testing.T, d *fakeDriver, idle time.Duration) *Pool {
 	t.Helper()
+	base := t.TempDir()
 	p, err := New(Options{Driver: d, Idle: idle, MaxQueue: 32, Launch: func(id string) (drivers.LaunchOptions, error) {
-		return drivers.LaunchOptions{UserDataDir: "/tmp/x/" + id}, nil
+		return drivers.LaunchOptions{UserDataDir: filepath.Join(base, id)}, nil
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -259,19 +261,57 @@ func TestIdleCloses(t *testing.T) {
 	}
 }
 
+// TestIdleTimerStoppedByUse: a browser in steady use is never closed as
+// idle: Acquire stops the timer its last Release armed, and that timer,
+// should it fire anyway (it raced the Acquire), finds a newer generation and
+// does nothing; only the timer of the last Release closes it. The timers
+// are fired by hand (expire), so no timing decides the outcome.
 func TestIdleTimerStoppedByUse(t *testing.T) {
 	d := &fakeDriver{}
-	p := newPool(t, d, 40*time.Millisecond)
+	p := newPool(t, d, time.Hour)
+	ctx := context.Background()
+	var stale []int // the generation each Release armed a timer for
 	for range 5 {
-		l, err := p.Acquire(context.Background(), "a")
+		l, err := p.Acquire(ctx, "a")
 		if err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(20 * time.Millisecond)
+		p.mu.Lock()
+		armed := p.entries["a"].idle != nil
+		p.mu.Unlock()
+		if armed {
+			t.Fatal("an acquired browser still has an idle timer")
+		}
 		l.Release()
+		p.mu.Lock()
+		e := p.entries["a"]
+		if e.idle == nil {
+			p.mu.Unlock()
+			t.Fatal("Release armed no idle timer")
+		}
+		stale = append(stale, e.gen)
+		p.mu.Unlock()
 	}
-	if d.count() != 1 {
-		t.Fatalf("launched %d browsers while in steady use, want 1", d.count())
+	l, err := p.Acquire(ctx, "a") // in use again
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.mu.Lock()
+	e := p.entries["a"]
+	p.mu.Unlock()
+	for _, gen := range stale {
+		p.expire(e, gen) // a timer that fired late
+	}
+	if d.count() != 1 || d.launched[0].closed.Load() != 0 {
+		t.Fatalf("launched %d browsers, the first closed %d times, while in steady use", d.count(), d.launched[0].closed.Load())
+	}
+	l.Release()
+	p.mu.Lock()
+	last := e.gen
+	p.mu.Unlock()
+	p.expire(e, last) // the timer of the last Release: idle now, it closes
+	if d.launched[0].closed.Load() != 1 {
+		t.Fatalf("the idle browser was closed %d times, want 1", d.launched[0].closed.Load())
 	}
 }
 
@@ -333,7 +373,7 @@ func TestValidID(t *testing.T) {
 		ok bool
 	}{
 		{"default", true}, {"work-1", true}, {"a.b_c", true},
-		{"", false}, {".", false}, {"..", false}, {"a/b", false}, {"../x", false}, {"a b", false},
+		{"", false}, {".", false}, {"..", false}, {".hidden", false}, {"a/b", false}, {"../x", false}, {"a b", false}, {`a\b`, false}, {"a\x00b", false},
 		{string(make([]byte, 65)), false},
 	} {
 		if err := ValidID(tc.id); (err == nil) != tc.ok {

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/internal/host/profiles"
 )
 
@@ -23,7 +22,7 @@ func TestScrubAfter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, drivers.DirtyFileName)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, profiles.DirtyFileName)); err != nil {
 		t.Fatalf("not marked before the scrub: %v", err)
 	}
 	if err := scrub(); err != nil {
@@ -32,7 +31,7 @@ func TestScrubAfter(t *testing.T) {
 	if hits := grepProfile(t, dir, "hunter22"); len(hits) > 0 {
 		t.Errorf("secret left in %v", hits)
 	}
-	if _, err := os.Stat(filepath.Join(dir, drivers.DirtyFileName)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(dir, profiles.DirtyFileName)); !os.IsNotExist(err) {
 		t.Errorf("mark left after a clean scrub: %v", err)
 	}
 
@@ -47,7 +46,7 @@ func TestScrubAfter(t *testing.T) {
 			t.Errorf("ScrubAfter(%q, %q): %v", c.dir, c.secrets, err)
 		}
 		if c.dir != "" {
-			if _, err := os.Stat(filepath.Join(c.dir, drivers.DirtyFileName)); !os.IsNotExist(err) {
+			if _, err := os.Stat(filepath.Join(c.dir, profiles.DirtyFileName)); !os.IsNotExist(err) {
 				t.Errorf("%s marked: %v", c.dir, err)
 			}
 		}

@@ -25,7 +25,7 @@ const StateTimeout = 2 * time.Minute
 // ExportState reads the storage state of the persistent profile in
 // opts.UserDataDir: it starts a browser on it with d (the profile's lock
 // is taken: a profile in use by another process is a
-// *drivers.InUseError), reads every cookie and the local storage of the
+// *InUseError), reads every cookie and the local storage of the
 // origins the profile has visited (its History) and of extra, and closes
 // the browser.
 func ExportState(ctx context.Context, d drivers.Driver, opts drivers.LaunchOptions, extra []string) (*drivers.StorageState, error) {
@@ -55,7 +55,7 @@ func ImportState(ctx context.Context, d drivers.Driver, opts drivers.LaunchOptio
 func withBrowser(ctx context.Context, d drivers.Driver, opts drivers.LaunchOptions, f func(drivers.StorageStater) error) error {
 	ctx, cancel := context.WithTimeout(ctx, StateTimeout)
 	defer cancel()
-	br, err := d.Launch(ctx, opts)
+	br, err := Launch(ctx, d, opts)
 	if err != nil {
 		return err
 	}
@@ -153,7 +153,7 @@ func (c *StateCmd) Register(fs *flag.FlagSet) {
 // Refused reports whether err is a refusal (exit 1: a wrong passphrase, a
 // damaged file, a profile another process uses) rather than bad input.
 func (c *StateCmd) Refused(err error) bool {
-	return vault.Refused(err) || errors.Is(err, drivers.ErrProfileInUse)
+	return vault.Refused(err) || errors.Is(err, ErrInUse)
 }
 
 // Run carries out `rpa profile SUB POS...`.
@@ -161,7 +161,7 @@ func (c *StateCmd) Run(ctx context.Context, sub string, pos []string) error {
 	if len(pos) == 0 || sub == "export" && (len(pos) != 1 || c.Out == "") || sub == "import" && len(pos) != 2 || sub != "export" && sub != "import" {
 		return ErrStateUsage
 	}
-	dir, err := drivers.ProfileDir(pos[0])
+	dir, err := Dir(pos[0])
 	if err != nil {
 		return fmt.Errorf("profile %q: %v", pos[0], err)
 	}

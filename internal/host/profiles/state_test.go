@@ -75,7 +75,7 @@ func TestProfileExportImport(t *testing.T) {
 	t.Setenv("RPA_HOME", home)
 	t.Setenv(vault.EnvExportPassphrase, "moving day 42")
 	srv := stateSite(t)
-	a, _ := drivers.ProfileDir("a")
+	a, _ := profiles.Dir("a")
 	if got := visit(t, a, srv.URL+"/?set=1"); !strings.Contains(got, "ls=ls-value-456") {
 		t.Fatalf("site: %q", got)
 	}
@@ -114,7 +114,7 @@ func TestProfileExportImport(t *testing.T) {
 	if !strings.Contains(out.String(), "exported profile a to") || !strings.Contains(out.String(), "imported into profile b: ") {
 		t.Errorf("output: %q", out.String())
 	}
-	bdir, _ := drivers.ProfileDir("b")
+	bdir, _ := profiles.Dir("b")
 	got := visit(t, bdir, srv.URL+"/")
 	for _, want := range []string{"hsid=http-only-789", "sid=cookie-value-123", "ls=ls-value-456"} {
 		if !strings.Contains(got, want) {

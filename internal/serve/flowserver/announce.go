@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/internal/host/home"
 	"github.com/rpa-dev/rpa/internal/link/connect"
 	"github.com/rpa-dev/rpa/internal/localctl"
 )
@@ -39,7 +39,7 @@ func (a *announcement) write(s *Server) {
 	e := localctl.Entry{Kind: localctl.KindServe, Program: program(), Serves: a.serves, Gateway: a.gw, GatewayState: a.state}
 	var err error
 	if a.reg == nil {
-		a.reg, err = localctl.Register(drivers.Home(), e)
+		a.reg, err = localctl.Register(home.Dir(), e)
 	} else {
 		err = a.reg.Update(e)
 	}

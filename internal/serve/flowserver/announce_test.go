@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/internal/host/home"
 	"github.com/rpa-dev/rpa/internal/link/connect"
 	"github.com/rpa-dev/rpa/internal/localctl"
 	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
@@ -23,7 +23,7 @@ func TestAnnounce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	home := drivers.Home()
+	home := home.Dir()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

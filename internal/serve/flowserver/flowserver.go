@@ -23,6 +23,7 @@ import (
 	"github.com/rpa-dev/rpa/drivers/rod"
 	"github.com/rpa-dev/rpa/internal/cliflag"
 	"github.com/rpa-dev/rpa/internal/host/hitl"
+	"github.com/rpa-dev/rpa/internal/host/home"
 	"github.com/rpa-dev/rpa/internal/host/profiles"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/runs/heal"
@@ -63,7 +64,7 @@ type Config struct {
 
 // DefaultFlowsDir is $RPA_HOME/flows, the folder served (and published to)
 // unless told otherwise.
-func DefaultFlowsDir() string { return filepath.Join(drivers.Home(), "flows") }
+func DefaultFlowsDir() string { return filepath.Join(home.Dir(), "flows") }
 
 // Register declares c's flags on fs, with their help: --flows,
 // --allow-exec, --allow-files, --exec-allow, --idle, --show, --browser,
@@ -156,7 +157,7 @@ func New(c Config, opts mcpserver.Options, log *slog.Logger) (*Server, error) {
 	if s.Pool, err = NewPool(c, log); err != nil {
 		return nil, err
 	}
-	if s.st, err = c.Runs.Open(drivers.Home()); err != nil {
+	if s.st, err = c.Runs.Open(home.Dir()); err != nil {
 		s.Pool.Close()
 		return nil, fmt.Errorf("run store: %w", err)
 	}
@@ -193,7 +194,7 @@ func (s *Server) Close() {
 }
 
 // NewPool is the browser pool of c: one Chromium per profile under
-// drivers.ProfileDir (made on first use), or every profile attached to
+// profiles.Dir (made on first use), or every profile attached to
 // c.Remote when set; idle browsers close after c.Idle; c.MaxBrowsers and
 // c.MaxQueue bound it.
 func NewPool(c Config, log *slog.Logger) (*profiles.Pool, error) {
@@ -202,7 +203,7 @@ func NewPool(c Config, log *slog.Logger) (*profiles.Pool, error) {
 		Launch: func(id string) (drivers.LaunchOptions, error) {
 			o := drivers.LaunchOptions{Show: c.Show, Remote: c.Remote}
 			if c.Remote == "" {
-				d, err := drivers.ProfileDir(id)
+				d, err := profiles.Dir(id)
 				if err != nil {
 					return o, err
 				}

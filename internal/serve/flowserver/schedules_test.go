@@ -15,7 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/internal/host/home"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
 	"github.com/rpa-dev/rpa/internal/serve/schedule"
@@ -50,7 +50,7 @@ func TestServerFiresSchedules(t *testing.T) {
 	}))
 	defer srv.Close()
 	os.WriteFile(filepath.Join(dir, "meter.flow"), []byte("flow meter \"read the meter\"\nparam base: string\n\nopen \"{{ base }}/meter\"\nk = text \"#kwh\"\nreturn {\"kwh\": k}\n"), 0o644)
-	st, err := runs.Open(drivers.Home(), runs.Options{})
+	st, err := runs.Open(home.Dir(), runs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

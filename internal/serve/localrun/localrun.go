@@ -20,6 +20,7 @@ import (
 	rodd "github.com/rpa-dev/rpa/drivers/rod"
 	"github.com/rpa-dev/rpa/internal/cliflag"
 	"github.com/rpa-dev/rpa/internal/host/hitl"
+	"github.com/rpa-dev/rpa/internal/host/home"
 	"github.com/rpa-dev/rpa/internal/host/lease"
 	"github.com/rpa-dev/rpa/internal/host/profiles"
 	"github.com/rpa-dev/rpa/internal/host/vault"
@@ -92,13 +93,13 @@ type Outcome struct {
 
 // SetupError is a run that could not start for a reason of its input: a
 // window asked for where there is no display (hitl.NoDisplay), a profile
-// that cannot be made, or one another process holds (drivers.InUseError).
+// that cannot be made, or one another process holds (profiles.InUseError).
 type SetupError struct{ Err error }
 
 // Error is the reason, naming the flag or profile at fault.
 func (e *SetupError) Error() string { return e.Err.Error() }
 
-// Unwrap is the reason (a *drivers.InUseError, say).
+// Unwrap is the reason (a *profiles.InUseError, say).
 func (e *SetupError) Unwrap() error { return e.Err }
 
 // ErrCancelled is returned when ctx ended while the browser was starting.
@@ -135,7 +136,7 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 	if len(f.File.Params) > 0 {
 		st := o.Vault
 		if st == nil {
-			st = vault.Default(drivers.Home(), vault.TerminalAsker) // a passphrase is asked on the terminal, if there is one
+			st = vault.Default(home.Dir(), vault.TerminalAsker) // a passphrase is asked on the terminal, if there is one
 		}
 		resolved, accounts, err := vault.ResolveArgs(st, f, o.Args, o.Flows)
 		if err != nil {
@@ -145,7 +146,7 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 		if len(accounts) > 0 {
 			leases := o.Leases
 			if leases == nil {
-				leases = lease.NewLocal(drivers.Home())
+				leases = lease.NewLocal(home.Dir())
 			}
 			release, note, err := lease.AcquireAll(ctx, leases, accounts, o.AccountWait)
 			if err != nil {
@@ -167,7 +168,7 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 		if id == "" {
 			id = f.Profile()
 		}
-		dir, cleanup, err := drivers.RunProfile(id)
+		dir, cleanup, err := profiles.ForRun(id)
 		if err != nil {
 			return nil, &SetupError{err}
 		}
@@ -181,10 +182,10 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 	defer cancel()
 
 	launchCtx, lcancel := context.WithTimeout(runCtx, LaunchTimeout)
-	br, err := rodd.New().Launch(launchCtx, drivers.LaunchOptions{Bin: o.Bin, UserDataDir: profileDir, Show: o.Show, Remote: o.Remote})
+	br, err := profiles.Launch(launchCtx, rodd.New(), drivers.LaunchOptions{Bin: o.Bin, UserDataDir: profileDir, Show: o.Show, Remote: o.Remote})
 	lcancel()
 	if err != nil {
-		switch ie := (*drivers.InUseError)(nil); {
+		switch ie := (*profiles.InUseError)(nil); {
 		case ctx.Err() != nil:
 			return nil, ErrCancelled
 		case runCtx.Err() != nil:
@@ -254,7 +255,7 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 // startRecord begins the record of the run; a store that cannot be opened
 // is a warning and the run goes on unrecorded (nil).
 func startRecord(f *lang.Flow, o Options, named lang.Args, warn func(string)) *record.Local {
-	st, err := o.Runs.Open(drivers.Home())
+	st, err := o.Runs.Open(home.Dir())
 	if err == nil {
 		var rec *record.Local
 		caller := o.Caller

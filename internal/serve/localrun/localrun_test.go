@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/internal/host/profiles"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/serve/localrun"
 	"github.com/rpa-dev/rpa/interp"
@@ -69,7 +69,7 @@ func TestRun(t *testing.T) {
 	if r, err := st.Get(id); err != nil || r.Flow != "acct" {
 		t.Errorf("record %q: %+v %v", out.Record, r, err)
 	}
-	dir, _ := drivers.ProfileDir("acct")
+	dir, _ := profiles.Dir("acct")
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
 			if b, _ := os.ReadFile(p); strings.Contains(string(b), pw) {
@@ -78,7 +78,7 @@ func TestRun(t *testing.T) {
 		}
 		return nil
 	})
-	if _, err := os.Stat(filepath.Join(dir, drivers.DirtyFileName)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(dir, profiles.DirtyFileName)); !os.IsNotExist(err) {
 		t.Errorf("scrub mark left: %v", err)
 	}
 

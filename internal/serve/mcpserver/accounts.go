@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/rpa-dev/rpa/core"
-	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/internal/host/home"
 	"github.com/rpa-dev/rpa/internal/host/lease"
 	"github.com/rpa-dev/rpa/internal/host/vault"
 	"github.com/rpa-dev/rpa/lang"
@@ -49,8 +49,8 @@ func (s *Server) leases() lease.Leaser {
 }
 
 func (s *Server) accountDefaults() {
-	accountDefaults.vault = vault.Default(drivers.Home(), nil)
-	accountDefaults.leases = lease.NewLocal(drivers.Home())
+	accountDefaults.vault = vault.Default(home.Dir(), nil)
+	accountDefaults.leases = lease.NewLocal(home.Dir())
 }
 
 // hasCredential reports whether f has a credential param.

@@ -10,11 +10,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/internal/cliflag"
 	"github.com/rpa-dev/rpa/internal/host/execpolicy"
 	"github.com/rpa-dev/rpa/internal/host/hitl"
 	"github.com/rpa-dev/rpa/internal/host/lease"
+	"github.com/rpa-dev/rpa/internal/host/profiles"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/runs/heal"
 	"github.com/rpa-dev/rpa/internal/serve/localrun"
@@ -87,7 +87,7 @@ func (r *LocalRunner) Run(ctx context.Context, j Job) Outcome {
 		Warn: func(msg string) { warn("schedule " + d.Name + ": " + msg) },
 	})
 	if err != nil {
-		var inUse *drivers.InUseError
+		var inUse *profiles.InUseError
 		var acct *lease.BusyError
 		switch {
 		case errors.As(err, &inUse):

@@ -1,4 +1,4 @@
-package drivers
+package profiles
 
 import (
 	"errors"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/rpa-dev/rpa/internal/host/home"
 )
 
 // LockFileName is the file inside a profile folder that rpa locks while a
@@ -17,8 +19,8 @@ import (
 // dies). It holds the owner's pid in decimal.
 const LockFileName = "rpa.lock"
 
-// ErrProfileInUse matches (errors.Is) every *InUseError.
-var ErrProfileInUse = errors.New("profile is in use")
+// ErrInUse matches (errors.Is) every *InUseError.
+var ErrInUse = errors.New("profile is in use")
 
 // InUseError reports a profile folder that another live process holds:
 // another rpa process (its lock file), or a browser of this process.
@@ -38,18 +40,19 @@ func (e *InUseError) Error() string {
 	return fmt.Sprintf("profile %s is in use by another rpa process", e.Profile)
 }
 
-// Is reports target == ErrProfileInUse.
-func (e *InUseError) Is(target error) bool { return target == ErrProfileInUse }
+// Is reports target == ErrInUse.
+func (e *InUseError) Is(target error) bool { return target == ErrInUse }
 
-// ProfileLock is this process's hold on a profile folder (see
-// LockProfile). Unlock it once; the zero value is not used.
-type ProfileLock struct {
-	dir  string
-	once sync.Once
+// Lock is this process's hold on a profile folder (see
+// LockDir). Unlock it once; the zero value is not used.
+type Lock struct {
+	dir     string
+	claimed bool // by Claim: a browser of this process holds the folder
+	once    sync.Once
 }
 
 // heldLock is one locked lock file of this process, shared by every
-// ProfileLock of the same folder (flock locks belong to an open file: a
+// Lock of the same folder (flock locks belong to an open file: a
 // second open in this process would conflict with the first).
 type heldLock struct {
 	f    *os.File
@@ -61,12 +64,12 @@ var (
 	locks   = map[string]*heldLock{}
 )
 
-// LockProfile takes rpa's lock on the profile folder dir (creating dir and
+// LockDir takes rpa's lock on the profile folder dir (creating dir and
 // its LockFileName) and writes this process's pid into it. Within one
-// process the lock is shared: each call returns its own ProfileLock and
+// process the lock is shared: each call returns its own Lock and
 // the file is unlocked when the last one is unlocked. When another process
 // holds it the error is an *InUseError naming that process's pid.
-func LockProfile(dir string) (*ProfileLock, error) {
+func LockDir(dir string) (*Lock, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -75,7 +78,7 @@ func LockProfile(dir string) (*ProfileLock, error) {
 	defer locksMu.Unlock()
 	if h := locks[abs]; h != nil {
 		h.refs++
-		return &ProfileLock{dir: abs}, nil
+		return &Lock{dir: abs}, nil
 	}
 	if err := os.MkdirAll(abs, 0o700); err != nil {
 		return nil, fmt.Errorf("profile folder: %w", err)
@@ -97,16 +100,21 @@ func LockProfile(dir string) (*ProfileLock, error) {
 	_ = f.Truncate(0)
 	_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	locks[abs] = &heldLock{f: f, refs: 1}
-	return &ProfileLock{dir: abs}, nil
+	return &Lock{dir: abs}, nil
 }
 
 // Unlock releases this hold; the file lock goes when the process's last
 // hold on the folder goes. Calling it again does nothing.
-func (l *ProfileLock) Unlock() {
+func (l *Lock) Unlock() {
 	if l == nil {
 		return
 	}
 	l.once.Do(func() {
+		if l.claimed {
+			claimedMu.Lock()
+			delete(claimed, l.dir)
+			claimedMu.Unlock()
+		}
 		locksMu.Lock()
 		defer locksMu.Unlock()
 		h := locks[l.dir]
@@ -124,7 +132,7 @@ func (l *ProfileLock) Unlock() {
 }
 
 // Dir is the locked folder (absolute).
-func (l *ProfileLock) Dir() string { return l.dir }
+func (l *Lock) Dir() string { return l.dir }
 
 // readPID reads the pid a lock file holds, 0 when unreadable.
 func readPID(path string) int {
@@ -143,27 +151,50 @@ func readPID(path string) int {
 	return 0
 }
 
-// ClaimProfile readies the profile folder dir for a browser of this
-// process: it takes the lock (LockProfile; an *InUseError when another
-// rpa process holds it), ends every browser process left running on the
-// folder by a process that died (on Linux: processes whose command line
-// has --user-data-dir=DIR, found in /proc; there can be no live owner
-// since nobody else holds the lock), and removes Chromium's
-// SingletonLock/SingletonSocket/SingletonCookie when the process they name
-// is gone. A folder marked dirty (DirtyFileName: a dead owner's browser was
-// given secrets it never scrubbed) loses its history-like files
-// (WipeHistory) and the marker. Unlock the returned lock after the browser
-// has exited.
-func ClaimProfile(dir string) (*ProfileLock, error) {
-	l, err := LockProfile(dir)
+// Claim readies the profile folder dir for a browser of this process, to
+// hold until that browser has exited (drivers.LaunchOptions.OnExit): a
+// folder a browser of this process already holds (a Claim not yet
+// unlocked) is refused with an *InUseError naming this process, before
+// Chromium could print its own complaint; it takes the lock (LockDir; an
+// *InUseError when another rpa process holds it), ends every browser
+// process left running on the folder by a process that died (on Linux:
+// processes whose command line has --user-data-dir=DIR, found in /proc;
+// there can be no live owner since nobody else holds the lock), and
+// removes Chromium's SingletonLock/SingletonSocket/SingletonCookie when the
+// process they name is gone. A folder marked dirty (DirtyFileName: a dead
+// owner's browser was given secrets it never scrubbed) loses its
+// history-like files (WipeHistory) and the marker.
+func Claim(dir string) (*Lock, error) {
+	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
+	claimedMu.Lock()
+	if claimed[abs] {
+		claimedMu.Unlock()
+		return nil, &InUseError{Profile: filepath.Base(abs), PID: os.Getpid()}
+	}
+	claimed[abs] = true
+	claimedMu.Unlock()
+	l, err := LockDir(abs)
+	if err != nil {
+		claimedMu.Lock()
+		delete(claimed, abs)
+		claimedMu.Unlock()
+		return nil, err
+	}
+	l.claimed = true
 	EndOrphans(l.dir)
 	cleanSingleton(l.dir)
-	wipeIfDirty(l.dir) // profiledirty.go
+	wipeIfDirty(l.dir) // dirty.go
 	return l, nil
 }
+
+// claimed are the folders a Claim of this process holds (absolute).
+var (
+	claimedMu sync.Mutex
+	claimed   = map[string]bool{}
+)
 
 // EndOrphans kills the browser processes whose command line names
 // --user-data-dir=dir (dir absolute), with their process groups, and waits
@@ -185,7 +216,7 @@ func cleanSingleton(dir string) {
 	if i := strings.LastIndexByte(target, '-'); i >= 0 {
 		host, _ := os.Hostname()
 		pid, perr := strconv.Atoi(target[i+1:])
-		if perr == nil && target[:i] == host && ProcessAlive(pid) {
+		if perr == nil && target[:i] == host && home.ProcessAlive(pid) {
 			return // a live browser that is not ours holds it
 		}
 	}
@@ -194,13 +225,13 @@ func cleanSingleton(dir string) {
 	}
 }
 
-// SweepTempProfiles removes the temporary profiles under Home()/tmp that
+// SweepTemp removes the temporary profiles under home.Dir()/tmp that
 // no live process holds (left by a run that was killed), after ending any
 // browser still running on them. A folder without a lock file is removed
 // only when it is older than ten minutes (it may be one being created).
 // It returns how many it removed.
-func SweepTempProfiles() int {
-	base := filepath.Join(Home(), "tmp")
+func SweepTemp() int {
+	base := filepath.Join(home.Dir(), "tmp")
 	ents, err := os.ReadDir(base)
 	if err != nil {
 		return 0
@@ -223,7 +254,7 @@ func SweepTempProfiles() int {
 		if mine {
 			continue
 		}
-		l, err := LockProfile(dir)
+		l, err := LockDir(dir)
 		if err != nil {
 			continue // in use (or unreadable): leave it
 		}

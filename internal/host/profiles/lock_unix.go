@@ -1,6 +1,6 @@
 //go:build !windows
 
-package drivers
+package profiles
 
 import (
 	"errors"
@@ -29,18 +29,3 @@ func lockFile(f *os.File) error {
 
 // unlockFile releases f's flock.
 func unlockFile(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
-
-// ProcessAlive reports whether a process with this pid exists (a zombie
-// counts as gone; without /proc, as on macOS, whether kill(pid, 0) finds
-// it). Used for lock holders, orphaned browsers and the local control
-// registry (internal/localctl).
-func ProcessAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	if err != nil && !errors.Is(err, syscall.EPERM) {
-		return false
-	}
-	return !isZombie(pid)
-}

@@ -1,4 +1,4 @@
-package drivers
+package profiles
 
 import (
 	"bufio"
@@ -15,7 +15,7 @@ import (
 // profile lock (RPA_TEST_HOLD_LOCK=DIR) until its stdin closes.
 func TestMain(m *testing.M) {
 	if dir := os.Getenv("RPA_TEST_HOLD_LOCK"); dir != "" {
-		if _, err := LockProfile(dir); err != nil {
+		if _, err := LockDir(dir); err != nil {
 			fmt.Println("error:", err)
 			os.Exit(1)
 		}
@@ -60,19 +60,19 @@ func holdLock(t *testing.T, dir string) (pid int, stop func()) {
 	return cmd.Process.Pid, stop
 }
 
-func TestLockProfileAcrossProcesses(t *testing.T) {
+func TestLockDirAcrossProcesses(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "work")
 	pid, stop := holdLock(t, dir)
-	_, err := LockProfile(dir)
+	_, err := LockDir(dir)
 	var ie *InUseError
-	if !errors.As(err, &ie) || !errors.Is(err, ErrProfileInUse) {
-		t.Fatalf("LockProfile = %v, want an InUseError", err)
+	if !errors.As(err, &ie) || !errors.Is(err, ErrInUse) {
+		t.Fatalf("LockDir = %v, want an InUseError", err)
 	}
 	if want := "profile work is in use by rpa (pid " + strconv.Itoa(pid) + ")"; err.Error() != want {
 		t.Fatalf("message %q, want %q", err.Error(), want)
 	}
 	stop() // the holder exits: the kernel drops its lock
-	l, err := LockProfile(dir)
+	l, err := LockDir(dir)
 	if err != nil {
 		t.Fatalf("after the holder exited: %v", err)
 	}
@@ -84,13 +84,13 @@ func TestLockProfileAcrossProcesses(t *testing.T) {
 	l.Unlock()
 }
 
-func TestLockProfileSharedInProcess(t *testing.T) {
+func TestLockDirSharedInProcess(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "p")
-	a, err := LockProfile(dir)
+	a, err := LockDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := LockProfile(dir)
+	b, err := LockDir(dir)
 	if err != nil {
 		t.Fatalf("second hold in one process: %v", err)
 	}
@@ -130,7 +130,7 @@ func TestStaleSingletonLockRemoved(t *testing.T) {
 				t.Skip("no symlinks here:", err)
 			}
 			_ = os.WriteFile(filepath.Join(dir, "SingletonCookie"), nil, 0o600)
-			l, err := ClaimProfile(dir)
+			l, err := Claim(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -143,7 +143,7 @@ func TestStaleSingletonLockRemoved(t *testing.T) {
 	}
 }
 
-func TestSweepTempProfiles(t *testing.T) {
+func TestSweepTemp(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("RPA_HOME", home)
 	base := filepath.Join(home, "tmp")
@@ -158,7 +158,7 @@ func TestSweepTempProfiles(t *testing.T) {
 	_ = os.WriteFile(filepath.Join(left, LockFileName), []byte("12345\n"), 0o600)
 	_ = os.WriteFile(filepath.Join(left, "History"), []byte("x"), 0o600)
 	holdLock(t, busy)
-	dir, cleanup, err := TempProfile() // sweeps first
+	dir, cleanup, err := Temp() // sweeps first
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestSweepTempProfiles(t *testing.T) {
 		}
 	}
 	// Our own live temp profile survives another sweep.
-	SweepTempProfiles()
+	SweepTemp()
 	if _, err := os.Stat(dir); err != nil {
 		t.Errorf("our own temp profile was swept: %v", err)
 	}

@@ -1,4 +1,4 @@
-package drivers
+package profiles
 
 import (
 	"errors"
@@ -25,25 +25,6 @@ func lockFile(f *os.File) error {
 // unlockFile releases f's lock.
 func unlockFile(f *os.File) error {
 	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, new(windows.Overlapped))
-}
-
-// ProcessAlive reports whether a process with this pid is running
-// (GetExitCodeProcess says STILL_ACTIVE). Used for lock holders and the
-// local control registry (internal/localctl).
-func ProcessAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
-	if err != nil {
-		return false
-	}
-	defer windows.CloseHandle(h)
-	var code uint32
-	if windows.GetExitCodeProcess(h, &code) != nil {
-		return false
-	}
-	return code == 259 // STILL_ACTIVE
 }
 
 // endOrphans is not implemented on Windows (Chromium's own lock file is

@@ -1,4 +1,4 @@
-package drivers
+package profiles
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 // DirtyFileName is the marker file a profile folder holds while its
 // browser has been given secrets that are not yet scrubbed from it (the
 // profiles Pool's Lease.AddSecrets writes it, a clean scrub removes it).
-// It holds no secret. A process that claims a profile (ClaimProfile) and
+// It holds no secret. A process that claims a profile (Claim) and
 // finds it knows the previous owner died before scrubbing: the secrets
 // are gone with it, so the history-like files are removed whole
 // (WipeHistory).
@@ -108,7 +108,7 @@ func WipeHistory(dir string) ([]string, error) {
 	return removed, errors.Join(errs...)
 }
 
-// wipeIfDirty is ClaimProfile's step: a marker left by a dead owner means
+// wipeIfDirty is Claim's step: a marker left by a dead owner means
 // its secrets were never scrubbed; the history-like files go, then the
 // marker.
 func wipeIfDirty(dir string) {

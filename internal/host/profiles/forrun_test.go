@@ -1,4 +1,4 @@
-package drivers
+package profiles
 
 import (
 	"os"
@@ -20,13 +20,13 @@ func TestRunProfileErrorSaysItOnce(t *testing.T) {
 		{"", "temporary profile: mkdir " + file},
 		{"work", `profile "work": mkdir ` + file},
 	} {
-		_, _, err := RunProfile(tc.id)
+		_, _, err := ForRun(tc.id)
 		if err == nil {
-			t.Fatalf("RunProfile(%q) = nil error", tc.id)
+			t.Fatalf("ForRun(%q) = nil error", tc.id)
 		}
 		msg := err.Error()
 		if !strings.HasPrefix(msg, tc.prefix) || strings.Count(msg, "profile") != 1 {
-			t.Errorf("RunProfile(%q): %q, want it to start %q and say profile once", tc.id, msg, tc.prefix)
+			t.Errorf("ForRun(%q): %q, want it to start %q and say profile once", tc.id, msg, tc.prefix)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package drivers
+package profiles
 
 import (
 	"os"
@@ -33,7 +33,7 @@ func TestClaimWipesDirtyProfile(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		l, err := ClaimProfile(dir)
+		l, err := Claim(dir)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,13 +1,14 @@
-package drivers
+package profiles
 
 import (
 	"bytes"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
+
+	"github.com/rpa-dev/rpa/internal/host/home"
 )
 
 // endOrphans kills every process whose command line holds the argument
@@ -29,7 +30,7 @@ func endOrphans(dir string) int {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || !hasArg(b, want) || isZombie(pid) {
+		if err != nil || !hasArg(b, want) || !home.ProcessAlive(pid) {
 			continue
 		}
 		pids = append(pids, pid)
@@ -37,14 +38,14 @@ func endOrphans(dir string) int {
 	for _, pid := range pids {
 		// The group of a Chromium we launched is led by its main process;
 		// a group whose leader is gone is one whose main process died.
-		if g, err := syscall.Getpgid(pid); err == nil && g > 1 && g != selfGroup && (g == pid || !ProcessAlive(g)) {
+		if g, err := syscall.Getpgid(pid); err == nil && g > 1 && g != selfGroup && (g == pid || !home.ProcessAlive(g)) {
 			_ = syscall.Kill(-g, syscall.SIGKILL)
 		}
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for _, pid := range pids {
-		for ProcessAlive(pid) && time.Now().Before(deadline) {
+		for home.ProcessAlive(pid) && time.Now().Before(deadline) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
@@ -60,19 +61,4 @@ func hasArg(b, want []byte) bool {
 		}
 	}
 	return false
-}
-
-// isZombie reports whether pid is a zombie (dead, not yet reaped).
-func isZombie(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	// pid (comm) STATE ...: comm may hold spaces and parentheses.
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 || i+2 >= len(s) {
-		return false
-	}
-	return s[i+2] == 'Z'
 }

@@ -1,0 +1,22 @@
+package home
+
+import "golang.org/x/sys/windows"
+
+// ProcessAlive reports whether a process with this pid is running
+// (GetExitCodeProcess says STILL_ACTIVE). Used for the holders of profile
+// locks and the local control registry (internal/localctl).
+func ProcessAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
+	if err != nil {
+		return false
+	}
+	defer windows.CloseHandle(h)
+	var code uint32
+	if windows.GetExitCodeProcess(h, &code) != nil {
+		return false
+	}
+	return code == 259 // STILL_ACTIVE
+}
