@@ -100,7 +100,8 @@ func TestRunAskOnTerminal(t *testing.T) {
 	}
 	slave.Close()
 	scr := &screen{}
-	go func() { _, _ = copyAll(scr, master) }()
+	copied := make(chan struct{}) // the terminal's output is all read (the child's end closed)
+	go func() { _, _ = copyAll(scr, master); close(copied) }()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 
@@ -120,6 +121,13 @@ func TestRunAskOnTerminal(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		_ = cmd.Process.Kill()
 		t.Fatalf("rpa run did not finish; terminal:\n%s", scr.String())
+	}
+	// What the process wrote last may still be in the terminal: read it all
+	// before looking (the bound only catches a hang).
+	select {
+	case <-copied:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the terminal's output never ended; it shows:\n%s", scr.String())
 	}
 	var res map[string]any
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil {

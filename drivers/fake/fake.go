@@ -17,6 +17,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rpa-dev/rpa/core"
@@ -104,13 +105,18 @@ func (b *Browser) Close() error {
 
 // Doc is a fake document: elements and child frames by selector.
 type Doc struct {
-	page   *Page
-	mu     sync.Mutex
-	els    map[string]*Element
-	frames map[string]*Doc
+	page    *Page
+	mu      sync.Mutex
+	els     map[string]*Element
+	frames  map[string]*Doc
+	locates atomic.Int64
 	// Name is used in the log for actions inside this frame ("" = top).
 	Name string
 }
+
+// Locates is how many times Locate was called on this document (one per
+// attempt of an action that waits for an element).
+func (f *Doc) Locates() int { return int(f.locates.Load()) }
 
 func newFrame(p *Page) *Doc {
 	return &Doc{page: p, els: map[string]*Element{}, frames: map[string]*Doc{}}
@@ -237,6 +243,7 @@ func (el *Element) Set(fn func(el *Element)) {
 
 // Locate polls until one of sels passes want; earliest selector wins.
 func (f *Doc) Locate(ctx context.Context, sels []string, want drivers.Checks) (drivers.Element, int, error) {
+	f.locates.Add(1)
 	var last error
 	for {
 		for i, s := range sels {

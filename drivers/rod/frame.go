@@ -104,8 +104,10 @@ func (f *frame) call(ctx context.Context, this *proto.RuntimeRemoteObject, byVal
 			full.JSArgs = append([]any{engine, op}, args...)
 			res, err = evaluate(f.rp.Context(ctx), &full)
 		}
-		if err != nil && this == nil && attempt < 20 && ctx.Err() == nil && transientEvalErr(err) {
-			// the document was replaced under us: run again in the new one
+		if err != nil && this == nil && attempt < 20 && ctx.Err() == nil &&
+			(transientEvalErr(err) || strings.Contains(err.Error(), "Could not find object with given id")) {
+			// the document was replaced under us (with it, the function
+			// object rod cached for the call): run again in the new one
 			select {
 			case <-time.After(20 * time.Millisecond):
 			case <-ctx.Done():

@@ -32,29 +32,3 @@ func TestCallees(t *testing.T) {
 		t.Error("IsFlowArg")
 	}
 }
-
-// Behaviour the replay engine reads from the table (it matched names
-// before): the actions that may open a tab and how once-actions are bounded.
-func TestBehaviour(t *testing.T) {
-	var popup []string
-	bounds := map[string]Bound{}
-	for _, a := range Table {
-		if a.Popup {
-			popup = append(popup, a.Name)
-		}
-		if a.Class == ClassOnce && a.Bound != BoundCancel {
-			bounds[a.Name] = a.Bound
-		}
-		if a.Class == ClassPage && a.Bound != BoundCancel {
-			t.Errorf("%s: a retried action has a Bound", a.Name)
-		}
-	}
-	slices.Sort(popup)
-	want := []string{"check", "click", "download", "fill", "hover", "open", "press", "select", "type", "uncheck"}
-	if !slices.Equal(popup, want) {
-		t.Errorf("popup actions %v, want %v", popup, want)
-	}
-	if len(bounds) != 3 || bounds["wait"] != BoundWait || bounds["download"] != BoundTimeout || bounds["llm"] != BoundTimeoutSet {
-		t.Errorf("bounds %v", bounds)
-	}
-}

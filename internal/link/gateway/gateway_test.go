@@ -149,24 +149,28 @@ func TestProgressAndElicitation(t *testing.T) {
 	x.waitDevices(t, 1)
 	ctx := context.Background()
 
-	var mu sync.Mutex
-	var progress []string
+	// Progress notices may reach the agent just after the call's answer:
+	// wait for the fourth (the bound only catches a hang), then compare.
+	progress := make(chan string, 16)
 	cs := agent(t, x.mcpURL(), &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
-		mu.Lock()
-		progress = append(progress, r.Params.ProgressToken.(string)+" "+r.Params.Message)
-		mu.Unlock()
+		progress <- r.Params.ProgressToken.(string) + " " + r.Params.Message
 	}})
 	p := &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"key": "p", "ms": 80}}
 	p.SetProgressToken("tok-1")
 	if _, err := cs.CallTool(ctx, p); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(50 * time.Millisecond)
-	mu.Lock()
-	got := strings.Join(progress, ",")
-	mu.Unlock()
-	if got != "tok-1 1/4,tok-1 2/4,tok-1 3/4,tok-1 4/4" {
-		t.Errorf("progress = %q", got)
+	var got []string
+	for len(got) < 4 {
+		select {
+		case m := <-progress:
+			got = append(got, m)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("only %d progress notices: %q", len(got), got)
+		}
+	}
+	if s := strings.Join(got, ","); s != "tok-1 1/4,tok-1 2/4,tok-1 3/4,tok-1 4/4" {
+		t.Errorf("progress = %q", s)
 	}
 
 	// Two agents ask at once on the same desktop: each question reaches the agent whose call asked.

@@ -81,6 +81,9 @@ func deskServer(id string, r *runCount, extra ...string) *mcp.Server {
 				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i), Total: float64(steps), Message: fmt.Sprintf("%d/%d", i, steps)})
 			}
 		}
+		if r != nil {
+			r.add(in.Key + "/done")
+		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: id + " done " + in.Key}}}, nil, nil
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "ask", Description: "ask a name"}, func(ctx context.Context, req *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {

@@ -65,6 +65,9 @@ type Options struct {
 	PacketBudget int
 	// ReportMaxBytes caps report.html (0: report.DefaultMaxBytes).
 	ReportMaxBytes int
+	// Heartbeat is how often events.jsonl is touched while the run lives
+	// (0: runs.HeartbeatEvery); tests shorten it.
+	Heartbeat time.Duration
 }
 
 // Recorder records one run. Its Event method is safe to call from the
@@ -91,11 +94,11 @@ type Recorder struct {
 	beatOnce sync.Once
 }
 
-// heartbeat touches path every runs.HeartbeatEvery until stop is closed
+// heartbeat touches path every interval until stop is closed
 // or path is gone: a run killed in a long step (a wait, a question) then
 // still shows how long it lived (the store's interrupted duration).
-func heartbeat(path string, stop <-chan struct{}) {
-	t := time.NewTicker(runs.HeartbeatEvery)
+func heartbeat(path string, interval time.Duration, stop <-chan struct{}) {
+	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
 		select {
@@ -165,7 +168,11 @@ func Start(o Options) (*Recorder, error) {
 	}
 	r.events = f
 	r.beatStop = make(chan struct{})
-	go heartbeat(filepath.Join(dir, "events.jsonl"), r.beatStop)
+	beat := o.Heartbeat
+	if beat <= 0 {
+		beat = runs.HeartbeatEvery
+	}
+	go heartbeat(filepath.Join(dir, "events.jsonl"), beat, r.beatStop)
 	r.write(map[string]any{"kind": "run", "flow": r.run.Flow, "args": args, "caller": r.run.Caller, "evidence": ev,
 		"resumedFrom": o.ResumedFrom})
 	return r, nil
