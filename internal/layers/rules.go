@@ -127,7 +127,8 @@ BASE, github.com/modelcontextprotocol/go-sdk < internal/link/mcpws;
 internal/link/mcpws, github.com/modelcontextprotocol/go-sdk < internal/link/connect;
 internal/link/mcpws, github.com/nats-io/nats-server/v2, github.com/nats-io/nats.go < internal/link/cluster;
 internal/link/cluster < internal/link/cluster/clustertest;
-internal/link/connect, internal/link/cluster, CALLS, github.com/modelcontextprotocol/go-sdk
+internal/link/connect, internal/link/cluster, CALLS, github.com/modelcontextprotocol/go-sdk,
+github.com/nats-io/nats.go
 < internal/link/gateway;
 internal/link/gateway, internal/link/cluster/clustertest < LINK;
 
