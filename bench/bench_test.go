@@ -65,7 +65,9 @@ func chromium(tb testing.TB, dir string) (string, func()) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cmd := exec.Command(bin, args...)
+	// The shared browser is reached over a DevTools port of its own (rpa's
+	// launches use a pipe and no port).
+	cmd := exec.Command(bin, append(args, "--remote-debugging-port=0")...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	parser := launcher.NewURLParser()
 	cmd.Stderr = parser

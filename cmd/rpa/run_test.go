@@ -506,7 +506,9 @@ func TestRunRemoteBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, args...)
+	// A browser the user started with a DevTools port (rpa's own launches
+	// use a pipe and no port).
+	cmd := exec.Command(bin, append(args, "--remote-debugging-port=0")...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	parser := launcher.NewURLParser()
 	cmd.Stderr = parser

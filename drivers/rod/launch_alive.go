@@ -14,6 +14,11 @@ func (b *browser) Gone() bool {
 	if b.isClosed() {
 		return true
 	}
+	// exitedCtx ends as soon as the process is reaped, before its group is
+	// killed and its folder let go (exited closes after those).
+	if b.exitedCtx != nil && b.exitedCtx.Err() != nil {
+		return true
+	}
 	if b.exited != nil {
 		select {
 		case <-b.exited:

@@ -86,13 +86,15 @@ func TestDeadBrowserReplacedChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pid := l.Browser().(interface{ PID() int }).PID()
+	b := l.Browser()
+	pid := b.(interface{ PID() int }).PID()
 	l.Release()
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	// Dead and reaped (a zombie still answers kill 0).
-	for deadline := time.Now().Add(30 * time.Second); syscall.Kill(pid, 0) == nil; time.Sleep(5 * time.Millisecond) {
+	// Dead, reaped (a zombie still answers kill 0) and seen so by the
+	// driver: the reaping goroutine may not have said so yet.
+	for deadline := time.Now().Add(30 * time.Second); syscall.Kill(pid, 0) == nil || !drivers.Gone(b); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the killed browser was not reaped")
 		}
