@@ -17,7 +17,7 @@ func init() {
 }
 
 // runVersion prints buildinfo.Get(): one line, or with --json an object
-// {"version","commit","date","modified","go","os","arch"}.
+// {"version","commit","date","modified","go","os","arch","license"}.
 func runVersion(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("version", stderr)
 	asJSON := fs.Bool("json", false, "print a JSON object instead of one line")

@@ -26,10 +26,13 @@ func TestVersionCommand(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &v); err != nil {
 		t.Fatalf("%v: %s", err, out.String())
 	}
-	for _, k := range []string{"version", "commit", "date", "go", "os", "arch"} {
+	for _, k := range []string{"version", "commit", "date", "go", "os", "arch", "license"} {
 		if _, ok := v[k]; !ok {
 			t.Errorf("rpa version --json lacks %q: %s", k, out.String())
 		}
+	}
+	if v["license"] != "Apache-2.0" {
+		t.Errorf("rpa version --json: license %v, want Apache-2.0", v["license"])
 	}
 	if code := runVersion([]string{"extra"}, &out, &errb); code != exitUsage {
 		t.Errorf("extra argument: exit %d", code)

@@ -43,12 +43,22 @@ type Info struct {
 	// OS and Arch are the target platform (runtime.GOOS, runtime.GOARCH).
 	OS   string `json:"os"`
 	Arch string `json:"arch"`
+	// License is rpa's licence as an SPDX identifier (License).
+	License string `json:"license"`
 }
+
+// License is rpa's licence (SPDX identifier; the text is LICENSE at the
+// repository's root), as the packages' metadata and `rpa version` state it.
+const License = "Apache-2.0"
+
+// Homepage is the repository's address: https:// and the module path of
+// go.mod (the packages' Homepage and URL fields).
+const Homepage = "https://github.com/rpa-dev/rpa"
 
 // Get returns the binary's build information: the stamped values where set,
 // else runtime/debug.ReadBuildInfo's, else "dev" and empty strings.
 func Get() Info {
-	in := Info{Version: version, Commit: commit, Date: date, GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+	in := Info{Version: version, Commit: commit, Date: date, GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, License: License}
 	in.Modified = strings.HasSuffix(version, "-dirty")
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		fill(&in, bi)

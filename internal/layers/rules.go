@@ -164,7 +164,8 @@ CONSOLE, EXAMPLES, internal/cli, internal/doctor < cmd/rpa
 < COMMAND;
 
 # BUILD: the release tool, the speed benchmarks, this package.
-NONE < tools/release, bench, internal/layers;
+BASE < tools/release;
+NONE < bench, internal/layers;
 tools/release, bench, internal/layers < BUILD;
 `
 

@@ -33,6 +33,7 @@ func (r *release) tarGz(t target) (string, error) {
 		{"rpa", r.bins[t], 0o755},
 		{"README.md", r.docs.readme, 0o644},
 		{"COPYRIGHT", r.docs.copyright, 0o644},
+		{"LICENSE", r.docs.license, 0o644},
 		{"THIRD_PARTY_LICENSES", r.docs.thirdParty, 0o644},
 		{"rpa.1", r.docs.man, 0o644},
 		{"rpa-connect.service", r.docs.unit, 0o644},
@@ -53,6 +54,7 @@ func (r *release) zip(t target) (string, error) {
 		{"rpa.exe", r.bins[t], 0o755},
 		{"README.md", r.docs.readme, 0o644},
 		{"COPYRIGHT.txt", r.docs.copyright, 0o644},
+		{"LICENSE.txt", r.docs.license, 0o644},
 		{"THIRD_PARTY_LICENSES.txt", r.docs.thirdParty, 0o644},
 	}
 	files = append(files, r.guideEntries()...)

@@ -35,8 +35,8 @@ type release struct {
 // lists what README.md links to (guideFiles), by path from the
 // repository's root.
 type docFiles struct {
-	readme, copyright, thirdParty, man, unit, scheduleUnit, connectEnv string
-	guide                                                              []docFile
+	readme, license, copyright, thirdParty, man, unit, scheduleUnit, connectEnv string
+	guide                                                                       []docFile
 }
 
 // docFile is one file README.md links to: its path from the repository's
@@ -194,6 +194,9 @@ func (r *release) writeDocs() error {
 		return err
 	}
 	if r.docs.copyright, err = copyIn("packaging/copyright", "copyright"); err != nil {
+		return err
+	}
+	if r.docs.license, err = copyIn("LICENSE", "LICENSE"); err != nil {
 		return err
 	}
 	if r.docs.unit, err = copyIn("packaging/rpa-connect.service", "rpa-connect.service"); err != nil {

@@ -70,6 +70,7 @@ files_in_pkg=$(sort <<EOF
 /usr/bin/rpa
 /usr/lib/systemd/user/rpa-connect.service
 /usr/lib/systemd/user/rpa-schedule.service
+/usr/share/doc/rpa/LICENSE
 /usr/share/doc/rpa/README.md
 /usr/share/doc/rpa/THIRD_PARTY_LICENSES
 /usr/share/doc/rpa/connect.env.example
@@ -107,6 +108,7 @@ step "rpm: rpm -qpil"
 need rpm rpm
 for r in $rpm_amd64 $rpm_arm64; do
   [ "$(rpm -qp --qf '%{NAME}' "$r" 2>/dev/null)" = rpa ] || fail "$r: name is not rpa"
+  [ "$(rpm -qp --qf '%{LICENSE} %{URL}' "$r" 2>/dev/null)" = "Apache-2.0 https://github.com/rpa-dev/rpa" ] || fail "$r: licence and URL are '$(rpm -qp --qf '%{LICENSE} %{URL}' "$r" 2>/dev/null)'"
   rpm -qpil "$r" > "$tmp/qpil" 2>/dev/null || fail "rpm -qpil $r"
   got=$(grep '^/' "$tmp/qpil" | sort)
   # the package owns its doc folder (so rpm -e removes it)
@@ -131,14 +133,14 @@ done
 step "tar.gz and zip"
 for t in $tgz_amd64 $tgz_arm64; do
   list=$(tar -tzf "$t" | sed 's|^[^/]*/||' | grep -v '^$' | sort | tr '\n' ' ')
-  want=$(printf '%s\n' COPYRIGHT README.md THIRD_PARTY_LICENSES connect.env.example rpa rpa-connect.service rpa-schedule.service rpa.1 $docs_files | sort | tr '\n' ' ')
+  want=$(printf '%s\n' COPYRIGHT LICENSE README.md THIRD_PARTY_LICENSES connect.env.example rpa rpa-connect.service rpa-schedule.service rpa.1 $docs_files | sort | tr '\n' ' ')
   [ "$list" = "$want" ] || fail "$t holds: $list; want $want"
   say "$t: $list"
 done
 mkdir -p "$tmp/tgz-arm64" && tar -xzf "$tgz_arm64" -C "$tmp/tgz-arm64" --strip-components=1
 [ "$(elf_machine "$tmp/tgz-arm64/rpa")" = b700 ] || fail "$tgz_arm64: rpa is not an arm64 binary"
 list=$(unzip -Z1 "$zip_win" | sed 's|^[^/]*/||' | sort | tr '\n' ' ')
-want=$(printf '%s\n' COPYRIGHT.txt README.md THIRD_PARTY_LICENSES.txt rpa.exe $docs_files | sort | tr '\n' ' ')
+want=$(printf '%s\n' COPYRIGHT.txt LICENSE.txt README.md THIRD_PARTY_LICENSES.txt rpa.exe $docs_files | sort | tr '\n' ' ')
 [ "$list" = "$want" ] || fail "$zip_win holds: $list; want $want"
 unzip -q -d "$tmp/win" "$zip_win"
 [ "$(head -c2 "$tmp"/win/*/rpa.exe)" = MZ ] || fail "$zip_win: rpa.exe is not a Windows executable"

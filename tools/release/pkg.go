@@ -12,6 +12,7 @@ import (
 	_ "github.com/goreleaser/nfpm/v2/deb" // registers the deb packager
 	"github.com/goreleaser/nfpm/v2/files"
 	_ "github.com/goreleaser/nfpm/v2/rpm" // registers the rpm packager
+	"github.com/rpa-dev/rpa/internal/buildinfo"
 )
 
 // Where the packages put things.
@@ -55,6 +56,7 @@ func (r *release) pkg(t target, format string) (string, error) {
 		{Source: r.bins[t], Destination: binPath, FileInfo: fi(0o755)},
 		{Source: r.docs.readme, Destination: docDir + "/README.md", FileInfo: fi(0o644)},
 		{Source: r.docs.copyright, Destination: docDir + "/copyright", FileInfo: fi(0o644)},
+		{Source: r.docs.license, Destination: docDir + "/LICENSE", FileInfo: fi(0o644)},
 		{Source: r.docs.thirdParty, Destination: docDir + "/THIRD_PARTY_LICENSES", FileInfo: fi(0o644)},
 		{Source: r.docs.connectEnv, Destination: docDir + "/connect.env.example", FileInfo: fi(0o644)},
 		{Source: r.docs.man + ".gz", Destination: manPath, FileInfo: fi(0o644)},
@@ -83,9 +85,9 @@ func (r *release) pkg(t target, format string) (string, error) {
 		Section:         "utils",
 		Priority:        "optional",
 		Maintainer:      r.maintainer,
-		Vendor:          "rpa",
-		Homepage:        "https://github.com/rpa-dev/rpa",
-		License:         "NOASSERTION",
+		Vendor:          "rpa developers",
+		Homepage:        buildinfo.Homepage,
+		License:         buildinfo.License,
 		MTime:           r.v.Date,
 		DisableGlobbing: true,
 		Overridables: nfpm.Overridables{

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rpa-dev/rpa/internal/buildinfo"
 )
 
 func TestPkgVersion(t *testing.T) {
@@ -221,5 +223,38 @@ func TestCleanArtifacts(t *testing.T) {
 	}
 	if strings.Join(names, " ") != "notes.txt other.deb" {
 		t.Errorf("left %v", names)
+	}
+}
+
+// TestLicenceAndHomepage: the packages' licence is the one LICENSE holds
+// (the Apache License 2.0, named by its SPDX identifier), packaging/copyright
+// says the same, and their homepage is the repository named by go.mod.
+func TestLicenceAndHomepage(t *testing.T) {
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lic, err := os.ReadFile(filepath.Join(root, "LICENSE"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if buildinfo.License != "Apache-2.0" || !strings.Contains(string(lic), "Apache License") || !strings.Contains(string(lic), "Version 2.0, January 2004") ||
+		!strings.Contains(string(lic), "END OF TERMS AND CONDITIONS") {
+		t.Errorf("LICENSE is not the whole Apache License 2.0 text, or buildinfo.License %q does not name it", buildinfo.License)
+	}
+	cp, err := os.ReadFile(filepath.Join(root, "packaging", "copyright"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(cp), "License: "+buildinfo.License) || strings.Contains(string(cp), "NOASSERTION") {
+		t.Errorf("packaging/copyright does not state %s:\n%s", buildinfo.License, cp)
+	}
+	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(string(mod), "\n")
+	if want := "https://" + strings.TrimSpace(strings.TrimPrefix(first, "module")); buildinfo.Homepage != want {
+		t.Errorf("buildinfo.Homepage = %q, want %q (go.mod's module)", buildinfo.Homepage, want)
 	}
 }
