@@ -101,7 +101,7 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	// Agents' tasks outlive the gateway process: they are kept in the run store's database of
 	// this machine's $RPA_HOME (the desktops keep the runs themselves).
-	st, err := runs.Open(drivers.Home(), runs.Options{})
+	st, err := runs.Open(home.Dir(), runs.Options{})
 	if err != nil {
 		return fail(stderr, exitFailed, "gateway", fmt.Errorf("task store: %w", err))
 	}

@@ -110,7 +110,7 @@ internal/runs/heal, internal/runs/report < internal/runs/record
 # and calls that go on across a 2026-07-28 client's requests (mrtr); tasks
 # in both eras, durable in the run store (tasks).
 BASE, github.com/modelcontextprotocol/go-sdk < internal/serve/mrtr;
-internal/runs, internal/serve/mrtr < internal/serve/tasks
+internal/runs, internal/serve/mrtr, github.com/modelcontextprotocol/go-sdk < internal/serve/tasks
 < CALLS;
 
 # AUTHORING: flows written from an agent's session, a recording, another
