@@ -5,6 +5,19 @@
 // symbol of the global object, not enumerable): state such as the armed
 // click interception (arm/disarm) and boxes seen by locate (lastBox) must
 // survive from one call to the next even if rod installs the helper again.
+//
+// Where each rule of LANGUAGE.md lives (one place each):
+//   text normalisation, textKey ("确 定")   norm, textKey (below)
+//   visible, why not                        visible, hiddenWhy
+//   enabled                                 drivers/a11y disabledBy (spliced in); disabledWhy
+//   stable                                  steady, stableNow, settling ("checks")
+//   receives the hit, scrolling             receives, hitOK ("hit-testing")
+//   the click lands where aimed             aim, arm, disarm ("hit target at dispatch")
+//   a click has its effect                  expectation, effectDone, effectWait
+//   hidden checkboxes, what check acts on   toggleTarget, proxies, checkTarget, drawnFor
+//   text= and its widget                    queryText, widgetOf
+//   the value lands where the flow says     holdFocus, guardText, sameValue ("values")
+//   table, a grid                           plainTable, readGrid ("tables and grids")
 (() => {
   const instanceKey = Symbol.for('rpa.engine/2');
   if (globalThis[instanceKey]) return globalThis[instanceKey];
