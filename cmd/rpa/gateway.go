@@ -77,10 +77,6 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if err := mcpserver.CheckOrigins(allowOrigin); err != nil {
 		return fail(stderr, exitUsage, "gateway", err)
 	}
-	if *maxTasks < 1 || *taskTTL <= 0 || *taskMaxTTL <= 0 || *taskTTL > *taskMaxTTL {
-		return fail(stderr, exitUsage, "gateway", fmt.Errorf("--max-tasks %d, --task-ttl %s, --task-max-ttl %s: want a positive number of tasks and positive durations, the ttl at most the maximum",
-			*maxTasks, *taskTTL, *taskMaxTTL))
-	}
 	opts := gateway.Options{Token: cmp.Or(*token, os.Getenv("RPA_GATEWAY_TOKEN")), SharedDeviceToken: *shared, AllowOrigins: allowOrigin,
 		Link: mcpws.Options{PingInterval: *ping, MaxFrame: *maxFrame}, Logger: logger(stderr, *verbose),
 		MaxTasks: *maxTasks, TaskTTL: *taskTTL, TaskMaxTTL: *taskMaxTTL}

@@ -2,9 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/rpa-dev/rpa/internal/serve/flowserver"
 	"io"
 	"os"
+
+	"github.com/rpa-dev/rpa/internal/serve/flowserver"
 
 	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
 	"github.com/rpa-dev/rpa/lang"

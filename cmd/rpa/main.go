@@ -14,6 +14,7 @@ import (
 	"os"
 
 	"github.com/rpa-dev/rpa/internal/cli"
+	"github.com/rpa-dev/rpa/internal/cliflag"
 )
 
 // commands is rpa's command table.
@@ -43,11 +44,11 @@ const (
 
 // The frame's helpers under the names the commands use.
 var (
-	newFlags    = commands.NewFlags // a command's FlagSet; -h prints its usage
-	fail        = commands.Fail     // "rpa CMD: err" on stderr, and the code
-	parseFlags  = cli.ParseFlags    // done and the code after -h or a bad flag
-	parseArgs   = cli.ParseArgs     // flags before, between and after positional arguments
-	withSignals = cli.WithSignals   // a long-running command's context ends at SIGINT/SIGTERM
+	newFlags    = commands.NewFlags  // a command's FlagSet; -h prints its usage
+	fail        = commands.Fail      // "rpa CMD: err" on stderr, and the code
+	parseFlags  = cliflag.ParseFlags // done and the code after -h or a bad flag
+	parseArgs   = cliflag.ParseArgs  // flags before, between and after positional arguments
+	withSignals = cli.WithSignals    // a long-running command's context ends at SIGINT/SIGTERM
 )
 
 func main() {

@@ -11,7 +11,7 @@ import (
 	"golang.org/x/term"
 
 	rodd "github.com/rpa-dev/rpa/drivers/rod"
-	"github.com/rpa-dev/rpa/internal/cli"
+	"github.com/rpa-dev/rpa/internal/cliflag"
 	"github.com/rpa-dev/rpa/internal/host/home"
 	"github.com/rpa-dev/rpa/internal/host/profiles"
 	"github.com/rpa-dev/rpa/internal/host/vault"
@@ -56,7 +56,7 @@ func runSub(ctx context.Context, name, usage string, c subCmd, errUsage error, a
 		fmt.Fprintln(stderr, errUsage)
 		return exitUsage
 	}
-	fs := cli.SubFlags(name+" "+args[0], usage, "", stderr)
+	fs := cliflag.SubFlags(name+" "+args[0], usage, "", stderr)
 	c.Register(fs)
 	pos, done, code := parseArgs(fs, args[1:])
 	if done {

@@ -1,8 +1,8 @@
 // Package cli is the frame of a command with subcommands (`rpa COMMAND
 // ARGS`), as cmd/go/internal/base is the go command's: a table of
 // commands, dispatch with a suggestion for a mistyped name, help, flag
-// sets whose -h prints the command's usage, flag parsing that may
-// intersperse positional arguments, SIGINT/SIGTERM handling for
+// sets whose -h prints the command's usage (internal/cliflag has the flag
+// parsing, for packages that hold a command's work), SIGINT/SIGTERM handling for
 // long-running commands, and the exit codes every command shares. A
 // command writes only to the writers it is given, so a whole command line
 // runs in-process in tests.
@@ -10,7 +10,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -114,59 +113,13 @@ func (t *Table) Help(w io.Writer) {
 // command's usage line, its summary and the flags, written to stderr.
 func (t *Table) NewFlags(name string, stderr io.Writer) *flag.FlagSet {
 	c := t.Commands[name]
-	return SubFlags(name, c.Usage, c.Summary, stderr)
-}
-
-// SubFlags is the FlagSet of a subcommand that is not in the table
-// (`rpa runs prune`): -h and a bad flag print its own usage line and
-// summary, then its flags.
-func SubFlags(name, usage, summary string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: %s\n\n%s\n", usage, summary)
-		var hasFlags bool
-		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
-		if hasFlags {
-			fmt.Fprintln(stderr, "\nflags:")
-			fs.PrintDefaults()
-		}
-	}
-	return fs
+	return cliflag.SubFlags(name, c.Usage, c.Summary, stderr)
 }
 
 // Fail prints "PROG CMD: err" on stderr and returns code.
 func (t *Table) Fail(stderr io.Writer, code int, cmd string, err error) int {
 	fmt.Fprintf(stderr, "%s %s: %v\n", t.Prog, cmd, err)
 	return code
-}
-
-// ParseFlags parses args with fs; done is true when the command must stop
-// now with code (ExitOK after -h, ExitUsage on a bad flag: the flag
-// package has said why).
-func ParseFlags(fs *flag.FlagSet, args []string) (done bool, code int) {
-	return parsed(fs.Parse(args))
-}
-
-// ParseArgs is ParseFlags for commands whose flags may stand before,
-// between and after their positional arguments (cliflag.Parse); it returns
-// the positional arguments in order.
-func ParseArgs(fs *flag.FlagSet, args []string) (pos []string, done bool, code int) {
-	pos, err := cliflag.Parse(fs, args)
-	if done, code := parsed(err); done {
-		return nil, true, code
-	}
-	return pos, false, ExitOK
-}
-
-func parsed(err error) (done bool, code int) {
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		return true, ExitOK
-	case err != nil:
-		return true, ExitUsage
-	}
-	return false, ExitOK
 }
 
 // WithSignals adapts a long-running command: its context ends at the first

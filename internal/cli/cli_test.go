@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/rpa-dev/rpa/internal/cliflag"
 )
 
 func table() *Table {
@@ -12,7 +14,7 @@ func table() *Table {
 	t.Register(Command{Name: "check", Usage: "x check FILE", Summary: "check a file", Run: func(args []string, stdout, stderr io.Writer) int {
 		fs := t.NewFlags("check", stderr)
 		v := fs.Bool("v", false, "verbose")
-		pos, done, code := ParseArgs(fs, args)
+		pos, done, code := cliflag.ParseArgs(fs, args)
 		if done {
 			return code
 		}
