@@ -78,7 +78,7 @@ func TestScheduleCommand(t *testing.T) {
 	if code != 1 || !strings.Contains(out, `"state": "failed"`) || !strings.Contains(out, "environment variable X, which is not set") {
 		t.Fatalf("run-now here, without its secret (%d): %s", code, out)
 	}
-	out, _, code = run("show", "hourly", "--json")
+	out, _, _ = run("show", "hourly", "--json")
 	var d struct {
 		Fires []*runs.Fire `json:"fires"`
 	}

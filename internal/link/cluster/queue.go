@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -156,9 +155,4 @@ func (q *Queue) Pending(ctx context.Context) (uint64, error) {
 		return 0, err
 	}
 	return info.NumPending, nil
-}
-
-// validSubjectToken reports whether s can stand as one subject token.
-func validSubjectToken(s string) bool {
-	return s != "" && !strings.ContainsAny(s, " \t\r\n.*>")
 }

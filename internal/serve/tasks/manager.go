@@ -854,8 +854,10 @@ func questionText(r mcp.InputRequest) string {
 	switch x := r.(type) {
 	case *mcp.ElicitParams:
 		s = x.Message
+	//lint:ignore SA1019 a flow's question may be a sampling request, forwarded deliberately
 	case *mcp.CreateMessageParams:
 		s = "a model's answer (sampling)"
+	//lint:ignore SA1019 as above
 	case *mcp.CreateMessageWithToolsParams:
 		s = "a model's answer (sampling)"
 	}

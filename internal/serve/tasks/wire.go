@@ -2,7 +2,6 @@ package tasks
 
 import (
 	"encoding/json"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -192,6 +191,3 @@ func (p *patched) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(obj)
 }
-
-// stamp is the time as tasks show it.
-func stamp(t time.Time) string { return t.UTC().Format(timeLayout) }
