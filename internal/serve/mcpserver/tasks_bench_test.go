@@ -37,12 +37,13 @@ func BenchmarkTaskCall(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer store.Close()
-	s, _ := newServer(b, Options{FlowsDir: copyFlows(b, "demo_query.flow"), NoWatch: true, Pool: newPool(b), Runs: store})
+	s, _ := newServer(b, Options{FlowsDir: copyFlows(b, "demo_query.flow"), NoWatch: true, Pool: newPool(b), Runs: store, ShareProfiles: true})
 	hs := httptest.NewServer(s.HTTPHandler("tok"))
 	defer hs.Close()
 	ctx := context.Background()
-	args := map[string]any{"base_url": st.URL, "username": "admin", "password": "demo-pass-42", "region": "north"}
-	call := &mcp.CallToolParams{Name: "workflow_demo_query", Arguments: args}
+	args := demoArgs(st.URL)
+	// A new params each call: the go-sdk client writes its per-request _meta into them.
+	call := func() *mcp.CallToolParams { return &mcp.CallToolParams{Name: "workflow_demo_query", Arguments: args} }
 
 	plain := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
 	pcs, err := plain.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: hs.URL, HTTPClient: bearerClient("tok")}, nil)
@@ -57,21 +58,25 @@ func BenchmarkTaskCall(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer tcs.Close()
-	if res, err := pcs.CallTool(ctx, call); err != nil || res.IsError { // warm the browser
+	if res, err := pcs.CallTool(ctx, call()); err != nil || res.IsError { // warm the browser
 		b.Fatal(err, res)
 	}
 
 	b.Run("plain", func(b *testing.B) {
+		cpu := startCPU()
+		defer cpu.report(b)
 		for b.Loop() {
-			if res, err := pcs.CallTool(ctx, call); err != nil || res.IsError {
+			if res, err := pcs.CallTool(ctx, call()); err != nil || res.IsError {
 				b.Fatal(err, res)
 			}
 		}
 	})
 	var last string
 	b.Run("task", func(b *testing.B) {
+		cpu := startCPU()
+		defer cpu.report(b)
 		for b.Loop() {
-			task, _, err := tc.Call(ctx, tcs, call)
+			task, _, err := tc.Call(ctx, tcs, call())
 			if err != nil || task == nil {
 				b.Fatal(err)
 			}
@@ -83,12 +88,62 @@ func BenchmarkTaskCall(b *testing.B) {
 		}
 	})
 	b.Run("get", func(b *testing.B) {
+		cpu := startCPU()
+		defer cpu.report(b)
 		for b.Loop() {
 			if _, err := tc.Get(ctx, tcs, last); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
+	// 2025-11-25 in-process, as raw frames: the task's answer is waited for
+	// with tasks/result (no polling), so the difference is the task's own
+	// cost (its record written when created, at each change and at the
+	// end; the run's statusMessage).
+	st2, ct := mcp.NewInMemoryTransports()
+	ss, err := s.MCP().Connect(ctx, tasks.LiftTransport(st2), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ss.Close()
+	conn, err := ct.Connect(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw := &rawClient{t: b, conn: conn}
+	raw.call("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "bench", "version": "1"}})
+	raw.notify("notifications/initialized", map[string]any{})
+	b.Run("raw-plain", func(b *testing.B) {
+		cpu := startCPU()
+		defer cpu.report(b)
+		for b.Loop() {
+			if r := raw.call("tools/call", map[string]any{"name": "workflow_demo_query", "arguments": args}); r.Error != nil {
+				b.Fatal(r.Error)
+			}
+		}
+	})
+	b.Run("raw-task", func(b *testing.B) {
+		cpu := startCPU()
+		defer cpu.report(b)
+		for b.Loop() {
+			r := raw.call("tools/call", map[string]any{"name": "workflow_demo_query", "arguments": args, "task": map[string]any{}})
+			var created struct {
+				Task struct {
+					TaskID string `json:"taskId"`
+				} `json:"task"`
+			}
+			if r.Error != nil || json.Unmarshal(r.Result, &created) != nil || created.Task.TaskID == "" {
+				b.Fatal(r.Error, string(r.Result))
+			}
+			if res := raw.call("tasks/result", map[string]any{"taskId": created.Task.TaskID}); res.Error != nil {
+				b.Fatal(res.Error)
+			}
+		}
+	})
+	if last == "" {
+		return
+	}
 	r, err := tasks.RunStore(store).Get(ctx, last)
 	if err != nil {
 		b.Fatal(err)
@@ -137,7 +192,8 @@ func BenchmarkTasks200(b *testing.B) {
 		start := time.Now()
 		ids := make([]string, 200)
 		for i := range ids {
-			args := map[string]any{"base_url": st.URL, "username": "admin", "password": "demo-pass-42", "region": "north", ProfileArg: fmt.Sprintf("p%d", i%3)}
+			args := demoArgs(st.URL)
+			args[ProfileArg] = fmt.Sprintf("p%d", i%3)
 			task, _, err := tc.Call(ctx, cs, &mcp.CallToolParams{Name: "workflow_demo_query", Arguments: args})
 			if err != nil || task == nil {
 				b.Fatalf("task %d: %v", i, err)
