@@ -23,7 +23,9 @@ func (o Options) Check(so ServeOptions) error {
 	if o.Devices == nil && !o.SharedDeviceToken {
 		return errors.New("desktops need credentials: give each its own token with --devices FILE (create them with --add-device ID), or allow the shared --token with --shared-device-token")
 	}
-	if o.MaxTasks < 1 || o.TaskTTL <= 0 || o.TaskMaxTTL <= 0 || o.TaskTTL > o.TaskMaxTTL {
+	// 0 stands for the tasks package's default (Options); only a negative bound or a ttl over
+	// a maximum that is given is wrong.
+	if o.MaxTasks < 0 || o.TaskTTL < 0 || o.TaskMaxTTL < 0 || (o.TaskMaxTTL > 0 && o.TaskTTL > o.TaskMaxTTL) {
 		return fmt.Errorf("--max-tasks %d, --task-ttl %s, --task-max-ttl %s: want a positive number of tasks and positive durations, the ttl at most the maximum",
 			o.MaxTasks, o.TaskTTL, o.TaskMaxTTL)
 	}

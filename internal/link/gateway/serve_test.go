@@ -21,6 +21,8 @@ func TestCheck(t *testing.T) {
 		{Options{Token: "t"}, ServeOptions{}, "desktops need credentials"},
 		{Options{Token: "t", SharedDeviceToken: true}, ServeOptions{}, ""},
 		{Options{Token: "t", Devices: &DeviceTokens{}}, ServeOptions{CertFile: "c", KeyFile: "k"}, ""},
+		{Options{Token: "t", SharedDeviceToken: true, MaxTasks: -1}, ServeOptions{}, "--max-tasks -1"},
+		{Options{Token: "t", SharedDeviceToken: true, TaskTTL: time.Hour, TaskMaxTTL: time.Minute}, ServeOptions{}, "the ttl at most the maximum"},
 	} {
 		err := c.o.Check(c.so)
 		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
