@@ -53,7 +53,7 @@ func runServe(ctx context.Context, args []string, _, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, exitUsage, "serve", err)
 	}
-	s, err := flowserver.New(cfg, mcpserver.Options{AllowOrigins: h.AllowOrigins, ShareProfiles: *shareProfiles}, logger(stderr, *verbose))
+	s, err := flowserver.New(cfg, mcpserver.Options{AllowOrigins: h.AllowOrigins, ShareProfiles: *shareProfiles, SessionIdle: h.SessionIdle}, logger(stderr, *verbose))
 	if err != nil {
 		return fail(stderr, exitUsage, "serve", err)
 	}

@@ -75,6 +75,7 @@ func runUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		opts = flowserver.LinkOptions(link.DeviceID) // as rpa connect
 	}
+	opts.SessionIdle = h.SessionIdle
 	if err != nil {
 		return fail(stderr, exitUsage, "ui", err)
 	}

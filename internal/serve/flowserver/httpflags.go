@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/rpa-dev/rpa/internal/cliflag"
 	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
@@ -23,13 +24,17 @@ type HTTP struct {
 	// session: its token is all that names it).
 	Tokens       []string
 	AllowOrigins []string // browser origins allowed besides loopback (mcpserver.Options.AllowOrigins)
+	// SessionIdle ends an HTTP session idle this long
+	// (mcpserver.Options.SessionIdle; --session-idle, default 30 min).
+	SessionIdle time.Duration
 }
 
 // Register declares the address flag (named addrFlag, with its help), the
-// token flag (tokenFlag) and --allow-origin on fs.
+// token flag (tokenFlag), --allow-origin and --session-idle on fs.
 func (h *HTTP) Register(fs *flag.FlagSet, addrFlag, addrHelp, tokenFlag string) {
 	fs.StringVar(&h.Addr, addrFlag, "", addrHelp)
 	fs.Var((*cliflag.List)(&h.Tokens), tokenFlag, "a bearer token HTTP clients must send (default $RPA_TOKEN); repeat it to give each agent its own: each token is one caller, which alone sees the runs it started")
+	fs.DurationVar(&h.SessionIdle, "session-idle", mcpserver.DefaultSessionIdle, "end an HTTP session after this long without a request (a client gone without DELETE leaves nothing behind)")
 	fs.Var((*cliflag.List)(&h.AllowOrigins), "allow-origin", "let browser pages of this origin (https://host[:port]) call the HTTP transport (repeatable; loopback origins of the port always may)")
 }
 

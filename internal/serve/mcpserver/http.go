@@ -32,7 +32,8 @@ const DefaultHTTPAddr = "127.0.0.1:8765"
 // gets 401 with a WWW-Authenticate challenge; each token is one caller
 // (runs.Owner). The SDK's DNS-rebinding
 // protection (a loopback request with a foreign Host header gets 403)
-// stays on. A call whose POST goes away before its answer (the client
+// stays on. A session ends after Options.SessionIdle without a request in
+// flight. A call whose POST goes away before its answer (the client
 // disconnected) is cancelled: its flow stops and its profile is freed
 // (the SDK ties handlers to HTTP requests only for 2026-07-28 sessions,
 // and without an event store such a stream cannot be resumed anyway). A
@@ -48,8 +49,10 @@ func (s *Server) HTTPHandler(tokens ...string) http.Handler {
 	// listenHTTP: a session's GET stream carries its tasks' status
 	// (tasknotify.go).
 	var h = s.listenHTTP(tasks.LiftHTTP(mrtr.StreamableHandler(func(*http.Request) *mcp.Server { return s.srv }, &mcp.StreamableHTTPOptions{
-		Logger: s.log,
+		Logger:         s.log,
+		SessionTimeout: max(s.opts.SessionIdle, 0),
 	})))
+	h = s.httpPeers.track(h) // owner.go: a reconnecting client finds its profile
 	h = s.httpCalls.dropCancelled(h)
 	h = s.httpReqs.bind(h)
 	h = methodNotFound(h)

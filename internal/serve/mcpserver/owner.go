@@ -2,6 +2,8 @@ package mcpserver
 
 import (
 	"fmt"
+	"net"
+	"net/http"
 	"regexp"
 	"strings"
 	"sync"
@@ -11,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/rpa-dev/rpa/internal/host/profiles"
+	"github.com/rpa-dev/rpa/internal/runs"
 )
 
 // KindProfileInUse is the error data "kind" of a call refused because its
@@ -27,6 +30,11 @@ const ownerLapse = profiles.DefaultIdle
 // cookies and storage the last flow left, so another session's
 // browser_read or flow would see (and act as) the first session's user.
 type profileOwners struct {
+	// sameCaller, when set, says whether a new session is the client of
+	// an old one come back (reconnected without DELETE): it then takes the
+	// old session's idle profiles at once.
+	sameCaller func(old, cur *mcp.ServerSession) bool
+
 	mu      sync.Mutex
 	m       map[string]*profileOwner
 	watched map[*mcp.ServerSession]bool
@@ -71,7 +79,7 @@ func (o *profileOwners) claim(who any, profile string, now time.Time) bool {
 	}
 	cur := o.m[profile]
 	switch {
-	case cur == nil || cur.who != who && cur.calls == 0 && now.Sub(cur.last) > ownerLapse:
+	case cur == nil || cur.who != who && cur.calls == 0 && (now.Sub(cur.last) > ownerLapse || o.reconnected(cur.who, who)):
 		o.m[profile] = &profileOwner{who: who, calls: 1}
 	case cur.who == who:
 		cur.calls++
@@ -86,6 +94,14 @@ func (o *profileOwners) claim(who any, profile string, now time.Time) bool {
 		}()
 	}
 	return true
+}
+
+// reconnected reports whether who is the client of old come back (see
+// sameCaller).
+func (o *profileOwners) reconnected(old, who any) bool {
+	a, ok1 := old.(*mcp.ServerSession)
+	b, ok2 := who.(*mcp.ServerSession)
+	return ok1 && ok2 && a != nil && b != nil && o.sameCaller != nil && o.sameCaller(a, b)
 }
 
 // done ends one call of who on profile.
@@ -129,6 +145,111 @@ func (o *profileOwners) share(sess *mcp.ServerSession) {
 		delete(o.shared, sess)
 		o.mu.Unlock()
 	}()
+}
+
+// httpPeers records, per Streamable HTTP session ID, what its requests
+// carried (the remote host, the bearer token as a digest) and how many of
+// its standalone event streams (GET) are open: enough to tell a client
+// that reconnected without DELETE (its old session has no open stream and
+// is idle) from another client.
+type httpPeers struct {
+	idle  time.Duration // the sessions' idle time (Options.SessionIdle; negative: never)
+	mu    sync.Mutex
+	m     map[string]*httpPeer
+	swept int
+}
+
+type httpPeer struct {
+	host, token string
+	streams     int
+	last        time.Time
+}
+
+// track wraps the HTTP handler: every request of a session updates its
+// peer; DELETE forgets it.
+func (hp *httpPeers) track(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("Mcp-Session-Id")
+		if id == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		host, _, err := net.SplitHostPort(r.RemoteAddr)
+		if err != nil {
+			host = r.RemoteAddr
+		}
+		var tok string
+		if t, ok := BearerToken(r); ok {
+			tok = runs.TokenDigest(t)
+		}
+		stream := r.Method == http.MethodGet
+		hp.mu.Lock()
+		if hp.m == nil {
+			hp.m = map[string]*httpPeer{}
+		}
+		p := hp.m[id]
+		if p == nil {
+			p = &httpPeer{}
+			hp.m[id] = p
+			hp.sweepLocked()
+		}
+		p.host, p.token, p.last = host, tok, time.Now()
+		if stream {
+			p.streams++
+		}
+		hp.mu.Unlock()
+		defer func() {
+			hp.mu.Lock()
+			if stream {
+				p.streams--
+			}
+			p.last = time.Now()
+			if r.Method == http.MethodDelete {
+				delete(hp.m, id)
+			}
+			hp.mu.Unlock()
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// sweepLocked forgets, every 64 new sessions, the peers silent for longer
+// than a session lives idle (their sessions have ended; a day when
+// sessions never end). A peer forgotten too early only costs its client
+// the at-once takeover.
+func (hp *httpPeers) sweepLocked() {
+	if hp.swept++; hp.swept%64 != 0 {
+		return
+	}
+	keep := 24 * time.Hour
+	if hp.idle > 0 {
+		keep = hp.idle + time.Minute
+	}
+	for id, p := range hp.m {
+		if p.streams == 0 && time.Since(p.last) > keep {
+			delete(hp.m, id)
+		}
+	}
+}
+
+// sameClient reports whether cur is old's client come back: both are
+// Streamable HTTP sessions from the same host with the same bearer token
+// (or none) and the same clientInfo name and version, and old has no
+// event stream open (a client that still listens on it is still there).
+func (hp *httpPeers) sameClient(old, cur *mcp.ServerSession) bool {
+	if old.ID() == "" || cur.ID() == "" || old.ID() == cur.ID() {
+		return false
+	}
+	hp.mu.Lock()
+	a, b := hp.m[old.ID()], hp.m[cur.ID()]
+	same := a != nil && b != nil && a.streams == 0 && a.host == b.host && a.token == b.token
+	hp.mu.Unlock()
+	if !same {
+		return false
+	}
+	ai, bi := old.InitializeParams(), cur.InitializeParams()
+	return ai != nil && bi != nil && ai.ClientInfo != nil && bi.ClientInfo != nil &&
+		ai.ClientInfo.Name == bi.ClientInfo.Name && ai.ClientInfo.Version == bi.ClientInfo.Version
 }
 
 // ShareProfilesWith makes one session the person at the desktop's: the

@@ -61,6 +61,10 @@ const (
 // the flows folder before reloading it.
 const DefaultDebounce = 75 * time.Millisecond
 
+// DefaultSessionIdle is how long an idle Streamable HTTP session lives
+// (Options.SessionIdle).
+const DefaultSessionIdle = 30 * time.Minute
+
 // DefaultHeartbeat is how often a long action re-reports progress.
 const DefaultHeartbeat = 10 * time.Second
 
@@ -121,6 +125,11 @@ type Options struct {
 	// with data.kind "profile_in_use", since the browser holds the first
 	// session's page, cookies and storage.
 	ShareProfiles bool
+	// SessionIdle ends a Streamable HTTP session after this long without a
+	// request in flight (DefaultSessionIdle when 0; negative: never), as
+	// the gateway does with its agents: a client that goes away without
+	// DELETE leaves nothing behind for long.
+	SessionIdle time.Duration
 	// AllowOrigins names the browser origins ("https://app.example.com")
 	// allowed to call the Streamable HTTP endpoint besides loopback origins
 	// of its own port (--allow-origin; see OriginGuard).
@@ -199,6 +208,7 @@ type Server struct {
 	httpReqs  httpRequests  // POSTs of calls in flight (http.go)
 	httpCalls httpCalls     // calls in flight per HTTP session, for cancels (cancel.go)
 	owners    profileOwners // which session each profile belongs to (owner.go)
+	httpPeers httpPeers     // what HTTP sessions' requests carried (owner.go)
 	callers   callers       // sessions as owners of runs (runowner.go)
 
 	tasks    *tasks.Manager // workflow calls run as tasks (tasks.go)
@@ -216,6 +226,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.Heartbeat <= 0 {
 		opts.Heartbeat = DefaultHeartbeat
+	}
+	if opts.SessionIdle == 0 {
+		opts.SessionIdle = DefaultSessionIdle
 	}
 	if opts.Name == "" {
 		opts.Name = "rpa"
@@ -245,6 +258,8 @@ func New(opts Options) (*Server, error) {
 		exec: &ExecPolicy{Enabled: opts.AllowExec, Allow: opts.ExecAllow,
 			Timeout: opts.ExecTimeout, MaxOutput: opts.ExecMaxOutput},
 	}
+	s.httpPeers.idle = opts.SessionIdle
+	s.owners.sameCaller = s.httpPeers.sameClient // owner.go
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.paused.Life, s.paused.Calls, s.paused.Log = s.ctx, &s.calls, s.log
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
