@@ -48,6 +48,9 @@ const (
 	// CloseReplaced: the backend replaced this link (it stopped answering pings) with a newer
 	// link of the same device id.
 	CloseReplaced = 4000
+	// CloseRevoked: the device token this link was admitted with is no longer in the backend's
+	// device file (the device was revoked); the link is closed at once.
+	CloseRevoked = 4001
 	// CloseWrongDevice: the token presented belongs to another device id.
 	CloseWrongDevice = 4003
 	// CloseIDInUse: another link holding this device id is connected and answering.
@@ -319,7 +322,7 @@ func jitter(max time.Duration) time.Duration {
 var ErrRefused = errors.New("the backend refused this desktop")
 
 // refusal explains a refusal by the backend (a dial answered 401 or 403, or a link closed with
-// CloseWrongDevice or CloseIDInUse); "" when err and code are no refusal.
+// CloseRevoked, CloseWrongDevice or CloseIDInUse); "" when err and code are no refusal.
 func (c *Client) refusal(err error, code int) string {
 	var de *mcpws.DialError
 	switch {
@@ -327,6 +330,8 @@ func (c *Client) refusal(err error, code int) string {
 		return "the backend refused this desktop's token (HTTP 401): give each desktop its own device token (rpa gateway --add-device ID) and pass it with --token"
 	case errors.As(err, &de) && de.StatusCode == 403:
 		return "the backend refused this desktop (HTTP 403)"
+	case code == CloseRevoked:
+		return fmt.Sprintf("the backend revoked device %q (its token is no longer in the gateway's device file): ask for a new one (rpa gateway --add-device ID)", c.opts.DeviceID)
 	case code == CloseWrongDevice:
 		return fmt.Sprintf("the backend says this token belongs to another device, not %q: check --device-id and --token", c.opts.DeviceID)
 	case code == CloseIDInUse:

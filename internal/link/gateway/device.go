@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,6 +31,11 @@ type device struct {
 	linkID string
 	rev    uint64
 	sub    *nats.Subscription
+
+	// The SHA-256 of the device token this link was admitted with, when this gateway's device
+	// file (Options.Devices) admitted it: the link ends once the file no longer does (revoked).
+	tokenSum  [sha256.Size]byte
+	fileToken bool
 
 	refreshMu sync.Mutex // serialises tools/list refreshes
 
@@ -94,11 +100,33 @@ type progressParams struct {
 	Message       string  `json:"message,omitempty"`
 }
 
-// errGone is the error of calls whose desktop link dropped.
-type errGone struct{ id string }
+// errGone is the error of calls whose desktop link dropped (or was closed because the device
+// was revoked before the call went down it).
+type errGone struct {
+	id      string
+	revoked bool
+}
 
 // Error names the desktop that dropped.
-func (e errGone) Error() string { return fmt.Sprintf("desktop %q disconnected during the call", e.id) }
+func (e errGone) Error() string {
+	if e.revoked {
+		return fmt.Sprintf("desktop %q was revoked (its device token is no longer in the gateway's device file); the call did not run", e.id)
+	}
+	return fmt.Sprintf("desktop %q disconnected during the call", e.id)
+}
+
+// revoked reports whether d was admitted by the gateway's device file and the file no longer
+// admits it (its line removed or its token changed).
+func (d *device) revoked() bool {
+	return d.fileToken && d.g.opts.Devices != nil && !d.g.opts.Devices.Admits(d.tokenSum, d.id)
+}
+
+// revoke closes a revoked device's link at once and fails its calls in flight.
+func (d *device) revoke() {
+	d.g.log.Warn("closing the link of a revoked device: its token is no longer in the device file", "device", d.id, "remote", d.link.RemoteAddr())
+	d.link.CloseWith(connect.CloseRevoked, "this device was revoked")
+	d.drop()
+}
 
 // request sends method/params down the link with a fresh gateway id and waits for the answer,
 // the link dropping (errGone) or ctx ending (then the desktop gets notifications/cancelled).
@@ -126,10 +154,14 @@ func (d *device) request(ctx context.Context, method string, params any, c *call
 		d.g.owners.set(c.id, c.owner, time.Now())
 	}
 	key := mcpws.IDKey(id)
+	if d.revoked() {
+		d.revoke()
+		return nil, errGone{id: d.id, revoked: true}
+	}
 	d.mu.Lock()
 	if d.gone {
 		d.mu.Unlock()
-		return nil, errGone{d.id}
+		return nil, errGone{id: d.id}
 	}
 	d.pending[key] = c
 	d.mu.Unlock()
@@ -147,12 +179,12 @@ func (d *device) request(ctx context.Context, method string, params any, c *call
 		return nil, err
 	}
 	if err := d.link.WriteFrame(b); err != nil {
-		return nil, errGone{d.id}
+		return nil, errGone{id: d.id}
 	}
 	select {
 	case r := <-c.resp:
 		if r == nil {
-			return nil, errGone{d.id}
+			return nil, errGone{id: d.id}
 		}
 		return r, nil
 	case <-ctx.Done():
@@ -160,7 +192,7 @@ func (d *device) request(ctx context.Context, method string, params any, c *call
 		gone := d.gone
 		d.mu.Unlock()
 		if gone {
-			return nil, errGone{d.id} // the link dropped first: the desktop keeps the answer
+			return nil, errGone{id: d.id} // the link dropped first: the desktop keeps the answer
 		}
 		if c.agent != nil && sessionLost(ctx) {
 			// The agent's session went away (not an explicit cancel): let the desktop finish and

@@ -57,6 +57,15 @@ func (d *DeviceTokens) Owner(token string) (string, bool) {
 	return id, ok && token != ""
 }
 
+// Admits reports whether the file (re-read first when it changed) still gives device id the
+// token whose SHA-256 is sum: false once its line was removed or changed (the device revoked).
+func (d *DeviceTokens) Admits(sum [sha256.Size]byte, id string) bool {
+	_ = d.reload(false)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.byHash[sum] == id
+}
+
 // Entries returns the file's devices (re-read first when it changed): device id → "sha256:HEX".
 func (d *DeviceTokens) Entries() map[string]string {
 	_ = d.reload(false)

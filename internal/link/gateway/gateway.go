@@ -18,6 +18,7 @@ package gateway
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
@@ -135,6 +136,40 @@ type Gateway struct {
 
 	rep   *replica       // the cluster side (replica.go); nil alone
 	tasks *tasks.Manager // agents' tasks, run on the desktops (tasks.go)
+
+	stop     chan struct{} // closed by Close: ends revokeLoop
+	stopOnce sync.Once
+}
+
+// revokeEvery is how often the gateway looks at its device file for revoked devices (a stat;
+// the file is read again only when it changed). A call is also checked before it goes down a
+// link, so a revoked device serves no call even between two looks.
+const revokeEvery = time.Second
+
+// revokeLoop closes, within revokeEvery, the links of devices whose line left the device file.
+func (g *Gateway) revokeLoop() {
+	t := time.NewTicker(revokeEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-g.stop:
+			return
+		case <-t.C:
+		}
+		g.mu.Lock()
+		linked := make([]*device, 0, len(g.claims))
+		for _, d := range g.claims {
+			if d.fileToken {
+				linked = append(linked, d)
+			}
+		}
+		g.mu.Unlock()
+		for _, d := range linked {
+			if d.revoked() {
+				d.revoke()
+			}
+		}
+	}
 }
 
 // New returns a Gateway.
@@ -166,6 +201,10 @@ func New(opts Options) *Gateway {
 		devices: map[string]*device{},
 		claims:  map[string]*device{},
 		listed:  map[string]bool{},
+		stop:    make(chan struct{}),
+	}
+	if opts.Devices != nil {
+		go g.revokeLoop()
 	}
 	g.late = newLateStore(opts.LateResults, opts.LateTTL)
 	g.owners.ttl = opts.LateTTL
@@ -312,6 +351,11 @@ func (g *Gateway) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := &device{g: g, id: reg.DeviceID, link: link, since: time.Now(), caps: reg.Capabilities, names: reg.AvailableTools, pending: map[string]*call{}}
+	if tok, has := httpauth.BearerToken(r); has && owner != "" && g.opts.Devices != nil {
+		if id, ok := g.opts.Devices.Owner(tok); ok && id == owner {
+			d.tokenSum, d.fileToken = sha256.Sum256([]byte(tok)), true // revokeLoop watches it
+		}
+	}
 	log := g.log.With("device", d.id, "remote", link.RemoteAddr())
 
 	done := make(chan error, 1)
@@ -448,6 +492,7 @@ func clip(s string) string {
 // Close closes every desktop link (their agents' calls fail at once). Live tasks stay live in
 // the task store: their desktops go on, and the next gateway process takes them over.
 func (g *Gateway) Close() error {
+	g.stopOnce.Do(func() { close(g.stop) })
 	g.tasks.Close()
 	g.mu.Lock()
 	all := make([]*device, 0, len(g.devices))

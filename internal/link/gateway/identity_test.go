@@ -170,3 +170,66 @@ func TestDeviceTokensFile(t *testing.T) {
 		}
 	}
 }
+
+// TestRevokedDeviceLinkCloses: removing a device's line from the device file closes its live
+// link at once (close 4001, which the desktop reports as a refusal saying it was revoked), a
+// call made right after the removal never runs on it, and the other devices stay linked.
+func TestRevokedDeviceLinkCloses(t *testing.T) {
+	path, toks := deviceFile(t, "office-pc-7", "lab-3")
+	devs, err := LoadDeviceTokens(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := startGateway(t, "", Options{Devices: devs})
+	var runs runCount
+	revoked := startDesk(t, x.wsURL(), "office-pc-7", deskServer("pc7", &runs), func(o *connect.Options) {
+		o.Token = toks["office-pc-7"]
+		o.Once = true
+	})
+	startDesk(t, x.wsURL(), "lab-3", deskServer("lab3", nil, "lab_only"), func(o *connect.Options) { o.Token = toks["lab-3"] })
+	x.waitDevices(t, 2)
+	cs := agent(t, x.mcpURL(), nil)
+	call := func(key string) (*mcp.CallToolResult, error) {
+		return cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "slow",
+			Arguments: map[string]any{"key": key, "ms": 0, "deviceId": "office-pc-7"}})
+	}
+	if res, err := call("before"); err != nil || res.IsError || runs.get("before") != 1 {
+		t.Fatalf("a call before the revocation: %v %v (runs %d)", res, err, runs.get("before"))
+	}
+
+	// Revoke office-pc-7: its line leaves the file (written whole, then renamed).
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if !strings.HasPrefix(line, "office-pc-7 ") {
+			kept = append(kept, line)
+		}
+	}
+	if err := os.WriteFile(path+".new", []byte(strings.Join(kept, "\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path+".new", path); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := call("after"); err == nil && !res.IsError {
+		t.Errorf("a call after the revocation was answered: %s", text(res))
+	}
+	if n := runs.get("after"); n != 0 {
+		t.Errorf("the revoked desktop ran a call made after its revocation (%d)", n)
+	}
+	select {
+	case <-revoked.done:
+	case <-time.After(20 * time.Second): // only catches a link that is never closed
+		t.Fatal("the revoked device's link is still open")
+	}
+	if !errors.Is(revoked.err, connect.ErrRefused) || !strings.Contains(revoked.err.Error(), "revoked") {
+		t.Errorf("the revoked desktop ended with %v, want a refusal saying it was revoked", revoked.err)
+	}
+	x.waitDevices(t, 1)
+	if res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "lab_only", Arguments: map[string]any{}}); err != nil || text(res) != "lab3 ran lab_only" {
+		t.Errorf("the other device after the revocation: %v %v", res, err)
+	}
+}

@@ -818,7 +818,7 @@ func (r *replica) await(ctx context.Context, c *call, w *waiter, req remoteReque
 				}
 				return decodeResponse(data)
 			case "gone":
-				return nil, errGone{w.device}
+				return nil, errGone{id: w.device}
 			case "moved":
 				moved = true
 			}
