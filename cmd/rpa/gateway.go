@@ -52,6 +52,7 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	maxTasks := fs.Int("max-tasks", tasks.DefaultMax, "most agents' tasks running at once; one more is refused (busy)")
 	taskTTL := fs.Duration("task-ttl", tasks.DefaultTTL, "how long a finished task and its result are kept when its agent asks for no ttl")
 	taskMaxTTL := fs.Duration("task-max-ttl", tasks.DefaultMaxTTL, "the longest ttl an agent may ask for a task (a longer one is cut to it)")
+	relinkWait := fs.Duration("relink-wait", gateway.DefaultRelinkWait, "how long calls wait for a desktop whose link dropped to link again (0: not at all)")
 	verbose := fs.Bool("v", false, "log debug lines")
 	var cc cluster.Config
 	cc.Register(fs)
@@ -62,16 +63,9 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return fail(stderr, exitUsage, "gateway", fmt.Errorf("unexpected argument %q", fs.Arg(0)))
 	}
 	if *addDevice != "" {
-		if *devices == "" {
-			fmt.Fprintln(stderr, "rpa gateway: --add-device needs --devices FILE")
-			return exitUsage
-		}
-		tok, err := gateway.AddDevice(*devices, *addDevice)
-		if err != nil {
+		if err := gateway.AddDeviceCmd(*devices, *addDevice, stdout, stderr); err != nil {
 			return fail(stderr, exitUsage, "gateway", err)
 		}
-		fmt.Fprintf(stderr, "rpa gateway: added device %q to %s; its token (shown once, only its hash is kept):\n", *addDevice, *devices)
-		fmt.Fprintln(stdout, tok)
 		return exitOK
 	}
 	if err := mcpserver.CheckOrigins(allowOrigin); err != nil {
@@ -79,7 +73,7 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	opts := gateway.Options{Token: cmp.Or(*token, os.Getenv("RPA_GATEWAY_TOKEN")), SharedDeviceToken: *shared, AllowOrigins: allowOrigin,
 		Link: mcpws.Options{PingInterval: *ping, MaxFrame: *maxFrame}, Logger: logger(stderr, *verbose),
-		MaxTasks: *maxTasks, TaskTTL: *taskTTL, TaskMaxTTL: *taskMaxTTL}
+		MaxTasks: *maxTasks, TaskTTL: *taskTTL, TaskMaxTTL: *taskMaxTTL, RelinkWait: cmp.Or(*relinkWait, -1)}
 	if *devices != "" {
 		var err error
 		if opts.Devices, err = gateway.LoadDeviceTokens(*devices); err != nil {

@@ -47,8 +47,10 @@ type device struct {
 	dirty   bool                  // re-registered while initializing: list again once ready
 	pending map[string]*call      // gateway request id → call in flight
 	gone    bool
-	life    context.Context // ends when the link drops (linkLife)
-	end     context.CancelFunc
+	// wasRevoked: the link was closed because the device was revoked (no relink wait for it).
+	wasRevoked bool
+	life       context.Context // ends when the link drops (linkLife)
+	end        context.CancelFunc
 }
 
 // linkLife is a context that ends when d's link drops (drop): a question relayed for a task
@@ -123,6 +125,9 @@ func (d *device) revoked() bool {
 
 // revoke closes a revoked device's link at once and fails its calls in flight.
 func (d *device) revoke() {
+	d.mu.Lock()
+	d.wasRevoked = true
+	d.mu.Unlock()
 	d.g.log.Warn("closing the link of a revoked device: its token is no longer in the device file", "device", d.id, "remote", d.link.RemoteAddr())
 	d.link.CloseWith(connect.CloseRevoked, "this device was revoked")
 	d.drop()

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -169,6 +170,21 @@ func ValidDeviceID(id string) error {
 		}
 	}
 	return nil
+}
+
+// AddDeviceCmd is `rpa gateway --devices PATH --add-device ID`: it adds device id to the file
+// (AddDevice), says so on stderr and prints the token, once, on stdout.
+func AddDeviceCmd(path, id string, stdout, stderr io.Writer) error {
+	if path == "" {
+		return errors.New("--add-device needs --devices FILE")
+	}
+	tok, err := AddDevice(path, id)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "rpa gateway: added device %q to %s; its token (shown once, only its hash is kept):\n", id, path)
+	_, err = fmt.Fprintln(stdout, tok)
+	return err
 }
 
 // AddDevice creates a fresh random token for id, appends its line to the device token file at

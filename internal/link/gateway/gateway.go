@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -101,6 +102,11 @@ type Options struct {
 	MaxTasks            int
 	TaskTTL, TaskMaxTTL time.Duration
 	TaskRelinkWait      time.Duration
+
+	// RelinkWait is how long calls wait for a desktop whose link dropped to link again
+	// (DefaultRelinkWait when 0; negative: not at all): see DefaultRelinkWait. Alone, not in a
+	// cluster, whose replicas ask each other for a moved desktop's calls.
+	RelinkWait time.Duration
 	// TaskNode names this gateway process in its tasks (runs.ThisProcess when ""): a gateway
 	// takes over the live tasks of a node that is gone (tests name in-process gateways).
 	TaskNode string
@@ -121,7 +127,8 @@ type Gateway struct {
 	devices map[string]*device
 	index   map[string][]offer // tool name → desktops offering it, sorted by id (rebuilt by sync)
 
-	claims map[string]*device // device id → the link holding it (initializing or connected)
+	claims  map[string]*device   // device id → the link holding it (initializing or connected)
+	relinks map[string]relinking // device id → its tools while calls wait for it (relink.go)
 
 	syncMu sync.Mutex
 	listed map[string]bool // agent-facing tool names registered with srv
@@ -405,6 +412,7 @@ func (g *Gateway) serveWS(w http.ResponseWriter, r *http.Request) {
 	g.mu.Lock()
 	old := g.devices[d.id]
 	g.devices[d.id] = d
+	delete(g.relinks, d.id)
 	n := len(g.devices)
 	g.mu.Unlock()
 	if old != nil {
@@ -432,11 +440,15 @@ func (g *Gateway) serveWS(w http.ResponseWriter, r *http.Request) {
 	d.drop()
 	g.syncMu.Lock()
 	g.mu.Lock()
-	if g.devices[d.id] == d {
+	current := g.devices[d.id] == d
+	if current {
 		delete(g.devices, d.id)
 	}
 	n = len(g.devices)
 	g.mu.Unlock()
+	if current && g.rep == nil {
+		g.dropped(d) // relink.go: calls for its tools wait for it a while
+	}
 	g.syncLocked(d.id)
 	g.syncMu.Unlock()
 	log.Info("desktop disconnected", "err", err, "up_for", time.Since(d.since).Round(time.Millisecond).String(), "devices", n)
@@ -712,11 +724,11 @@ func agentTool(name string, os []offer) (*mcp.Tool, error) {
 }
 
 // unknownTool answers tools/call for a name no desktop offers with -32003 (the SDK alone would
-// answer -32602).
+// answer -32602), after waiting for a relinking desktop that offered it (relink.go).
 func (g *Gateway) unknownTool(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method == "tools/call" {
-			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && len(g.offers(p.Name)) == 0 {
+			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && len(g.offers(p.Name)) == 0 && !g.awaitOffer(ctx, p.Name, "") {
 				return nil, &jsonrpc.Error{Code: CodeNoSuchTool, Message: fmt.Sprintf("no connected desktop offers tool %q", p.Name)}
 			}
 		}
@@ -753,7 +765,7 @@ func (g *Gateway) call(ctx context.Context, req *mcp.CallToolRequest, name strin
 		return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: msgRestarting}
 	}
 	defer g.drain.leave()
-	pick, args, err := g.pick(req, name)
+	pick, args, err := g.pick(ctx, req, name)
 	if err != nil {
 		return nil, err
 	}
@@ -773,6 +785,9 @@ func (g *Gateway) call(ctx context.Context, req *mcp.CallToolRequest, name strin
 		resp, err = g.rep.call(ctx, *pick, params, c)
 	} else {
 		resp, err = pick.d.request(ctx, "tools/call", params, c)
+		if err != nil {
+			resp, err = g.reask(ctx, pick.d, params, c, err) // relink.go
+		}
 	}
 	if err != nil {
 		var gone errGone
@@ -780,7 +795,7 @@ func (g *Gateway) call(ctx context.Context, req *mcp.CallToolRequest, name strin
 			if g.drain.draining() {
 				return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: fmt.Sprintf("%s; the call keeps running on desktop %q and its answer will be kept as resource %s", msgRestarting, pick.id, RunURI(c.id))}
 			}
-			return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: gone.Error()}
+			return nil, disconnected(gone, c.id, g.relinkWait())
 		}
 		return nil, err
 	}
@@ -805,7 +820,7 @@ func (g *Gateway) call(ctx context.Context, req *mcp.CallToolRequest, name strin
 
 // pick chooses the desktop an agent's call of tool name goes to (its deviceId argument when
 // several offer it) and returns the arguments to send it.
-func (g *Gateway) pick(req *mcp.CallToolRequest, name string) (*offer, map[string]json.RawMessage, error) {
+func (g *Gateway) pick(ctx context.Context, req *mcp.CallToolRequest, name string) (*offer, map[string]json.RawMessage, error) {
 	args := map[string]json.RawMessage{}
 	if len(req.Params.Arguments) > 0 && string(req.Params.Arguments) != "null" {
 		if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
@@ -819,6 +834,9 @@ func (g *Gateway) pick(req *mcp.CallToolRequest, name string) (*offer, map[strin
 		}
 	}
 	offers := g.offers(name)
+	if (len(offers) == 0 || want != "" && !slices.ContainsFunc(offers, func(o offer) bool { return o.id == want })) && g.awaitOffer(ctx, name, want) {
+		offers = g.offers(name) // a relinking desktop is back (relink.go)
+	}
 	var pick *offer
 	switch {
 	case len(offers) == 0:

@@ -219,7 +219,7 @@ func TestProgressAndElicitation(t *testing.T) {
 }
 
 func TestDesktopDropsMidCall(t *testing.T) {
-	x := startGateway(t, "", Options{})
+	x := startGateway(t, "", Options{RelinkWait: 200 * time.Millisecond})
 	d := startDesk(t, x.wsURL(), "d1", deskServer("d1", nil), nil)
 	x.waitDevices(t, 1)
 	raw := newRawAgent(t, x.mcpURL())

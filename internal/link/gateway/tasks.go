@@ -106,7 +106,7 @@ func (g *Gateway) startTask(ctx context.Context, req *mcp.CallToolRequest, name 
 		return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: msgRestarting}
 	}
 	defer g.drain.leave()
-	pick, args, err := g.pick(req, name)
+	pick, args, err := g.pick(ctx, req, name)
 	if err != nil {
 		return nil, err
 	}
