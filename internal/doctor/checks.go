@@ -15,6 +15,7 @@ import (
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/drivers/rod"
 	"github.com/rpa-dev/rpa/internal/host/profiles"
+	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/lang"
 )
 
@@ -156,6 +157,26 @@ func CheckHome(home string) Check {
 		return c
 	}
 	c.Status, c.Detail = OK, home+" is writable"
+	return c
+}
+
+// CheckRunStore checks the run store's database under home read-only
+// (runs.CheckStore). A damaged one is a failure: the next rpa serve, connect
+// or run moves it aside (runs.db.corrupt-TIME) and starts a fresh, empty
+// store, so its runs are no longer listed.
+func CheckRunStore(home string) Check {
+	c := Check{Name: "run store"}
+	err := runs.CheckStore(home)
+	switch {
+	case err == nil:
+		c.Status, c.Detail = OK, filepath.Join(home, "runs", runs.DBName)+" is sound"
+	case runs.IsCorrupt(err):
+		c.Status, c.Detail = Fail, err.Error()
+		c.Fix = "the next rpa serve, connect or run moves it aside (runs.db.corrupt-TIME, kept for inspection) and starts an empty store; to keep its runs, restore a copy of " + filepath.Join(home, "runs", runs.DBName) + " before that"
+	default:
+		c.Status, c.Detail = Fail, "cannot read the run store: "+err.Error()
+		c.Fix = "make " + filepath.Join(home, "runs") + " readable and writable by you"
+	}
 	return c
 }
 

@@ -114,7 +114,7 @@ func (o Options) withDefaults() Options {
 }
 
 // Run runs every check in order: browser, browser launch, browser
-// isolation, home, profiles,
+// isolation, home, run store, profiles,
 // display, dialogs, flows, connect settings, connect (only with
 // ConnectURL). It never panics on a broken machine; each problem becomes a
 // failing Check.
@@ -136,6 +136,7 @@ func Run(ctx context.Context, opts Options) Report {
 		add(CheckIsolation()) // after the launch: it may have met a kernel that refuses the sandbox
 	}
 	add(CheckHome(o.Home))
+	add(CheckRunStore(o.Home))
 	add(CheckProfiles(o.Home))
 	add(CheckDisplay(o.Getenv))
 	add(CheckDialogs(o.LookPath))

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/rpa-dev/rpa/internal/link/mcpws"
+	"github.com/rpa-dev/rpa/internal/runs"
 )
 
 // find returns the check named name in r.
@@ -453,5 +454,28 @@ func TestLaunch(t *testing.T) {
 	wantStatus(t, c, Fail, "")
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		t.Fatal("hang")
+	}
+}
+
+// TestCheckRunStore: a damaged run store fails the doctor (it said ready
+// while rpa serve could not start); a sound or missing one is ok.
+func TestCheckRunStore(t *testing.T) {
+	home := t.TempDir()
+	if c := CheckRunStore(home); c.Status != OK {
+		t.Errorf("no store yet: %+v", c)
+	}
+	st, err := runs.Open(home, runs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if c := CheckRunStore(home); c.Status != OK {
+		t.Errorf("a fresh store: %+v", c)
+	}
+	if err := os.WriteFile(filepath.Join(home, "runs", runs.DBName), []byte(strings.Repeat("junk", 4096)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c := CheckRunStore(home); c.Status != Fail || !strings.Contains(c.Detail, "not a database") || !strings.Contains(c.Fix, "moves it aside") {
+		t.Errorf("a damaged store: %+v", c)
 	}
 }

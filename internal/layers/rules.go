@@ -159,7 +159,7 @@ flows, flows/cases, flows/gallery < EXAMPLES;
 # COMMAND: the command line. cmd/rpa only wires; internal/cli is its frame,
 # internal/doctor the checks of rpa doctor.
 BASE, LANGUAGE < internal/cli;
-LANGUAGE, BROWSERS, LINK, HOST < internal/doctor;
+LANGUAGE, BROWSERS, LINK, HOST, internal/runs < internal/doctor;
 CONSOLE, EXAMPLES, internal/cli, internal/doctor < cmd/rpa
 < COMMAND;
 

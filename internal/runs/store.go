@@ -28,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -175,7 +176,13 @@ type Store struct {
 	opts Options
 	me   owner
 	mu   sync.Mutex // serialises prune
+
+	movedAside string // where Open moved a corrupt database (MovedAside)
 }
+
+// MovedAside is the path Open moved a corrupt runs.db to before it created
+// a fresh one ("" when the database was sound): callers log it.
+func (s *Store) MovedAside() string { return s.movedAside }
 
 // owner identifies a process: its pid and start time (clock ticks since
 // boot on Linux; 0 where unknown).
@@ -247,6 +254,27 @@ func Open(home string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("run store: %w", err)
 	}
+	s, err := open(dir, opts)
+	if err == nil || !IsCorrupt(err) {
+		return s, err
+	}
+	// A corrupt database would stop every server and CLI command that records
+	// runs: keep it for inspection under another name and start afresh.
+	moved, merr := moveAside(filepath.Join(dir, DBName), time.Now())
+	if merr != nil {
+		return nil, fmt.Errorf("%w (and it cannot be moved aside: %v)", err, merr)
+	}
+	if s, err = open(dir, opts); err != nil {
+		return nil, err
+	}
+	s.movedAside = moved
+	slog.Warn("the run store was corrupt: it was moved aside and a fresh one created", "moved_to", moved, "cause", err)
+	return s, nil
+}
+
+// open opens (creating) the database of dir and checks it
+// (PRAGMA quick_check): a damaged file is an error IsCorrupt knows.
+func open(dir string, opts Options) (*Store, error) {
 	path := filepath.Join(dir, DBName)
 	dsn := "file:" + filepath.ToSlash(path) + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
@@ -260,6 +288,10 @@ func Open(home string, opts Options) (*Store, error) {
 		opts.MaxBytes = DefaultMaxBytes
 	}
 	s := &Store{dir: dir, db: db, opts: opts, me: self()}
+	if err := quickCheck(db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("run store %s: %w", path, err)
+	}
 	for _, sc := range append([]string{schema}, schemaHooks...) {
 		if _, err := db.Exec(sc); err != nil {
 			db.Close()

@@ -148,3 +148,26 @@ func TestDial(t *testing.T) {
 		t.Error("Dial without a device ID: no error")
 	}
 }
+
+// TestNewCorruptRunStore: a damaged run store does not stop the server
+// from starting (it stopped rpa serve and rpa connect): the file is moved
+// aside and the server serves with a fresh store.
+func TestNewCorruptRunStore(t *testing.T) {
+	dir := flowsDir(t)
+	store := filepath.Join(os.Getenv("RPA_HOME"), "runs", runs.DBName)
+	if err := os.MkdirAll(filepath.Dir(store), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(store, []byte(strings.Repeat("not sqlite ", 2000)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{FlowsDir: dir}, mcpserver.Options{}, quiet)
+	if err != nil {
+		t.Fatalf("a server on a damaged run store: %v", err)
+	}
+	defer s.Close()
+	moved, _ := filepath.Glob(store + ".corrupt-*")
+	if len(moved) != 1 || runs.CheckStore(os.Getenv("RPA_HOME")) != nil {
+		t.Fatalf("moved aside: %v; the store now: %v", moved, runs.CheckStore(os.Getenv("RPA_HOME")))
+	}
+}
