@@ -234,15 +234,17 @@ func (hp *httpPeers) sweepLocked() {
 
 // sameClient reports whether cur is old's client come back: both are
 // Streamable HTTP sessions from the same host with the same bearer token
-// (or none) and the same clientInfo name and version, and old has no
-// event stream open (a client that still listens on it is still there).
+// and the same clientInfo name and version, and old has no event stream
+// open (a client that still listens on it is still there). A token is
+// needed: it names the caller (runs.Owner), whereas two local clients
+// without one are told apart only by their sessions.
 func (hp *httpPeers) sameClient(old, cur *mcp.ServerSession) bool {
 	if old.ID() == "" || cur.ID() == "" || old.ID() == cur.ID() {
 		return false
 	}
 	hp.mu.Lock()
 	a, b := hp.m[old.ID()], hp.m[cur.ID()]
-	same := a != nil && b != nil && a.streams == 0 && a.host == b.host && a.token == b.token
+	same := a != nil && b != nil && a.streams == 0 && a.host == b.host && a.token != "" && a.token == b.token
 	hp.mu.Unlock()
 	if !same {
 		return false

@@ -88,3 +88,26 @@ func TestReconnectedClientKeepsItsProfile(t *testing.T) {
 		t.Fatalf("another client on the profile: %v", ans)
 	}
 }
+
+// TestReconnectNeedsToken: without a bearer token two local clients of
+// the same name are told apart by their sessions alone: the second is
+// refused the first one's profile.
+func TestReconnectNeedsToken(t *testing.T) {
+	site := newSite(t)
+	s, _ := newServer(t, Options{FlowsDir: copyFlows(t, "hit.flow"), NoWatch: true, Pool: newPool(t)})
+	hs := httptest.NewServer(s.HTTPHandler())
+	t.Cleanup(hs.Close)
+	call := func(sid string, n int) map[string]any {
+		_, _, ans := postRPC(t, hs.URL, "", sid, map[string]any{"jsonrpc": "2.0", "id": 10 + n, "method": "tools/call",
+			"params": map[string]any{"name": "workflow_hit", "arguments": map[string]any{"base_url": site.URL, "p": "p1", "n": n, "profileId": "mine"}}})
+		return ans
+	}
+	first := openRawSession(t, hs.URL, "", "agent-x")
+	if ans := call(first, 1); ans["result"] == nil {
+		t.Fatalf("first call: %v", ans)
+	}
+	second := openRawSession(t, hs.URL, "", "agent-x")
+	if e, _ := call(second, 2)["error"].(map[string]any); e == nil || !strings.Contains(e["message"].(string), "in use by another MCP session") {
+		t.Fatalf("a second tokenless client took the profile: %v", e)
+	}
+}
