@@ -21,7 +21,7 @@ func TestScheduleCommand(t *testing.T) {
 	t.Setenv("RPA_HOME", home)
 	dir := filepath.Join(home, "flows")
 	os.MkdirAll(dir, 0o755)
-	os.WriteFile(filepath.Join(dir, "meter.flow"), []byte("flow meter \"read the meters\"\nparam region: string\nparam password: secret\n\nopen \"http://127.0.0.1:9/{{ region }}\"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "meter.flow"), []byte("flow meter \"read the meters\"\nparam region: string\nparam password: secret\nparam account: credential \"the portal account\"\n\nopen \"http://127.0.0.1:9/{{ region }}\"\n"), 0o644)
 	run := func(args ...string) (string, string, int) {
 		var o, e bytes.Buffer
 		code := runSchedule(context.Background(), args, &o, &e)
@@ -46,7 +46,7 @@ func TestScheduleCommand(t *testing.T) {
 	if !strings.Contains(errs, "RPA_TEST_METER_PW is not set here") || !strings.Contains(errs, "no rpa process is up") {
 		t.Errorf("add notes: %q", errs)
 	}
-	if _, errs, code = run("add", "hourly", filepath.Join(dir, "meter.flow"), "--every", "1h", "--arg", "region=110000", "--secret-env", "password=X"); code != 0 {
+	if _, errs, code = run("add", "hourly", filepath.Join(dir, "meter.flow"), "--every", "1h", "--arg", "region=110000", "--secret-env", "password=X", "--arg", "account=ops/backup"); code != 0 {
 		t.Fatalf("add --every: %s", errs)
 	}
 	out, _, code = run("list")
@@ -116,9 +116,10 @@ func TestScheduleCommand(t *testing.T) {
 		{[]string{"add", "x", "meter", "--cron", "0 8 * *"}, `--cron "0 8 * *"`},
 		{[]string{"add", "x", "meter", "--cron", "0 8 * * *", "--tz", "Asia/Nowhere"}, `--tz "Asia/Nowhere": unknown time zone`},
 		{[]string{"add", "x", "nope", "--cron", "0 8 * * *"}, "flow nope: no such file, and no flow of that name"},
-		{[]string{"add", "x", "meter", "--cron", "0 8 * * *", "--secret-env", "password=P"}, `argument "region": required`},
-		{[]string{"add", "x", "meter", "--cron", "0 8 * * *", "--arg", "region=1", "--secret-env", "password=P", "--notify", "http://" + closed + "/hook"}, "--notify http://" + closed + "/hook: cannot reach " + closed},
-		{[]string{"add", "meter-am", "meter", "--cron", "0 8 * * *", "--arg", "region=1", "--secret-env", "password=P"}, "schedule meter-am: a schedule of that name exists (rpa schedule rm meter-am first"},
+		{[]string{"add", "x", "meter", "--cron", "0 8 * * *", "--secret-env", "password=P", "--account", "a"}, `argument "region": required`},
+		{[]string{"add", "x", "meter", "--cron", "0 8 * * *", "--arg", "region=1", "--secret-env", "password=P"}, "signs in with the credential param account: give --account NAME"},
+		{[]string{"add", "x", "meter", "--cron", "0 8 * * *", "--arg", "region=1", "--secret-env", "password=P", "--account", "a", "--notify", "http://" + closed + "/hook"}, "--notify http://" + closed + "/hook: cannot reach " + closed},
+		{[]string{"add", "meter-am", "meter", "--cron", "0 8 * * *", "--arg", "region=1", "--secret-env", "password=P", "--account", "a"}, "schedule meter-am: a schedule of that name exists (rpa schedule rm meter-am first"},
 		{[]string{"add", "x", "meter", "--cron", "0 8 * * *", "--max-concurrent", "host=1"}, `"host" is not flow, site or account`},
 		{[]string{"add", "x"}, "want NAME and FLOW"},
 		{[]string{"show", "nope"}, "schedule nope: no such schedule"},

@@ -544,6 +544,18 @@ func (s *Store) ClaimFire(id int64, h Holder, now time.Time) (*Claim, error) {
 	return &c, nil
 }
 
+// StartRun records that the running attempt of fire id that h holds is
+// run runID (its record has begun): the fire's RunID, and one more of its
+// Runs. EndFire with the same RunID does not add it again.
+func (s *Store) StartRun(id int64, h Holder, runID string) error {
+	_, err := s.db.Exec(`UPDATE schedule_fires SET run_id=?1, runs=CASE WHEN runs='' THEN ?1 ELSE runs||' '||?1 END
+		WHERE id=?2 AND state='running' AND holder=?3 AND run_id<>?1`, runID, id, h.Token)
+	if err != nil {
+		return fmt.Errorf("schedule fire %d: %w", id, err)
+	}
+	return nil
+}
+
 // FireEnd is how one attempt of a running fire ended (EndFire).
 type FireEnd struct {
 	RunID string // the attempt's run ("" when it could not start)
@@ -575,18 +587,15 @@ func (s *Store) EndFire(id int64, h Holder, e FireEnd, now time.Time) (bool, err
 	if e.Uncount {
 		uncount = 1
 	}
-	runs := ""
-	if e.RunID != "" {
-		runs = e.RunID
-	}
-	res, err := s.db.Exec(`UPDATE schedule_fires SET state=?, not_before_ms=?, ended_ms=?, error=?, waiting=?,
-		attempt=attempt-?, run_id=CASE WHEN ?<>'' THEN ? ELSE run_id END,
-		runs=CASE WHEN ?='' THEN runs WHEN runs='' THEN ? ELSE runs||' '||? END,
-		notify=CASE WHEN ?<>'' THEN ? ELSE notify END,
-		holder=CASE WHEN ?='queued' THEN '' ELSE holder END
-		WHERE id=? AND state='running' AND holder=?`,
-		e.State, ms(e.NotBefore), ended, e.Error, e.Waiting, uncount, runs, runs, runs, runs, runs, notify, notify,
-		e.State, id, h.Token)
+	// The run is added to Runs unless StartRun did already.
+	res, err := s.db.Exec(`UPDATE schedule_fires SET state=?1, not_before_ms=?2, ended_ms=?3, error=?4, waiting=?5,
+		attempt=attempt-?6,
+		runs=CASE WHEN ?7='' OR run_id=?7 THEN runs WHEN runs='' THEN ?7 ELSE runs||' '||?7 END,
+		run_id=CASE WHEN ?7<>'' THEN ?7 ELSE run_id END,
+		notify=CASE WHEN ?8<>'' THEN ?8 ELSE notify END,
+		holder=CASE WHEN ?1='queued' THEN '' ELSE holder END
+		WHERE id=?9 AND state='running' AND holder=?10`,
+		e.State, ms(e.NotBefore), ended, e.Error, e.Waiting, uncount, e.RunID, notify, id, h.Token)
 	if err != nil {
 		return false, fmt.Errorf("schedule fire %d: %w", id, err)
 	}

@@ -155,6 +155,12 @@ func TestClaimFireLimit(t *testing.T) {
 		t.Fatalf("claim after the first ended: %+v %v", c, err)
 	}
 	// A retry waits for its backoff, then keeps the runs of both attempts.
+	if err := s.StartRun(ids[1], h, "20260302T080000000-bbbb"); err != nil {
+		t.Fatal(err)
+	}
+	if f, _ := s.Fire(ids[1]); f.RunID != "20260302T080000000-bbbb" || len(f.Runs) != 1 {
+		t.Fatalf("after StartRun: %+v", f)
+	}
 	ok, err := s.EndFire(ids[1], h, FireEnd{State: FireQueued, RunID: "20260302T080000000-bbbb", NotBefore: t0.Add(time.Minute), Error: "boom"}, t0)
 	if !ok || err != nil {
 		t.Fatal(ok, err)

@@ -62,7 +62,10 @@ type Options struct {
 	// its schedule and to the failed attempt it retries (runs.Run).
 	Caller            runs.Caller
 	Schedule, RetryOf string
-	noteRun           func(runID string) // records the run ID on the account leases
+	// Started, when set, is called with the run's ID once its record has
+	// begun (not when the run is not recorded).
+	Started func(runID string)
+	noteRun func(runID string) // records the run ID on the account leases
 	// Vault resolves credential params (nil: the vault of $RPA_HOME,
 	// vault.Default, its passphrase asked on the controlling terminal when
 	// neither the keyring nor RPA_VAULT_PASSPHRASE gives it); Leases gives one run per account at a
@@ -214,6 +217,9 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 	run := ""
 	if rec != nil {
 		store, run = rec.Store, rec.Rec.ID()
+		if o.Started != nil {
+			o.Started(run)
+		}
 	}
 	healCtx, healFlush := heal.Attach(runCtx, o.Heal, f, store, run)
 	events, flush := func(interp.Event) {}, func() {}

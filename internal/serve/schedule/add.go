@@ -26,6 +26,31 @@ func findParam(f *ast.File, name string) *ast.Param {
 	return nil
 }
 
+// credentialParams are the names of f's credential params.
+func credentialParams(f *ast.File) []string {
+	var out []string
+	for _, p := range f.Params {
+		if p.Type != nil && p.Type.Name == "credential" {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
+// withAccount is kv with d.Account as the value of each credential param
+// of f that kv does not give.
+func withAccount(f *ast.File, d *Def, kv map[string]string) map[string]string {
+	if d.Account == "" {
+		return kv
+	}
+	for _, c := range credentialParams(f) {
+		if _, ok := kv[c]; !ok {
+			kv[c] = d.Account
+		}
+	}
+	return kv
+}
+
 func isSecret(p *ast.Param) bool { return p.Type != nil && p.Type.Name == "secret" }
 
 // withStandIns is args with a stand-in value for each secret param read
@@ -115,9 +140,23 @@ func Prepare(d *Def, flowArg, flowsDir string, now time.Time) error {
 			return fmt.Errorf("flow %s needs the secret param %s, and a schedule stores no secrets: give it with --secret-env %s=ENV_VAR (read from the environment of the process that fires it)", f.File.Name, p.Name, p.Name)
 		}
 	}
+	// --account fills the flow's credential params; an account given with
+	// --arg is the schedule's account (the per-account limit's key).
+	creds := credentialParams(f.File)
+	for _, c := range creds {
+		if v, ok := d.Args[c]; ok && d.Account == "" {
+			d.Account = v
+		}
+	}
+	if d.Account != "" && len(creds) == 0 {
+		return fmt.Errorf("--account %s: flow %s has no credential param to sign in with it (it still keys --max-concurrent account=N; use --profile for a browser profile)", d.Account, f.File.Name)
+	}
+	if len(creds) > 0 && d.Account == "" {
+		return fmt.Errorf("flow %s signs in with the credential param %s: give --account NAME (an account of rpa vault)", f.File.Name, creds[0])
+	}
 	// The secrets' values are not here (they are read at each run):
 	// stand-ins check the rest.
-	if _, err := typedArgs(f, withStandIns(d.Args, d.SecretEnv)); err != nil {
+	if _, err := typedArgs(f, withAccount(f.File, d, withStandIns(d.Args, d.SecretEnv))); err != nil {
 		return fmt.Errorf("--arg: %v", err)
 	}
 	d.Flow, d.FlowName = path, f.File.Name

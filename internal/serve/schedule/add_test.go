@@ -20,6 +20,7 @@ func TestPrepareErrors(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "login.flow"), []byte("flow login \"x\"\nparam user: string\nparam password: secret\n\nopen \"https://example.com/login\"\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "count.flow"), []byte("flow count \"x\"\nparam n: int\n\nopen \"https://example.com/?n={{ n }}\"\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "broken.flow"), []byte("flow broken \"x\"\n\nclik \"#a\"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "portal.flow"), []byte("flow portal \"x\"\nparam account: credential \"the portal account\"\n\nopen \"https://portal.example.com/\"\n"), 0o644)
 	for _, c := range []struct {
 		name string
 		d    Def
@@ -43,6 +44,8 @@ func TestPrepareErrors(t *testing.T) {
 		{"secret-env for no param", Def{Cron: "0 8 * * *", SecretEnv: map[string]string{"pw": "U"}}, filepath.Join(dir, "login.flow"), "flow login has no param pw"},
 		{"secret-env bad variable", Def{Cron: "0 8 * * *", Args: map[string]string{"user": "a"}, SecretEnv: map[string]string{"password": "MY-PW"}}, filepath.Join(dir, "login.flow"), `"MY-PW" is not an environment variable name`},
 		{"timing first", Def{Cron: "bad"}, filepath.Join(dir, "nope.flow"), `--cron "bad"`},
+		{"credential without an account", Def{Cron: "0 8 * * *"}, filepath.Join(dir, "portal.flow"), "flow portal signs in with the credential param account: give --account NAME"},
+		{"account for a flow without credentials", Def{Cron: "0 8 * * *", Account: "portal/admin"}, e.flow, "--account portal/admin: flow site_check has no credential param"},
 		{"bad policy", Def{Cron: "0 8 * * *", Missed: "all"}, e.flow, `--missed "all"`},
 		{"bad webhook scheme", Def{Cron: "0 8 * * *", Notify: "ftp://example.com/x"}, e.flow, "want an http:// or https:// URL"},
 		{"webhook with a password", Def{Cron: "0 8 * * *", Notify: "https://u:pw@example.com/x"}, e.flow, "put no user or password in the URL"},
@@ -72,6 +75,12 @@ func TestPrepareErrors(t *testing.T) {
 	t.Setenv("RPA_TEST_PW", "hunter2hunter2")
 	if kv, err := withSecrets(&sd); err != nil || kv["password"] != "hunter2hunter2" || kv["user"] != "a" {
 		t.Fatalf("withSecrets: %v %v", kv, err)
+	}
+	// An account fills the credential param, given with --account or --arg.
+	for _, ad := range []Def{{Name: "p1", Cron: "0 8 * * *", Account: "portal/admin"}, {Name: "p2", Cron: "0 8 * * *", Args: map[string]string{"account": "portal/admin"}}} {
+		if err := Prepare(&ad, filepath.Join(dir, "portal.flow"), dir, start); err != nil || ad.Account != "portal/admin" || AccountKey(&ad) != "portal/admin" {
+			t.Fatalf("%s: %v %+v", ad.Name, err, ad)
+		}
 	}
 	// A published flow by its name; a duplicate name.
 	d := Def{Name: "s", Cron: "0 8 * * *"}

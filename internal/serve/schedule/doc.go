@@ -21,10 +21,12 @@
 // the path `rpa run` takes (localrun.Run), so a scheduled run is an
 // ordinary run in the history marked with its schedule (runs.Run.Schedule)
 // — and retried on failure (each retry's run names the one it retries,
-// runs.Run.RetryOf). A fire that fails after its retries, or waits past
-// the queue's bounds (MaxWait, MaxQueued), gets one failure notice.
+// runs.Run.RetryOf). A fire that fails after its retries, or waits in the
+// queue longer than MaxWait, gets one failure notice; past MaxQueued
+// waiting fires of one schedule a new one is dropped (noted, no notice).
 //
-// The time is a Clock (FakeClock in tests), the lease a Lease and the
-// runner a Runner: a cluster (schedules in JetStream firing once across
-// gateway replicas and landing on a linked desktop) plugs in there.
+// The time is a Clock (FakeClock in tests), the schedules and fires a
+// Store, the lease a Lease and the runner a Runner: a cluster (schedules
+// in JetStream firing once across gateway replicas and landing on a
+// linked desktop) plugs in there.
 package schedule

@@ -54,16 +54,9 @@ func (r *LocalRunner) Run(ctx context.Context, j Job) Outcome {
 	if err != nil {
 		return Outcome{Status: runs.StatusFailed, Error: err.Error()}
 	}
-	if d.Account != "" {
-		// The schedule's account is the value of the flow's credential
-		// params its --arg left out (LANGUAGE.md, "Accounts and sign-in").
-		for _, p := range f.File.Params {
-			if _, given := kv[p.Name]; !given && p.Type != nil && p.Type.Name == "credential" {
-				kv[p.Name] = d.Account
-			}
-		}
-	}
-	args, err := typedArgs(f, kv)
+	// The schedule's account is the value of the flow's credential params
+	// its --arg left out (LANGUAGE.md, "Accounts and sign-in").
+	args, err := typedArgs(f, withAccount(f.File, d, kv))
 	if err != nil {
 		return Outcome{Status: runs.StatusFailed, Error: "the schedule's arguments no longer fit the flow: " + err.Error()}
 	}
@@ -83,7 +76,7 @@ func (r *LocalRunner) Run(ctx context.Context, j Job) Outcome {
 		Args: args, Flows: lang.FolderFlows(filepath.Dir(d.Flow)), Host: host,
 		Profile: d.Profile, Show: r.Show, Remote: r.Remote, Bin: r.Bin, Timeout: d.Timeout.D(),
 		Runs: r.Runs, Heal: r.Heal,
-		Caller: runs.Caller{Kind: runs.CallerSchedule}, Schedule: d.Name, RetryOf: j.RetryOf,
+		Caller: runs.Caller{Kind: runs.CallerSchedule}, Schedule: d.Name, RetryOf: j.RetryOf, Started: j.Started,
 		Warn: func(msg string) { warn("schedule " + d.Name + ": " + msg) },
 	})
 	if err != nil {

@@ -34,7 +34,7 @@ const (
 	// profiles, no free slot) before it is dropped, with a failure notice.
 	MaxWait = time.Hour
 	// MaxQueued bounds the waiting fires of one schedule; a newer one
-	// beyond it is dropped, with a failure notice.
+	// beyond it is dropped (noted in the fire, without a notice).
 	MaxQueued = 8
 	// DefaultMaxRunning is how many scheduled runs one process runs at
 	// once.
@@ -53,6 +53,9 @@ type Job struct {
 	Fire *runs.Fire
 	// RetryOf is the failed run this attempt retries ("" for the first).
 	RetryOf string
+	// Started, when set, is told the run's ID as soon as its record
+	// begins, so a fire whose process dies mid-run still names its run.
+	Started func(runID string)
 }
 
 // Outcome is how an attempt went.
@@ -96,16 +99,41 @@ func (l *StoreLease) Release() error { return l.Store.ReleaseLease(LeaseName, l.
 // HolderText is "rpa ui (pid 42)".
 func HolderText(h runs.Holder) string { return fmt.Sprintf("%s (pid %d)", h.Program, h.PID) }
 
-// Config is a scheduler's wiring. Store and Runner are required.
+// Store is where a scheduler keeps schedules and fires: the run store
+// (*runs.Store) on a desktop. Every method is one atomic step (the
+// conditional updates that make a due time fire once and a fire start
+// once, whoever else is looking); a cluster's store (schedules in a
+// key-value bucket, fires in a durable work queue) would implement it.
+type Store interface {
+	Schedules() ([]*runs.ScheduleRecord, error)
+	Schedule(name string) (*runs.ScheduleRecord, error)
+	AdvanceSchedule(name string, from, to time.Time, fires []runs.Fire, now time.Time) (bool, error)
+	ActiveFires() ([]*runs.Fire, error)
+	Fire(id int64) (*runs.Fire, error)
+	ClaimFire(id int64, h runs.Holder, now time.Time) (*runs.Claim, error)
+	StartRun(id int64, h runs.Holder, runID string) error
+	EndFire(id int64, h runs.Holder, e runs.FireEnd, now time.Time) (bool, error)
+	DropFire(id int64, state, reason string, notify bool, now time.Time) (bool, error)
+	OrphanFires(h runs.Holder) ([]*runs.Fire, error)
+	PendingNotices(h runs.Holder) ([]*runs.Fire, error)
+	NoticeDone(id int64, outcome string) error
+	// Get is a run's record (for a failure notice's error).
+	Get(id string) (*runs.Run, error)
+}
+
+var _ Store = (*runs.Store)(nil)
+
+// Config is a scheduler's wiring. Store and Runner are required; Lease
+// too unless Store is a *runs.Store.
 type Config struct {
-	Store  *runs.Store
+	Store  Store
 	Runner Runner
 	// Clock is the time (nil: SystemClock).
 	Clock Clock
 	// Program names this process in the lease and in `rpa schedule list`
 	// ("rpa ui").
 	Program string
-	// Lease (nil: a StoreLease in Store).
+	// Lease (nil: a StoreLease in Store, a *runs.Store).
 	Lease Lease
 	// Notify sends failure notices (nil: Notifier{} with the system's
 	// desktop notification and webhooks).
@@ -166,8 +194,8 @@ func New(c Config) *Scheduler {
 		busyUntil: map[int64]time.Time{}}
 	s.me = runs.Me(hex.EncodeToString(tok[:]), c.Program)
 	s.lease = c.Lease
-	if s.lease == nil {
-		s.lease = &StoreLease{Store: c.Store, Me: s.me}
+	if rs, ok := c.Store.(*runs.Store); ok && s.lease == nil {
+		s.lease = &StoreLease{Store: rs, Me: s.me}
 	}
 	return s
 }
@@ -358,7 +386,7 @@ func (s *Scheduler) advance(r *runs.ScheduleRecord, d *Def, now time.Time) time.
 			case runs.FireMissed:
 				s.log("schedule %s: %s", r.Name, f.Error)
 			default:
-				s.log("schedule %s: fired for %s (%s)", r.Name, f.Due.Local().Format("2006-01-02 15:04"), f.Kind)
+				s.log("schedule %s: fired for %s (%s)", r.Name, FormatDue(f.Due), f.Kind)
 			}
 		}
 		s.Kick()
@@ -376,42 +404,40 @@ type Plan struct {
 // maxDueSteps bounds the due times Due walks through after a long gap.
 const maxDueSteps = 1 << 20
 
-// Due is what a schedule due at next (not after now) does at now: the
-// latest due time not after now fires when it is at most d.Grace late
-// (on time); the earlier ones, and the latest when it is later than that,
-// were missed (no process was up, the machine slept): policy skip notes
-// them (a FireMissed), policy once notes them and, unless one fires on
-// time now, queues one catch-up run (FireCatchUp, due at the latest
+// Due is what a schedule due at next (not after now) does at now. Its
+// due times up to now that are at most d.Grace old are on time: the
+// latest of them fires, once (several fall in the window only when the
+// scheduler was held up: they are one run, not a queue of them). Older
+// ones were missed (no process was up, the machine slept): policy skip
+// notes them (a FireMissed), policy once notes them and, unless one fires
+// on time now, queues one catch-up run (FireCatchUp, due at the latest
 // missed time).
 func Due(w *When, d *Def, next, now time.Time) Plan {
-	var last, prev time.Time
-	n := 0
-	t := next
-	for !t.IsZero() && !t.After(now) && n < maxDueSteps {
-		prev, last = last, t
-		n++
+	grace := d.Grace.D()
+	var lastMissed, lastOnTime time.Time
+	missed := 0
+	t, n := next, 0
+	for ; !t.IsZero() && !t.After(now) && n < maxDueSteps; n++ {
+		if now.Sub(t) <= grace {
+			lastOnTime = t
+		} else {
+			lastMissed = t
+			missed++
+		}
 		t = w.Next(t)
 	}
 	if n == maxDueSteps {
 		t = w.Next(now)
 	}
 	p := Plan{Next: t}
-	if n == 0 {
-		return p
-	}
-	grace := d.Grace.D()
-	onTime := now.Sub(last) <= grace
-	missed, lastMissed := n, last
+	onTime := !lastOnTime.IsZero()
 	if onTime {
-		missed, lastMissed = n-1, prev
-		p.Fires = append(p.Fires, runs.Fire{Due: last, Kind: runs.FireCron})
+		p.Fires = append(p.Fires, runs.Fire{Due: lastOnTime, Kind: runs.FireCron})
 	}
 	if missed > 0 {
-		what := fmt.Sprintf("missed %d due time(s)", missed)
-		if missed == 1 {
-			what = "missed its due time " + lastMissed.Local().Format("2006-01-02 15:04")
-		} else {
-			what += fmt.Sprintf(" from %s to %s", next.Local().Format("2006-01-02 15:04"), lastMissed.Local().Format("2006-01-02 15:04"))
+		what := "missed its due time " + FormatDue(lastMissed)
+		if missed > 1 {
+			what = fmt.Sprintf("missed %d due times from %s to %s", missed, FormatDue(next), FormatDue(lastMissed))
 		}
 		what += " (no rpa process was up to fire it in time, or the machine slept)"
 		switch {
@@ -428,13 +454,22 @@ func Due(w *When, d *Def, next, now time.Time) Plan {
 	return p
 }
 
+// FormatDue is a due time in local time for people: "2026-03-02 08:00",
+// with seconds when it has them ("08:00:07", an --every schedule).
+func FormatDue(t time.Time) string {
+	if t.Second() != 0 {
+		return t.Local().Format("2006-01-02 15:04:05")
+	}
+	return t.Local().Format("2006-01-02 15:04")
+}
+
 // FireTemplate is what every fire of d carries: its flow's name, site
 // (Site, from the flow as it is now) and account (AccountKey), its limits
 // and its attempts (1 + retries).
 func FireTemplate(d *Def) runs.Fire {
 	f := runs.Fire{Flow: d.FlowName, Limits: d.Limits, MaxAttempts: 1 + d.Retries, Account: AccountKey(d)}
 	if fl, ds := lang.LoadFile(d.Flow); fl != nil && !ds.HasErrors() {
-		if args, err := typedArgs(fl, withStandIns(d.Args, d.SecretEnv)); err == nil {
+		if args, err := typedArgs(fl, withAccount(fl.File, d, withStandIns(d.Args, d.SecretEnv))); err == nil {
 			f.Site = Site(fl.File, args.Map())
 		}
 	}
@@ -489,7 +524,9 @@ func (s *Scheduler) dispatch(ctx context.Context, defs map[string]*Def, now time
 			s.drop(f, runs.FireCancelled, "its schedule is gone", false, now)
 			continue
 		case queued[f.Schedule] > MaxQueued:
-			s.drop(f, runs.FireDropped, fmt.Sprintf("the queue holds %d fires of this schedule already (the most)", MaxQueued), true, now)
+			// No notice for each: a schedule that fires faster than its runs
+			// end would send one at every due time.
+			s.drop(f, runs.FireDropped, fmt.Sprintf("the queue holds %d fires of this schedule already (the most)", MaxQueued), false, now)
 			continue
 		case now.Before(f.NotBefore):
 			if w := f.NotBefore.Sub(now); wait == 0 || w < wait {
@@ -573,10 +610,16 @@ func (s *Scheduler) start(ctx context.Context, f *runs.Fire, d *Def) {
 	if f.Attempt > 1 {
 		retryOf = f.RunID
 	}
-	s.log("schedule %s: run %d of %d starts (%s, due %s)", f.Schedule, f.Attempt, f.MaxAttempts, d.FlowName, f.Due.Local().Format("2006-01-02 15:04"))
+	s.log("schedule %s: run %d of %d starts (%s, due %s)", f.Schedule, f.Attempt, f.MaxAttempts, d.FlowName, FormatDue(f.Due))
 	go func() {
 		defer s.wg.Done()
-		out := s.c.Runner.Run(ctx, Job{Def: d, Fire: f, RetryOf: retryOf})
+		started := func(id string) {
+			if err := s.c.Store.StartRun(f.ID, s.me, id); err != nil {
+				s.log("schedule %s: %v", f.Schedule, err)
+			}
+			s.log("schedule %s: run %s began", f.Schedule, id)
+		}
+		out := s.c.Runner.Run(ctx, Job{Def: d, Fire: f, RetryOf: retryOf, Started: started})
 		s.end(f, d, out, s.clock.Now(), ctx.Err() != nil)
 		s.mu.Lock()
 		delete(s.running, f.ID)

@@ -113,6 +113,9 @@ func (r *fakeRunner) Run(ctx context.Context, j Job) Outcome {
 	if _, err := r.st.Begin(run); err != nil {
 		return Outcome{Status: runs.StatusFailed, Error: err.Error()}
 	}
+	if j.Started != nil {
+		j.Started(run.ID)
+	}
 	if r.hold != nil {
 		select {
 		case <-r.hold:
@@ -319,7 +322,7 @@ func TestMissedPolicies(t *testing.T) {
 					missed = f
 				}
 			}
-			if missed == nil || missed.State != runs.FireSkipped || !strings.Contains(missed.Error, "missed 3 due time(s)") {
+			if missed == nil || missed.State != runs.FireSkipped || !strings.Contains(missed.Error, "missed 3 due times") {
 				t.Fatalf("missed note: %+v", fs)
 			}
 			rec, _ := e.st.Schedule("hourly")

@@ -345,7 +345,7 @@ func WriteDetail(w io.Writer, d *Detail) error {
 // fireLine is one fire for people: "08:00 cron  failed after 3 attempts
 // (runs A B C): why" or "queued, waiting: why".
 func fireLine(f *runs.Fire) string {
-	s := f.Due.Local().Format("2006-01-02 15:04") + "  " + f.Kind + "  " + f.State
+	s := FormatDue(f.Due) + "  " + f.Kind + "  " + f.State
 	switch f.State {
 	case runs.FireQueued:
 		if f.Waiting != "" {
