@@ -17,6 +17,7 @@ import (
 	"github.com/rpa-dev/rpa/internal/link/mcpws"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
+	"github.com/rpa-dev/rpa/internal/serve/schedule/clustered"
 	"github.com/rpa-dev/rpa/internal/serve/tasks"
 )
 
@@ -109,23 +110,19 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 		defer node.Close()
 		opts.Cluster = node
-		fmt.Fprintf(stderr, "rpa gateway: replica %s (%s)\n", node.Name(), clusterDesc(node))
+		fmt.Fprintf(stderr, "rpa gateway: replica %s (%s)\n", node.Name(), node.Desc())
 	}
 	scheme := "http"
 	if so.CertFile != "" {
 		scheme = "https"
 	}
 	fmt.Fprintf(stderr, "rpa gateway: listening on %s://%s/ (desktops: /ws, agents: /mcp, GET /devices)\n", scheme, ln.Addr())
-	if err := gateway.New(opts).Serve(ctx, ln, so); err != nil {
+	g := gateway.New(opts)
+	if opts.Cluster != nil { // the cluster's schedules: fired once across replicas, at /schedules
+		clustered.Start(ctx, g, opts.Cluster, opts.Logger)
+	}
+	if err := g.Serve(ctx, ln, so); err != nil {
 		return fail(stderr, exitFailed, "gateway", err)
 	}
 	return exitOK
-}
-
-// clusterDesc says how a replica reaches NATS, for the start line.
-func clusterDesc(n *cluster.Node) string {
-	if n.Embedded() {
-		return "NATS embedded, routes on " + n.ClusterAddr()
-	}
-	return "on the site's NATS"
 }

@@ -133,7 +133,8 @@ github.com/nats-io/nats.go
 internal/link/gateway, internal/link/cluster/clustertest < LINK;
 
 # SERVING: flows as MCP tools (mcpserver), runs in
-# this process (localrun), schedules and their queue (schedule),
+# this process (localrun), schedules and their queue (schedule; in a
+# gateway cluster, schedule/clustered),
 # what serve, connect and the console build (flowserver), publishing.
 LANGUAGE < internal/serve/publish;
 NONE < internal/serve/mcpserver/internal/testsite;
@@ -143,7 +144,9 @@ RUNS, HOST, BROWSERS < internal/serve/localrun;
 internal/serve/mcpserver, internal/serve/localrun < internal/serve/schedule;
 internal/serve/schedule, internal/serve/publish, LINK, github.com/modelcontextprotocol/go-sdk
 < internal/serve/flowserver;
-internal/serve/flowserver, internal/serve/mcpserver/internal/testsite
+internal/serve/schedule, LINK, github.com/modelcontextprotocol/go-sdk, github.com/nats-io/nats.go
+< internal/serve/schedule/clustered;
+internal/serve/flowserver, internal/serve/schedule/clustered, internal/serve/mcpserver/internal/testsite
 < SERVING;
 
 # CONSOLE: rpa ui.

@@ -545,6 +545,15 @@ func (n *Node) Peers() []string {
 	return out
 }
 
+// Desc says how the node reaches NATS, for a start line: "NATS embedded, routes on HOST:PORT"
+// or "on the site's NATS".
+func (n *Node) Desc() string {
+	if n.Embedded() {
+		return "NATS embedded, routes on " + n.ClusterAddr()
+	}
+	return "on the site's NATS"
+}
+
 // Name is this replica's name.
 func (n *Node) Name() string { return n.name }
 

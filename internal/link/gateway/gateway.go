@@ -127,8 +127,9 @@ type Gateway struct {
 	devices map[string]*device
 	index   map[string][]offer // tool name → desktops offering it, sorted by id (rebuilt by sync)
 
-	claims  map[string]*device   // device id → the link holding it (initializing or connected)
-	relinks map[string]relinking // device id → its tools while calls wait for it (relink.go)
+	claims  map[string]*device      // device id → the link holding it (initializing or connected)
+	relinks map[string]relinking    // device id → its tools while calls wait for it (relink.go)
+	mounts  map[string]http.Handler // Mount's handlers by pattern
 
 	syncMu sync.Mutex
 	listed map[string]bool // agent-facing tool names registered with srv
@@ -275,7 +276,24 @@ func (g *Gateway) Handler() http.Handler {
 	mux.Handle("/status", g.auth(http.HandlerFunc(g.serveStatus)))
 	mux.HandleFunc("/healthz", g.serveHealth)
 	mux.HandleFunc("/readyz", g.serveReady)
+	g.mu.Lock()
+	for p, h := range g.mounts {
+		mux.Handle(p, g.auth(h))
+	}
+	g.mu.Unlock()
 	return mux
+}
+
+// Mount serves h at pattern (an http.ServeMux pattern such as "/schedules/") behind the agents'
+// token, in every Handler made after the call (so before Serve): the cluster's schedules
+// (package schedule/clustered) are served so.
+func (g *Gateway) Mount(pattern string, h http.Handler) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.mounts == nil {
+		g.mounts = map[string]http.Handler{}
+	}
+	g.mounts[pattern] = h
 }
 
 func (g *Gateway) authorized(r *http.Request) bool {
@@ -778,17 +796,7 @@ func (g *Gateway) call(ctx context.Context, req *mcp.CallToolRequest, name strin
 	if tok := req.Params.GetProgressToken(); tok != nil {
 		c.token = tok // request sets the desktop-side token to the forwarded request's id
 	}
-	var resp *jsonrpc.Response
-	if g.rep != nil {
-		// In a cluster: the desktop may be linked to another replica, and an answer may come
-		// back through any replica (replica.go).
-		resp, err = g.rep.call(ctx, *pick, params, c)
-	} else {
-		resp, err = pick.d.request(ctx, "tools/call", params, c)
-		if err != nil {
-			resp, err = g.reask(ctx, pick.d, params, c, err) // relink.go
-		}
-	}
+	resp, err := g.toolsCall(ctx, pick, params, c)
 	if err != nil {
 		var gone errGone
 		if errors.As(err, &gone) {
@@ -800,17 +808,32 @@ func (g *Gateway) call(ctx context.Context, req *mcp.CallToolRequest, name strin
 		return nil, err
 	}
 	if resp.Error != nil {
-		var we *jsonrpc.Error
-		if errors.As(resp.Error, &we) {
-			return nil, we
-		}
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: resp.Error.Error()}
+		return nil, rpcErr(resp.Error)
 	}
 	g.noteRun(owner, resp.Result)
 	if g.posts.gone(req) {
 		// The agent's connection went away during the call: this answer would be lost.
 		g.keepLate(pick.id, name, c.id, resp)
 	}
+	return callResult(resp)
+}
+
+// toolsCall sends tools/call to the desktop of pick and waits for its answer: down its link
+// here (asked again on its next link when this one drops, relink.go) or, in a cluster, where
+// the desktop is linked (an answer may come back through any replica, replica.go).
+func (g *Gateway) toolsCall(ctx context.Context, pick *offer, params map[string]any, c *call) (*jsonrpc.Response, error) {
+	if g.rep != nil {
+		return g.rep.call(ctx, *pick, params, c)
+	}
+	resp, err := pick.d.request(ctx, "tools/call", params, c)
+	if err != nil {
+		resp, err = g.reask(ctx, pick.d, params, c, err) // relink.go
+	}
+	return resp, err
+}
+
+// callResult decodes a desktop's tools/call answer (resp.Error is nil).
+func callResult(resp *jsonrpc.Response) (*mcp.CallToolResult, error) {
 	var res mcp.CallToolResult
 	if err := json.Unmarshal(resp.Result, &res); err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "desktop sent a bad tools/call result: " + err.Error()}

@@ -26,7 +26,8 @@
 // waiting fires of one schedule a new one is dropped (noted, no notice).
 //
 // The time is a Clock (FakeClock in tests), the schedules and fires a
-// Store, the lease a Lease and the runner a Runner: a cluster (schedules
-// in JetStream firing once across gateway replicas and landing on a
-// linked desktop) plugs in there.
+// Store, the lease a Lease and the runner a Runner. A gateway cluster's
+// schedules (in JetStream, fired once across replicas, landing on a linked
+// desktop) are package clustered's; they read their times as this package
+// does (When, Due).
 package schedule

@@ -1,0 +1,134 @@
+package clustered
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync/atomic"
+
+	"github.com/rpa-dev/rpa/internal/link/cluster"
+	"github.com/rpa-dev/rpa/internal/link/gateway"
+)
+
+// Start makes the cluster's schedules part of replica g (on node n): it serves them at
+// /schedules of g (Handler, behind the agents' token; call Start before g.Serve) and, once
+// JetStream answers (retried in the background until ctx ends), fires them and lands their
+// runs until ctx ends.
+func Start(ctx context.Context, g *gateway.Gateway, n *cluster.Node, log *slog.Logger) {
+	var s atomic.Pointer[Scheduler]
+	h := Handler(s.Load)
+	g.Mount("/schedules", h)
+	g.Mount("/schedules/", h)
+	go func() {
+		sc, err := Open(ctx, Config{Node: n, Lander: g, Logger: log})
+		if err != nil {
+			if ctx.Err() == nil {
+				log.Error("the cluster's schedules cannot run", "err", err)
+			}
+			return
+		}
+		s.Store(sc)
+		if err := sc.Run(ctx); err != nil && ctx.Err() == nil {
+			log.Error("the cluster's schedules stopped", "err", err)
+		}
+	}()
+}
+
+// Handler is the HTTP API of the cluster's schedules (docs/schedules.md, "In a gateway
+// cluster"), JSON in and out; s gives the Scheduler (nil while it is not open: 503):
+//
+//	GET    /schedules              {"schedules": [Record...]}
+//	POST   /schedules              a Def: 201 and its Record; 400 bad input, 409 name taken
+//	GET    /schedules/NAME         its Record; 404
+//	DELETE /schedules/NAME         204; 404
+//	POST   /schedules/NAME/pause   200 and its Record (resume likewise)
+//
+// Errors are {"error": "..."}.
+func Handler(s func() *Scheduler) http.Handler {
+	mux := http.NewServeMux()
+	with := func(f func(w http.ResponseWriter, r *http.Request, s *Scheduler)) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			sc := s()
+			if sc == nil {
+				writeErr(w, http.StatusServiceUnavailable, errors.New("the cluster's schedules are not ready (JetStream does not answer yet)"))
+				return
+			}
+			f(w, r, sc)
+		}
+	}
+	mux.HandleFunc("GET /schedules", with(func(w http.ResponseWriter, r *http.Request, s *Scheduler) {
+		l, err := s.List(r.Context())
+		if err != nil {
+			writeErr(w, http.StatusServiceUnavailable, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"schedules": append([]*Record{}, l...)})
+	}))
+	mux.HandleFunc("POST /schedules", with(func(w http.ResponseWriter, r *http.Request, s *Scheduler) {
+		var d Def
+		dec := json.NewDecoder(io.LimitReader(r.Body, 1<<20))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&d); err != nil {
+			writeErr(w, http.StatusBadRequest, errors.New("want a schedule as JSON: "+err.Error()))
+			return
+		}
+		rec, err := s.Add(r.Context(), d)
+		if err != nil {
+			code := http.StatusBadRequest
+			if strings.Contains(err.Error(), "a schedule of that name exists") {
+				code = http.StatusConflict
+			}
+			writeErr(w, code, err)
+			return
+		}
+		writeJSON(w, http.StatusCreated, rec)
+	}))
+	mux.HandleFunc("GET /schedules/{name}", with(func(w http.ResponseWriter, r *http.Request, s *Scheduler) {
+		rec, err := s.Get(r.Context(), r.PathValue("name"))
+		if err != nil {
+			writeErr(w, notFound(err), err)
+			return
+		}
+		writeJSON(w, http.StatusOK, rec)
+	}))
+	mux.HandleFunc("DELETE /schedules/{name}", with(func(w http.ResponseWriter, r *http.Request, s *Scheduler) {
+		if err := s.Remove(r.Context(), r.PathValue("name")); err != nil {
+			writeErr(w, notFound(err), err)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	for verb, paused := range map[string]bool{"pause": true, "resume": false} {
+		mux.HandleFunc("POST /schedules/{name}/"+verb, with(func(w http.ResponseWriter, r *http.Request, s *Scheduler) {
+			name := r.PathValue("name")
+			rec, err := s.SetPaused(r.Context(), name, paused)
+			if err != nil {
+				writeErr(w, notFound(err), err)
+				return
+			}
+			writeJSON(w, http.StatusOK, rec)
+		}))
+	}
+	return mux
+}
+
+func notFound(err error) int {
+	if strings.Contains(err.Error(), "no such schedule") {
+		return http.StatusNotFound
+	}
+	return http.StatusServiceUnavailable
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeErr(w http.ResponseWriter, code int, err error) {
+	writeJSON(w, code, map[string]string{"error": err.Error()})
+}
