@@ -12,10 +12,15 @@
 // drivers.Gone), and one that rested or was marked broken is probed with a
 // DevTools round trip.
 //
-// Limits: at most Options.MaxBrowsers browsers are open at once (an idle
-// one is closed to make room; with none idle the call is refused), and at
-// most Options.MaxQueue calls wait for one profile; past either limit
-// Acquire returns a *BusyError (kind busy, JSON-RPC -32004).
+// Limits: at most Options.MaxBrowsers browsers are open at once, and at
+// most Options.MaxContexts browser contexts on attached browsers
+// (LaunchOptions.Remote: a profile there is a context, not a process). A
+// call that needs one more closes the longest-idle one of its kind; when
+// every one is in use it waits in a FIFO queue for one to be released
+// (slots.go), as long as its context lets it. At most Options.MaxQueue
+// calls wait for one profile, and as many for a browser (or a context);
+// past that Acquire returns a *BusyError (kind busy, JSON-RPC -32004) at
+// once. WithWaitNotice tells a caller that it waits, and for what.
 //
 // A call that ends by a cancel or a timeout leaves its tab clean: Release
 // stops its loading (or closes it), so the next call to the same address
@@ -50,24 +55,32 @@ const DefaultMaxBrowsers = 3
 // one holding it) unless Options.MaxQueue says otherwise.
 const DefaultMaxQueue = 32
 
-// BusyError reports a call refused because a limit was reached: too many
-// browsers open at once (every one in use) or too many calls already
-// waiting for the profile. Its kind is core.KindBusy; the MCP layer
+// BusyError reports a call refused because a queue was full: too many
+// calls already waiting for the profile, or for a browser (a context) when
+// every one is open and in use. Its kind is core.KindBusy; the MCP layer
 // answers it with JSON-RPC error -32004.
 type BusyError struct {
 	Profile string
-	// Limit names the limit: "browsers" or "queue".
+	// Limit names the limit: "queue" (the profile's queue), "browsers" or
+	// "contexts" (the queue for a browser, a context, was full too).
 	Limit string
-	// Max is the limit's value.
+	// Max is the limit's value: --max-queue for "queue", else
+	// --max-browsers or --max-contexts.
 	Max int
+	// Queued is how many calls were waiting for a browser (a context);
+	// 0 for "queue".
+	Queued int
 }
 
 // Error says which limit and how to raise it.
 func (e *BusyError) Error() string {
-	if e.Limit == "queue" {
+	switch e.Limit {
+	case "queue":
 		return fmt.Sprintf("profile %q is busy: %d calls are already waiting for it (--max-queue)", e.Profile, e.Max)
+	case "contexts":
+		return fmt.Sprintf("no browser context free for profile %q: %d contexts are open and in use and %d calls already wait for one (--max-contexts, --max-queue)", e.Profile, e.Max, e.Queued)
 	}
-	return fmt.Sprintf("no browser free for profile %q: %d browsers are open and in use (--max-browsers)", e.Profile, e.Max)
+	return fmt.Sprintf("no browser free for profile %q: %d browsers are open and in use and %d calls already wait for one (--max-browsers, --max-queue)", e.Profile, e.Max, e.Queued)
 }
 
 // Unwrap returns the core error of kind busy, so core.KindOf(err) is
@@ -132,14 +145,20 @@ type Options struct {
 	Idle time.Duration
 	// Logger receives start/stop/crash lines (nil: discard).
 	Logger *slog.Logger
-	// MaxBrowsers bounds the browsers open at once: 0 means
-	// DefaultMaxBrowsers, a negative value no bound. Starting one more
-	// first closes the longest-idle browser; with none idle Acquire
-	// returns a *BusyError.
+	// MaxBrowsers bounds the browsers this pool launches that are open at
+	// once: 0 means DefaultMaxBrowsers, a negative value no bound.
+	// Starting one more first closes the longest-idle browser; with none
+	// idle the call waits for one (bounded by MaxQueue and its context).
 	MaxBrowsers int
-	// MaxQueue bounds the calls waiting for one profile: 0 means
-	// DefaultMaxQueue, a negative value no bound. Past it Acquire returns a
-	// *BusyError at once.
+	// MaxContexts bounds the profiles open at once on attached browsers
+	// (LaunchOptions.Remote; each one a browser context there, not a
+	// process): 0 means DefaultMaxContexts(), a negative value no bound;
+	// otherwise as MaxBrowsers.
+	MaxContexts int
+	// MaxQueue bounds the calls waiting for one profile, and the calls
+	// waiting for a browser (a context) when all are in use: 0 means
+	// DefaultMaxQueue, a negative value no bound. Past it Acquire returns
+	// a *BusyError at once.
 	MaxQueue int
 }
 
@@ -148,11 +167,13 @@ type Options struct {
 type Pool struct {
 	opts Options
 
-	mu       sync.Mutex
-	entries  map[string]*entry
-	closed   bool
-	running  int // browsers currently open
-	starting int // browsers being started (slots taken, not yet open)
+	mu      sync.Mutex
+	entries map[string]*entry
+	closed  bool
+	// slots counts the browsers (contexts) open and starting, and the
+	// calls waiting for one, per kind (slots.go).
+	slots [2]slotQueue
+	freed chan struct{} // closed (and replaced) when a slot may have come free
 	// secrets are the secret values calls used per profile id
 	// (Lease.AddSecrets), scrubbed from its folder when its browser
 	// closes; dirs the folder of each id's last launch; scrubbing is
@@ -173,8 +194,9 @@ type entry struct {
 	browser drivers.Browser
 	page    drivers.Page
 	idle    *time.Timer
-	gen     int // bumped on every acquire; stale idle timers compare it
-	arrived int // Acquire calls that reached the queue, in total
+	kind    slotKind // the kind of its browser's slot, set at launch
+	gen     int      // bumped on every acquire; stale idle timers compare it
+	arrived int      // Acquire calls that reached the queue, in total
 	// released is when the last holder let go; suspect is set by
 	// MarkBroken. Acquire probes Alive only when the browser is suspect
 	// or was released more than ProbeAfter ago.
@@ -213,11 +235,15 @@ func New(opts Options) (*Pool, error) {
 	if opts.MaxBrowsers == 0 {
 		opts.MaxBrowsers = DefaultMaxBrowsers
 	}
+	if opts.MaxContexts == 0 {
+		opts.MaxContexts = DefaultMaxContexts()
+	}
 	if opts.MaxQueue == 0 {
 		opts.MaxQueue = DefaultMaxQueue
 	}
 	return &Pool{opts: opts, entries: map[string]*entry{}, secrets: map[string][]string{},
-		dirs: map[string]string{}, holds: map[string]*Lock{}, scrubbing: map[string]chan struct{}{}}, nil
+		dirs: map[string]string{}, holds: map[string]*Lock{}, scrubbing: map[string]chan struct{}{},
+		freed: make(chan struct{})}, nil
 }
 
 // Lease is the exclusive hold of one profile, from Acquire to Release.
@@ -333,6 +359,9 @@ func (p *Pool) handOffLocked(e *entry) {
 		return
 	}
 	e.busy = false
+	if e.browser != nil {
+		p.signalLocked() // an idle browser: a call waiting for a slot may close it
+	}
 	if p.closed || e.browser == nil || p.opts.Idle < 0 {
 		return
 	}
@@ -349,7 +378,7 @@ func (p *Pool) expire(e *entry, gen int) {
 	}
 	b := e.browser
 	e.browser, e.page = nil, nil
-	p.running--
+	p.closedLocked(e.kind)
 	if len(e.queue) == 0 && p.entries[e.id] == e {
 		delete(p.entries, e.id)
 	}
@@ -360,10 +389,12 @@ func (p *Pool) expire(e *entry, gen int) {
 }
 
 // Acquire waits for profile id (in arrival order), starts its browser when
-// none is running or the last one died, and returns the lease. It returns
-// ctx.Err() when ctx ends while waiting (the caller leaves the queue), an
-// *IDError for a bad id, a *LaunchError when the browser cannot start, and
-// ErrClosed after Close.
+// none is running or the last one died (first waiting, when every browser
+// is in use, for one to be released), and returns the lease. It returns
+// ctx.Err() when ctx ends while waiting (the caller leaves the queue), a
+// *BusyError when a queue is full, an *IDError for a bad id, a
+// *LaunchError when the browser cannot start, and ErrClosed after Close.
+// A function given with WithWaitNotice hears of each wait.
 func (p *Pool) Acquire(ctx context.Context, id string) (*Lease, error) {
 	return p.acquire(ctx, id, true)
 }
@@ -406,7 +437,9 @@ func (p *Pool) acquire(ctx context.Context, id string, launch bool) (*Lease, err
 	if e.busy {
 		w := &waiter{ch: make(chan struct{})}
 		e.queue = append(e.queue, w)
+		ahead := len(e.queue)
 		p.mu.Unlock()
+		notifyWait(ctx, Wait{Profile: id, For: "profile", Ahead: ahead})
 		select {
 		case <-w.ch:
 		case <-ctx.Done():
@@ -476,6 +509,12 @@ func (p *Pool) launch(ctx context.Context, e *entry) (drivers.Browser, error) {
 	if err != nil {
 		return nil, &LaunchError{Profile: e.id, Err: err}
 	}
+	kind := kindOf(lo)
+	// A place among the browsers (contexts) first: the call may wait for
+	// one, and holds nothing else meanwhile.
+	if err := p.takeSlot(ctx, e, kind); err != nil {
+		return nil, err
+	}
 	// A profile whose last browser is still being scrubbed waits for it.
 	p.mu.Lock()
 	scrub := p.scrubbing[e.id]
@@ -484,6 +523,7 @@ func (p *Pool) launch(ctx context.Context, e *entry) (drivers.Browser, error) {
 		select {
 		case <-scrub:
 		case <-ctx.Done():
+			p.startFailed(kind)
 			return nil, ctx.Err()
 		}
 	}
@@ -491,11 +531,8 @@ func (p *Pool) launch(ctx context.Context, e *entry) (drivers.Browser, error) {
 	// (released in finish, or when the browser process exits).
 	hold, err := claimFor(&lo)
 	if err != nil {
+		p.startFailed(kind)
 		return nil, &LaunchError{Profile: e.id, Err: err}
-	}
-	if err := p.takeSlot(e); err != nil {
-		hold.Unlock()
-		return nil, err
 	}
 	p.mu.Lock()
 	if lo.Remote == "" {
@@ -510,69 +547,28 @@ func (p *Pool) launch(ctx context.Context, e *entry) (drivers.Browser, error) {
 	if err != nil {
 		hold.Unlock()
 		p.mu.Lock()
-		p.starting--
 		delete(p.holds, e.id)
 		p.mu.Unlock()
+		p.startFailed(kind)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, &LaunchError{Profile: e.id, Err: err}
 	}
 	p.mu.Lock()
-	p.starting--
 	if p.closed {
+		p.slots[kind].starting--
+		p.signalLocked()
 		p.mu.Unlock()
 		_ = b.Close()
 		return nil, ErrClosed
 	}
-	e.browser, e.page = b, nil
-	p.running++
+	p.slots[kind].starting--
+	p.slots[kind].running++
+	e.browser, e.page, e.kind = b, nil, kind
 	p.mu.Unlock()
 	p.opts.Logger.Info("browser started", "profile", e.id, "ms", time.Since(start).Milliseconds())
 	return b, nil
-}
-
-// takeSlot reserves a place for one more browser under MaxBrowsers,
-// closing the longest-idle browser of another profile when all places are
-// taken, or returns a *BusyError when every open browser is in use.
-func (p *Pool) takeSlot(e *entry) error {
-	p.mu.Lock()
-	max := p.opts.MaxBrowsers
-	if max < 0 || p.running+p.starting < max {
-		p.starting++
-		p.mu.Unlock()
-		return nil
-	}
-	var victim *entry
-	for _, o := range p.entries {
-		if o == e || o.busy || o.browser == nil {
-			continue
-		}
-		if victim == nil || o.released.Before(victim.released) {
-			victim = o
-		}
-	}
-	if victim == nil {
-		p.mu.Unlock()
-		return &BusyError{Profile: e.id, Limit: "browsers", Max: max}
-	}
-	b := victim.browser
-	victim.browser, victim.page = nil, nil
-	victim.gen++ // its idle timer is void
-	if victim.idle != nil {
-		victim.idle.Stop()
-		victim.idle = nil
-	}
-	p.running--
-	if len(victim.queue) == 0 && p.entries[victim.id] == victim {
-		delete(p.entries, victim.id)
-	}
-	p.starting++
-	r := p.retireLocked(victim.id, b)
-	p.mu.Unlock()
-	p.opts.Logger.Info("browser closed to make room (--max-browsers)", "profile", victim.id, "for", e.id)
-	_ = p.finish(r)
-	return nil
 }
 
 // closeBrowser closes b if it is still e's browser; the caller holds e.
@@ -583,7 +579,7 @@ func (p *Pool) closeBrowser(e *entry, b drivers.Browser) {
 		return
 	}
 	e.browser, e.page = nil, nil
-	p.running--
+	p.closedLocked(e.kind)
 	r := p.retireLocked(e.id, b)
 	p.mu.Unlock()
 	_ = p.finish(r)
@@ -666,11 +662,12 @@ func (l *Lease) AddSecrets(values ...string) {
 	}
 }
 
-// Running is the number of browsers currently open.
+// Running is the number of browsers currently open (contexts on attached
+// browsers included).
 func (p *Pool) Running() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.running
+	return p.slots[kindBrowser].running + p.slots[kindContext].running
 }
 
 // Arrived is how many Acquire calls for profile id have taken their place
@@ -709,6 +706,7 @@ func (p *Pool) Close() error {
 		return nil
 	}
 	p.closed = true
+	p.signalLocked() // calls waiting for a slot give up
 	var rs []*retirement
 	for _, e := range p.entries {
 		if e.idle != nil {
@@ -718,7 +716,7 @@ func (p *Pool) Close() error {
 		if e.browser != nil {
 			rs = append(rs, p.retireLocked(e.id, e.browser))
 			e.browser, e.page = nil, nil
-			p.running--
+			p.slots[e.kind].running--
 		}
 	}
 	p.mu.Unlock()

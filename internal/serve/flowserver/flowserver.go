@@ -45,14 +45,15 @@ type Config struct {
 	// Remote attaches every profile to these DevTools endpoints
 	// (comma-separated) instead of launching Chromium.
 	Remote string
-	// MaxBrowsers and MaxQueue bound the pool (profiles.Options; 0 the
-	// defaults, -1 no bound).
-	MaxBrowsers, MaxQueue int
-	HITL                  string        // who answers `ask`, in order (hitl.ParseOrder; "" the default)
-	Heal                  string        // the heal mode of every call ("" the flow's; heal.CheckFlag)
-	Runs                  runs.Settings // what the run store keeps
-	Authoring             bool          // the authoring tools (mcpserver.Server.EnableAuthoring)
-	Steps                 string        // also serve every step of this flow file as a tool (mcpserver.Server.ServeSteps)
+	// MaxBrowsers, MaxContexts and MaxQueue bound the pool
+	// (profiles.Options; 0 the defaults, -1 no bound).
+	MaxBrowsers, MaxContexts, MaxQueue int
+
+	HITL      string        // who answers `ask`, in order (hitl.ParseOrder; "" the default)
+	Heal      string        // the heal mode of every call ("" the flow's; heal.CheckFlag)
+	Runs      runs.Settings // what the run store keeps
+	Authoring bool          // the authoring tools (mcpserver.Server.EnableAuthoring)
+	Steps     string        // also serve every step of this flow file as a tool (mcpserver.Server.ServeSteps)
 	// Schedules fires the schedules of $RPA_HOME while serving
 	// (StartSchedules); --schedules, on by default.
 	Schedules bool
@@ -69,7 +70,7 @@ func DefaultFlowsDir() string { return filepath.Join(home.Dir(), "flows") }
 // Register declares c's flags on fs, with their help: --flows,
 // --allow-exec, --allow-files, --exec-allow, --idle, --show, --browser,
 // --hitl, --evidence, --runs-keep, --runs-max-mb, --packet-budget,
-// --max-browsers, --max-queue, --heal, --authoring, --steps, --schedules,
+// --max-browsers, --max-contexts, --max-queue, --heal, --authoring, --steps, --schedules,
 // --max-tasks, --task-ttl and --task-max-ttl.
 func (c *Config) Register(fs *flag.FlagSet) {
 	fs.StringVar(&c.FlowsDir, "flows", "", "folder of flows to serve (default $RPA_HOME/flows)")
@@ -82,9 +83,11 @@ func (c *Config) Register(fs *flag.FlagSet) {
 	fs.StringVar(&c.HITL, "hitl", "", hitl.OrderUsage)
 	c.Runs.Register(fs, true)
 	fs.IntVar(&c.MaxBrowsers, "max-browsers", profiles.DefaultMaxBrowsers,
-		"most browsers open at once; one more closes the longest-idle one, or is refused (busy) when all are in use (-1: no bound)")
+		"most browsers open at once; one more closes the longest-idle one, or waits for one when all are in use (-1: no bound)")
+	fs.IntVar(&c.MaxContexts, "max-contexts", profiles.DefaultMaxContexts(),
+		"with --browser: most profiles open at once on the attached browsers (each a browser context there), as --max-browsers (-1: no bound)")
 	fs.IntVar(&c.MaxQueue, "max-queue", profiles.DefaultMaxQueue,
-		"most calls waiting for one profile; past it a call is refused (busy) at once (-1: no bound)")
+		"most calls waiting for one profile, and for a browser; past it a call is refused (busy) at once (-1: no bound)")
 	fs.StringVar(&c.Heal, "heal", "", heal.ModeUsage)
 	fs.BoolVar(&c.Authoring, "authoring", false, "add the authoring tools: an agent explores with browser_* tools and flow_save writes the flow (docs/authoring.md)")
 	fs.StringVar(&c.Steps, "steps", "", "also serve every step of this flow file as its own tool (step_03_click), for authoring and debugging")
@@ -195,11 +198,11 @@ func (s *Server) Close() {
 
 // NewPool is the browser pool of c: one Chromium per profile under
 // profiles.Dir (made on first use), or every profile attached to
-// c.Remote when set; idle browsers close after c.Idle; c.MaxBrowsers and
-// c.MaxQueue bound it.
+// c.Remote when set; idle browsers close after c.Idle; c.MaxBrowsers,
+// c.MaxContexts and c.MaxQueue bound it.
 func NewPool(c Config, log *slog.Logger) (*profiles.Pool, error) {
 	return profiles.New(profiles.Options{
-		Driver: rod.New(), Idle: c.Idle, Logger: log, MaxBrowsers: c.MaxBrowsers, MaxQueue: c.MaxQueue,
+		Driver: rod.New(), Idle: c.Idle, Logger: log, MaxBrowsers: c.MaxBrowsers, MaxContexts: c.MaxContexts, MaxQueue: c.MaxQueue,
 		Launch: func(id string) (drivers.LaunchOptions, error) {
 			o := drivers.LaunchOptions{Show: c.Show, Remote: c.Remote}
 			if c.Remote == "" {

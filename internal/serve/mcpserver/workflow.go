@@ -26,17 +26,22 @@ import (
 // (or "3 click #submit" when the total is not known up front), and while
 // an action runs, every Options.Heartbeat, the same message with the time
 // spent and a progress value between this action's and the next one's.
+// Before the first action, a call that waits for its profile or for a
+// browser says so (profiles.Wait: "queued: ...", progress below 1), and
+// so do its heartbeats while it waits.
 type progress struct {
-	ctx   context.Context
-	req   *mcp.CallToolRequest
-	tok   any
-	every time.Duration
-	mu    sync.Mutex
-	cur   interp.Event // the action running, Index 0 when none
-	at    time.Time    // when it started
-	beat  int          // heartbeats sent for it
-	stop  chan struct{}
-	done  chan struct{}
+	ctx    context.Context
+	req    *mcp.CallToolRequest
+	tok    any
+	every  time.Duration
+	mu     sync.Mutex
+	cur    interp.Event // the action running, Index 0 when none
+	at     time.Time    // when it started (or the wait did)
+	beat   int          // heartbeats sent for it
+	queued string       // the wait before the first action, "" when none
+	sent   int          // queued notices sent (heartbeats included)
+	stop   chan struct{}
+	done   chan struct{}
 }
 
 // newProgress returns nil when the caller asked for no progress.
@@ -59,11 +64,27 @@ func (p *progress) send(value, total float64, msg string) {
 	_ = p.req.Session.NotifyProgress(p.ctx, n)
 }
 
+// wait is the profiles.WithWaitNotice hook: the call is queued.
+func (p *progress) wait(w profiles.Wait) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.queued, p.at = w.String(), time.Now()
+	p.sendQueuedLocked(p.queued)
+}
+
+// sendQueuedLocked sends a queued notice: progress 0, then 1/2, 3/4, ...
+// (below the first action's 1). The caller holds p.mu.
+func (p *progress) sendQueuedLocked(msg string) {
+	p.send(1-math.Pow(0.5, float64(p.sent)), 0, msg)
+	p.sent++
+}
+
 // event is the interp.Options.Events hook.
 func (p *progress) event(ev interp.Event) {
 	switch ev.Kind {
 	case interp.EventStarted:
 		p.mu.Lock()
+		p.queued = ""
 		p.cur, p.at, p.beat = ev, time.Now(), 0
 		p.send(float64(ev.Index), float64(ev.Total), progressMessage(ev))
 		p.mu.Unlock()
@@ -86,6 +107,9 @@ func (p *progress) heartbeat() {
 			return
 		case <-t.C:
 			p.mu.Lock()
+			if p.queued != "" && time.Since(p.at) >= p.every/2 {
+				p.sendQueuedLocked(fmt.Sprintf("%s (waiting %s)", p.queued, time.Since(p.at).Round(time.Second)))
+			}
 			if p.cur.Index > 0 && time.Since(p.at) >= p.every/2 {
 				p.beat++
 				// index < value < index+1, increasing with every beat.
@@ -223,23 +247,26 @@ func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *f
 		return nil, err
 	}
 	defer releaseAccounts()
-	l, err := s.acquire(ctx, profile)
-	if err != nil {
-		return nil, err
-	}
-	defer l.Release()
-	l.AddSecrets(secrets...) // scrubbed from the profile folder when its browser closes
 	var events func(interp.Event)
 	pctx := ctx
 	if mode.pause != nil {
 		pctx = mode.pause.First() // progress goes to the first call only
 	}
+	actx := ctx // a call that waits for its profile or a browser says so
 	if mode.task != nil {
 		events = taskEvents(mode.task) // tasks.go: the step is the task's statusMessage
+		actx = profiles.WithWaitNotice(ctx, func(w profiles.Wait) { mode.task.SetMessage(w.String()) })
 	} else if pr := newProgress(pctx, req, s.opts.Heartbeat); pr != nil {
 		defer pr.close()
 		events = pr.event
+		actx = profiles.WithWaitNotice(ctx, pr.wait)
 	}
+	l, err := s.acquire(actx, profile)
+	if err != nil {
+		return nil, err
+	}
+	defer l.Release()
+	l.AddSecrets(secrets...) // scrubbed from the profile folder when its browser closes
 	named := fc.named
 	if named.IsZero() {
 		named = typed
