@@ -16,6 +16,7 @@ require (
 	github.com/ncruces/zenity v0.10.14
 	github.com/pquerna/otp v1.5.0
 	github.com/robfig/cron/v3 v3.0.1
+	github.com/xuri/excelize/v2 v2.11.1
 	github.com/ysmood/gson v0.7.3
 	github.com/zalando/go-keyring v0.2.8
 	golang.org/x/sys v0.50.0
@@ -33,6 +34,12 @@ require (
 	github.com/nats-io/jwt/v2 v2.8.2 // indirect
 	github.com/nats-io/nkeys v0.4.16 // indirect
 	github.com/nats-io/nuid v1.0.1 // indirect
+	github.com/richardlehane/mscfb v1.0.9 // indirect
+	github.com/richardlehane/msoleps v1.0.6 // indirect
+	github.com/tiendc/go-deepcopy v1.7.2 // indirect
+	github.com/xuri/efp v0.0.3-0.20260924042702-217b81952dec // indirect
+	github.com/xuri/nfp v0.0.2-0.20250530014748-2ddeb826f9a9 // indirect
+	golang.org/x/text v0.43.0 // indirect
 )
 
 require (
@@ -90,8 +97,8 @@ require (
 	gitlab.com/digitalxero/go-conventional-commit v1.0.7 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/crypto v0.58.0
-	golang.org/x/image v0.20.0
-	golang.org/x/net v0.60.0 // indirect
+	golang.org/x/image v0.44.0
+	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.24.0
 	golang.org/x/time v0.16.0 // indirect

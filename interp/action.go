@@ -133,7 +133,10 @@ func (r *runner) action(fr *frame, s *ast.ActionStmt, sc *Scope) (any, error) {
 		}
 		v = nil
 	} else if v != nil {
-		step.Output = finite(r.mask.Value(v))
+		r.mu.Lock()
+		book := r.columns
+		r.mu.Unlock()
+		step.Output = book.ordered(finite(r.mask.Value(v)))
 	}
 	r.mu.Lock()
 	if !r.abandon {

@@ -304,6 +304,16 @@ func (m *Mask) value(v any) (any, bool) {
 			}
 			return cp, true
 		}
+	case Row:
+		mv, changed := m.value(x.Values)
+		if changed {
+			cp := mv.(map[string]any)
+			keys := make([]string, len(x.Keys))
+			for i, k := range x.Keys {
+				keys[i] = m.String(k)
+			}
+			return Row{Keys: keys, Values: cp}, true
+		}
 	case []map[string]any:
 		var cp []map[string]any
 		for i, e := range x {

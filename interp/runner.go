@@ -47,6 +47,8 @@ type runner struct {
 	// (login.go).
 	signingIn bool
 	signIns   int
+	// columns are the column lists of the tables the run read (row.go).
+	columns columnBook
 }
 
 type dialogPolicy struct {
@@ -193,7 +195,7 @@ func (r *runner) finish(outputs any, rerr *RunError) {
 	}
 	res.Success = rerr == nil
 	if rerr == nil {
-		res.Outputs = finite(r.mask.Value(outputs))
+		res.Outputs = r.columns.ordered(finite(r.mask.Value(outputs)))
 	}
 	if rerr != nil {
 		rerr.Message = r.mask.String(rerr.Message)

@@ -207,7 +207,7 @@ n = table "#plain" header: "none"
 wait "#late-table tbody tr"
 l = table "#late-table"
 return {"auto": a, "grid": g, "none": n, "late": l}`,
-		`{"auto":[{"Energy / Cost":"60.5","Energy / kWh":"120","Month":"2024-01","Note":"ok"},{"Energy / Cost":"n/a","Energy / kWh":"n/a","Month":"2024-02","Note":"in ner"}],`+
+		`{"auto":[{"Month":"2024-01","Energy / kWh":"120","Energy / Cost":"60.5","Note":"ok"},{"Month":"2024-02","Energy / kWh":"n/a","Energy / Cost":"n/a","Note":"in ner"}],`+
 			`"grid":{"headers":["Name","Name 2","城市"],"rows":[["Ada","Lovelace","北京"]]},`+
 			`"late":[{"Region":"110000","kWh":"42"},{"Region":"120000","kWh":"7"}],`+
 			`"none":[["Name","Name","城市"],["Ada","Lovelace","北京"]]}`)

@@ -113,7 +113,19 @@ func table(ctx context.Context, c *Call) (any, error) {
 	if err := c.Unpack("header", &mode); err != nil {
 		return nil, err
 	}
-	return elementOrDocument(ctx, c, "table", map[string]any{"header": mode})
+	opts := map[string]any{"header": mode}
+	if n, ok := c.Env.(ColumnNoter); ok {
+		opts["columns"] = n.NoteColumns
+	}
+	return elementOrDocument(ctx, c, "table", opts)
+}
+
+// ColumnNoter is an Env that keeps the column order of the tables a run
+// reads (interp orders the rows of a run's outputs by it): the table
+// action calls NoteColumns with TableKeys of every table it reads in
+// header "auto" mode.
+type ColumnNoter interface {
+	NoteColumns(keys []string)
 }
 
 func form(ctx context.Context, c *Call) (any, error) {
@@ -187,6 +199,9 @@ func readTable(ctx context.Context, doc drivers.Frame, el drivers.Element, opts 
 	mode, _ := opts["header"].(string)
 	switch mode {
 	case "auto", "":
+		if note, ok := opts["columns"].(func([]string)); ok {
+			note(TableKeys(g))
+		}
 		return TableAuto(g), nil
 	case "grid":
 		return TableGrid(g), nil

@@ -5,6 +5,7 @@ import (
 
 	"github.com/rpa-dev/rpa/internal/host/home"
 	"github.com/rpa-dev/rpa/internal/runs"
+	"github.com/rpa-dev/rpa/internal/runs/export"
 	"github.com/rpa-dev/rpa/internal/runs/report"
 )
 
@@ -14,6 +15,5 @@ func init() {
 }
 
 func runRuns(args []string, stdout, stderr io.Writer) int {
-	c := &runs.Cmd{Home: home.Dir(), Stdout: stdout, Stderr: stderr, ReportPath: report.Ensure, ReportCopy: report.Copy}
-	return c.Run(args)
+	return (&runs.Cmd{Home: home.Dir(), Stdout: stdout, Stderr: stderr, ReportPath: report.Ensure, ReportCopy: report.Copy, Export: export.Write}).Run(args)
 }

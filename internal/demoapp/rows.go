@@ -12,8 +12,20 @@ import (
 // measure) goes in the count line instead.
 var tableColumns = []string{"date", "kWh", "peak", "valley", "cost"}
 
+// cell is row's value at key: row is a map, or an ordered row with a Get
+// method (interp.Row).
+func cell(row any, key string) any {
+	switch r := row.(type) {
+	case map[string]any:
+		return r[key]
+	case interface{ Get(string) any }:
+		return r.Get(key)
+	}
+	return nil
+}
+
 // PrintRows prints outputs.rows of an example flow run against the app (a
-// list of maps keyed by the table's header) as an aligned table with a
+// list of rows keyed by the table's header) as an aligned table with a
 // count line: `rpa demo`'s output. It returns false when outputs holds no
 // such list.
 func PrintRows(w io.Writer, outputs any) bool {
@@ -28,10 +40,9 @@ func PrintRows(w io.Writer, outputs any) bool {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, strings.Join(tableColumns, "\t")+"\t")
 	for _, r := range rows {
-		row, _ := r.(map[string]any)
 		cells := make([]string, len(tableColumns))
 		for i, c := range tableColumns {
-			cells[i] = fmt.Sprint(row[c])
+			cells[i] = fmt.Sprint(cell(r, c))
 		}
 		fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
 	}
@@ -39,8 +50,7 @@ func PrintRows(w io.Writer, outputs any) bool {
 	regions := map[string]bool{}
 	var names []string
 	for _, r := range rows {
-		row, _ := r.(map[string]any)
-		if s, ok := row["region"].(string); ok && !regions[s] {
+		if s, ok := cell(r, "region").(string); ok && !regions[s] {
 			regions[s] = true
 			names = append(names, s)
 		}

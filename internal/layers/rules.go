@@ -34,7 +34,8 @@ NONE
   github.com/expr-lang/expr,
   github.com/modelcontextprotocol/go-sdk,
   github.com/nats-io/nats-server/v2,
-  github.com/nats-io/nats.go;
+  github.com/nats-io/nats.go,
+  github.com/xuri/excelize/v2;
 
 # BASE: the shared vocabulary (core: error kinds, the host contract) and
 # small utilities. They import nothing of ours.
@@ -43,7 +44,8 @@ NONE
   internal/atomicfile,
   internal/buildinfo,
   internal/cliflag,
-  internal/httpauth
+  internal/httpauth,
+  internal/orderedjson
 < BASE;
 
 # LANGUAGE: the flow language, from text to a checked flow. It knows
@@ -101,9 +103,10 @@ internal/host/profiles, internal/host/lease, internal/host/vault
 
 # RUNS: the run store, reports, failure packets, healing.
 BASE < internal/runs < internal/runs/report;
+internal/runs, github.com/xuri/excelize/v2 < internal/runs/export;
 RUNNING, PAGE_TOOLS, internal/runs < internal/runs/heal;
-internal/runs/heal, internal/runs/report < internal/runs/record
-< RUNS;
+internal/runs/heal, internal/runs/report < internal/runs/record;
+internal/runs/export, internal/runs/record < RUNS;
 
 # CALLS: MCP calls that outlive their request, for both MCP servers of
 # rpa (mcpserver and the gateway): both protocol eras over Streamable HTTP

@@ -1,11 +1,15 @@
 package runs
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 
+	"github.com/rpa-dev/rpa/internal/atomicfile"
 	"github.com/rpa-dev/rpa/internal/cliflag"
 )
 
@@ -14,16 +18,18 @@ const (
 	runsShowUsage   = "rpa runs show ID [--json]"
 	runsReportUsage = "rpa runs report ID [-o FILE]"
 	runsPruneUsage  = "rpa runs prune [--keep N] [--max-mb MB]"
+	runsExportUsage = "rpa runs export ID [--output NAME] --format csv|xlsx -o FILE"
 )
 
 // CmdUsage is the usage of `rpa runs`, every subcommand.
 const CmdUsage = "rpa runs [--flow NAME] [--schedule NAME] [--failed] [--since D] [--limit N] [--json]\n" +
 	"       " + runsShowUsage + "\n" +
 	"       " + runsReportUsage + "\n" +
+	"       " + runsExportUsage + "\n" +
 	"       " + runsPruneUsage
 
 // CmdSummary is the one-line summary of `rpa runs`.
-const CmdSummary = "list the recorded runs, show one, write its HTML report, prune old ones ($RPA_HOME/runs)"
+const CmdSummary = "list the recorded runs, show one, write its HTML report, export its table, prune old ones ($RPA_HOME/runs)"
 
 // Cmd is `rpa runs [SUB]`: each subcommand's flags, its work and what it
 // prints (cmd/rpa only wires it). It writes only to Stdout and Stderr.
@@ -35,6 +41,9 @@ type Cmd struct {
 	// HTML report of a run: its path, written when missing; a copy).
 	ReportPath func(st *Store, id string) (string, error)
 	ReportCopy func(st *Store, id, path string) error
+	// Export writes a table as format (csv or xlsx): package
+	// runs/export's Write.
+	Export func(w io.Writer, t Table, format string) error
 }
 
 // The exit codes of the command line (internal/cli).
@@ -55,6 +64,8 @@ func (c *Cmd) Run(args []string) int {
 			return c.report(args[1:])
 		case "prune":
 			return c.prune(args[1:])
+		case "export":
+			return c.export(args[1:])
 		}
 	}
 	fs := cliflag.SubFlags("runs", CmdUsage, CmdSummary, c.Stderr)
@@ -65,7 +76,7 @@ func (c *Cmd) Run(args []string) int {
 		return code
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(c.Stderr, "rpa runs: unexpected argument %q (subcommands: show, report, prune)\n", fs.Arg(0))
+		fmt.Fprintf(c.Stderr, "rpa runs: unexpected argument %q (subcommands: show, report, export, prune)\n", fs.Arg(0))
 		return exitUsage
 	}
 	st, err := OpenHome(c.Home, 0, 0)
@@ -148,6 +159,60 @@ func (c *Cmd) report(args []string) int {
 		return c.fail(exitFailed, "runs report", err)
 	}
 	fmt.Fprintln(c.Stdout, path)
+	return exitOK
+}
+
+// export is `rpa runs export ID [--output NAME] --format csv|xlsx -o
+// FILE`: a table of the run's kept outputs (Tables, PickTable) written to
+// FILE (atomically). --format defaults to FILE's extension.
+func (c *Cmd) export(args []string) int {
+	fs := cliflag.SubFlags("runs "+"export", runsExportUsage, "write a table of a run's outputs as CSV (UTF-8 with BOM) or XLSX", c.Stderr)
+	name := fs.String("output", "", "the output that holds the table (its key in the outputs); needed when there are several")
+	format := fs.String("format", "", "csv or xlsx (default: FILE's extension)")
+	file := fs.String("o", "", "the file to write")
+	st, r, code := c.one("export", fs, args)
+	if st == nil {
+		return code
+	}
+	defer st.Close()
+	if *file == "" {
+		fmt.Fprintf(c.Stderr, "rpa runs export: where to? give -o FILE\nusage: %s\n", runsExportUsage)
+		return exitUsage
+	}
+	if *format == "" {
+		*format = strings.TrimPrefix(strings.ToLower(filepath.Ext(*file)), ".")
+	}
+	if *format != "csv" && *format != "xlsx" {
+		fmt.Fprintf(c.Stderr, "rpa runs export: --format %q: want csv or xlsx\nusage: %s\n", *format, runsExportUsage)
+		return exitUsage
+	}
+	out, err := st.Outputs(r.ID)
+	if err != nil {
+		return c.fail(exitFailed, "runs export", err)
+	}
+	if out == nil {
+		return c.fail(exitFailed, "runs export", fmt.Errorf("run %s kept no outputs (status %s)", r.ID, r.Status))
+	}
+	ts, err := Tables(out.JSON)
+	if err != nil {
+		return c.fail(exitFailed, "runs export", err)
+	}
+	t, err := PickTable(ts, *name)
+	if err != nil {
+		return c.fail(exitUsage, "runs export", fmt.Errorf("run %s: %w", r.ID, err))
+	}
+	var b bytes.Buffer
+	if err := c.Export(&b, t, *format); err != nil {
+		return c.fail(exitFailed, "runs export", err)
+	}
+	if err := atomicfile.Write(*file, b.Bytes(), 0o600); err != nil {
+		return c.fail(exitFailed, "runs export", err)
+	}
+	note := ""
+	if out.Truncated {
+		note = fmt.Sprintf(" (the run's outputs were %d bytes, over the %d kept: only the first rows were kept)", out.Bytes, MaxOutputBytes)
+	}
+	fmt.Fprintf(c.Stderr, "wrote %s: %d rows, %d columns%s\n", *file, len(t.Rows), len(t.Columns), note)
 	return exitOK
 }
 

@@ -22,15 +22,26 @@ func OpenRun(home, id string) (*Store, *Run, error) {
 	return st, r, nil
 }
 
-// Show writes run r of s with its steps on w: as JSON (RunSteps, WriteJSON)
+// Show writes run r of s with its steps and kept outputs on w: as JSON (RunSteps, WriteJSON)
 // or as text (WriteRun).
 func (s *Store) Show(w io.Writer, r *Run, asJSON bool) error {
 	steps, err := s.Steps(r.ID)
 	if err != nil {
 		return err
 	}
-	if asJSON {
-		return WriteJSON(w, RunSteps{Run: r, Steps: steps})
+	out, err := s.Outputs(r.ID)
+	if err != nil {
+		return err
 	}
-	return WriteRun(w, r, steps, s.RunDir(r.ID))
+	if asJSON {
+		rs := RunSteps{Run: r, Steps: steps}
+		if out != nil {
+			rs.Outputs, rs.OutputsTruncated = out.JSON, out.Truncated
+		}
+		return WriteJSON(w, rs)
+	}
+	if err := WriteRun(w, r, steps, s.RunDir(r.ID)); err != nil {
+		return err
+	}
+	return WriteOutputs(w, r.ID, out)
 }

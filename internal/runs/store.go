@@ -638,7 +638,7 @@ func (s *Store) Prune() (int, error) {
 	return len(drop), nil
 }
 
-// Delete removes run id's record, steps and folder.
+// Delete removes run id's record, steps, outputs and folder.
 func (s *Store) Delete(id string) error {
 	if err := ValidID(id); err != nil {
 		return err
@@ -654,6 +654,9 @@ func (s *Store) Delete(id string) error {
 	}
 	defer tx.Rollback()
 	if _, err := tx.Exec(`DELETE FROM steps WHERE run_id=?`, id); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(`DELETE FROM outputs WHERE run_id=?`, id); err != nil {
 		return err
 	}
 	if _, err := tx.Exec(`DELETE FROM runs WHERE id=?`, id); err != nil {

@@ -78,6 +78,74 @@ func WriteJSON(w io.Writer, v any) error {
 type RunSteps struct {
 	*Run
 	Steps []Step `json:"steps"`
+	// Outputs are the outputs kept with the run (absent when none were);
+	// OutputsTruncated says only their first rows were kept.
+	Outputs          json.RawMessage `json:"outputs,omitempty"`
+	OutputsTruncated bool            `json:"outputsTruncated,omitempty"`
+}
+
+// ShowRows is how many rows of a table `rpa runs show` prints.
+const ShowRows = 20
+
+// WriteOutputs writes the outputs kept with run id as `rpa runs show`
+// prints them after the run: each table (Tables) with its columns in
+// order, its first ShowRows rows and how to export it, then the JSON of
+// what else they hold (Rest). Nothing when out is nil.
+func WriteOutputs(w io.Writer, id string, out *Outputs) error {
+	if out == nil {
+		return nil
+	}
+	ts, err := Tables(out.JSON)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\noutputs")
+	if out.Truncated {
+		fmt.Fprintf(w, "(%d bytes, over the %d kept with a run: only the first rows were kept)\n", out.Bytes, MaxOutputBytes)
+	}
+	for _, t := range ts {
+		name := t.Name
+		if name == "" {
+			name = "outputs"
+		}
+		fmt.Fprintf(w, "\n%s: %d rows\n", name, len(t.Rows))
+		tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+		fmt.Fprintln(tw, strings.Join(t.Columns, "\t"))
+		for i, r := range t.Rows {
+			if i == ShowRows {
+				break
+			}
+			cells := make([]string, len(r))
+			for j, c := range r {
+				cells[j] = clip(c, 40)
+			}
+			fmt.Fprintln(tw, strings.Join(cells, "\t"))
+		}
+		tw.Flush()
+		flag := ""
+		if t.Name != "" && len(ts) > 1 {
+			flag = " --output " + t.Name
+		}
+		if len(t.Rows) > ShowRows {
+			fmt.Fprintf(w, "... %d more rows; ", len(t.Rows)-ShowRows)
+		}
+		fmt.Fprintf(w, "export: rpa runs export %s%s -o %s.xlsx\n", id, flag, exportBase(name))
+	}
+	if js := Rest(out.JSON, ts); js != "" {
+		fmt.Fprintf(w, "\n%s\n", clip(js, 2000))
+	}
+	return nil
+}
+
+// exportBase is name as a file name (letters, digits, - and _ kept).
+func exportBase(name string) string {
+	b := strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 127 {
+			return r
+		}
+		return '_'
+	}, name)
+	return b
 }
 
 // WriteList writes l as the table of `rpa runs`: run, flow, status, local

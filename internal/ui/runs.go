@@ -75,10 +75,20 @@ func init() {
 		"runs.back":            {En: "All runs", Zh: "全部运行记录"},
 		"runs.selectorHealed":  {En: "(healed)", Zh: "（已自愈）"},
 		"runs.selectorFallbck": {En: "(selector %d of the list)", Zh: "（列表中第 %d 个选择器）"},
+		"runs.outputs":         {En: "Outputs", Zh: "输出"},
+		"runs.outTable":        {En: "%s: %d rows", Zh: "%s：%d 行"},
+		"runs.outShown":        {En: "The first %d rows are shown; the export holds them all.", Zh: "仅显示前 %d 行；导出文件包含全部行。"},
+		"runs.outTruncated":    {En: "The outputs were larger than what a run keeps (%s): only their first rows were kept.", Zh: "输出超过了每次运行保存的上限（%s）：只保存了前面的行。"},
+		"runs.exportXLSX":      {En: "Export %s as Excel (XLSX)", Zh: "将 %s 导出为 Excel（XLSX）"},
+		"runs.exportCSV":       {En: "Export %s as CSV", Zh: "将 %s 导出为 CSV"},
+		"runs.outValue":        {En: "Outputs as JSON", Zh: "输出（JSON）"},
+		"runs.noTable":         {En: "The outputs of run %s hold no table %s.", Zh: "运行 %s 的输出中没有表格 %s。"},
+		"runs.badFormat":       {En: "Unknown export format %s: use csv or xlsx.", Zh: "未知的导出格式 %s：请使用 csv 或 xlsx。"},
 	})
 	Handle("GET /runs", runsPage)
 	Handle("GET /runs/{id}", runPage)
 	Handle("GET /runs/{id}/report", runReport)
+	Handle("GET /runs/{id}/export", runExport)
 }
 
 type runsKey struct{}
@@ -304,6 +314,10 @@ func runPage(s *Server, w http.ResponseWriter, r *http.Request) {
 		data["HealText"] = s.T(r, "runs.heal", run.Flow)
 	} else {
 		data["NoFile"] = s.T(r, "runs.noFile", run.Flow)
+	}
+	if err := s.addOutputs(r, st, run.ID, data); err != nil {
+		s.RenderError(w, r, http.StatusInternalServerError, "runs.store", err.Error())
+		return
 	}
 	title := s.T(r, "runs.detail", run.ID)
 	s.Render(w, r, "runs_detail", "nav.runs", map[string]any{"Title": title, "D": data})

@@ -467,7 +467,8 @@ type Finished struct {
 
 // Finish completes the record with the run's result and the tab it ended
 // on: step rows refined with the selector that matched, the outcome, the
-// page's problems, the failure packet (when it failed) and report.html.
+// outputs (when it succeeded; runs.Store.SetOutputs caps them), the page's
+// problems, the failure packet (when it failed) and report.html.
 func (r *Recorder) Finish(ctx context.Context, res *interp.Result, page drivers.Page) *Finished {
 	r.mu.Lock()
 	r.finished = true
@@ -543,6 +544,11 @@ func (r *Recorder) Finish(ctx context.Context, res *interp.Result, page drivers.
 		r.events = nil
 	}
 	r.mu.Unlock()
+	if res.Success && res.Outputs != nil {
+		// Kept with the run (capped), masked once more with the record's
+		// own secrets (the profile's remembered ones).
+		r.keep(r.o.Store.SetOutputs(r.run.ID, r.mask.Value(res.Outputs), 0))
+	}
 	r.keep(r.o.Store.Finish(r.run.ID, o))
 	path, err := report.WriteFile(r.o.Store, r.run.ID, report.Options{MaxBytes: r.o.ReportMaxBytes, Source: r.source})
 	r.keep(err)

@@ -108,6 +108,21 @@ type view struct {
 	Shrunk    bool
 	MaxMB     string
 	Generated string
+	// Outputs are the run's kept outputs: its tables (the first
+	// ReportRows rows of each) and the JSON of what else they hold.
+	Outputs          []outTable
+	OutputsJSON      string
+	OutputsTruncated bool
+}
+
+// ReportRows is how many rows of each output table the report shows.
+const ReportRows = 200
+
+type outTable struct {
+	runs.Table
+	Total  int    // its rows
+	More   int    // rows left out
+	Export string // the command that exports it
 }
 
 type kv struct{ K, V string }
@@ -160,6 +175,9 @@ func Render(w io.Writer, s *runs.Store, id string, o Options) error {
 		}
 		v.Steps = append(v.Steps, sv)
 	}
+	if err := v.addOutputs(s, id); err != nil {
+		return err
+	}
 	v.Log, v.Problems = readEvents(filepath.Join(dir, "events.jsonl"))
 	if b, err := os.ReadFile(filepath.Join(dir, "failure.json")); err == nil {
 		var p Packet
@@ -174,6 +192,38 @@ func Render(w io.Writer, s *runs.Store, id string, o Options) error {
 	}
 	v.placeShots(dir, o.MaxBytes-text.Len()-1024)
 	return page.Execute(w, v)
+}
+
+// addOutputs adds the outputs kept with run id.
+func (v *view) addOutputs(s *runs.Store, id string) error {
+	out, err := s.Outputs(id)
+	if err != nil || out == nil {
+		return err
+	}
+	ts, err := runs.Tables(out.JSON)
+	if err != nil {
+		return err
+	}
+	v.OutputsTruncated = out.Truncated
+	for _, t := range ts {
+		ot := outTable{Table: t, Total: len(t.Rows), Export: "rpa runs export " + id}
+		if t.Name != "" && len(ts) > 1 {
+			ot.Export += " --output " + t.Name
+		}
+		ot.Export += " -o FILE.xlsx"
+		if len(t.Rows) > ReportRows {
+			ot.More = len(t.Rows) - ReportRows
+			ot.Rows = t.Rows[:ReportRows]
+		}
+		v.Outputs = append(v.Outputs, ot)
+	}
+	if js := runs.Rest(out.JSON, ts); js != "" {
+		if r := []rune(js); len(r) > 20000 {
+			js = string(r[:20000]) + "…"
+		}
+		v.OutputsJSON = js
+	}
+	return nil
 }
 
 // placeShots embeds the screenshots within budget bytes: the failure's
@@ -330,6 +380,13 @@ tr.failed td{background:#ffebe9}tr.skipped td{color:var(--skip)}
 {{with .Run.Profile}}<span>profile {{.}}</span>{{end}}{{with .Run.ResumedFrom}}<span>resumes run <code>{{.}}</code></span>{{end}}</div>
 {{with .Run.FlowPath}}<div class="meta">flow file <code>{{base .}}</code></div>{{end}}
 {{if .Args}}<h2>Arguments</h2><table id="args">{{range .Args}}<tr><th>{{.K}}</th><td><code>{{.V}}</code></td></tr>{{end}}</table>{{end}}
+{{if or .Outputs .OutputsJSON}}<h2>Outputs</h2>
+{{if .OutputsTruncated}}<p class="note">The outputs were over the size kept with a run: only their first rows were kept.</p>{{end}}
+{{range .Outputs}}<h3>{{with .Name}}{{.}}{{else}}outputs{{end}} <span class="meta">{{.Total}} rows{{if .More}}, the first {{len .Rows}} shown{{end}}</span></h3>
+<table class="output" id="output-{{with .Name}}{{.}}{{else}}outputs{{end}}"><tr>{{range .Columns}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>{{end}}</table>
+<p class="note">Export: <code>{{.Export}}</code></p>{{end}}
+{{with .OutputsJSON}}<pre id="outputs-json">{{.}}</pre>{{end}}{{end}}
 {{if .Run.ErrorKind}}<h2>Error</h2>
 <div class="err" id="error"><b>{{.Run.ErrorKind}}</b>{{with errorActionOf .Run}} in <code>{{.}}</code>{{end}}{{if .Run.ErrorLine}} at line {{.Run.ErrorLine}}{{end}}: {{.Run.ErrorMessage}}</div>{{end}}
 {{with .Packet}}
