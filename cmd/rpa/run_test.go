@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -206,6 +207,10 @@ func TestRunReferenceFlow(t *testing.T) {
 		if row["date"] != w.Date || row["kWh"] != w.KWh || row["region"] != w.Region || row["cost"] != w.Cost {
 			t.Fatalf("row %d = %v, want %+v", i, row, w)
 		}
+	}
+	// The rows' keys in the page's column order (interp.Row), not sorted.
+	if !strings.Contains(r.stdout, `{"date": "`+want[0].Date+`",`) || !regexp.MustCompile(`"date": "[^"]*",\s*"region": "[^"]*",\s*"kWh": "[^"]*",\s*"peak"`).MatchString(r.stdout) {
+		t.Errorf("rows not in the page's column order:\n%.600s", r.stdout)
 	}
 	// open, fill, fill, click, wait, select, click, table.
 	if res.TotalActions != 8 || res.CompletedActions != 8 || len(res.Results) != 8 {
