@@ -18,9 +18,15 @@
 //
 //	go test ./bench -run '^$' -bench . -benchtime 10x
 //	RPA_BENCH_ROUNDS=8 RPA_BENCH_ONLY=tab,par4,cold go test ./bench -run TestSpeedTable -v
+//	RPA_BENCH_ROUNDS=15 go test ./bench -run TestActionBreakdown -v
 //
 // Each variant reports ms/flow (par4: ms per round of four). TestSpeedTable
 // interleaves the variants round by round and logs medians, minima, ratios
 // to the floor and the machine's load average: on a shared machine compare
-// ratios within one run. The package has no non-test code.
+// ratios within one run. TestActionBreakdown is the per-action view of the
+// tab group: each action of the flow as rpa runs it on a kept tab against
+// the floor's phase for the same step on a kept tab of its own (one
+// event-driven DevTools round trip per step), with the DevTools commands
+// each sent and the time spent awaiting them, counted by a proxy both
+// talk through. The package has no non-test code.
 package bench
