@@ -1,6 +1,7 @@
 package stdlib
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,7 +25,7 @@ func TableKeys(g *drivers.Grid) []string {
 				continue
 			}
 			t := strings.TrimSpace(row[c].Text)
-			if t == "" || (len(parts) > 0 && contains(parts, t)) {
+			if t == "" || (len(parts) > 0 && slices.Contains(parts, t)) {
 				continue
 			}
 			parts = append(parts, t)
@@ -40,15 +41,6 @@ func TableKeys(g *drivers.Grid) []string {
 		keys[c] = k
 	}
 	return keys
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // splitHead returns the header rows and the body rows of g.

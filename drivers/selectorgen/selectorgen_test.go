@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -217,7 +218,7 @@ func TestSelectorsTrackTheDocument(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !contains(before.Selectors, `text="Greet"`) || !contains(before.Selectors, `aria/Greet[role="button"]`) {
+	if !slices.Contains(before.Selectors, `text="Greet"`) || !slices.Contains(before.Selectors, `aria/Greet[role="button"]`) {
 		t.Fatalf("before: %q", before.Selectors)
 	}
 	// a second "Greet" button makes text= and aria/ ambiguous
@@ -228,22 +229,13 @@ func TestSelectorsTrackTheDocument(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if contains(after.Selectors, `text="Greet"`) || contains(after.Selectors, `aria/Greet[role="button"]`) || after.Selectors[0] != "#go" {
+	if slices.Contains(after.Selectors, `text="Greet"`) || slices.Contains(after.Selectors, `aria/Greet[role="button"]`) || after.Selectors[0] != "#go" {
 		t.Errorf("after: %q", after.Selectors)
 	}
 	none, err := selectorgen.Of(ctx, pg, findJS, 0, "#nothing-here")
 	if err != nil || none != nil {
 		t.Errorf("missing element: %v, %v", none, err)
 	}
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func first(ss []string) string {

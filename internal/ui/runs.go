@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -180,7 +181,7 @@ func runsPage(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	flow, status, before := q.Get("flow"), q.Get("status"), q.Get("before")
-	if status != "" && !contains(runStatuses, status) {
+	if status != "" && !slices.Contains(runStatuses, status) {
 		status = ""
 	}
 	if before != "" && runs.ValidID(before) != nil {
@@ -256,15 +257,6 @@ func runsPage(s *Server, w http.ResponseWriter, r *http.Request) {
 		data["Older"] = "/runs?" + v.Encode()
 	}
 	s.Render(w, r, "runs", "nav.runs", data)
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // argRow is one argument of a run.

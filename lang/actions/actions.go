@@ -1,8 +1,9 @@
 // Package actions is the action table of the flow language as plain data:
 // every action's name, aliases, positional params, options, result kind and
 // doc (docs/spec/LANGUAGE.md, "Actions"). The checker, the runtime
-// (stdlib binds one implementation per name), `rpa doc` and MCP schemas all
-// read this one table. It knows nothing of browsers.
+// (stdlib binds one implementation per name), LANGUAGE.md's action table
+// (TestSpecTable) and MCP schemas all read this one table. It knows
+// nothing of browsers.
 package actions
 
 import "sort"

@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -257,7 +258,7 @@ func optionNames(a *actions.Action) []string {
 		out = append(out, o.Name)
 	}
 	for _, o := range actions.Common {
-		if !contains(out, o.Name) {
+		if !slices.Contains(out, o.Name) {
 			out = append(out, o.Name)
 		}
 	}
@@ -376,7 +377,7 @@ func (c *checker) checkKind(e ast.Expr, kind actions.Kind, enum []string, what s
 	}
 	if enum != nil {
 		if s, ok := e.(*ast.StringLit); ok {
-			if v, ok := s.Value(); ok && !contains(enum, v) {
+			if v, ok := s.Value(); ok && !slices.Contains(enum, v) {
 				d := c.errorf(e.Rng(), "%s expects one of %s, got %q", strings.TrimSuffix(what, ":"), quoteList(enum), v)
 				if sug := diag.Suggest(v, enum); sug != "" {
 					d.Detail = fmt.Sprintf("did you mean %q?", sug)
@@ -456,7 +457,7 @@ func (c *checker) call(s *ast.ActionStmt) {
 				continue
 			}
 			given[kv] = true
-			if !contains(pnames, kv) {
+			if !slices.Contains(pnames, kv) {
 				d := c.errorf(en.Key.Rng(), "flow %q has no param %q", name, kv)
 				if sug := diag.Suggest(kv, pnames); sug != "" {
 					d.Detail = fmt.Sprintf("did you mean %q?", sug)

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/expr-lang/expr/builtin"
@@ -350,7 +351,7 @@ func (c *checker) checkParamDefault(p *ast.Param) {
 			bad("a string")
 			break
 		}
-		if v, ok := s.Value(); ok && !contains(p.Type.Values, v) {
+		if v, ok := s.Value(); ok && !slices.Contains(p.Type.Values, v) {
 			c.errorf(d.Rng(), "the default %q of param %q is not one of its values", v, p.Name).Detail = "values: " + quoteList(p.Type.Values)
 		}
 	case "int":
@@ -743,15 +744,6 @@ func (c *checker) markUsedText(src string) {
 var identRE = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
 
 // ---- helpers ----
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
 
 func quoteList(list []string) string {
 	q := make([]string, len(list))

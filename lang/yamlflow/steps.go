@@ -1,6 +1,8 @@
 package yamlflow
 
 import (
+	"slices"
+
 	"gopkg.in/yaml.v3"
 
 	"github.com/rpa-dev/rpa/lang/actions"
@@ -100,7 +102,7 @@ func (p *parser) control(n, key, val *yaml.Node, rest [][2]*yaml.Node, allowed [
 	aux := map[string]*yaml.Node{}
 	for _, kv := range rest {
 		k := kv[0].Value
-		if !contains(allowed, k) {
+		if !slices.Contains(allowed, k) {
 			d := p.errorf(kv[0], "%s does not take key %q", key.Value, k)
 			if len(allowed) > 0 {
 				suggestKey(d, k, allowed)
@@ -286,13 +288,4 @@ func (p *parser) arg(n *yaml.Node, kind actions.Kind) ast.Expr {
 		return &ast.StringLit{Range: p.rng(n), Parts: []ast.StringPart{{Text: n.Value}}}
 	}
 	return p.dslElems(n, kind)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -63,10 +63,11 @@ func (c *chrome) run(root *jnode) {
 	c.closeFrames(0)
 }
 
-// urlExpr writes a URL of the site as "{{ base_url }}/path".
-func (c *chrome) urlExpr(u string) *ast.StringLit {
-	if c.origin != "" && strings.HasPrefix(u, c.origin) {
-		rest := u[len(c.origin):]
+// urlExpr writes a URL of the site of origin as "{{ base_url }}/path" (a
+// URL elsewhere as it is); both importers of recordings write URLs so.
+func urlExpr(origin, u string) *ast.StringLit {
+	if origin != "" && strings.HasPrefix(u, origin) {
+		rest := u[len(origin):]
 		if rest == "" || strings.ContainsAny(rest[:1], "/?#") {
 			s := &ast.StringLit{Parts: []ast.StringPart{{Expr: src("base_url")}}}
 			if rest != "" {
@@ -188,7 +189,7 @@ func (c *chrome) switchContext(n int, st *jnode) {
 			a = act("tab", lit("last"))
 			c.comment("the popup opened by the previous step: " + target)
 		default:
-			a = act("tab", c.urlExpr(target))
+			a = act("tab", urlExpr(c.origin, target))
 		}
 		c.seen[target] = true
 		c.target = target
@@ -242,7 +243,7 @@ func (c *chrome) navWait(st *jnode, except string) {
 			continue
 		}
 		a := act("wait")
-		opt(a, "url", c.urlExpr(u))
+		opt(a, "url", urlExpr(c.origin, u))
 		c.emit(a)
 	}
 }
@@ -270,7 +271,7 @@ func (c *chrome) step(n int, st *jnode) {
 			c.errorf(st, "step %d (navigate): no url", n)
 			return
 		}
-		ue := c.urlExpr(u)
+		ue := urlExpr(c.origin, u)
 		if why := badURL(ue); why != "" {
 			c.errorf(st, "step %d (navigate): %s", n, why)
 			return

@@ -149,20 +149,6 @@ func (rb *recBuilder) tabOf(s *RecordedStep) string {
 	return t
 }
 
-func (rb *recBuilder) urlExpr(u string) *ast.StringLit {
-	if rb.origin != "" && strings.HasPrefix(u, rb.origin) {
-		rest := u[len(rb.origin):]
-		if rest == "" || strings.ContainsAny(rest[:1], "/?#") {
-			s := &ast.StringLit{Parts: []ast.StringPart{{Expr: src("base_url")}}}
-			if rest != "" {
-				s.Parts = append(s.Parts, ast.StringPart{Text: rest})
-			}
-			return s
-		}
-	}
-	return lit(u)
-}
-
 func (rb *recBuilder) closeFrames() {
 	for range rb.frames {
 		rb.pop()
@@ -195,7 +181,7 @@ func (rb *recBuilder) switchTo(s *RecordedStep) {
 		default:
 			u := rb.tabURL[tab]
 			rb.comment("back to the tab at " + u)
-			rb.emit(act("tab", rb.urlExpr(u)))
+			rb.emit(act("tab", urlExpr(rb.origin, u)))
 		}
 		rb.seen[tab] = true
 		rb.target = tab
@@ -271,13 +257,13 @@ func (rb *recBuilder) step(s *RecordedStep) {
 			if i := strings.IndexAny(u, "?#"); i >= 0 {
 				u = u[:i]
 			}
-			rb.emit(opt(act("wait"), "url", rb.urlExpr(u)))
+			rb.emit(opt(act("wait"), "url", urlExpr(rb.origin, u)))
 			return
 		}
 		rb.switchTo(s)
 		rb.closeFrames()
 		rb.comment("go to " + s.URL)
-		rb.emit(act("open", rb.urlExpr(s.URL)))
+		rb.emit(act("open", urlExpr(rb.origin, s.URL)))
 		return
 	case "newtab":
 		// a tab the person opened (Ctrl+T): a flow cannot open a tab, so

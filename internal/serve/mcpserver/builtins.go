@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -251,15 +252,6 @@ func (s *Server) readError(err error) error {
 // trimmed cell texts).
 var readOpts = map[string]any{"header": "grid"}
 
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 func (s *Server) desktopExec(ctx context.Context, req *mcp.CallToolRequest, args map[string]any) (*mcp.CallToolResult, error) {
 	command := str(args, "command")
 	var timeout time.Duration
@@ -343,7 +335,7 @@ func (s *Server) rememberSecrets(profile string, values []string) {
 	defer s.secretsMu.Unlock()
 	cur := s.secrets[profile]
 	for _, v := range values {
-		if v != "" && !contains(cur, v) {
+		if v != "" && !slices.Contains(cur, v) {
 			cur = append(cur, v)
 		}
 	}
