@@ -112,6 +112,9 @@ type checker struct {
 	widen  map[ast.Node]bool // declaring nodes whose name has mixed types
 	forced map[ast.Node]bool // from the previous pass
 	comp   *exprCompiler
+	// stmts holds the ranges of the statements being checked, outermost
+	// first: a diagnostic's Context is the innermost one around it.
+	stmts []ast.Range
 }
 
 func newChecker(f *ast.File, opts *Options, forced map[ast.Node]bool) *checker {
@@ -123,11 +126,27 @@ func newChecker(f *ast.File, opts *Options, forced map[ast.Node]bool) *checker {
 }
 
 func (c *checker) errorf(r ast.Range, format string, args ...any) *diag.Diagnostic {
-	return c.diags.Errorf(r, format, args...)
+	return c.context(c.diags.Errorf(r, format, args...))
 }
 
 func (c *checker) warnf(r ast.Range, format string, args ...any) *diag.Diagnostic {
-	return c.diags.Warnf(r, format, args...)
+	return c.context(c.diags.Warnf(r, format, args...))
+}
+
+// context sets d.Context to the innermost statement being checked that
+// encloses d.Subject and is larger than it: the step call an argument's
+// error sits in, or the block around a statement's own error.
+func (c *checker) context(d *diag.Diagnostic) *diag.Diagnostic {
+	sub := d.Subject
+	for i := len(c.stmts) - 1; i >= 0; i-- {
+		r := c.stmts[i]
+		if r != sub && r.File == sub.File && r.Start.Line > 0 &&
+			r.Start.Offset <= sub.Start.Offset && sub.End.Offset <= r.End.Offset {
+			d.Context = &r
+			break
+		}
+	}
+	return d
 }
 
 func (c *checker) push() { c.scope = &scope{vars: map[string]*varInfo{}, parent: c.scope} }
@@ -473,6 +492,8 @@ func (c *checker) child(stmts []ast.Stmt) {
 }
 
 func (c *checker) stmt(s ast.Stmt) {
+	c.stmts = append(c.stmts, s.Rng())
+	defer func() { c.stmts = c.stmts[:len(c.stmts)-1] }()
 	switch s := s.(type) {
 	case *ast.ActionStmt:
 		c.action(s)

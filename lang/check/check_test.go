@@ -296,3 +296,38 @@ func TestHandBuiltTrees(t *testing.T) {
 		}
 	}
 }
+
+// TestContext: a diagnostic's Context is the innermost statement around
+// its subject that is larger than it (the step call of a bad argument,
+// the block of a bad statement), and none for a whole top-level statement.
+func TestContext(t *testing.T) {
+	src := "flow t\nparam p: list\nfor row in p {\n  if row != nil {\n    click \"#a\" forse: true\n  }\n}\nif len(p) > 0 {\n  break\n}\nclik \"#b\"\nbreak\n"
+	ds := checkSrc(t, src, nil)
+	got := map[string]string{}
+	for _, d := range ds {
+		ctx := "none"
+		if d.Context != nil {
+			ctx = d.Context.Start.String() + "-" + d.Context.End.String()
+		}
+		got[d.Subject.Start.String()+" "+d.Summary] = ctx
+	}
+	want := map[string]string{
+		`5:16 click has no option "forse"`: "5:5-5:27",   // the step call
+		`9:3 break outside a loop`:         "8:1-10:2",   // the block around it
+		`11:1 unknown action "clik"`:       "11:1-11:10", // the step call
+		`12:1 break outside a loop`:        "none",       // a whole top-level statement
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: context %s, want %s (all: %v)", k, got[k], v, got)
+		}
+	}
+	var b strings.Builder
+	if err := diag.Render(&b, ds, func(string) []byte { return []byte(src) }); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "t.flow:9:3: error: break outside a loop\n    if len(p) > 0 {\n      break\n      ^~~~~\n") ||
+		!strings.Contains(b.String(), "t.flow:12:1: error: break outside a loop\n    break\n") {
+		t.Errorf("rendered:\n%s", b.String())
+	}
+}

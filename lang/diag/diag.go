@@ -37,6 +37,12 @@ type Diagnostic struct {
 	Detail string
 	// Subject is the exact culprit; the caret/underline goes under it.
 	Subject ast.Range
+	// Context, when set, is the enclosing construct the Subject sits in
+	// (the step call or block statement around it; hcl.Diagnostic's
+	// Context). It contains Subject. Format shows the context's first line
+	// above the subject's line when they differ, so an error deep in a
+	// block still names the block. Nil: no context.
+	Context *ast.Range
 }
 
 // Diagnostics is an ordered list of diagnostics; it implements error.
@@ -100,7 +106,7 @@ func (ds Diagnostics) Sort() {
 	})
 }
 
-// OneLine renders `file:line:col: error: summary` (plus `: detail` when
+// OneLine renders `file:line:col: error: summary` (plus `; detail` when
 // set) for logs and MCP.
 func (d *Diagnostic) OneLine() string {
 	s := fmt.Sprintf("%s: %s: %s", d.Subject.String(), d.Severity, d.Summary)

@@ -55,11 +55,30 @@ func Render(w io.Writer, ds Diagnostics, source func(file string) []byte) error 
 }
 
 // Format renders one diagnostic in compiler form (see Render) given the
-// source of its file (nil: header and detail only). The result ends in a
-// newline.
+// source of its file (nil: header and detail only). When the Context
+// starts on an earlier line than the Subject, that first line of the
+// context comes before the subject's line ("..." between them when lines
+// are skipped):
+//
+//	login.flow:14:17: error: unknown option "tmeout"
+//	    for row in rows {
+//	    ...
+//	        click "#go" tmeout: 5s
+//	                    ^~~~~~
+//
+// The result ends in a newline.
 func (d *Diagnostic) Format(src []byte) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s: %s\n", d.Subject.String(), d.Severity, d.Summary)
+	if c := d.Context; c != nil && c.Start.Line > 0 && c.Start.Line < d.Subject.Start.Line {
+		if line, ok := sourceLine(src, c.Start.Line); ok {
+			shown, _ := caretLine(line, *c)
+			b.WriteString("    " + shown + "\n")
+			if d.Subject.Start.Line > c.Start.Line+1 {
+				b.WriteString("    ...\n")
+			}
+		}
+	}
 	if line, ok := sourceLine(src, d.Subject.Start.Line); ok {
 		shown, caret := caretLine(line, d.Subject)
 		b.WriteString("    " + shown + "\n")

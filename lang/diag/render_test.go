@@ -31,6 +31,12 @@ func TestFormat(t *testing.T) {
 		{"past the end of the line", &Diagnostic{Summary: "e", Subject: rng(1, 7, 7)},
 			"a.flow:1:7: error: e\n    flow x\n          ^\n"},
 		{"no such line", &Diagnostic{Summary: "e", Subject: rng(40, 1, 2)}, "a.flow:40:1: error: e\n"},
+		{"context on the line before", &Diagnostic{Summary: "e", Subject: rng(3, 7, 11), Context: &ast.Range{File: "a.flow", Start: ast.Pos{Line: 2, Col: 1}, End: ast.Pos{Line: 3, Col: 13}}},
+			"a.flow:3:7: error: e\n    clik \"#submit\"\n        fill \"#a\" b\n             ^~~~\n"},
+		{"context lines skipped", &Diagnostic{Summary: "e", Subject: rng(4, 1, 4), Context: &ast.Range{File: "a.flow", Start: ast.Pos{Line: 2, Col: 1}, End: ast.Pos{Line: 4, Col: 20}}},
+			"a.flow:4:1: error: e\n    clik \"#submit\"\n    ...\n    log \"数据 {{ usr }}\"\n    ^~~\n"},
+		{"context on the same line", &Diagnostic{Summary: "e", Subject: rng(2, 6, 15), Context: &ast.Range{File: "a.flow", Start: ast.Pos{Line: 2, Col: 1}, End: ast.Pos{Line: 2, Col: 15}}},
+			"a.flow:2:6: error: e\n    clik \"#submit\"\n         ^~~~~~~~~\n"},
 	} {
 		if got := c.d.Format(src); got != c.want {
 			t.Errorf("%s:\ngot:\n%s\nwant:\n%s", c.name, got, c.want)
