@@ -4,8 +4,8 @@
 //
 // A Link is the framed socket shared by both ends of the desktop link (`rpa connect` and
 // `rpa gateway`): it caps frame size, serialises writes, pings the peer and declares it dead when
-// nothing (frame or pong) arrived for two ping intervals. Transport adapts a Link to the go-sdk's
-// mcp.Transport for peers that run a go-sdk client or server directly on the socket.
+// nothing (frame or pong) arrived for two ping intervals. Both ends multiplex MCP sessions over
+// one link themselves and read it with ReadMessage.
 package mcpws
 
 import (

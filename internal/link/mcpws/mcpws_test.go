@@ -51,7 +51,7 @@ func pair(t *testing.T, serverOpts mcpws.Options) (*mcpws.Link, chan string) {
 		if err != nil {
 			return
 		}
-		ss, err := srv.Connect(context.Background(), &mcpws.Transport{Link: l, OnControl: func(typ string, _ []byte) { controls <- typ }}, nil)
+		ss, err := srv.Connect(context.Background(), &Transport{Link: l, OnControl: func(typ string, _ []byte) { controls <- typ }}, nil)
 		if err != nil {
 			return
 		}
@@ -89,7 +89,7 @@ func TestTransport(t *testing.T) {
 		t.Fatal("control frame not seen")
 	}
 	ctx := context.Background()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "t"}, nil).Connect(ctx, &mcpws.Transport{Link: l}, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "t"}, nil).Connect(ctx, &Transport{Link: l}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

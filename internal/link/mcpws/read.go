@@ -7,8 +7,8 @@ import (
 )
 
 // ReadMessage reads frames from l until one holds a JSON-RPC message and
-// returns it: the one frame dispatch of every end of a link (Transport,
-// package connect, package gateway). Control frames go to onControl (nil:
+// returns it: the one frame dispatch of every end of a link (package
+// connect, package gateway). Control frames go to onControl (nil:
 // dropped) with their "type". A frame that is neither is answered with a
 // -32700 parse error (ParseErrorFrame), logged on log (nil: slog.Default())
 // as a warning with attrs, and skipped; the link survives. The error is the

@@ -1,4 +1,8 @@
-package mcpws
+package mcpws_test
+
+// The tests' adapter of a Link to mcp.Transport: the gateway and the
+// connect client multiplex sessions over one link themselves, so only the
+// tests run a go-sdk client or server straight on a socket.
 
 import (
 	"context"
@@ -8,13 +12,15 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/rpa-dev/rpa/internal/link/mcpws"
 )
 
 // Transport adapts a Link to mcp.Transport so a go-sdk client or server can speak directly on the
 // socket, whichever side dialled. Control frames go to OnControl (nil: dropped). A frame that is
 // not JSON-RPC is answered with a -32700 parse error and skipped; the session survives.
 type Transport struct {
-	Link      *Link
+	Link      *mcpws.Link
 	OnControl func(typ string, frame []byte)
 	Logger    *slog.Logger // nil: slog.Default()
 }
@@ -34,7 +40,7 @@ var _ mcp.Connection = (*conn)(nil)
 // Read returns the next JSON-RPC message (ReadMessage); Close unblocks it
 // (the link's read fails).
 func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := ReadMessage(c.t.Link, c.t.OnControl, c.t.Logger)
+	msg, err := mcpws.ReadMessage(c.t.Link, c.t.OnControl, c.t.Logger)
 	if err != nil {
 		select {
 		case <-c.t.Link.Done():
