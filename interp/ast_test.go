@@ -2,6 +2,7 @@ package interp
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/rpa-dev/rpa/drivers/fake"
@@ -34,7 +35,10 @@ func TestRunHandBuilt(t *testing.T) {
 		p.Add("#u", &fake.Element{})
 		p.Add("#p", &fake.Element{})
 	}
-	fl := &lang.Flow{File: f}
+	fl, ds := lang.Check("t.flow", f)
+	if fl == nil {
+		t.Fatal(ds)
+	}
 	res, page := Run(context.Background(), fl, Options{Browser: b,
 		Args: argsOf(t, fl, map[string]any{"user": "alice", "pw": "hunter2"})})
 	if !res.Success {
@@ -57,4 +61,15 @@ func TestRunHandBuilt(t *testing.T) {
 		t.Fatalf("step output %v", res.Results[3].Output)
 	}
 	t.Log(b.Log())
+}
+
+// TestRunUncheckedFlow: a Flow not made by lang.Load or lang.Check has no
+// compiled programs; its first expression fails the run with a clear
+// error instead of being compiled untyped on the side.
+func TestRunUncheckedFlow(t *testing.T) {
+	f := &ast.File{Name: "t", Body: []ast.Stmt{&ast.ReturnStmt{Range: at(1), Value: src("1 + 1")}}}
+	res, _ := Run(context.Background(), &lang.Flow{File: f}, Options{Browser: fake.New()})
+	if res.Success || res.Error == nil || !strings.Contains(res.Error.Message, "never checked") {
+		t.Fatalf("want a run error, got %+v", res.Error)
+	}
 }

@@ -98,7 +98,8 @@ func act(target, action string, args ...any) *ast.ActionStmt {
 }
 
 // flow builds a lang.Flow from params ("name:type" or "name:type=default")
-// and a body; statements get line numbers 1, 2, ... in walk order.
+// and a body, checked by lang.Check (a flow that does not check panics);
+// statements get line numbers 1, 2, ... in walk order.
 func flow(params []string, defaults []opt, body ...ast.Stmt) *lang.Flow {
 	f := &ast.File{Name: "t", Body: body}
 	for _, p := range params {
@@ -142,7 +143,11 @@ func flow(params []string, defaults []opt, body ...ast.Stmt) *lang.Flow {
 		}
 	}
 	number(body)
-	return &lang.Flow{File: f}
+	fl, ds := lang.Check("t.flow", f)
+	if fl == nil {
+		panic("hand-built flow does not check: " + ds.Error())
+	}
+	return fl
 }
 
 func setLine(s ast.Stmt, line int) {

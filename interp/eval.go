@@ -6,10 +6,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/expr-lang/expr"
 	exprast "github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/file"
-	"github.com/expr-lang/expr/vm"
 	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/ast"
@@ -79,10 +77,9 @@ func (r *runner) run(fr *frame, x *ast.ExprSrc, sc *Scope) (any, error) {
 func (r *runner) runT(fr *frame, x *ast.ExprSrc, sc *Scope) (any, bool, error) {
 	prog := fr.flow.Program(x)
 	if prog == nil {
-		var err error
-		if prog, err = r.compileFallback(x); err != nil {
-			return nil, false, errAt(x, core.KindExpression, "", err, "%s", err)
-		}
+		// Only a Flow not made by lang.Load or lang.Check lacks one.
+		return nil, false, errAt(x, core.KindExpression, "", nil,
+			"%s: the expression was never checked (a flow must come from lang.Load or lang.Check)", strings.TrimSpace(x.Source))
 	}
 	env := sc.flatten(r.addBuiltins)
 	v, err := r.vm.Run(prog, env)
@@ -283,23 +280,6 @@ func (r *runner) addBuiltins(m map[string]any) {
 	m["page"] = r.pageFns
 	m["dialogs"] = r.dialogFn
 	m["ctx"] = r.ctx
-}
-
-// compileFallback compiles an expression the loaded flow has no program for
-// (only flows built without lang.Load); cached per node.
-func (r *runner) compileFallback(x *ast.ExprSrc) (*vm.Program, error) {
-	if p, ok := r.compiled[x]; ok {
-		return p, nil
-	}
-	p, err := expr.Compile(x.Source)
-	if err != nil {
-		return nil, err
-	}
-	if r.compiled == nil {
-		r.compiled = map[*ast.ExprSrc]*vm.Program{}
-	}
-	r.compiled[x] = p
-	return p, nil
 }
 
 // kindOf is the result error kind of any error: core.KindOf, but a

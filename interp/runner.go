@@ -40,7 +40,6 @@ type runner struct {
 	vm       vm.VM
 	pageFns  lang.PageFuncs
 	dialogFn func() []map[string]any
-	compiled map[*ast.ExprSrc]*vm.Program
 	idents   map[*ast.ExprSrc][]string
 	held     heldCache // holdsSecret of lists and maps in scope, by identity
 	// signingIn is set while the sign-in flow runs; signIns counts them

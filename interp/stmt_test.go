@@ -9,25 +9,16 @@ import (
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/drivers/fake"
 	"github.com/rpa-dev/rpa/lang"
-	"github.com/rpa-dev/rpa/lang/parse"
 )
 
-// load loads .flow source through lang.Load; while the parser is not linked
-// into lang it falls back to parse.Flow (expressions then compile untyped).
+// load loads .flow source through lang.Load.
 func load(t testing.TB, src string) *lang.Flow {
 	t.Helper()
 	f, ds := lang.Load("t.flow", []byte(src))
-	if f != nil {
-		return f
-	}
-	if !strings.Contains(ds.Error(), "no .flow parser linked") {
+	if f == nil {
 		t.Fatalf("load: %v", ds)
 	}
-	file, pds := parse.Flow("t.flow", []byte(src))
-	if pds.HasErrors() {
-		t.Fatalf("parse: %v", pds)
-	}
-	return &lang.Flow{File: file, Path: "t.flow"}
+	return f
 }
 
 // argsOf is f's arguments checked from m (lang.Flow.CheckArgs); a bad

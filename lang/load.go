@@ -52,8 +52,9 @@ type Flow struct {
 
 // Program returns the compiled expr program of an ExprSrc of f.File
 // (conditions, assignments, name paths, `{{ }}` parts, until:, list and map
-// elements, ...). Every ExprSrc of File has one after a clean Load; it
-// returns nil for a node that is not part of File.
+// elements, ...). Every ExprSrc of File has one after a clean Load or
+// Check; it returns nil for a node that is not part of File (and for every
+// node of a Flow not made by them).
 func (f *Flow) Program(e *ast.ExprSrc) *vm.Program {
 	if f == nil || e == nil {
 		return nil
@@ -118,6 +119,19 @@ func Load(filename string, src []byte) (*Flow, diag.Diagnostics) {
 		return nil, ds
 	}
 	return checkFile(f, filename, ds, nil)
+}
+
+// Check checks a flow whose syntax tree was built in memory (a generator,
+// a test) as Load checks a parsed one: the flow is returned (non-nil) only
+// when the diagnostics hold no error, with every expression compiled. Its
+// `call` targets are not resolved. path names the flow in diagnostics.
+func Check(path string, f *ast.File) (*Flow, diag.Diagnostics) {
+	if f == nil {
+		var ds diag.Diagnostics
+		ds.Errorf(ast.Range{File: path}, "no flow")
+		return nil, ds
+	}
+	return checkFile(f, path, nil, nil)
 }
 
 func checkFile(f *ast.File, path string, ds diag.Diagnostics, folder map[string]*ast.File) (fl *Flow, out diag.Diagnostics) {

@@ -263,3 +263,26 @@ func TestLoadFileResolvesCallsInFolder(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckHandBuilt: Check makes a Flow of a syntax tree built in memory
+// with every expression compiled, and refuses one that does not check.
+func TestCheckHandBuilt(t *testing.T) {
+	x := &ast.ExprSrc{Source: "n + 1"}
+	f := &ast.File{Name: "t",
+		Params: []*ast.Param{{Name: "n", Type: &ast.Type{Name: "int"}}},
+		Body:   []ast.Stmt{&ast.ReturnStmt{Value: x}}}
+	fl, ds := Check("t.flow", f)
+	if fl == nil || ds.HasErrors() {
+		t.Fatalf("want a flow, got %v", ds)
+	}
+	if out, err := expr.Run(fl.Program(x), map[string]any{"n": 2}); err != nil || out != 3 {
+		t.Errorf("program: %v, %v", out, err)
+	}
+	bad := &ast.File{Name: "t", Body: []ast.Stmt{&ast.ReturnStmt{Value: &ast.ExprSrc{Source: "nope + 1"}}}}
+	if fl, ds := Check("t.flow", bad); fl != nil || !strings.Contains(ds.Error(), `unknown name "nope"`) {
+		t.Errorf("bad flow: %v, %v", fl, ds)
+	}
+	if fl, ds := Check("t.flow", nil); fl != nil || !ds.HasErrors() {
+		t.Errorf("nil file: %v, %v", fl, ds)
+	}
+}
