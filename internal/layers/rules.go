@@ -90,11 +90,11 @@ stdlib, github.com/expr-lang/expr < interp
 # credentials (vault) and one run per account at a time (lease).
 NONE < internal/host/home;
 BROWSER_SEAM, internal/host/home, github.com/modelcontextprotocol/go-sdk
-< internal/localctl,
+< internal/host/localctl,
   internal/host/execpolicy,
   internal/host/llm,
   internal/host/lease;
-internal/localctl, github.com/modelcontextprotocol/go-sdk < internal/host/hitl;
+internal/host/localctl, github.com/modelcontextprotocol/go-sdk < internal/host/hitl;
 BROWSER_SEAM, LANGUAGE, internal/host/lease, internal/host/hitl < internal/host/vault;
 BROWSER_SEAM, internal/host/vault < internal/host/profiles;
 internal/host/home, internal/host/execpolicy, internal/host/hitl, internal/host/llm,

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/rpa-dev/rpa/internal/host/home"
+	"github.com/rpa-dev/rpa/internal/host/localctl"
 	"github.com/rpa-dev/rpa/internal/host/profiles"
-	"github.com/rpa-dev/rpa/internal/localctl"
 )
 
 // The Status page: what this console's process serves (Options.Hosting:
@@ -23,7 +23,7 @@ import (
 // profiles.LockDir) and the Chromium running on it, with Stop.
 //
 // Design (docs/console.md, "Status"): processes find each other through
-// $RPA_HOME's local control registry (internal/localctl). A serving process
+// $RPA_HOME's local control registry (internal/host/localctl). A serving process
 // (rpa serve, rpa connect, rpa ui --serve-http/--connect: package
 // flowserver) announces what it serves and its gateway link's state there
 // while it serves; the page lists them. Browsers are found from the file

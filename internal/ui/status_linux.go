@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rpa-dev/rpa/internal/localctl"
+	"github.com/rpa-dev/rpa/internal/host/localctl"
 )
 
 // browserPIDs lists the Chromium main processes running on the profile

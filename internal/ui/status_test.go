@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpa-dev/rpa/internal/host/localctl"
 	"github.com/rpa-dev/rpa/internal/host/profiles"
-	"github.com/rpa-dev/rpa/internal/localctl"
 )
 
 // TestUIBLockHelperProcess is the other rpa process of TestStatusLockedProfile:

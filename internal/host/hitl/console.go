@@ -22,7 +22,7 @@ import (
 
 	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/internal/host/home"
-	"github.com/rpa-dev/rpa/internal/localctl"
+	"github.com/rpa-dev/rpa/internal/host/localctl"
 )
 
 // The console channel: while an `rpa ui` console is open on this $RPA_HOME,
@@ -67,7 +67,7 @@ type consoleEvent struct {
 
 // Console is the console channel's asking end: it posts the question to the
 // newest reachable console registered in Home's local control registry
-// (package internal/localctl) and waits for the answer.
+// (package internal/host/localctl) and waits for the answer.
 type Console struct {
 	// Home is $RPA_HOME ("" = home.Dir()).
 	Home string

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/rpa-dev/rpa/core"
-	"github.com/rpa-dev/rpa/internal/localctl"
+	"github.com/rpa-dev/rpa/internal/host/localctl"
 )
 
 // openConsole starts a broker registered in a fresh $RPA_HOME.

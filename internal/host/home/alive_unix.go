@@ -10,7 +10,7 @@ import (
 // ProcessAlive reports whether a process with this pid exists (a zombie
 // counts as gone; without /proc, as on macOS, whether kill(pid, 0) finds
 // it). Used for the holders of profile locks, orphaned browsers and the
-// local control registry (internal/localctl).
+// local control registry (internal/host/localctl).
 func ProcessAlive(pid int) bool {
 	if pid <= 0 {
 		return false

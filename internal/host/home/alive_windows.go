@@ -4,7 +4,7 @@ import "golang.org/x/sys/windows"
 
 // ProcessAlive reports whether a process with this pid is running
 // (GetExitCodeProcess says STILL_ACTIVE). Used for the holders of profile
-// locks and the local control registry (internal/localctl).
+// locks and the local control registry (internal/host/localctl).
 func ProcessAlive(pid int) bool {
 	if pid <= 0 {
 		return false

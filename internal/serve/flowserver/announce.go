@@ -8,12 +8,12 @@ import (
 	"sync"
 
 	"github.com/rpa-dev/rpa/internal/host/home"
+	"github.com/rpa-dev/rpa/internal/host/localctl"
 	"github.com/rpa-dev/rpa/internal/link/connect"
-	"github.com/rpa-dev/rpa/internal/localctl"
 )
 
 // A serving process announces itself in $RPA_HOME's local control registry
-// (internal/localctl, kind serve: $RPA_HOME/ctl/serve-PID.json) while it
+// (internal/host/localctl, kind serve: $RPA_HOME/ctl/serve-PID.json) while it
 // serves, with what it serves and its gateway link's state, so that the
 // Status page of an `rpa ui` console on the same $RPA_HOME shows it. The
 // entry holds no token and no credentials; it is removed when the serving

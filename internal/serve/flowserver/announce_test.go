@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/rpa-dev/rpa/internal/host/home"
+	"github.com/rpa-dev/rpa/internal/host/localctl"
 	"github.com/rpa-dev/rpa/internal/link/connect"
-	"github.com/rpa-dev/rpa/internal/localctl"
 	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
 )
 
