@@ -57,6 +57,12 @@ func run(m *testing.M) int {
 			http.ServeFile(w, r, filepath.Join("..", "..", "testdata", "pages", page))
 		})
 	}
+	// case 52's pages are GBK bytes served as a legacy server does: text/html
+	// with no charset (only their meta tag names it).
+	mux.HandleFunc("/52-gbk-legacy-form/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		http.ServeFile(w, r, filepath.Join("testdata", filepath.FromSlash(strings.TrimPrefix(r.URL.Path, "/"))))
+	})
 	// case 42's late stylesheet, served after ?ms=
 	mux.HandleFunc("/42-late-stylesheet/slow.css", func(w http.ResponseWriter, r *http.Request) {
 		ms, _ := strconv.Atoi(r.URL.Query().Get("ms"))
@@ -231,6 +237,18 @@ var cases = []tcase{
 	{flow: "case50_moving_targets", want: map[string]any{
 		"result": "approved:EX-77", "early": "no", "maskClicks": "0", "rejects": "0", "urged": "urged"},
 		contains: map[string]string{"ticker": "button#ticker is still moving"}},
+	{flow: "case51_srcdoc_rerender", want: map[string]any{
+		"result": "renewed:M-3108:4929…7731:Ana Souza", "renders": "2"}},
+	{flow: "case52_gbk_legacy_form", want: map[string]any{
+		"result": "found:5102030417:张伟:城西片区:66.00",
+		"title":  "燃气费查询结果 - 城市燃气自助服务",
+		"bills": []any{
+			map[string]any{"账期": "2024-04", "用气量(立方米)": "31", "燃气费(元)": "93.00"},
+			map[string]any{"账期": "2024-05", "用气量(立方米)": "27", "燃气费(元)": "81.00"},
+			map[string]any{"账期": "2024-06", "用气量(立方米)": "22", "燃气费(元)": "66.00"},
+		}},
+		// the browser sent 张伟 percent-encoded in GBK, not UTF-8
+		suffix: map[string]string{"url": "/52-gbk-legacy-form/result.html?yhmc=%D5%C5%CE%B0&yhbh=5102030417&qy=W2"}},
 }
 
 // TestCases runs every case flow against its page in headless Chromium and

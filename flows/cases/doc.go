@@ -2,7 +2,8 @@
 // browser-automation tools (nested late iframes, late and disabled
 // buttons, random ids, covering overlays, contenteditable editors, hidden
 // file inputs, popups, JS dialog chains, hover menus, infinite scroll,
-// framework-controlled inputs, non-ASCII text), one flow per case,
+// framework-controlled inputs, non-ASCII text, a srcdoc frame rendered
+// twice, a GBK legacy form), one flow per case,
 // written from the case's plain-words description as a user would.
 //
 // Every flow takes a base_url param: the address where the case pages are
