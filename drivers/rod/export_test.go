@@ -1,6 +1,11 @@
 package rod
 
-import "github.com/rpa-dev/rpa/drivers"
+import (
+	"context"
+	"errors"
+
+	"github.com/rpa-dev/rpa/drivers"
+)
 
 // IsOutOfProcess reports whether f is an iframe document entered through
 // its own target (site isolation on); for tests.
@@ -16,4 +21,21 @@ func Endpoint(b drivers.Browser) string {
 		return br.endpoint
 	}
 	return ""
+}
+
+// VerifyFill runs fill's closing check alone on el (the engine's
+// afterFill: the text guard disarmed, the page let react for a tick, then
+// whether el holds value and kept the focus), as Fill runs it after the
+// text went in; for the benchmark of what the check adds to a fill. ok is
+// whether el holds value.
+func VerifyFill(ctx context.Context, el drivers.Element, value string) (ok bool, err error) {
+	e, isRod := el.(*element)
+	if !isRod {
+		return false, errors.New("not an element of drivers/rod")
+	}
+	res, err := e.value(ctx, "afterFill", value, true)
+	if err != nil {
+		return false, err
+	}
+	return res.Arr()[0].Bool(), nil
 }
