@@ -2,6 +2,7 @@ package interp
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"html"
 	"math"
@@ -59,7 +60,10 @@ const Masked = "***"
 // url.PathEscape, the percent-encoding a browser applies to a query or a
 // path "Hunter%202&x=%C3%BC", encodeURIComponent's), so a secret inside
 // JSON text, a URL or markup (a page's error text, url and html output)
-// is caught as well.
+// is caught as well; from MinSubstring characters also its spelling as a
+// downloaded file's name ("a/b" → "a_b") and its base64 (standard and
+// URL alphabets, with and without padding), and from 8 characters its
+// lower- and upper-case spellings.
 func (m *Mask) Add(s string) {
 	if s == "" || s == Masked {
 		return
@@ -109,6 +113,21 @@ func (m *Mask) Add(s string) {
 		add(html.EscapeString(u))
 	}
 	add(html.EscapeString(s))
+	if long {
+		// As a browser names a downloaded file after it (Chromium replaces
+		// the characters a file name cannot hold with "_"), and as base64
+		// (a header, a data: URL, a token a page built from it).
+		add(fileNameSpelling(s))
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
+			add(enc.EncodeToString([]byte(s)))
+		}
+	}
+	if utf8.RuneCountInString(s) >= minCaseFolded {
+		// Lower- and upper-case spellings (an address's host, a page that
+		// upper-cases a code) of secrets long enough not to match words.
+		add(strings.ToLower(s))
+		add(strings.ToUpper(s))
+	}
 	if !added {
 		return
 	}
@@ -118,6 +137,23 @@ func (m *Mask) Add(s string) {
 		pairs = append(pairs, x, Masked)
 	}
 	m.rep = strings.NewReplacer(pairs...)
+}
+
+// minCaseFolded is the length in characters from which a secret's lower-
+// and upper-case spellings are masked too (a shorter one, "Test", would
+// mask ordinary words).
+const minCaseFolded = 8
+
+// fileNameSpelling is s as Chromium names a download after it: the path
+// separators, the characters Windows refuses in a file name and control
+// characters become "_".
+func fileNameSpelling(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < ' ' || r == 0x7f || strings.ContainsRune(`/\:*?"<>|~`, r) {
+			return '_'
+		}
+		return r
+	}, s)
 }
 
 // percentEncode escapes as %XX every byte of s that is a control, a space,

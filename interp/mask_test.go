@@ -162,3 +162,25 @@ func TestMaskAddressSpellings(t *testing.T) {
 		}
 	}
 }
+
+// TestMaskDerivedSpellings: a secret is masked as a downloaded file's name
+// spells it (Chromium turns "/" into "_"), in base64 and, from 8
+// characters, in lower and upper case; a short secret's case forms are
+// not (they would mask words).
+func TestMaskDerivedSpellings(t *testing.T) {
+	var m Mask
+	m.Add("Ab/Cd:Secret9")
+	m.Add("Qx7z")
+	for in, want := range map[string]string{
+		"saved Ab_Cd_Secret9.pdf":       "saved ***.pdf",
+		"Basic QWIvQ2Q6U2VjcmV0OQ==":    "Basic ***",
+		"token=QWIvQ2Q6U2VjcmV0OQ&x=1":  "token=***&x=1",
+		"https://ab/cd:secret9.example": "https://***.example",
+		"CODE AB/CD:SECRET9":            "CODE ***",
+		"qx7z QX7Z UXg3eg==":            "qx7z QX7Z ***",
+	} {
+		if got := m.String(in); got != want {
+			t.Errorf("%q: got %q want %q", in, got, want)
+		}
+	}
+}

@@ -31,9 +31,10 @@ type Result struct {
 	temps []string
 }
 
-// RemoveTempFiles deletes the files the run's actions wrote to the
-// temporary folder for the run alone (the pictures of `screenshot` without
-// path:; a path: the flow named is kept), so no picture of a page is left
+// RemoveTempFiles deletes the files and folders the run's actions wrote
+// to the temporary folder for the run alone (the pictures of `screenshot`
+// without path:, the folders of `download` without to:; a path the flow
+// named is kept), so no picture of a page or downloaded file is left
 // behind. Call it once the result is sent or printed and the run's
 // evidence took its copy; nil-safe.
 func (r *Result) RemoveTempFiles() {
@@ -41,7 +42,7 @@ func (r *Result) RemoveTempFiles() {
 		return
 	}
 	for _, p := range r.temps {
-		_ = os.Remove(p)
+		_ = os.RemoveAll(p)
 	}
 	r.temps = nil
 }

@@ -49,9 +49,10 @@ type Env interface {
 	Mask(v any) any
 	// Logf adds a line to the run log (masked).
 	Logf(format string, args ...any)
-	// TempFile records a file the action wrote to the temporary folder for
-	// the run alone (a `screenshot` without path:): the host removes it
-	// after the run (interp.Result.RemoveTempFiles).
+	// TempFile records a file or folder the action made in the temporary
+	// folder for the run alone (a `screenshot` without path:, a `download`
+	// without to:): the host removes it, with what it holds, after the run
+	// (interp.Result.RemoveTempFiles).
 	TempFile(path string)
 }
 

@@ -374,3 +374,41 @@ frame "#f" {
 }
 return [a, b]`, `["Basic page","Second page"]`)
 }
+
+// TestDownloadPrivateFolder: a download without to: goes to a fresh
+// private folder (0700) of its own, never the shared $TMPDIR/rpa-downloads
+// any user could read or create first, and is removed with the run's
+// temporary files; a secret Chromium mangled into the file name ("/" →
+// "_") is masked in the output.
+func TestDownloadPrivateFolder(t *testing.T) {
+	const pw = "ab/cd-Secret9"
+	res := flowRun(t, `param pw: secret
+open "{{ base }}/download-named.html#{{ pw }}"
+a = download "#named"
+b = download "#data"
+return [a, b]`, map[string]any{"pw": pw}, core.Host{})
+	if !res.Success {
+		t.Fatalf("%+v %s", res.Error, steps(res))
+	}
+	out, _ := json.Marshal(res)
+	if strings.Contains(string(out), "Secret9") {
+		t.Errorf("the secret in the file name shows: %s", out)
+	}
+	got := res.Outputs.([]any)
+	if name, _ := got[0].(map[string]any)["name"].(string); !strings.HasPrefix(name, "***") { // Chromium adds .txt
+		t.Errorf("the file named after the secret: %v", name)
+	}
+	path := got[1].(map[string]any)["path"].(string)
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	if err != nil || fi.Mode().Perm() != 0o700 || filepath.Base(dir) == "rpa-downloads" || filepath.Dir(dir) != filepath.Clean(os.TempDir()) {
+		t.Fatalf("download folder %s: %v %v", dir, fi.Mode(), err)
+	}
+	if b, err := os.ReadFile(path); err != nil || string(b) != "hello data" {
+		t.Fatalf("the file: %q %v", b, err)
+	}
+	res.RemoveTempFiles()
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the download folder outlived the run: %v", err)
+	}
+}

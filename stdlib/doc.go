@@ -26,7 +26,9 @@
 //   - screenshot without path: writes a new file in the OS temp folder
 //     (rpa-screenshot-*.png), marks it for the host to remove after the run
 //     (Env.TempFile) and returns its path;
-//   - download without to: saves into $TMPDIR/rpa-downloads;
+//   - download without to: saves into a fresh private folder (0700) in the
+//     OS temp folder (rpa-download-*), which the host removes with the file
+//     after the run (Env.TempFile); to: keeps the file where it says;
 //   - upload paths are resolved against the working folder and must exist
 //     (a missing file fails at once, without retries);
 //   - table with no header rows takes its first body row as the header;

@@ -476,11 +476,17 @@ func download(ctx context.Context, c *Call) (any, error) {
 		return nil, err
 	}
 	if dir == "" {
-		dir = filepath.Join(os.TempDir(), "rpa-downloads")
+		// A fresh private folder (0700, a name no one can take first) for
+		// this download, removed with the run's temporary files: never a
+		// shared folder another user could read or create first.
+		var err error
+		if dir, err = os.MkdirTemp("", "rpa-download-"); err != nil {
+			return nil, err
+		}
+		c.Env.TempFile(dir)
 	} else if err := checkLocalPath(c, "download", "the folder", dir); err != nil {
 		return nil, err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	p, err := c.Env.Page(ctx)
