@@ -235,6 +235,9 @@ func New(opts Options) *Gateway {
 			g.srv.AddReceivingMiddleware(g.rep.sessions.record)
 		}
 	}
+	// Outermost: -32003/-32004 as tool errors to an agent that asks (a Go SDK client would see
+	// "connection closed" otherwise).
+	g.srv.AddReceivingMiddleware(mrtr.ToolErrors)
 	return g
 }
 

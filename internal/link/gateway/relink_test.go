@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net"
@@ -8,6 +9,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rpa-dev/rpa/internal/serve/mrtr"
 )
 
 // dropProxy is a TCP proxy in front of the gateway that can cut every connection through it at
@@ -207,5 +211,44 @@ func TestLinkDropAnswerKeptForCaller(t *testing.T) {
 	other := newRawAgent(t, x.mcpURL())
 	if m := other.call(t, "resources/read", map[string]any{"uri": uri}); m["result"] != nil {
 		t.Errorf("another agent read the kept answer: %v", m)
+	}
+}
+
+// TestGoAgentGetsToolErrors: a Go SDK agent that declares dev.rpa/tool-errors gets the
+// gateway's -32004 (its desktop dropped and did not come back in time) and -32003 as tool
+// errors with the code and data in _meta, where the SDK would report "connection closed".
+func TestGoAgentGetsToolErrors(t *testing.T) {
+	r := &runCount{}
+	x := startGateway(t, "", Options{RelinkWait: 100 * time.Millisecond})
+	px := newDropProxy(t, x.addr)
+	startDesk(t, px.wsURL(), "d1", deskServer("d1", r), nil)
+	x.waitDevices(t, 1)
+	caps := &mcp.ClientCapabilities{}
+	caps.AddExtension(mrtr.ToolErrorsExtension, nil)
+	cs := agent(t, x.mcpURL(), &mcp.ClientOptions{Capabilities: caps})
+	got := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"key": "k", "ms": 1000}})
+		if err != nil {
+			t.Errorf("the cut call: %v", err)
+		}
+		got <- res
+	}()
+	waitFor(t, "the desktop runs the call", func() bool { return r.get("k") == 1 })
+	px.setRefuse(true)
+	px.cut()
+	res := <-got
+	if res == nil {
+		t.FailNow()
+	}
+	e, _ := res.Meta[mrtr.MetaToolError].(map[string]any)
+	data, _ := e["data"].(map[string]any)
+	if !res.IsError || e["code"] != float64(CodeUnreachable) || data["kind"] != KindDisconnected {
+		t.Fatalf("the cut call: %+v", res)
+	}
+	x.waitDevices(t, 0)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"msg": "x"}})
+	if err != nil || !res.IsError || res.Meta[mrtr.MetaToolError].(map[string]any)["code"] != float64(CodeNoSuchTool) {
+		t.Fatalf("a call for a tool no desktop offers: %+v %v", res, err)
 	}
 }

@@ -274,6 +274,9 @@ func New(opts Options) (*Server, error) {
 	s.addBuiltins()
 	s.addRunResources()  // runs.go
 	s.addHealResources() // heal.go
+	// Outermost: -32003/-32004 as tool errors to a client that asks (a Go
+	// SDK client would see "connection closed" otherwise).
+	s.srv.AddReceivingMiddleware(mrtr.ToolErrors)
 	// resume.go: the held runs go with the server.
 	context.AfterFunc(s.ctx, s.dropHeld)
 	s.reg = newRegistry(s)
