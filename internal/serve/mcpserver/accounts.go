@@ -40,6 +40,14 @@ func (s *Server) vault() *vault.Store {
 	return accountDefaults.vault
 }
 
+// vaultDir is the vault's folder (without opening the vault).
+func (s *Server) vaultDir() string {
+	if s.opts.Vault != nil {
+		return s.opts.Vault.Dir
+	}
+	return filepath.Join(home.Dir(), vault.Dir)
+}
+
 func (s *Server) leases() lease.Leaser {
 	if s.opts.Leases != nil {
 		return s.opts.Leases

@@ -44,6 +44,10 @@ type registry struct {
 	// byName is the current flow-name → entry map used by `call`.
 	byNameMu sync.RWMutex
 	byName   map[string]*flowEntry
+	// vaultStamp is the vault file's size and time at the last reload:
+	// when it changes, flows with credential params are built again (their
+	// enums of account names, accounts.go).
+	vaultStamp string
 }
 
 func newRegistry(s *Server) *registry {
@@ -127,8 +131,9 @@ func (r *registry) reload() bool {
 
 	var add []*tool
 	var remove []string
+	accountsChanged := r.vaultChanged(want)
 	for tn, e := range want {
-		if old, ok := r.served[tn]; ok && old.flow == e.flow {
+		if old, ok := r.served[tn]; ok && old.flow == e.flow && !(accountsChanged && hasCredential(e.flow)) {
 			want[tn] = old
 			continue
 		}
@@ -171,6 +176,26 @@ func (r *registry) reload() bool {
 	}
 	r.s.setTools(add, remove)
 	return len(add) > 0 || len(remove) > 0
+}
+
+// vaultChanged reports whether the vault file changed since the last
+// reload, when a flow of want has a credential param (else the vault is
+// not looked at).
+func (r *registry) vaultChanged(want map[string]*flowEntry) bool {
+	any := false
+	for _, e := range want {
+		any = any || hasCredential(e.flow)
+	}
+	if !any {
+		return false
+	}
+	stamp := "none"
+	if info, err := os.Stat(r.s.vault().Path()); err == nil {
+		stamp = fmt.Sprintf("%d %d", info.Size(), info.ModTime().UnixNano())
+	}
+	changed := r.vaultStamp != "" && stamp != r.vaultStamp
+	r.vaultStamp = stamp
+	return changed
 }
 
 func newFlowEntry(path string, f *lang.Flow) *flowEntry {

@@ -283,7 +283,7 @@ func New(opts Options) (*Server, error) {
 	if opts.FlowsDir != "" {
 		// Watch first, so a file saved during the first load is not missed.
 		if !opts.NoWatch {
-			w, err := newWatcher(s, opts.FlowsDir, opts.Debounce)
+			w, err := newWatcher(s, opts.FlowsDir, opts.Debounce, s.vaultDir())
 			if err != nil {
 				s.cancel()
 				return nil, err

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -9,16 +10,19 @@ import (
 
 // watcher reloads the flows folder after file events, debounced: a burst
 // of events (an editor's write, rename and chmod) gives one reload, debounce
-// after the last event.
+// after the last event. It watches the vault's folder too (vaultDir; its
+// parent until it exists), so the account names offered as credential
+// params' enums follow `rpa vault set|rm` (registry.vaultChanged).
 type watcher struct {
 	s        *Server
 	fw       *fsnotify.Watcher
 	debounce time.Duration
+	vaultDir string
 	done     chan struct{}
 	wg       sync.WaitGroup
 }
 
-func newWatcher(s *Server, dir string, debounce time.Duration) (*watcher, error) {
+func newWatcher(s *Server, dir string, debounce time.Duration, vaultDir string) (*watcher, error) {
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil, err
@@ -27,7 +31,10 @@ func newWatcher(s *Server, dir string, debounce time.Duration) (*watcher, error)
 		fw.Close()
 		return nil, err
 	}
-	w := &watcher{s: s, fw: fw, debounce: debounce, done: make(chan struct{})}
+	w := &watcher{s: s, fw: fw, debounce: debounce, vaultDir: vaultDir, done: make(chan struct{})}
+	if vaultDir != "" && fw.Add(vaultDir) != nil {
+		_ = fw.Add(filepath.Dir(vaultDir)) // until the vault's folder is made
+	}
 	w.wg.Add(1)
 	go w.loop()
 	return w, nil
@@ -50,6 +57,12 @@ func (w *watcher) loop() {
 			}
 			if ev.Op == fsnotify.Chmod {
 				continue // no content change
+			}
+			if w.vaultDir != "" && filepath.Dir(w.vaultDir) != filepath.Clean(w.s.opts.FlowsDir) && filepath.Dir(ev.Name) == filepath.Dir(w.vaultDir) {
+				if ev.Name != w.vaultDir || ev.Op&fsnotify.Create == 0 {
+					continue // another file of rpa's folder
+				}
+				_ = w.fw.Add(w.vaultDir) // the vault's folder was made
 			}
 			if timer == nil {
 				timer = time.NewTimer(w.debounce)
