@@ -10,6 +10,7 @@
 package flowserver
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -24,6 +25,7 @@ import (
 	"github.com/rpa-dev/rpa/internal/cliflag"
 	"github.com/rpa-dev/rpa/internal/host/hitl"
 	"github.com/rpa-dev/rpa/internal/host/home"
+	"github.com/rpa-dev/rpa/internal/host/lease"
 	"github.com/rpa-dev/rpa/internal/host/profiles"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/runs/heal"
@@ -61,6 +63,11 @@ type Config struct {
 	// --max-tasks, --task-ttl, --task-max-ttl).
 	MaxTasks            int
 	TaskTTL, TaskMaxTTL time.Duration
+	// AccountWait bounds how long a call waits for an account another run
+	// holds before it is refused (-32004 account_busy): mcpserver.Options'
+	// (0: lease.DefaultWait; negative: refused at once). --account-wait D,
+	// where 0 means at once, as for `rpa run`.
+	AccountWait time.Duration
 }
 
 // DefaultFlowsDir is $RPA_HOME/flows, the folder served (and published to)
@@ -71,6 +78,7 @@ func DefaultFlowsDir() string { return filepath.Join(home.Dir(), "flows") }
 // --allow-exec, --allow-files, --exec-allow, --idle, --show, --browser,
 // --hitl, --evidence, --runs-keep, --runs-max-mb, --packet-budget,
 // --max-browsers, --max-contexts, --max-queue, --heal, --authoring, --steps, --schedules,
+// --account-wait,
 // --max-tasks, --task-ttl and --task-max-ttl.
 func (c *Config) Register(fs *flag.FlagSet) {
 	fs.StringVar(&c.FlowsDir, "flows", "", "folder of flows to serve (default $RPA_HOME/flows)")
@@ -92,6 +100,15 @@ func (c *Config) Register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.Authoring, "authoring", false, "add the authoring tools: an agent explores with browser_* tools and flow_save writes the flow (docs/authoring.md)")
 	fs.StringVar(&c.Steps, "steps", "", "also serve every step of this flow file as its own tool (step_03_click), for authoring and debugging")
 	fs.BoolVar(&c.Schedules, "schedules", true, "fire the schedules of $RPA_HOME (rpa schedule) while serving; --schedules=false leaves them to another rpa process")
+	c.AccountWait = lease.DefaultWait
+	fs.Func("account-wait", fmt.Sprintf("how long a call waits for an account another run holds before it is refused (0: at once; default %s)", lease.DefaultWait), func(v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return fmt.Errorf("want a duration such as 30s (0: at once)")
+		}
+		c.AccountWait = cmp.Or(d, -1)
+		return nil
+	})
 	fs.IntVar(&c.MaxTasks, "max-tasks", tasks.DefaultMax, "most MCP tasks running at once; one more is refused (busy)")
 	fs.DurationVar(&c.TaskTTL, "task-ttl", tasks.DefaultTTL, "how long a finished MCP task and its result are kept when its caller asks for no ttl")
 	fs.DurationVar(&c.TaskMaxTTL, "task-max-ttl", tasks.DefaultMaxTTL, "the longest ttl a caller may ask for an MCP task (a longer one is cut to it)")
@@ -169,6 +186,7 @@ func New(c Config, opts mcpserver.Options, log *slog.Logger) (*Server, error) {
 	opts.AllowExec, opts.AllowFiles, opts.ExecAllow = c.AllowExec, c.AllowFiles, c.ExecAllow
 	opts.Runs, opts.Evidence, opts.PacketBudget = s.st, c.Runs.Evidence, c.Runs.PacketBudget
 	opts.MaxTasks, opts.TaskTTL, opts.TaskMaxTTL = c.MaxTasks, c.TaskTTL, c.TaskMaxTTL
+	opts.AccountWait = c.AccountWait
 	if s.MCP, err = mcpserver.New(opts); err != nil {
 		s.Pool.Close()
 		s.st.Close()

@@ -14,6 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/rpa-dev/rpa/internal/host/lease"
+	"github.com/rpa-dev/rpa/internal/host/vault"
 	"github.com/rpa-dev/rpa/internal/link/connect"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
@@ -169,5 +173,82 @@ func TestNewCorruptRunStore(t *testing.T) {
 	moved, _ := filepath.Glob(store + ".corrupt-*")
 	if len(moved) != 1 || runs.CheckStore(os.Getenv("RPA_HOME")) != nil {
 		t.Fatalf("moved aside: %v; the store now: %v", moved, runs.CheckStore(os.Getenv("RPA_HOME")))
+	}
+}
+
+// TestAccountWait: --account-wait bounds how long a call waits for an
+// account another run holds (0: refused at once, as `rpa run
+// --account-wait 0`); the served flow's call is refused with
+// account_busy naming the holder's run, before any browser starts.
+func TestAccountWait(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want time.Duration
+		err  string
+	}{
+		{nil, lease.DefaultWait, ""},
+		{[]string{"--account-wait", "45s"}, 45 * time.Second, ""},
+		{[]string{"--account-wait", "0"}, -1, ""},
+		{[]string{"--account-wait", "-1s"}, 0, "want a duration"},
+		{[]string{"--account-wait", "soon"}, 0, "want a duration"},
+	} {
+		var cfg Config
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		cfg.Register(fs)
+		err := fs.Parse(c.args)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%v: %v, want %q", c.args, err, c.err)
+			}
+			continue
+		}
+		if err != nil || cfg.AccountWait != c.want {
+			t.Errorf("%v: %v %v, want %v", c.args, cfg.AccountWait, err, c.want)
+		}
+	}
+
+	dir := flowsDir(t)
+	home := os.Getenv("RPA_HOME")
+	os.WriteFile(filepath.Join(dir, "portal.flow"), []byte("flow portal \"reads the portal\"\nparam account: credential \"Portal account\"\n\nopen \"https://portal.example.com/\"\nfill \"#u\" account.username\n"), 0o644)
+	st := vault.New(home, &vault.Keys{KDF: vault.KDF{Time: 1, MemoryKiB: 8 * 1024, Threads: 1}, Passphrase: func(string, bool) ([]byte, error) { return []byte("test vault passphrase"), nil }})
+	if err := st.Set("portal/admin", map[string]string{"username": "a", "password": "p"}, false); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	held, err := lease.NewLocal(home).Acquire(ctx, lease.Request{Account: "portal/admin", Holder: lease.Holder{RunID: "20261201T125300123-a1b2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	var cfg Config
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	cfg.Register(fs)
+	if err := fs.Parse([]string{"--flows", dir, "--account-wait", "0"}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(cfg, mcpserver.Options{Vault: st, Leases: lease.NewLocal(home)}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sst, cst := mcp.NewInMemoryTransports()
+	ss, err := s.MCP.MCP().Connect(ctx, sst, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, cst, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	// With the default wait (2 m) this call would still be waiting when
+	// the bound below ends; the bound only catches a hang.
+	cctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	_, err = cs.CallTool(cctx, &mcp.CallToolParams{Name: "workflow_portal", Arguments: map[string]any{"account": "portal/admin"}})
+	if err == nil || !strings.Contains(err.Error(), "portal/admin") || !strings.Contains(err.Error(), "20261201T125300123-a1b2") || cctx.Err() != nil {
+		t.Fatalf("call while the account is held: %v", err)
 	}
 }
