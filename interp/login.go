@@ -21,6 +21,16 @@ import (
 // flow (its params taken by name from the flow's names in scope, as a
 // `call` with them) and tries the action once more. A run signs in at most
 // MaxSignIns times.
+//
+// A session may also end after an action's own look: a click whose fetch
+// is refused (401) and whose page then goes to the sign-in page by script,
+// while the next step already waits. When the step that finds the tab
+// signed out only reads the page (an action with a result: text, table
+// ...), the session ended because of what was done before it, so once
+// signed in the run does again what the flow did to the page since its
+// last `open` (the trail: select, fill, click ...; the sign-in flow leaves
+// the tab where the flow signs in to) and then the read: the click is
+// retried, not only the read after it.
 
 // MaxSignIns bounds the sign-ins of one run (a sign-in flow that does not
 // sign in must not loop).
@@ -28,6 +38,28 @@ const MaxSignIns = 3
 
 // signInLook bounds the look at the page after an action (URL, logged_in).
 const signInLook = 3 * time.Second
+
+// maxTrail bounds the trail; a longer one is not done again (only the
+// step that found the tab signed out is tried once more).
+const maxTrail = 32
+
+// trailStep is one action of the trail and the scope it ran in.
+type trailStep struct {
+	s  *ast.ActionStmt
+	sc *Scope
+}
+
+// noteTrail adds action s to fr's trail once it ran signed in: an `open`
+// starts a new trail (it is not part of it), a read is not part of it.
+func noteTrail(fr *frame, s *ast.ActionStmt, spec *actions.Action, sc *Scope) {
+	switch {
+	case spec.Name == "open":
+		fr.trail = fr.trail[:0]
+	case spec.Result != actions.ResultNone:
+	case len(fr.trail) <= maxTrail:
+		fr.trail = append(fr.trail, trailStep{s, sc}) // one past the bound: too long
+	}
+}
 
 // actionSignedIn runs the action statement s, signing in and trying it once
 // more when it ended on a sign-in page (see above).
@@ -46,6 +78,9 @@ func (r *runner) actionSignedIn(fr *frame, s *ast.ActionStmt, sc *Scope) (any, e
 	}
 	why := r.signedOut(err != nil, loggedIn)
 	if why == "" {
+		if err == nil {
+			noteTrail(fr, s, spec, sc)
+		}
 		return v, err
 	}
 	if r.signIns >= MaxSignIns {
@@ -62,7 +97,19 @@ func (r *runner) actionSignedIn(fr *frame, s *ast.ActionStmt, sc *Scope) (any, e
 	}
 	fr.signedInAt = s // this step signs in once
 	defer func() { fr.signedInAt = nil }()
-	r.logLine(fmt.Sprintf("line %d: signed in again; trying %s once more", s.Range.Start.Line, s.Action))
+	if spec.Result != actions.ResultNone && len(fr.trail) > 0 && len(fr.trail) <= maxTrail {
+		// A read found the tab signed out: what was done before it ended the session.
+		first, last := fr.trail[0].s, fr.trail[len(fr.trail)-1].s
+		r.logLine(fmt.Sprintf("line %d: signed in again; doing lines %d-%d again (the session ended after line %d: %s), then %s",
+			s.Range.Start.Line, first.Range.Start.Line, last.Range.Start.Line, last.Range.Start.Line, last.Action, s.Action))
+		for _, t := range fr.trail {
+			if _, terr := r.action(fr, t.s, t.sc); terr != nil {
+				return nil, terr
+			}
+		}
+	} else {
+		r.logLine(fmt.Sprintf("line %d: signed in again; trying %s once more", s.Range.Start.Line, s.Action))
+	}
 	return r.action(fr, s, sc)
 }
 

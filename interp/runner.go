@@ -63,6 +63,10 @@ type frame struct {
 	// signedInAt is the action statement being tried again after a
 	// sign-in (login.go): it does not sign in twice.
 	signedInAt *ast.ActionStmt
+	// trail is what the flow did to the page since its last `open`
+	// (login.go): a read that finds the tab signed out after them does
+	// them again once signed in.
+	trail []trailStep
 }
 
 // settings are resolved replay options.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rpa-dev/rpa/internal/demoapp"
 	"github.com/rpa-dev/rpa/internal/host/lease"
@@ -77,5 +78,73 @@ func TestRunWithAccount(t *testing.T) {
 	code, _, errOut = run("--account-wait", "0s")
 	if code != exitFailed || !strings.Contains(errOut, "account portal/admin is in use by run 20261201T125300123-a1b2") {
 		t.Errorf("a held account: %d %s", code, errOut)
+	}
+}
+
+// TestRunAccountExpiryAfterClick: the session ends at the request a click
+// makes (the demo's query fetch gets 401 and its script sends the page to
+// /login while the next step, a read, waits for the table). Once signed in
+// the run does again what it did to the page since its `open` (the region
+// chosen, the click) and then the read: the result is the one of a run
+// whose session did not end.
+func TestRunAccountExpiryAfterClick(t *testing.T) {
+	const pw, seed = "Run-acct-pw-4471", "JBSWY3DPEHPK3PXP"
+	home, dir := t.TempDir(), t.TempDir()
+	for name, src := range map[string]string{
+		"login.flow": "flow login \"Sign in\"\nparam account: credential\nparam base_url: string\n" +
+			"open \"{{ base_url }}/login\"\nfill \"#username\" account.username\nfill \"#password\" account.password\nclick \"#submit\"\n" +
+			"wait url: \"/login/otp\"\nfill \"#otp\" totp(account.totp)\nclick \"#verify\"\nwait url: \"/query\"\n",
+		"usage.flow": "flow usage \"Usage as an account\"\nparam account: credential\nparam base_url: string\n" +
+			"defaults login: \"login\" wait: 10s\nopen \"{{ base_url }}/query\"\nselect \"#region\" \"330100\"\nclick \"text=Query\"\n" +
+			"rows = table \"#data-table\"\ns = text \"#summary\"\nreturn { \"n\": len(rows), \"summary\": s }\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv(vault.EnvPassphrase, "run test passphrase")
+	t.Setenv(vault.EnvKeyring, "off")
+	st := vault.New(home, &vault.Keys{KDF: vault.KDF{Time: 1, MemoryKiB: 8 * 1024, Threads: 1}})
+	if err := st.Set("portal/admin", map[string]string{"username": demoapp.DemoUsername, "password": pw, "totp": seed}, false); err != nil {
+		t.Fatal(err)
+	}
+	run := func(sessionRequests int) (int, string, string) {
+		t.Helper()
+		// The API answers after 4 s: the page goes to /login after the click's own look
+		// (on a machine so loaded that the click's look takes longer, the click finds
+		// itself signed out and is tried again: right too).
+		app, err := demoapp.Start(demoapp.Options{Delay: 4 * time.Second, TOTPSeed: seed, Password: pw, SessionRequests: sessionRequests})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer app.Close()
+		cmd := exec.Command(rpaBin(t), "run", filepath.Join(dir, "usage.flow"), "--arg", "account=portal/admin", "--arg", "base_url="+app.URL, "--json")
+		cmd.Env = append(os.Environ(), "RPA_HOME="+home)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		r := waitRun(t, cmd, home, &out, &errb)
+		return r.code, r.stdout, r.stderr
+	}
+	// The sign-in's /query and the flow's open use the session; its query
+	// request ends it.
+	code, out, errOut := run(2)
+	if code != 0 || !strings.Contains(out, "line 8: signed in again; doing lines 6-7 again (the session ended after line 7: click), then table") &&
+		!strings.Contains(out, "line 7: signed in again; trying click once more") {
+		t.Fatalf("rpa run with the session ending at the click's request: %d\n%s\n%s", code, out, errOut)
+	}
+	wcode, want, werr := run(0)
+	if wcode != 0 || !strings.Contains(want, "records") || strings.Contains(want, "signed in again; doing") {
+		t.Fatalf("rpa run with a lasting session: %d\n%s\n%s", wcode, want, werr)
+	}
+	summary := func(s string) string {
+		_, after, _ := strings.Cut(s, `"outputs": {`)
+		outputs, _, _ := strings.Cut(after, "}")
+		return strings.Join(strings.Fields(outputs), " ")
+	}
+	if summary(out) != summary(want) {
+		t.Errorf("summary %s, want %s", summary(out), summary(want))
 	}
 }
