@@ -3,6 +3,7 @@ package connect
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 )
@@ -21,6 +22,29 @@ func (o Options) Check() error {
 		return errors.New("--device-id is required")
 	}
 	return nil
+}
+
+// InClear lists the addresses of o whose link would carry the token
+// unencrypted to another machine: ws:// (not wss://) to a host that is not
+// this machine's loopback (localhost, 127.0.0.0/8, ::1). Empty without a
+// token.
+func (o Options) InClear() []string {
+	if o.Token == "" {
+		return nil
+	}
+	var out []string
+	for _, raw := range append([]string{o.URL}, o.More...) {
+		u, err := url.Parse(raw)
+		if err != nil || u.Scheme != "ws" {
+			continue
+		}
+		host := u.Hostname()
+		if ip := net.ParseIP(host); host == "localhost" || ip != nil && ip.IsLoopback() {
+			continue
+		}
+		out = append(out, redact(raw))
+	}
+	return out
 }
 
 // SplitURLs splits the backend addresses given to `rpa connect` (several arguments, and each

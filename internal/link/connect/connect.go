@@ -187,6 +187,9 @@ func New(opts Options) (*Client, error) {
 		c.log = slog.Default()
 	}
 	c.log = c.log.With("device", opts.DeviceID)
+	if clear := opts.InClear(); len(clear) > 0 {
+		c.log.Warn("the device token goes unencrypted over ws:// to another machine, where anyone on the network path can read it and act as this desktop: use wss:// (or a tunnel)", "urls", clear)
+	}
 	opts.Server.AddReceivingMiddleware(relatedMiddleware)
 	return c, nil
 }
