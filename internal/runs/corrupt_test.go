@@ -90,3 +90,35 @@ func TestCorruptStoreMovedAside(t *testing.T) {
 		t.Errorf("CheckStore without a store: %v", err)
 	}
 }
+
+// TestPruneKeepsRunning: retention never removes a run still running,
+// however old (issue 21's Low list: rpa runs prune must not delete it).
+func TestPruneKeepsRunning(t *testing.T) {
+	s, err := Open(t.TempDir(), Options{Keep: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	live := &Run{Flow: "long"}
+	if _, err := s.Begin(live); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		r := &Run{Flow: "short"}
+		if _, err := s.Begin(r); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Finish(r.ID, Outcome{Status: StatusOK}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Prune(); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := s.Get(live.ID); err != nil || r.Status != StatusRunning {
+		t.Fatalf("the running run after prune: %v %v", r, err)
+	}
+	if _, err := os.Stat(s.RunDir(live.ID)); err != nil {
+		t.Fatalf("the running run's folder: %v", err)
+	}
+}
