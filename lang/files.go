@@ -2,6 +2,7 @@ package lang
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,8 +12,9 @@ import (
 )
 
 // FlowFiles lists the flow files directly in dir (IsFlowFile, not in
-// subfolders, no dot files) as paths joined to dir, in file-name order: the
-// files LoadDir loads and `call` looks among.
+// subfolders, no dot files; a symbolic link only when it points at a file
+// of dir itself) as paths joined to dir, in file-name order: the files
+// LoadDir loads and `call` looks among.
 func FlowFiles(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -23,9 +25,34 @@ func FlowFiles(dir string) ([]string, error) {
 		if e.IsDir() || !IsFlowFile(e.Name()) || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		out = append(out, filepath.Join(dir, e.Name()))
+		p := filepath.Join(dir, e.Name())
+		if e.Type()&fs.ModeSymlink != 0 && !linkWithin(dir, p) {
+			continue
+		}
+		out = append(out, p)
 	}
 	return out, nil
+}
+
+// linkWithin reports whether the symbolic link p resolves to a regular file
+// inside folder dir (a link to another flow of the folder). A link out of
+// the folder (evil.flow → ~/.ssh/id_ed25519) is no flow file: its target
+// would be served, shown in the console's editor and written over there.
+func linkWithin(dir, p string) bool {
+	target, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return false
+	}
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return false
+	}
+	fi, err := os.Stat(target)
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	rel, err := filepath.Rel(root, target)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // ErrNoFlow is FindFlow's error when no file of the folder declares the flow.
