@@ -284,6 +284,9 @@ func (c *compiler) params(ss []step, ps []Param) error {
 	}
 	for _, s := range ss {
 		e := s.e
+		if e.Param == BaseURLParam && c.base != "" {
+			return &MetaError{"param", fmt.Sprintf("a %s step names param %s, the site's address: name its value otherwise", e.Kind, BaseURLParam)}
+		}
 		if e.Param == "" || byName[e.Param] != nil {
 			continue
 		}

@@ -415,3 +415,23 @@ func BenchmarkCompile50(b *testing.B) {
 		}
 	}
 }
+
+// TestBaseURLParamReserved: a fill naming param base_url merged into the
+// automatic base_url (the field was then filled with the site's address):
+// browser_fill refuses the name, a log holding it does not compile, and a
+// secret field named base_url gets another param name.
+func TestBaseURLParamReserved(t *testing.T) {
+	if err := ParamName("base_url"); err == nil {
+		t.Error("ParamName(base_url) = nil")
+	}
+	l, m := loadCase(t, filepath.Join("testdata", "compile", "demo_query.json"))
+	l.Entries[1].Param = "base_url"
+	_, err := Compile(l, m)
+	var me *MetaError
+	if !errors.As(err, &me) || !strings.Contains(me.Msg, "base_url") {
+		t.Errorf("a fill into base_url compiled: %v", err)
+	}
+	if got := (&Session{}).SecretParamName("base_url"); got == "base_url" {
+		t.Errorf("SecretParamName(base_url) = %q", got)
+	}
+}

@@ -455,14 +455,22 @@ func ParamName(name string) error {
 	if !identRE.MatchString(name) {
 		return fmt.Errorf("param %q is not a name ([A-Za-z_][A-Za-z0-9_]*)", name)
 	}
+	if name == BaseURLParam {
+		return fmt.Errorf("param %q is the site's address, which every authored flow has: name this value otherwise", name)
+	}
 	return nil
 }
+
+// BaseURLParam is the param every authored flow gets for the origin of the
+// first page it opened; a step's value never takes its name (it would
+// merge into it: the field would be filled with the site's address).
+const BaseURLParam = "base_url"
 
 // SecretParamName is the param a secret fill becomes when the agent named
 // none: the field's name attribute, else "password" (numbered when taken).
 func (s *Session) SecretParamName(fieldName string) string {
 	base := "password"
-	if identRE.MatchString(fieldName) {
+	if identRE.MatchString(fieldName) && strings.ToLower(fieldName) != BaseURLParam {
 		base = strings.ToLower(fieldName)
 	}
 	s.mu.Lock()
