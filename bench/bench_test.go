@@ -223,7 +223,11 @@ func interpFlow(e *env, br drivers.Browser, page drivers.Page) (drivers.Page, er
 	list, _ := out["rows"].([]any)
 	rows := make([]map[string]any, len(list))
 	for i, r := range list {
-		rows[i], _ = r.(map[string]any)
+		if row, ok := r.(interp.Row); ok { // a table's row, in the page's column order
+			rows[i] = row.Values
+		} else {
+			rows[i], _ = r.(map[string]any)
+		}
 	}
 	return page, e.checkErr(rows)
 }

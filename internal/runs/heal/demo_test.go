@@ -90,8 +90,9 @@ func demoRows(t *testing.T, what string, res *interp.Result) {
 	if len(rows) != len(want) || len(rows) == 0 {
 		t.Fatalf("%s: %d rows, want %d", what, len(rows), len(want))
 	}
-	first, _ := rows[0].(map[string]any)
-	last, _ := rows[len(rows)-1].(map[string]any)
+	f, _ := rows[0].(interp.Row) // a table's rows keep the page's column order
+	l, _ := rows[len(rows)-1].(interp.Row)
+	first, last := f.Values, l.Values
 	if first["date"] != want[0].Date || last["date"] != want[len(want)-1].Date || first["kWh"] != want[0].KWh {
 		t.Errorf("%s: rows %v … %v, want dates %s … %s", what, first, last, want[0].Date, want[len(want)-1].Date)
 	}
