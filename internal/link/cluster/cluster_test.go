@@ -315,3 +315,48 @@ func TestConfigCheck(t *testing.T) {
 		t.Error("RouteSecret")
 	}
 }
+
+// TestQueueWorkers: with Workers 2, one Work call handles a second job while the first waits
+// (the first job returns only once the second has started).
+func TestQueueWorkers(t *testing.T) {
+	nodes := shared(t)
+	ctx := ctxT(t, 60*time.Second)
+	q, err := nodes[0].Queue(ctx, "t_workers", cluster.QueueOptions{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := make(chan struct{})
+	ended := make(chan string, 2)
+	wctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = q.Work(wctx, func(jctx context.Context, j cluster.Job) error {
+			if j.ID == "first" {
+				select {
+				case <-second:
+				case <-jctx.Done():
+					return jctx.Err()
+				}
+			} else {
+				close(second)
+			}
+			ended <- j.ID
+			return nil
+		})
+	}()
+	for _, id := range []string{"first", "second"} {
+		if _, err := q.Add(ctx, id, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 2 {
+		select {
+		case <-ended:
+		case <-ctx.Done():
+			t.Fatal("the second job did not run while the first waited")
+		}
+	}
+	stop()
+	<-done
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -21,6 +22,9 @@ type QueueOptions struct {
 	Dedup time.Duration
 	// MaxAge drops jobs nobody took for this long (default 24 h).
 	MaxAge time.Duration
+	// Workers is how many jobs one Work call handles at once (default 1): a handler that
+	// waits (for a desktop to link) does not hold up the jobs behind it.
+	Workers int
 }
 
 // Queue is a durable work queue shared by every replica: each job added is handed to one worker
@@ -101,51 +105,66 @@ func (q *Queue) Add(ctx context.Context, id string, data []byte) (dup bool, err 
 	return ack.Duplicate, nil
 }
 
-// Work hands jobs to handle, one at a time, until ctx ends (then it returns nil). A job is
-// acknowledged (removed) when handle returns nil and handed again after a short wait when it
-// returns an error; while handle runs the job's AckWait is extended, so a long job is not handed
-// to a second worker. Several replicas may Work the same queue: each job goes to one of them.
+// Work hands jobs to handle, QueueOptions.Workers at a time (one by default), until ctx ends
+// (then it returns nil, once the handlers running have returned). A job is acknowledged
+// (removed) when handle returns nil and handed again after a short wait when it returns an
+// error; while handle runs the job's AckWait is extended, so a long job is not handed to a
+// second worker. Several replicas may Work the same queue: each job goes to one of them.
 func (q *Queue) Work(ctx context.Context, handle func(context.Context, Job) error) error {
+	workers := max(q.o.Workers, 1)
+	slots := make(chan struct{}, workers)
+	var wg sync.WaitGroup
 	cc, err := q.cons.Consume(func(m jetstream.Msg) {
-		meta, _ := m.Metadata()
-		job := Job{ID: m.Headers().Get("Rpa-Job-Id"), Data: m.Data(), Attempt: 1}
-		if meta != nil {
-			job.Attempt = int(meta.NumDelivered)
-		}
-		stop := make(chan struct{})
+		slots <- struct{}{} // a free worker (the consumer waits meanwhile)
+		wg.Add(1)
 		go func() {
-			t := time.NewTicker(max(q.o.AckWait/3, 100*time.Millisecond))
-			defer t.Stop()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-t.C:
-					_ = m.InProgress()
-				}
-			}
+			defer func() { <-slots; wg.Done() }()
+			q.handle(ctx, m, handle)
 		}()
-		herr := handle(ctx, job)
-		close(stop)
-		if herr == nil {
-			_ = m.DoubleAck(context.WithoutCancel(ctx))
-			return
-		}
-		if job.Attempt >= q.o.MaxDeliver {
-			q.n.log.Warn("job failed its last try; dropped", "queue", q.name, "job", job.ID, "tries", job.Attempt, "err", herr)
-			_ = m.Term()
-			return
-		}
-		q.n.log.Info("job failed; it will be tried again", "queue", q.name, "job", job.ID, "try", job.Attempt, "err", herr)
-		_ = m.NakWithDelay(min(time.Duration(job.Attempt)*time.Second, 30*time.Second))
-	}, jetstream.PullMaxMessages(1))
+	}, jetstream.PullMaxMessages(workers))
 	if err != nil {
 		return fmt.Errorf("queue %s: %w", q.name, err)
 	}
 	<-ctx.Done()
 	cc.Drain()
 	<-cc.Closed()
+	wg.Wait()
 	return nil
+}
+
+// handle runs handle on message m and acknowledges it, or has it handed again.
+func (q *Queue) handle(ctx context.Context, m jetstream.Msg, handle func(context.Context, Job) error) {
+	meta, _ := m.Metadata()
+	job := Job{ID: m.Headers().Get("Rpa-Job-Id"), Data: m.Data(), Attempt: 1}
+	if meta != nil {
+		job.Attempt = int(meta.NumDelivered)
+	}
+	stop := make(chan struct{})
+	go func() {
+		t := time.NewTicker(max(q.o.AckWait/3, 100*time.Millisecond))
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				_ = m.InProgress()
+			}
+		}
+	}()
+	herr := handle(ctx, job)
+	close(stop)
+	if herr == nil {
+		_ = m.DoubleAck(context.WithoutCancel(ctx))
+		return
+	}
+	if job.Attempt >= q.o.MaxDeliver {
+		q.n.log.Warn("job failed its last try; dropped", "queue", q.name, "job", job.ID, "tries", job.Attempt, "err", herr)
+		_ = m.Term()
+		return
+	}
+	q.n.log.Info("job failed; it will be tried again", "queue", q.name, "job", job.ID, "try", job.Attempt, "err", herr)
+	_ = m.NakWithDelay(min(time.Duration(job.Attempt)*time.Second, 30*time.Second))
 }
 
 // Pending is how many jobs wait (not yet handed to a worker).

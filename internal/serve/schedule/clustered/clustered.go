@@ -14,9 +14,10 @@
 //     update (its revision): of replicas that look at once, one moves it, the others' jobs
 //     were the same job;
 //   - the job is handled by one replica (the durable work queue QueueName, redelivered when
-//     the replica handling it dies, at most MaxDeliver tries): it waits until the desktop
-//     (or one offering the tool) is linked to any replica, at most until the due time plus the
-//     schedule's grace window, and calls the tool there through the gateway (Lander). A desktop
+//     the replica handling it dies, at most MaxDeliver tries; Landing at once per replica):
+//     it waits until the desktop (or one offering the tool) is linked to any replica, at most
+//     until the due time plus the schedule's grace window, and calls the tool there through the
+//     gateway (Lander). A desktop
 //     that links within the window gets the call; past it the fire is noted as missed. The call's
 //     id is the job's, so a redelivered job sent to a desktop that already ran it gets the kept
 //     answer, not a second run.
@@ -53,6 +54,10 @@ const (
 // MaxDeliver bounds the tries of one fire (a replica that dies mid-call, a desktop that drops
 // mid-call): the queue hands it to another replica up to this many times.
 const MaxDeliver = 5
+
+// Landing is how many fires one replica lands at once: a fire waiting for its desktop to link
+// does not hold up the fires behind it.
+const Landing = 16
 
 // DefaultPoll is how often a Scheduler looks for due schedules, and a waiting fire for its
 // desktop.
@@ -162,7 +167,7 @@ func Open(ctx context.Context, c Config) (*Scheduler, error) {
 	if err != nil {
 		return nil, err
 	}
-	q, err := c.Node.Queue(ctx, QueueName, cluster.QueueOptions{MaxDeliver: MaxDeliver})
+	q, err := c.Node.Queue(ctx, QueueName, cluster.QueueOptions{MaxDeliver: MaxDeliver, Workers: Landing})
 	if err != nil {
 		return nil, err
 	}
