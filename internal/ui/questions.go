@@ -99,7 +99,8 @@ func questionsPage(s *Server, w http.ResponseWriter, r *http.Request) {
 
 // questionsEvents streams the pending questions (event "questions", data:
 // a JSON array of hitl.Pending, never an answer) at each change, with a
-// keep-alive comment every 20 s. While it streams the broker takes questions.
+// keep-alive comment every 20 s, until the client goes or the Server closes. While it
+// streams the broker takes questions.
 func questionsEvents(s *Server, w http.ResponseWriter, r *http.Request) {
 	fl, ok := w.(http.Flusher)
 	if !ok {
@@ -129,6 +130,8 @@ func questionsEvents(s *Server, w http.ResponseWriter, r *http.Request) {
 	for {
 		select {
 		case <-r.Context().Done():
+			return
+		case <-s.runCtx.Done(): // the console closes: its streams end (as sseEvents)
 			return
 		case <-ch:
 			if !send() {
