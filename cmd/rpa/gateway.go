@@ -24,7 +24,7 @@ import (
 func init() {
 	register(command{
 		name:    "gateway",
-		usage:   "rpa gateway --listen ADDR --token T --devices FILE [--tls-cert FILE --tls-key FILE] [--cluster-listen HOST:PORT --cluster-peers HOST:PORT,... [--data DIR] | --nats URL [--nats-creds FILE] [--nats-tls]] | rpa gateway --devices FILE --add-device ID | rpa gateway status [--url URL]",
+		usage:   "rpa gateway --listen ADDR --token T --devices FILE [--tls-cert FILE --tls-key FILE] [--cluster-listen HOST:PORT --cluster-peers HOST:PORT,... [--data DIR] | --nats URL [--nats-creds FILE] [--nats-tls]] | rpa gateway --devices FILE --add-device ID | rpa gateway status [--url URL] | rpa gateway schedule add|list|show|pause|resume|rm ...",
 		summary: "accept desktops (rpa connect) at /ws and serve all their tools to agents at /mcp",
 		run:     withSignals(runGateway),
 	})
@@ -36,6 +36,8 @@ func init() {
 func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "status" {
 		return runGatewayStatus(ctx, args[1:], stdout, stderr)
+	} else if len(args) > 0 && args[0] == "schedule" {
+		return clustered.Cmd(ctx, args[1:], stdout, stderr)
 	}
 	fs := newFlags("gateway", stderr)
 	listen := fs.String("listen", "127.0.0.1:8790", "address to listen on (HOST:PORT)")

@@ -329,9 +329,24 @@ func (s *Scheduler) update(ctx context.Context, name string, f func(*Record) err
 	return nil, fmt.Errorf("schedule %s: written by others too often to update", name)
 }
 
+// wrongRevision reports a conditional write that lost: another write came first (JetStream's
+// 10071, or 10164 on a replicated stream).
 func wrongRevision(err error) bool {
+	if errors.Is(err, jetstream.ErrKeyExists) {
+		return true
+	}
 	var apiErr *jetstream.APIError
-	return errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence
+	return errors.As(err, &apiErr) && (apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
+		apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant)
+}
+
+// errDupInProcess is JetStream's "duplicate message id is in process": another replica is
+// queuing the same fire at this moment.
+const errDupInProcess = 10158
+
+func dupInProcess(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) && apiErr.ErrorCode == errDupInProcess
 }
 
 // Kick makes Run look at the schedules now.
@@ -413,7 +428,9 @@ func (s *Scheduler) fire(ctx context.Context, name string, now time.Time) error 
 		b, _ := json.Marshal(j)
 		// Queued before the next time moves on: a replica that dies between the two leaves
 		// the schedule due, and the one that fires it again queues the same job id (one job).
-		if _, err := s.q.Add(ctx, jobID(j), b); err != nil {
+		if _, err := s.q.Add(ctx, jobID(j), b); dupInProcess(err) {
+			return nil // another replica queues this fire now, and moves the schedule on
+		} else if err != nil {
 			return err
 		}
 		queued = append(queued, j)

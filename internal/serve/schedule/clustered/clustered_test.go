@@ -280,6 +280,53 @@ func TestClusterScheduleFiresOnce(t *testing.T) {
 	if code, _ := api("DELETE", "/schedules/late", "", token); code != 204 {
 		t.Fatalf("delete: %d", code)
 	}
+
+	// rpa gateway schedule, against the third replica.
+	cli := func(args ...string) (int, string, string) {
+		var o, e strings.Builder
+		code := Cmd(ctx, append(args, "--url", bases[2], "--token", token), &o, &e)
+		return code, o.String(), e.String()
+	}
+	if code, _, e := cli("add", "tally", "meter", "--device", "d1", "--cron", "0 8 * * 1-5", "--tz", "Asia/Shanghai", "--arg", "region=110000", "--arg-json", "pages=3"); code != 0 {
+		t.Fatalf("cli add: %d %s", code, e)
+	}
+	code, out, _ := cli("show", "tally")
+	if code != 0 || !strings.Contains(out, "tally") || !strings.Contains(out, "0 8 * * 1-5 Asia/Shanghai") || !strings.Contains(out, "d1") {
+		t.Fatalf("cli show: %d %s", code, out)
+	}
+	if code, out, _ = cli("show", "tally", "--json"); code != 0 || !strings.Contains(out, `"args":{"pages":3,"region":"110000"}`) {
+		t.Fatalf("cli show --json: %d %s", code, out)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"add", "x", "meter", "--cron", "0 8 * *"}, 2, `--cron "0 8 * *"`},
+		{[]string{"add", "tally", "meter", "--every", "1h"}, 2, "exists"},
+		{[]string{"add", "x", "meter", "--arg-json", "n=[1"}, 2, `--arg-json "n=[1": want k=JSON`},
+		{[]string{"add", "x"}, 2, "want NAME and TOOL"},
+		{[]string{"show", "nope"}, 2, "schedule nope: no such schedule"},
+		{[]string{"rm"}, 2, "want 1 argument(s)"},
+		{[]string{"frob"}, 2, "unknown subcommand"},
+	} {
+		if code, _, e := cli(c.args...); code != c.code || !strings.Contains(e, c.want) {
+			t.Errorf("rpa gateway schedule %v: %d %q, want %d %q", c.args, code, e, c.code, c.want)
+		}
+	}
+	if code, _, e := cli("pause", "tally"); code != 0 {
+		t.Fatalf("cli pause: %d %s", code, e)
+	}
+	if code, out, _ = cli("list"); code != 0 || !strings.Contains(out, "paused") || !strings.Contains(out, "meter") {
+		t.Fatalf("cli list: %d %s", code, out)
+	}
+	if code, _, e := cli("rm", "tally"); code != 0 {
+		t.Fatalf("cli rm: %d %s", code, e)
+	}
+	var o, e strings.Builder
+	if code := Cmd(ctx, []string{"list", "--url", bases[2], "--token", "wrong"}, &o, &e); code != 1 || !strings.Contains(e.String(), "401") {
+		t.Errorf("a wrong token: %d %s", code, e.String())
+	}
 }
 
 // idle waits until the queue of fires holds nothing waiting or in flight.
