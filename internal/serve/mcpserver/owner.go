@@ -165,39 +165,52 @@ type httpPeer struct {
 	last        time.Time
 }
 
-// track wraps the HTTP handler: every request of a session updates its
-// peer; DELETE forgets it.
+// track wraps the HTTP handler: an initialize that starts a session
+// records its peer (host, token digest); every later request of the
+// session updates it; DELETE forgets it.
 func (hp *httpPeers) track(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get("Mcp-Session-Id")
 		if id == "" {
 			next.ServeHTTP(w, r)
+			// An initialize that started a session: its ID is in the answer's
+			// header. Only such sessions are recorded, so made-up session IDs
+			// cost nothing.
+			if sid := w.Header().Get("Mcp-Session-Id"); sid != "" {
+				host, _, err := net.SplitHostPort(r.RemoteAddr)
+				if err != nil {
+					host = r.RemoteAddr
+				}
+				var tok string
+				if t, ok := BearerToken(r); ok {
+					tok = runs.TokenDigest(t)
+				}
+				hp.mu.Lock()
+				if hp.m == nil {
+					hp.m = map[string]*httpPeer{}
+				}
+				if hp.m[sid] == nil {
+					hp.m[sid] = &httpPeer{host: host, token: tok, last: time.Now()}
+					hp.sweepLocked()
+				}
+				hp.mu.Unlock()
+			}
 			return
-		}
-		host, _, err := net.SplitHostPort(r.RemoteAddr)
-		if err != nil {
-			host = r.RemoteAddr
-		}
-		var tok string
-		if t, ok := BearerToken(r); ok {
-			tok = runs.TokenDigest(t)
 		}
 		stream := r.Method == http.MethodGet
 		hp.mu.Lock()
-		if hp.m == nil {
-			hp.m = map[string]*httpPeer{}
-		}
 		p := hp.m[id]
-		if p == nil {
-			p = &httpPeer{}
-			hp.m[id] = p
-			hp.sweepLocked()
-		}
-		p.host, p.token, p.last = host, tok, time.Now()
-		if stream {
-			p.streams++
+		if p != nil {
+			p.last = time.Now()
+			if stream {
+				p.streams++
+			}
 		}
 		hp.mu.Unlock()
+		if p == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
 		defer func() {
 			hp.mu.Lock()
 			if stream {
