@@ -412,3 +412,18 @@ return [a, b]`, map[string]any{"pw": pw}, core.Host{})
 		t.Errorf("the download folder outlived the run: %v", err)
 	}
 }
+
+// TestBigTable: a table of 150,000 rows reads whole (engine.js passed
+// them to push as arguments: RangeError "Maximum call stack size
+// exceeded" from about 130,000).
+func TestBigTable(t *testing.T) {
+	res := flowRun(t, `open "{{ base }}/big-table.html"
+t = table "#big"
+return {"n": len(t), "last": t[149999]}`, nil, core.Host{})
+	if !res.Success {
+		t.Fatalf("%+v %s", res.Error, steps(res))
+	}
+	if got, _ := json.Marshal(res.Outputs); string(got) != `{"last":{"N":"149999","Sq":"11"},"n":150000}` {
+		t.Errorf("outputs %s", got)
+	}
+}

@@ -97,7 +97,7 @@ func flowRun(t *testing.T, src string, args map[string]any, host core.Host) *int
 	if err != nil {
 		t.Fatalf("args: %v", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	t0 := time.Now()
 	res, last := interp.Run(ctx, f, interp.Options{Args: checked, Browser: browser, Host: host, Events: func(e interp.Event) {

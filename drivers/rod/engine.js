@@ -42,6 +42,8 @@
   // "确 定"), so "确定" and "确 定" match each other. Reads keep the text.
   const hanGap = /(\p{Script=Han}) (?=\p{Script=Han})/gu;
   const textKey = (s) => norm(s).replace(hanGap, '$1');
+  // appendAll appends every item of b to a (a.push(...b) passes b as arguments: RangeError past ~100,000).
+  const appendAll = (a, b) => { for (const x of b) a.push(x); };
 
   function describe(el) {
     if (!el || el.nodeType !== 1) return String(el);
@@ -963,7 +965,7 @@
     const clone = el.cloneNode(true);
     const list = [];
     if (clone.matches && clone.matches('input[type=password]')) list.push(clone);
-    if (clone.querySelectorAll) list.push(...clone.querySelectorAll('input[type=password]'));
+    if (clone.querySelectorAll) appendAll(list, clone.querySelectorAll('input[type=password]'));
     for (const i of list) if (i.hasAttribute('value')) i.setAttribute('value', '***');
     if (clone.nodeType === 9) return clone.documentElement.outerHTML;
     return clone.outerHTML;
@@ -1474,8 +1476,9 @@
     let hasHead = false;
     for (const g of groups) {
       const lines = layout(g.rows);
-      if (g.sec === 'head') { hasHead = true; head.push(...lines); } else if (g.sec === 'foot') foot.push(...lines);
-      else body.push(...lines);
+      // appendAll, not push(...lines): a spread of 200,000 rows overflows the stack (RangeError).
+      if (g.sec === 'head') { hasHead = true; appendAll(head, lines); } else if (g.sec === 'foot') appendAll(foot, lines);
+      else appendAll(body, lines);
     }
     if (!hasHead) {
       while (body.length && body[0].slots.length && body[0].slots.every((s) => s && s.header)) head.push(body.shift());
@@ -1589,7 +1592,7 @@
       const s = sections(t);
       if (isFootTable(t, el)) {
         const p = parts[parts.length - 1];
-        if (p) { p.foot.push(...s.head, ...s.body, ...s.foot); p.tables.push(t); }
+        if (p) { appendAll(p.foot, s.head); appendAll(p.foot, s.body); appendAll(p.foot, s.foot); p.tables.push(t); }
         continue;
       }
       if (s.head.length && !s.body.length) { flush(); header = { head: s.head, t }; continue; }
