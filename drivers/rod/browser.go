@@ -441,6 +441,30 @@ func (b *browser) Close() error {
 	return nil
 }
 
+// Discard ends a launched browser at once: its process group is killed,
+// without Browser.close (which first writes the profile to disk); it
+// returns when the process has exited (drivers.Discarder). An attached
+// browser is closed as by Close.
+func (b *browser) Discard() error {
+	if b.remote || b.cmd == nil {
+		return b.Close()
+	}
+	b.mu.Lock()
+	b.closed = true
+	pages := make([]*page, 0, len(b.pages))
+	for _, p := range b.pages {
+		pages = append(pages, p)
+	}
+	b.mu.Unlock()
+	for _, p := range pages {
+		p.stop()
+	}
+	b.kill()
+	<-b.exited
+	b.cancel()
+	return nil
+}
+
 // PID returns the browser process id (0 when attached); for tests.
 func (b *browser) PID() int {
 	if b.cmd == nil || b.cmd.Process == nil {

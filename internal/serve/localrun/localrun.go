@@ -79,6 +79,13 @@ type Options struct {
 	// its healing marks were not kept, the profile could not be scrubbed);
 	// nil drops it.
 	Warn func(msg string)
+	// Phase, when set, is called as each phase of the run ends, in this
+	// order: "setup" (arguments, accounts, the profile folder), "launch"
+	// (the browser is up), "record" (the run store opened, the record
+	// begun), "flow", "finish" (the record and its report written),
+	// "close" (the browser exited), "scrub" (the profile scrubbed, a
+	// temporary one removed). The speed benchmarks time them (bench/).
+	Phase func(name string)
 }
 
 // Outcome is a run that happened.
@@ -130,6 +137,11 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 	if warn == nil {
 		warn = func(string) {}
 	}
+	phase := o.Phase
+	if phase == nil {
+		phase = func(string) {}
+	}
+	defer phase("scrub") // the last of the defers below to end
 	if o.Show && o.Remote == "" {
 		if msg := hitl.NoDisplay("drop --show to run headless (the default)"); msg != "" {
 			return nil, &SetupError{fmt.Errorf("--show: %s", msg)}
@@ -166,6 +178,7 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 		}
 	}
 	var profileDir string
+	temporary := false // the profile folder is removed after the run
 	if o.Remote == "" {
 		id := o.Profile
 		if id == "" {
@@ -176,7 +189,7 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 			return nil, &SetupError{err}
 		}
 		defer cleanup()
-		profileDir = dir
+		profileDir, temporary = dir, id == ""
 	}
 	runCtx, cancel := ctx, context.CancelFunc(func() {})
 	if o.Timeout > 0 {
@@ -184,10 +197,21 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 	}
 	defer cancel()
 
+	phase("setup")
+	// The run store opens while the browser starts (neither needs the
+	// other); the record begins once the browser is up.
+	opened := make(chan storeOpen, 1)
+	go func() {
+		st, err := o.Runs.Open(home.Dir())
+		opened <- storeOpen{st, err}
+	}()
 	launchCtx, lcancel := context.WithTimeout(runCtx, LaunchTimeout)
 	br, err := profiles.Launch(launchCtx, rodd.New(), drivers.LaunchOptions{Bin: o.Bin, UserDataDir: profileDir, Show: o.Show, Remote: o.Remote})
 	lcancel()
 	if err != nil {
+		if so := <-opened; so.err == nil {
+			so.st.Close()
+		}
 		switch ie := (*profiles.InUseError)(nil); {
 		case ctx.Err() != nil:
 			return nil, ErrCancelled
@@ -210,9 +234,20 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 			warn(fmt.Sprintf("the profile could not be fully cleaned of the run's secrets: %v", err))
 		}
 	}()
-	defer br.Close()
+	defer func() {
+		if temporary {
+			// The folder is removed next: nothing of it is worth the
+			// browser's graceful shutdown, which writes it to disk.
+			_ = drivers.Discard(br)
+		} else {
+			_ = br.Close()
+		}
+		phase("close")
+	}()
+	phase("launch")
 
-	rec := startRecord(f, o, named, warn) // nil when not recorded
+	rec := startRecord(f, o, named, <-opened, warn) // nil when not recorded
+	phase("record")
 	var store heal.Store
 	run := ""
 	if rec != nil {
@@ -238,6 +273,7 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 	if err := healFlush(); err != nil {
 		warn(fmt.Sprintf("healing marks not kept: %v", err))
 	}
+	phase("flow")
 	out := &Outcome{Result: res}
 	fin, err := rec.Finish(ctx, res, page)
 	if err != nil {
@@ -246,6 +282,7 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 	if fin != nil {
 		out.Record, out.RunID, out.Report = fin.Line(), fin.ID, fin.Report
 	}
+	phase("finish")
 	if page != nil && o.Remote != "" {
 		// Leave a remote browser as we found it: close the tab we used.
 		_ = page.Close()
@@ -258,10 +295,17 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 	return out, nil
 }
 
-// startRecord begins the record of the run; a store that cannot be opened
-// is a warning and the run goes on unrecorded (nil).
-func startRecord(f *lang.Flow, o Options, named lang.Args, warn func(string)) *record.Local {
-	st, err := o.Runs.Open(home.Dir())
+// storeOpen is the run store Options.Runs opened, or why not.
+type storeOpen struct {
+	st  *runs.Store
+	err error
+}
+
+// startRecord begins the record of the run in the store so opened; a store
+// that could not be opened is a warning and the run goes on unrecorded
+// (nil).
+func startRecord(f *lang.Flow, o Options, named lang.Args, so storeOpen, warn func(string)) *record.Local {
+	st, err := so.st, so.err
 	if err == nil {
 		var rec *record.Local
 		caller := o.Caller

@@ -115,3 +115,50 @@ func TestRunNotStarted(t *testing.T) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
+
+// TestRunTemporaryProfile: a run in a temporary profile reports its
+// phases in order, and once Run returns its browser (ended without a
+// graceful shutdown: the folder is thrown away) has left no process and
+// the folder is gone, while the run is recorded.
+func TestRunTemporaryProfile(t *testing.T) {
+	if os.Getenv("RPA_SKIP_BROWSER") != "" {
+		t.Skip("RPA_SKIP_BROWSER set")
+	}
+	home := t.TempDir()
+	t.Setenv("RPA_HOME", home)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><h1 id="h">hello</h1>`)
+	}))
+	defer srv.Close()
+	f := load(t, "flow tmp \"x\"\nparam base: string\n\nopen base\nh = text \"#h\"\nreturn h\n")
+	args, err := f.CheckArgs(map[string]any{"base": srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var phases []string
+	out, err := localrun.Run(context.Background(), f, localrun.Options{Args: args,
+		Phase: func(name string) { phases = append(phases, name) }})
+	if err != nil || !out.Result.Success || out.Record == "" {
+		t.Fatalf("outcome %+v %v", out, err)
+	}
+	if got := strings.Join(phases, " "); got != "setup launch record flow finish close scrub" {
+		t.Errorf("phases %q", got)
+	}
+	left, _ := filepath.Glob(filepath.Join(home, "tmp", "profile-*"))
+	if len(left) > 0 {
+		t.Errorf("temporary profile left: %v", left)
+	}
+	if runtime.GOOS == "linux" {
+		procs, _ := os.ReadDir("/proc")
+		for _, p := range procs {
+			cmdline, err := os.ReadFile(filepath.Join("/proc", p.Name(), "cmdline"))
+			if err != nil || !strings.Contains(string(cmdline), "--user-data-dir="+home) {
+				continue
+			}
+			if st, err := os.ReadFile(filepath.Join("/proc", p.Name(), "stat")); err == nil && strings.Contains(string(st), ") Z ") {
+				continue // a zombie: dead, waiting for its parent
+			}
+			t.Errorf("browser process %s left after the run", p.Name())
+		}
+	}
+}
