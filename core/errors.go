@@ -118,8 +118,13 @@ func KindOf(err error) Kind {
 }
 
 // IsFinal reports whether err must not be retried: an *Error marked Final
-// or of kind KindExpression.
+// or of kind KindExpression anywhere in its chain (an error that wraps a
+// final one with more words stays final).
 func IsFinal(err error) bool {
-	var e *Error
-	return errors.As(err, &e) && (e.Final || e.Kind == KindExpression)
+	for ; err != nil; err = errors.Unwrap(err) {
+		if e, ok := err.(*Error); ok && (e.Final || e.Kind == KindExpression) {
+			return true
+		}
+	}
+	return false
 }

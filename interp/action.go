@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rpa-dev/rpa/core"
+	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/actions"
 	"github.com/rpa-dev/rpa/lang/ast"
@@ -21,6 +22,7 @@ type actionOpts struct {
 	optional   bool
 	timeoutSet bool // timeout: given on the action
 	waitSet    bool // wait: given on the action
+	retriesSet bool // retries: given on the action
 }
 
 // action runs one action statement through the replay engine: resolve
@@ -185,7 +187,7 @@ func (o *actionOpts) set(name string, v any) error {
 	case "timeout":
 		o.timeout, o.timeoutSet = v.(time.Duration), true
 	case "retries":
-		o.retries = v.(int)
+		o.retries, o.retriesSet = v.(int), true
 	case "optional":
 		o.optional = v.(bool)
 	}
@@ -202,7 +204,11 @@ func (r *runner) tagAction(err error, name string) error {
 }
 
 // attempts runs a ClassPage action: up to 1+retries attempts `every`
-// apart, all within `timeout` (which cuts the last one short).
+// apart, all within `timeout` (which cuts the last one short). An attempt
+// whose element wait ran out on a page that had settled (nothing loaded or
+// changed for the last half of the wait: drivers.PageSettled) is the last
+// unless the action itself gives retries: (LANGUAGE.md, "Fail fast");
+// retries are for actions that ran and failed, and for pages still busy.
 func (r *runner) attempts(c *stdlib.Call, impl stdlib.Impl, o actionOpts) (any, error) {
 	actx, cancel := context.WithTimeout(r.ctx, o.timeout)
 	defer cancel()
@@ -217,7 +223,7 @@ func (r *runner) attempts(c *stdlib.Call, impl stdlib.Impl, o actionOpts) (any, 
 		if r.ctx.Err() != nil {
 			return nil, r.ctx.Err()
 		}
-		if try >= o.retries || actx.Err() != nil || core.IsFinal(err) {
+		if try >= o.retries || actx.Err() != nil || core.IsFinal(err) || (!o.retriesSet && settledMiss(err)) {
 			break
 		}
 		if core.Sleep(actx, o.every) != nil {
@@ -231,6 +237,13 @@ func (r *runner) attempts(c *stdlib.Call, impl stdlib.Impl, o actionOpts) (any, 
 		return nil, &core.Error{Kind: core.KindTimeout, Msg: fmt.Sprintf("timed out after %s (%v)", o.timeout, err), Err: err}
 	}
 	return nil, err
+}
+
+// settledMiss reports whether err is an element wait that ran out on a
+// settled page (drivers.PageSettled): another try would not find it.
+func settledMiss(err error) bool {
+	st := drivers.StateOf(err)
+	return st != nil && st.Kind == drivers.PageSettled && kindOf(err) == core.KindNotFound
 }
 
 // once runs a ClassOnce action a single time, bounded as its table row

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rpa-dev/rpa/core"
+	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/lang/actions"
 	"github.com/rpa-dev/rpa/lang/ast"
 	"github.com/rpa-dev/rpa/stdlib"
@@ -76,7 +77,7 @@ func (r *runner) actionSignedIn(fr *frame, s *ast.ActionStmt, sc *Scope) (any, e
 	if !ok || spec.Class != actions.ClassPage || r.ctx.Err() != nil {
 		return v, err
 	}
-	why := r.signedOut(err != nil, loggedIn)
+	why := r.signedOut(err, loggedIn)
 	if why == "" {
 		if err == nil {
 			noteTrail(fr, s, spec, sc)
@@ -113,10 +114,16 @@ func (r *runner) actionSignedIn(fr *frame, s *ast.ActionStmt, sc *Scope) (any, e
 	return r.action(fr, s, sc)
 }
 
-// signedOut says why the tab looks signed out after an action ("" when it
-// does not): it is on a sign-in page, or the action failed and logged_in
-// matches nothing.
-func (r *runner) signedOut(failed bool, loggedIn string) string {
+// signedOut says why the tab looks signed out after an action that ended
+// with err ("" when it does not): the action failed on a page that is a
+// sign-in page by its content (drivers.PageSignIn), the tab is on a
+// sign-in page by its URL, or the action failed and logged_in matches
+// nothing.
+func (r *runner) signedOut(err error, loggedIn string) string {
+	failed := err != nil
+	if st := drivers.StateOf(err); st != nil && st.Kind == drivers.PageSignIn {
+		return st.Text
+	}
 	p := r.CurrentPage()
 	if p == nil {
 		return ""

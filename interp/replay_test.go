@@ -337,3 +337,47 @@ func TestEvents(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestReplayFailFast: an element wait that ran out on a settled page is
+// the action's last try unless the action itself gives retries:; a page
+// that settled into a sign-in page (or an error, an HTTP error document)
+// ends the action at once whatever its retries (LANGUAGE.md, "Fail
+// fast"); an action that found its element and failed keeps its retries
+// (TestReplayRetries).
+func TestReplayFailFast(t *testing.T) {
+	settled := &drivers.PageState{Kind: drivers.PageSettled, Text: "the page had settled (nothing loaded or changed for 5s)"}
+	wall := &drivers.PageState{Kind: drivers.PageSignIn, Text: "the page is a sign-in page: it asks for a password"}
+	for _, c := range []struct {
+		name     string
+		state    *drivers.PageState
+		opts     []opt
+		locates  int
+		says     string
+		withPage bool
+	}{
+		{"settled: one try", settled, nil, 1, "no element matches \"#missing\"; the page had settled", true},
+		{"settled, retries: on the action", settled, []opt{{"retries", 2}}, 3, "the page had settled", true},
+		{"busy page: every try", nil, nil, 3, "no element matches \"#missing\"", false},
+		{"sign-in page: at once", wall, []opt{{"retries", 5}}, 1, "no element matches \"#missing\": the page is a sign-in page", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var pg *fake.Page
+			b := newBrowser(func(p *fake.Page) { p.State, pg = c.state, p })
+			args := []any{"#missing", opt{"wait", ms(40)}, opt{"every", ms(5)}}
+			for _, o := range c.opts {
+				args = append(args, o)
+			}
+			f := flow(nil, nil, act("", "open", "http://x"), act("", "click", args...))
+			res := run(t, f, Options{Browser: b})
+			if res.Success || res.Error.Kind != core.KindNotFound || !strings.Contains(res.Error.Message, c.says) {
+				t.Fatalf("got %+v", res.Error)
+			}
+			if pg.Locates() != c.locates {
+				t.Errorf("%d tries, want %d", pg.Locates(), c.locates)
+			}
+			if got := drivers.StateOf(res.Error); (got != nil) != c.withPage {
+				t.Errorf("state in the run error: %+v", got)
+			}
+		})
+	}
+}

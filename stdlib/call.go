@@ -107,9 +107,8 @@ func (c *Call) Locate(ctx context.Context, sels []string, want drivers.Checks) (
 	dl, hasDL := ctx.Deadline()
 	cut := hasDL && time.Until(dl) < c.Wait
 	wctx, cancel := context.WithTimeout(ctx, c.Wait)
-	el, i, err := f.Locate(wctx, sels, want)
+	el, err := c.hookLocate(ctx, wctx, f, sels, want) // healing (heal.go): a plain locate without a hook
 	cancel()
-	el, err = c.hookLocate(ctx, f, sels, want, el, i, err) // healing (heal.go); a no-op without a hook
 	if err == nil && c.Heal != nil && c.Heal.Status == HealHealed {
 		c.Selector, c.SelectorIndex = c.Heal.Selectors[0], -1
 		return el, nil
@@ -132,9 +131,6 @@ func (c *Call) Locate(ctx context.Context, sels []string, want drivers.Checks) (
 			err = &core.Error{Kind: kind, Msg: fmt.Sprintf("%s within %s (%s)", msg, c.Timeout, why), Err: err}
 		}
 		return nil, err
-	}
-	if i >= 0 && i < len(sels) {
-		c.Selector, c.SelectorIndex = sels[i], i
 	}
 	return el, nil
 }

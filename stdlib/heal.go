@@ -3,6 +3,8 @@ package stdlib
 import (
 	"context"
 	"errors"
+	"strings"
+	"time"
 
 	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
@@ -87,10 +89,23 @@ func ShownCandidate(c drivers.HealCandidate) drivers.HealCandidate {
 	return drivers.HealCandidate{Score: c.Score, Desc: c.Desc, Selectors: c.Selectors}
 }
 
+// BlockHook is implemented by locate hooks that want to know when a
+// locate ended on a page that will not produce the element (a sign-in
+// page, an error, an HTTP error document: drivers.PageState): no selector
+// is to blame, and no candidate is looked for.
+type BlockHook interface {
+	Blocked(ctx context.Context, c *Call, sels []string, st *drivers.PageState)
+}
+
 // healable reports whether a locate error means that no selector found
 // the element (the cases healing addresses); covered and disabled mean the
-// element is there but blocked, and are not healed.
+// element is there but blocked, and are not healed; nor is a page that
+// settled into a sign-in page, an error or an HTTP error document (the
+// selectors are not to blame).
 func healable(err error) bool {
+	if drivers.StateOf(err).Verdict() {
+		return false
+	}
 	switch core.KindOf(err) {
 	case core.KindNotFound, core.KindNotVisible, core.KindTimeout:
 		return !errors.Is(err, context.Canceled)
@@ -98,19 +113,82 @@ func healable(err error) bool {
 	return false
 }
 
-// hookLocate runs the locate hook of ctx, if any, after f.Locate returned
-// (el, i, err); it returns what Locate should return.
-func (c *Call) hookLocate(ctx context.Context, f drivers.Frame, sels []string, want drivers.Checks, el drivers.Element, i int, err error) (drivers.Element, error) {
+// healSettle is how long the page must have settled without the element
+// before healing scores candidates (once), rather than after the whole
+// wait: a healed step costs about this much more than a found one.
+const healSettle = time.Second
+
+// hookLocate locates sels in f within wctx (the element wait; ctx is the
+// action's), through the locate hook of ctx when there is one: it is told
+// of the element found, or asked for a replacement when none is. With a
+// document that can say when the page has settled
+// (drivers.SettledLocator), the hook is asked once the page has settled
+// for healSettle without the element; when it finds none the wait goes on
+// for the element until wctx ends, and its verdict stands beside the
+// error.
+func (c *Call) hookLocate(ctx, wctx context.Context, f drivers.Frame, sels []string, want drivers.Checks) (drivers.Element, error) {
 	h := LocateHookOf(ctx)
-	if h == nil {
-		return el, err
+	found := func(el drivers.Element, i int) drivers.Element {
+		if i >= 0 && i < len(sels) {
+			c.Selector, c.SelectorIndex = sels[i], i
+		}
+		if h != nil {
+			c.Heal = nil // an earlier attempt's heal is not this one's
+			h.Found(ctx, c, f, el, sels, i)
+		}
+		return el
 	}
+	sl, early := f.(drivers.SettledLocator)
+	if h == nil || !early {
+		el, i, err := f.Locate(wctx, sels, want)
+		if err == nil {
+			return found(el, i), nil
+		}
+		return c.missed(ctx, h, f, sels, want, err)
+	}
+	el, i, err := sl.LocateUntilSettled(wctx, sels, want, healSettle)
 	if err == nil {
-		c.Heal = nil // an earlier attempt's heal is not this one's
-		h.Found(ctx, c, f, el, sels, i)
-		return el, nil
+		return found(el, i), nil
 	}
-	if ctx.Err() != nil || !healable(err) {
+	if st := drivers.StateOf(err); st == nil || st.Kind != drivers.PageSettled || wctx.Err() != nil || ctx.Err() != nil {
+		return c.missed(ctx, h, f, sels, want, err) // the wait ran out, or a verdict
+	}
+	// the page settled without the element: score once, now
+	hel, herr := h.Missed(ctx, c, f, sels, want, err)
+	if hel != nil {
+		return hel, nil
+	}
+	suffix := strings.TrimPrefix(herr.Error(), err.Error()) // what healing says
+	el, i, err = f.Locate(wctx, sels, want)
+	if err == nil {
+		return found(el, i), nil
+	}
+	if st := drivers.StateOf(err); st.Verdict() {
+		c.Heal = nil // the page, not the selectors
+		if b, ok := h.(BlockHook); ok {
+			b.Blocked(ctx, c, sels, st)
+		}
+		return nil, err
+	}
+	if suffix == "" || ctx.Err() != nil {
+		return nil, err
+	}
+	return nil, &core.Error{Kind: core.KindOf(err), Msg: err.Error() + suffix, Err: err}
+}
+
+// missed tells the hook h (when there is one) that no selector of sels
+// found the element (err), and returns what the locate returns.
+func (c *Call) missed(ctx context.Context, h LocateHook, f drivers.Frame, sels []string, want drivers.Checks, err error) (drivers.Element, error) {
+	if h == nil || ctx.Err() != nil {
+		return nil, err
+	}
+	if st := drivers.StateOf(err); st.Verdict() {
+		if b, ok := h.(BlockHook); ok {
+			b.Blocked(ctx, c, sels, st)
+		}
+		return nil, err
+	}
+	if !healable(err) {
 		return nil, err
 	}
 	return h.Missed(ctx, c, f, sels, want, err)

@@ -67,6 +67,11 @@ func pages() http.Handler {
 		time.Sleep(300 * time.Millisecond)
 		fmt.Fprint(w, "ok")
 	})
+	mux.HandleFunc("/status/500", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(http.StatusInternalServerError)
+		fmt.Fprint(w, "<!doctype html><title>Error</title><h1>Internal Server Error</h1><p>The server could not complete the request.</p>")
+	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if f, err := mine.Open(r.URL.Path); err == nil {
 			f.Close()

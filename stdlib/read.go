@@ -240,7 +240,14 @@ func wait(ctx context.Context, c *Call) (any, error) {
 	// loop below knows, what it saw last (drivers.Seen): `wait: timed out
 	// after 10s waiting for text "submitted" in "#result": "#result"
 	// exists; its text is "checking…"`.
+	start := time.Now()
 	timedOut := func(err error, what string) error {
+		if ps := drivers.StateOf(err); ps.Verdict() && ctx.Err() == nil {
+			// the page settled into a state that will not produce it
+			// (LANGUAGE.md, "Fail fast")
+			return &core.Error{Kind: core.KindOf(err), Final: true, Err: err,
+				Msg: "wait: gave up after " + time.Since(start).Round(100*time.Millisecond).String() + " waiting for " + what + ": " + ps.Text}
+		}
 		if err == nil || ctx.Err() == nil {
 			return err
 		}

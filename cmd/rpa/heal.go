@@ -1,15 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 
-	"github.com/rpa-dev/rpa/internal/atomicfile"
 	"github.com/rpa-dev/rpa/internal/host/home"
-
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/runs/heal"
 )
@@ -55,18 +52,9 @@ func runHeal(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, exitUsage, "heal", err) // FLOW cannot be read
 	case err != nil:
 		return fail(stderr, exitFailed, "heal", err)
-	case *asJSON:
-		b, _ := json.MarshalIndent(append([]heal.Proposal{}, p.Proposals...), "", "  ")
-		fmt.Fprintln(stdout, string(b))
-	case len(p.Proposals) == 0:
-		fmt.Fprintf(stderr, "rpa heal: nothing to propose for %s (%d marks)\n", p.Flow, p.Marks)
-	case !*write:
-		fmt.Fprint(stdout, p.Diff(path))
-	default:
-		if err := atomicfile.WriteLike(path, path, p.Out); err != nil {
-			return fail(stderr, exitFailed, "heal", err)
-		}
-		fmt.Fprintf(stderr, "rpa heal: %s: %d changes written\n", path, len(p.Proposals))
+	}
+	if err := p.Print(stdout, stderr, path, *asJSON, *write); err != nil {
+		return fail(stderr, exitFailed, "heal", err)
 	}
 	return exitOK
 }

@@ -112,6 +112,10 @@ type Doc struct {
 	locates atomic.Int64
 	// Name is used in the log for actions inside this frame ("" = top).
 	Name string
+	// State, when set, is what the page has settled into (drivers/rod's
+	// fail fast): a verdict ends a Locate that finds nothing at once
+	// (final), a PageSettled one is in the chain of a Locate that runs out.
+	State *drivers.PageState
 }
 
 // Locates is how many times Locate was called on this document (one per
@@ -245,6 +249,9 @@ func (el *Element) Set(fn func(el *Element)) {
 func (f *Doc) Locate(ctx context.Context, sels []string, want drivers.Checks) (drivers.Element, int, error) {
 	f.locates.Add(1)
 	var last error
+	f.mu.Lock()
+	st := f.State
+	f.mu.Unlock()
 	for {
 		for i, s := range sels {
 			el := f.el(s)
@@ -262,9 +269,15 @@ func (f *Doc) Locate(ctx context.Context, sels []string, want drivers.Checks) (d
 			}
 			return el, i, nil
 		}
+		if st.Verdict() && core.KindOf(last) == core.KindNotFound {
+			return nil, -1, &core.Error{Kind: core.KindNotFound, Msg: last.Error() + ": " + st.Text, Final: true, Err: st}
+		}
 		if err := sleep(ctx, Poll); err != nil {
 			if last == nil {
 				last = core.Errorf(core.KindNotFound, "no element matches %q", strings.Join(sels, ", "))
+			}
+			if st != nil && st.Kind == drivers.PageSettled && core.KindOf(last) == core.KindNotFound {
+				return nil, -1, &core.Error{Kind: core.KindNotFound, Msg: last.Error() + "; " + st.Text, Err: &drivers.PageState{Kind: st.Kind, Text: st.Text, Err: err}}
 			}
 			return nil, -1, last
 		}

@@ -242,6 +242,11 @@ func (b *browser) NewPage(ctx context.Context, url string) (drivers.Page, error)
 		_, _ = proto.TargetCloseTarget{TargetID: res.TargetID}.Call(b.rb)
 		return nil, err
 	}
+	if url == "about:blank" {
+		p.mu.Lock()
+		p.midLoad = false // nothing loads: the next document is all seen
+		p.mu.Unlock()
+	}
 	var werr error
 	if url != "about:blank" {
 		werr = p.waitFirstDocument(ctx, url)

@@ -23,6 +23,25 @@
   if (globalThis[instanceKey]) return globalThis[instanceKey];
   const closedRoots = new WeakMap(); // host -> closed ShadowRoot, learnt from CDP
 
+  // How the document stands, for waits that end early (LANGUAGE.md, "Fail
+  // fast"; see pageState). lastMut is when an element was last added to or
+  // removed from the document (performance.now(); text and attribute
+  // changes, a ticking clock, do not count): the observer starts with the
+  // engine, which documents created since the tab was set up get before
+  // their own scripts run. lastTarget is the element the last locate in
+  // this document found, the last action's (null in a document no action
+  // has touched: one the last action navigated to).
+  let lastMut = performance.now();
+  let lastTarget = null;
+  try {
+    new MutationObserver((recs) => {
+      for (const r of recs) {
+        for (const n of r.addedNodes) if (n.nodeType === 1) { lastMut = performance.now(); return; }
+        for (const n of r.removedNodes) if (n.nodeType === 1) { lastMut = performance.now(); return; }
+      }
+    }).observe(document, { childList: true, subtree: true });
+  } catch (e) { /* a document that cannot be observed */ }
+
   // Text as a person reads it (LANGUAGE.md, "Text normalisation"; what
   // Playwright's normalizeWhiteSpace does): zero-width characters (U+200B,
   // U+200C, U+200D, U+FEFF) and soft hyphens (U+00AD) are removed, no-break
@@ -851,7 +870,10 @@
     let last = null;
     for (;;) {
       const r = await attempt(root, parsed, sels, want, tries);
-      if (r.el) return sels.length === 1 ? r.el : [r.index, r.el];
+      if (r.el) {
+        lastTarget = new WeakRef(r.el);
+        return sels.length === 1 ? r.el : [r.index, r.el];
+      }
       if (!r.retry || !last) last = r;
       const left = end - Date.now();
       if (left <= 0) return last ? last.reason + '\t' + last.msg + (last.final ? '\tfinal' : '') : 'not_visible\tstill scrolling into view';
@@ -1778,7 +1800,94 @@
     return new Promise((res) => document.addEventListener('DOMContentLoaded', () => res([location.href, document.readyState]), { once: true }));
   }
 
+  // ---- fail fast: what the page says while a wait finds nothing ----
+  // A step's selectors that name a sign-in form's own parts: such a step
+  // acts on a sign-in page on purpose, which then says nothing about it.
+  const loginWords = /user|login|log ?in|sign|pass|pwd|e-?mail|account|captcha|otp|code|remember|登录|登陆|用户|密码|账号|帐号|验证码/i;
+  // What a sign-in wall says (English and Chinese).
+  const wallText = /\b(not (currently )?(logged|signed) in|(log|sign)[- ]?in (is )?required|please (log|sign)[- ]?in|you (must|need to|have to) (be )?(log|sign)(ged)?[- ]?in|(log|sign)[- ]?in to (continue|proceed|view)|session (has )?(expired|timed out))\b|请(先)?登录|请重新登录|未登录|登录(已)?(过期|失效|超时)|会话(已)?(过期|失效)/i;
+  // Error messages: an alert, an error banner, a form field's error.
+  const errorSel = '[role=alert], [aria-live=assertive], .error, .errors, .alert-danger, .alert-error, .invalid-feedback, ' +
+    '.error-message, .errormsg, .flash-error, .form-error, .field-error, .notification.is-danger, .el-form-item__error, ' +
+    '.el-message--error, .ant-form-item-explain-error, .ant-alert-error, .ant-message-error';
+  const cutText = (t, n) => (t.length > n ? t.slice(0, n - 1) + '…' : t);
+  function shownText(el) {
+    if (!visible(el)) return '';
+    return norm(el.innerText !== undefined ? el.innerText : el.textContent);
+  }
+  // wallSays is the line of the page (or of el) that says it is a sign-in
+  // wall, '' when none does.
+  function wallSays(el) {
+    const t = el ? (el.innerText || '') : (document.body ? document.body.innerText : '');
+    if (!wallText.test(t)) return '';
+    for (const line of t.split('\n')) {
+      if (wallText.test(line)) return cutText(norm(line), 120);
+    }
+    return '';
+  }
+  // errorNear is the text of an error message the page shows near the last
+  // action: anywhere in a document the last action did not touch (the page
+  // a form was posted to), else an alert anywhere or a message in or next
+  // to the last action's form, dialog or fieldset.
+  function errorNear(last) {
+    const near = last ? (last.closest('form, [role=form], dialog, [role=dialog], fieldset') || last.parentElement) : null;
+    const scope = near ? (near.parentElement || near) : null;
+    const found = [...document.querySelectorAll(errorSel)];
+    for (const f of document.querySelectorAll('[aria-invalid=true]')) {
+      for (const id of (f.getAttribute('aria-errormessage') || f.getAttribute('aria-describedby') || '').split(/\s+/)) {
+        const el = id && document.getElementById(id);
+        if (el) found.push(el);
+      }
+    }
+    for (const el of found) {
+      const t = shownText(el);
+      if (!t || t.length > 300) continue;
+      const alert = el.getAttribute('role') === 'alert' || el.getAttribute('aria-live') === 'assertive';
+      if (last && !alert && !(scope && scope.contains(el))) continue;
+      return cutText(t, 160);
+    }
+    return '';
+  }
+  // verdict says why the document will not produce what a wait waits for:
+  // [kind, sentence] or null. sels are what the step looks for (its
+  // selectors, or the URL pattern of a wait url:).
+  function verdict(sels) {
+    const nav = performance.getEntriesByType('navigation')[0];
+    const status = nav && nav.responseStatus;
+    if (status >= 400) {
+      const h = document.querySelector('h1') || document.querySelector('h2');
+      const t = cutText(norm((h && h.innerText) || document.title || ''), 100);
+      return ['http_error', 'the page is an HTTP ' + status + ' error document' + (t ? ' (' + JSON.stringify(t) + ')' : '')];
+    }
+    const l = lastTarget && lastTarget.deref();
+    const last = l && l.isConnected ? l : null;
+    const err = errorNear(last);
+    if (err) return ['error', 'the page shows an error: ' + JSON.stringify(err)];
+    if ((sels || []).some((s) => loginWords.test(s))) return null;
+    // a sign-in page: in a document the last action did not touch, or in
+    // a dialog over the page (a session that ran out)
+    let where = last ? null : document;
+    if (!where) {
+      for (const d of document.querySelectorAll('dialog[open], [role=dialog], [role=alertdialog], [aria-modal=true]')) {
+        if (visible(d)) { where = d; break; }
+      }
+    }
+    if (!where) return null;
+    const pw = [...where.querySelectorAll('input[type=password]')].some(visible);
+    const says = wallSays(where === document ? null : where);
+    if (!pw && !says) return null;
+    return ['sign_in', 'the page is a sign-in page' + (pw ? ': it asks for a password' : '') +
+      (says ? (pw ? ' and says ' : ': it says ') + JSON.stringify(says) : '')];
+  }
+  // pageState is how the document stands: quiet, the milliseconds since an
+  // element was last added or removed; ready, whether it loaded; verdict
+  // (above).
+  function pageState(sels) {
+    return { quiet: Math.round(performance.now() - lastMut), ready: document.readyState === 'complete', verdict: verdict(sels) };
+  }
+
   const api = {
+    pageState,
     locate, all, count, waitState, explainState, waitText, text, value, html, docHTML, attr, isPassword, checked, prepFill,
     afterFill, clearValue, setValue, effectWait, checkTarget, focus, isFocused, prepType, afterType, who: whoAmI, selectOption, scrollIntoView, scrollContent, scrollPage,
     table, form, docForm, docText, desc, frameState, iframeSrc, domReady, forceClick, aim, disarm, toggleState, contentOrigin, inst,

@@ -223,8 +223,23 @@ func (f *frame) closedRoots(ctx context.Context) ([]any, error) {
 	return out, nil
 }
 
-// Locate waits until one of sels matches an element passing want.
+// Locate waits until one of sels matches an element passing want. It ends
+// early when the page has settled into a state that will not produce the
+// element (a sign-in page, an error near the last action, an HTTP error
+// document: a final error whose chain holds the drivers.PageState); a miss
+// on a page that was settled for the last half of the wait has a
+// PageState of kind drivers.PageSettled in its chain.
 func (f *frame) Locate(ctx context.Context, sels []string, want drivers.Checks) (drivers.Element, int, error) {
+	return f.locate(ctx, sels, want, 0)
+}
+
+// LocateUntilSettled is Locate that also ends once the page has been
+// settled for settled without a match (drivers.SettledLocator).
+func (f *frame) LocateUntilSettled(ctx context.Context, sels []string, want drivers.Checks, settled time.Duration) (drivers.Element, int, error) {
+	return f.locate(ctx, sels, want, settled)
+}
+
+func (f *frame) locate(ctx context.Context, sels []string, want drivers.Checks, settled time.Duration) (drivers.Element, int, error) {
 	if len(sels) == 0 {
 		return nil, -1, core.Errorf(core.KindNotFound, "no selector given")
 	}
@@ -232,6 +247,7 @@ func (f *frame) Locate(ctx context.Context, sels []string, want drivers.Checks) 
 	lastKind, lastMsg := core.KindNotFound, "no element matches "+quoteList(sels)
 	seen := false            // whether the page reported a reason yet
 	var finalSince time.Time // since when every match is of a kind no wait can fix
+	watch := newSettle(f, sels)
 	fail := func(err error) (drivers.Element, int, error) {
 		if !seen && errors.Is(err, context.DeadlineExceeded) {
 			// The wait ran out before the page answered once (a very short
@@ -250,6 +266,14 @@ func (f *frame) Locate(ctx context.Context, sels []string, want drivers.Checks) 
 				lastKind, lastMsg = core.Kind(kind), msg
 			}
 		}
+		if lastKind == core.KindNotFound && seen {
+			if st := watch.atEnd(); st != nil {
+				st.Err = err
+				// nothing happened on the page for the last half of the
+				// wait: another try would not find it either
+				return nil, -1, &core.Error{Kind: lastKind, Msg: lastMsg + "; " + st.Text, Err: &drivers.SeenError{Seen: st.Text, Err: st}}
+			}
+		}
 		return nil, -1, &core.Error{Kind: lastKind, Msg: lastMsg, Err: err}
 	}
 	for {
@@ -257,6 +281,10 @@ func (f *frame) Locate(ctx context.Context, sels []string, want drivers.Checks) 
 			return fail(err)
 		}
 		ms := sliceMs(ctx)
+		if settled > 0 {
+			// looking for the moment the page settles: shorter slices
+			ms = min(ms, int(settledSlice/time.Millisecond))
+		}
 		args := []any{sels, int(want), ms}
 		if pierce {
 			roots, err := f.closedRoots(ctx)
@@ -290,6 +318,14 @@ func (f *frame) Locate(ctx context.Context, sels []string, want drivers.Checks) 
 				finalSince = time.Now()
 			case time.Since(finalSince) >= finalGrace:
 				return nil, -1, &core.Error{Kind: lastKind, Msg: lastMsg}
+			}
+			if lastKind == core.KindNotFound || lastKind == core.KindNotVisible {
+				if st := watch.check(ctx, settled); st != nil {
+					if st.Verdict() {
+						return nil, -1, verdictErr(lastKind, lastMsg, st)
+					}
+					return nil, -1, &core.Error{Kind: lastKind, Msg: lastMsg + "; " + st.Text, Err: st}
+				}
 			}
 		case res.Subtype == proto.RuntimeRemoteObjectSubtypeNode:
 			return &element{f: f, obj: res}, 0, nil
@@ -481,6 +517,14 @@ func (f *frame) WaitState(ctx context.Context, sels []string, st drivers.State) 
 		return -1, core.Errorf(core.KindNotFound, "no selector given")
 	}
 	pierce := needsRoots(sels)
+	watch := newSettle(f, sels)
+	kind := core.KindTimeout
+	switch st {
+	case drivers.StateVisible:
+		kind = core.KindNotVisible
+	case drivers.StateAttached:
+		kind = core.KindNotFound
+	}
 	for {
 		if ctx.Err() != nil {
 			break
@@ -501,13 +545,11 @@ func (f *frame) WaitState(ctx context.Context, sels []string, st drivers.State) 
 		if i := v.Int(); i >= 0 {
 			return i, nil
 		}
-	}
-	kind := core.KindTimeout
-	switch st {
-	case drivers.StateVisible:
-		kind = core.KindNotVisible
-	case drivers.StateAttached:
-		kind = core.KindNotFound
+		if st == drivers.StateVisible || st == drivers.StateAttached {
+			if ps := watch.check(ctx, 0); ps.Verdict() {
+				return -1, verdictErr(kind, fmt.Sprintf("%s did not become %s", quoteList(sels), st), ps)
+			}
+		}
 	}
 	msg := fmt.Sprintf("%s did not become %s", quoteList(sels), st)
 	var cause error = ctx.Err()
@@ -539,6 +581,7 @@ func (f *frame) explainState(sels []string, st drivers.State, pierce bool) strin
 
 // WaitText waits until the document's rendered text contains s.
 func (f *frame) WaitText(ctx context.Context, s string) error {
+	watch := newSettle(f, []string{s})
 	for ctx.Err() == nil {
 		v, err := f.value(ctx, nil, "waitText", s, sliceMs(ctx))
 		if err != nil {
@@ -549,6 +592,9 @@ func (f *frame) WaitText(ctx context.Context, s string) error {
 		}
 		if v.Bool() {
 			return nil
+		}
+		if ps := watch.check(ctx, 0); ps.Verdict() {
+			return verdictErr(core.KindTimeout, fmt.Sprintf("page text never contained %q", s), ps)
 		}
 	}
 	return &core.Error{Kind: core.KindTimeout, Msg: fmt.Sprintf("page text never contained %q", s), Err: ctx.Err()}

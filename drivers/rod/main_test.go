@@ -83,6 +83,15 @@ func pagesHandler() http.Handler {
 		time.Sleep(300 * time.Millisecond)
 		fmt.Fprint(w, "ok")
 	})
+	mux.HandleFunc("/api/slower", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(1600 * time.Millisecond) // appears.html: longer than a page takes to count as settled
+		fmt.Fprint(w, "ok")
+	})
+	mux.HandleFunc("/status/500", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(http.StatusInternalServerError)
+		fmt.Fprint(w, "<!doctype html><title>Error</title><h1>Internal Server Error</h1><p>The server could not complete the request.</p>")
+	})
 	return mux
 }
 

@@ -41,9 +41,16 @@ type page struct {
 	text     string
 	inflight map[proto.NetworkRequestID]bool
 	lastNet  time.Time
-	popMark  int64
-	stopLoop context.CancelFunc
-	ready    func() error // waits for the set-up calls of init
+	// midLoad: the tab's document was loading, or loaded, before the
+	// driver attached and enabled the network events, so requests it
+	// started before then are not in inflight; cleared when a later
+	// document starts. firstLoad and firstIdle are when its load and
+	// networkIdle lifecycle events were seen (netQuiet).
+	midLoad              bool
+	firstLoad, firstIdle time.Time
+	popMark              int64
+	stopLoop             context.CancelFunc
+	ready                func() error // waits for the set-up calls of init
 }
 
 type navRecord struct {
@@ -63,6 +70,7 @@ func newPage(b *browser, rp *rod.Page) *page {
 		loaderSeq: map[proto.NetworkLoaderID]int64{},
 		inflight:  map[proto.NetworkRequestID]bool{},
 		lastNet:   time.Now(),
+		midLoad:   true,
 	}
 	p.frame = &frame{rp: rp, pg: p}
 	primeHelpers(rp)
@@ -142,6 +150,18 @@ func (p *page) loop(events <-chan *rod.Message) {
 					p.loaderSeq[e.LoaderID] = p.seqNext
 				}
 				m[string(e.Name)] = true
+				if p.midLoad {
+					switch e.Name {
+					case "init":
+						if !p.firstLoad.IsZero() {
+							p.midLoad = false // a later document: its requests are all seen
+						}
+					case "load":
+						p.firstLoad = time.Now()
+					case "networkIdle":
+						p.firstIdle = time.Now()
+					}
+				}
 				if e.Name == "init" {
 					// a new document started loading
 					if len(p.lifecycle) > 16 { // forget old documents
@@ -442,6 +462,8 @@ func (p *page) WaitURL(ctx context.Context, pattern string) error {
 		return err
 	}
 	last := ""
+	watch := newSettle(p.frame, []string{pattern})
+	var looked time.Time
 	for {
 		p.mu.Lock()
 		known, cur, nav := p.curURL != "", p.curURL, p.lastNav
@@ -464,7 +486,16 @@ func (p *page) WaitURL(ctx context.Context, pattern string) error {
 				}
 			}
 		}
-		var tick <-chan time.Time
+		// a page that settled into a sign-in page, an error or an HTTP
+		// error document will not go on to the URL (looked at once a
+		// slice, while the network is quiet)
+		if q := p.netQuiet(); q >= settleAfter && time.Since(looked) >= slice {
+			looked = time.Now()
+			if ps := watch.check(ctx, 0); ps.Verdict() {
+				return verdictErr(core.KindTimeout, fmt.Sprintf("url did not match %q (last %s)", pattern, last), ps)
+			}
+		}
+		tick := time.After(slice)
 		if !known {
 			tick = time.After(50 * time.Millisecond)
 		}

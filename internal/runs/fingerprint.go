@@ -34,7 +34,10 @@ CREATE INDEX IF NOT EXISTS heal_marks_key ON heal_marks(flow, sels, line, at);
 CREATE INDEX IF NOT EXISTS heal_marks_flow ON heal_marks(flow, at);
 `
 
-func init() { schemaHooks = append(schemaHooks, marksSchema) }
+func init() {
+	schemaHooks = append(schemaHooks, marksSchema)
+	addColumn("heal_marks", "page", "TEXT NOT NULL DEFAULT ''")
+}
 
 // Special values of Mark.Matched.
 const (
@@ -60,6 +63,10 @@ type Mark struct {
 	// Fingerprint is the element's drivers.Fingerprint as JSON (masked;
 	// never a field's value).
 	Fingerprint json.RawMessage `json:"fingerprint,omitempty"`
+	// Page, with MatchedNone, is why nothing matched when the page, not
+	// the selectors, was to blame: the kind of drivers.PageState that
+	// ended the wait (sign_in, error, http_error).
+	Page string `json:"page,omitempty"`
 }
 
 // AddMarks stores ms in one transaction and keeps the newest KeepMarks of
@@ -88,8 +95,8 @@ func (s *Store) AddMarks(ms []Mark) error {
 		if at.IsZero() {
 			at = time.Now()
 		}
-		if _, err := tx.Exec(`INSERT INTO heal_marks(flow, line, sels, at, run, matched, healed, score, fp) VALUES (?,?,?,?,?,?,?,?,?)`,
-			m.Flow, m.Line, string(sels), at.UnixNano(), m.Run, m.Matched, string(healed), m.Score, string(m.Fingerprint)); err != nil {
+		if _, err := tx.Exec(`INSERT INTO heal_marks(flow, line, sels, at, run, matched, healed, score, fp, page) VALUES (?,?,?,?,?,?,?,?,?,?)`,
+			m.Flow, m.Line, string(sels), at.UnixNano(), m.Run, m.Matched, string(healed), m.Score, string(m.Fingerprint), m.Page); err != nil {
 			return fmt.Errorf("run store: marks: %w", err)
 		}
 		seen[key{m.Flow, string(sels), m.Line}] = true
@@ -130,7 +137,7 @@ func (s *Store) Marks(flow string, limit int) ([]Mark, error) {
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := s.db.Query(`SELECT flow, line, sels, at, run, matched, healed, score, fp FROM heal_marks WHERE flow = ? ORDER BY at DESC LIMIT ?`, flow, limit)
+	rows, err := s.db.Query(`SELECT flow, line, sels, at, run, matched, healed, score, fp, page FROM heal_marks WHERE flow = ? ORDER BY at DESC LIMIT ?`, flow, limit)
 	if err != nil {
 		return nil, fmt.Errorf("run store: marks: %w", err)
 	}
@@ -140,7 +147,7 @@ func (s *Store) Marks(flow string, limit int) ([]Mark, error) {
 		var m Mark
 		var sels, healed, fp string
 		var at int64
-		if err := rows.Scan(&m.Flow, &m.Line, &sels, &at, &m.Run, &m.Matched, &healed, &m.Score, &fp); err != nil {
+		if err := rows.Scan(&m.Flow, &m.Line, &sels, &at, &m.Run, &m.Matched, &healed, &m.Score, &fp, &m.Page); err != nil {
 			return nil, fmt.Errorf("run store: marks: %w", err)
 		}
 		m.At = time.Unix(0, at)

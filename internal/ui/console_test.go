@@ -214,6 +214,7 @@ var (
 	reRunID    = regexp.MustCompile(`run [0-9A-Za-z_-]{8,}`)
 	reRunURI   = regexp.MustCompile(`rpa://runs/[0-9A-Za-z_-]+/`)
 	rePort     = regexp.MustCompile(`127\.0\.0\.1:\d+`)
+	reSettled  = regexp.MustCompile(`changed for \d[\d.]*(ms|s)?…?`) // how long a page had settled (drivers.PageSettled)
 	reRef      = regexp.MustCompile(` \[ref=[a-z0-9]+\]`)
 	// reUnnamed matches a snapshot line of a control that has no accessible name.
 	reUnnamed = regexp.MustCompile(`^- (textbox|button|combobox|checkbox|radio|link|spinbutton|slider|switch|tab|dialog)( \[|:|$)`)
@@ -245,6 +246,7 @@ func (c *console) checkPage(t *testing.T, pg drivers.Page, name string) {
 	got = reRunID.ReplaceAllString(got, "run ID")
 	got = reRunURI.ReplaceAllString(got, "rpa://runs/ID/")
 	got = rePort.ReplaceAllString(got, "127.0.0.1:PORT")
+	got = reSettled.ReplaceAllString(got, "changed for T")
 	golden(t, ctx, pg, name, got)
 }
 

@@ -2,9 +2,13 @@ package heal
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/rpa-dev/rpa/internal/atomicfile"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/diag"
@@ -52,8 +56,24 @@ type MarkSource interface {
 type FilePatch struct {
 	Flow      string     // the flow's name
 	Marks     int        // how many marks were read
+	Runs      int        // how many runs they come from (a mark without a run ID counts as one)
 	Proposals []Proposal // empty when there is nothing to propose
+	Notes     []Note     // lines whose failures were the page's (Notes)
 	Src, Out  []byte     // the file's text and the patched text (Out nil without proposals)
+}
+
+// countRuns is how many runs marks come from (a mark without a run ID
+// counts as one).
+func countRuns(marks []runs.Mark) int {
+	seen := map[string]bool{}
+	n := 0
+	for _, m := range marks {
+		if m.Run == "" || !seen[m.Run] {
+			n++
+		}
+		seen[m.Run] = true
+	}
+	return n
 }
 
 // Diff is the unified diff of the patch under the file's base name ("" when
@@ -63,6 +83,33 @@ func (p *FilePatch) Diff(path string) string {
 		return ""
 	}
 	return Diff(filepath.Base(path), p.Src, p.Out)
+}
+
+// Print is what `rpa heal` prints for the patch of the file at path: each
+// note on stderr ("rpa heal: FILE:LINE: text"), then the proposals as JSON
+// ([{line, kind, old, new, note}]) on stdout with asJSON, else a line on
+// stderr when there are none, else the diff on stdout or, with write, the
+// patched file written in place (temp file + rename) and a line on stderr.
+// The error is the write's.
+func (p *FilePatch) Print(stdout, stderr io.Writer, path string, asJSON, write bool) error {
+	for _, nt := range p.Notes {
+		fmt.Fprintf(stderr, "rpa heal: %s:%d: %s\n", path, nt.Line, nt.Text)
+	}
+	switch {
+	case asJSON:
+		b, _ := json.MarshalIndent(append([]Proposal{}, p.Proposals...), "", "  ")
+		fmt.Fprintln(stdout, string(b))
+	case len(p.Proposals) == 0:
+		fmt.Fprintf(stderr, "rpa heal: nothing to propose for %s (%d marks of %d runs)\n", p.Flow, p.Marks, p.Runs)
+	case !write:
+		fmt.Fprint(stdout, p.Diff(path))
+	default:
+		if err := atomicfile.WriteLike(path, path, p.Out); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "rpa heal: %s: %d changes written\n", path, len(p.Proposals))
+	}
+	return nil
 }
 
 // ProposeFile reads the flow file at path, reads its marks from ms and
@@ -83,7 +130,7 @@ func ProposeFile(path string, ms MarkSource, n int) (*FilePatch, diag.Diagnostic
 	if err != nil {
 		return nil, nil, err
 	}
-	p := &FilePatch{Flow: file.Name, Marks: len(marks), Src: src, Proposals: Propose(file, marks, n)}
+	p := &FilePatch{Flow: file.Name, Marks: len(marks), Runs: countRuns(marks), Src: src, Proposals: Propose(file, marks, n), Notes: Notes(file, marks, n)}
 	if len(p.Proposals) == 0 {
 		return p, nil, nil
 	}

@@ -5,11 +5,13 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rpa-dev/rpa/core"
+	"github.com/rpa-dev/rpa/drivers/selectorgen"
 	"github.com/rpa-dev/rpa/internal/demoapp"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/runs/heal"
@@ -143,9 +145,14 @@ func TestDemoNextVersion(t *testing.T) {
 	}
 	hp := fin.Packet.HealPatch
 	if hp.Line != 13 || hp.Kind != "suggested" || len(hp.New) == 0 || hp.New[0] != "#login-user" ||
-		hp.New[len(hp.New)-1] != "#username" || !strings.Contains(hp.Diff, "-fill \"#username\" username") ||
+		!slices.Contains(hp.New, "#username") || !strings.Contains(hp.Diff, "-fill \"#username\" username") ||
 		!strings.Contains(hp.Diff, "+fill [\"#login-user\"") {
 		t.Errorf("packet heal_patch: %+v\n%s", hp.Proposal, hp.Diff)
+	}
+	for i := 1; i < len(hp.New); i++ { // positional selectors last, the old ones kept before them
+		if selectorgen.Positional(hp.New[i-1]) && !selectorgen.Positional(hp.New[i]) {
+			t.Errorf("positional %q before %q", hp.New[i-1], hp.New[i])
+		}
 	}
 
 	res, fin = recordDemo(t, st, f, v2.URL, heal.Auto)

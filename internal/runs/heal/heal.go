@@ -310,6 +310,22 @@ func (h *Hook) act(ctx context.Context, c *stdlib.Call, f drivers.Frame, cand dr
 	return el, nil
 }
 
+// Blocked keeps a mark saying that nothing matched because of the page (a
+// sign-in page, an error, an HTTP error document: st), which `rpa heal`
+// does not count against the selectors, and says so in the step's heal
+// verdict instead of scoring candidates (stdlib.BlockHook).
+func (h *Hook) Blocked(ctx context.Context, c *stdlib.Call, sels []string, st *drivers.PageState) {
+	if h == nil || h.Mode == Off || st == nil {
+		return
+	}
+	c.Heal = &stdlib.HealInfo{Mode: string(h.Mode), Status: stdlib.HealRefused,
+		Reason: "no candidates looked for: " + maskStr(c, st.Text) + " (the page, not the selectors, is why the step failed)"}
+	h.mu.Lock()
+	h.pending = append(h.pending, runs.Mark{Flow: c.Flow, Line: c.Line, Selectors: maskSels(c, sels), At: time.Now(), Run: h.Run,
+		Matched: runs.MatchedNone, Page: st.Kind})
+	h.mu.Unlock()
+}
+
 // failed keeps a mark saying that no selector of sels matched (Matched
 // MatchedNone): `rpa heal` marks lines whose first selector did not match.
 func (h *Hook) failed(c *stdlib.Call, sels []string) {

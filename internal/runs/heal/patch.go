@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/drivers/selectorgen"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/actions"
@@ -65,14 +67,33 @@ func locating(name string) bool {
 	return a != nil && len(a.Params) > 0 && a.Params[0].Kind == actions.KindSelector
 }
 
-// Propose reads marks (newest first, as runs.Store.Marks returns them) of
-// f and proposes changes, looking at the last n marks of each line (n <= 0:
-// DefaultRuns).
-func Propose(f *ast.File, marks []runs.Mark, n int) []Proposal {
+// runOutcome is what one run's marks say of one line: the best selector
+// that matched (its index), that it healed (Healed), that nothing matched
+// (runs.MatchedNone), and whether the page was to blame (Page: the
+// drivers.PageState kind of a sign-in page, an error, an HTTP error
+// document).
+type runOutcome struct {
+	matched int
+	healed  []string
+	score   float64
+	page    string
+}
+
+// history is the outcomes of a line's last runs, newest first.
+type history struct {
+	line int
+	sels []string
+	runs []runOutcome
+}
+
+// histories walks the locating actions of f with a literal selector list
+// and gathers, for each that has marks, the outcomes of its last n runs
+// (n <= 0: DefaultRuns). A run's several marks of one line (tries, loop
+// iterations) are one outcome; marks without a run ID count as a run each.
+func histories(f *ast.File, marks []runs.Mark, n int, fn func(h history)) {
 	if n <= 0 {
 		n = DefaultRuns
 	}
-	var out []Proposal
 	ast.Walk(f, func(nd ast.Node) bool {
 		s, ok := nd.(*ast.ActionStmt)
 		if !ok || !locating(s.Action) {
@@ -82,70 +103,190 @@ func Propose(f *ast.File, marks []runs.Mark, n int) []Proposal {
 		if sels == nil {
 			return true
 		}
-		line := s.Range.Start.Line
-		var ms []runs.Mark
+		h := history{line: s.Range.Start.Line, sels: sels}
+		at := map[string]int{} // run ID → index in h.runs
 		for _, m := range marks {
-			if m.Line == line && slices.Equal(m.Selectors, sels) && len(ms) < n {
-				ms = append(ms, m)
+			if m.Line != h.line || !slices.Equal(m.Selectors, sels) {
+				continue
 			}
-		}
-		if len(ms) == 0 {
-			return true
-		}
-		for _, m := range ms {
-			if m.Matched == runs.MatchedHealed && len(m.Healed) > 0 {
-				nw := usable(m.Healed)
-				for _, o := range sels {
-					if !slices.Contains(nw, o) {
-						nw = append(nw, o)
-					}
+			i, seen := at[m.Run]
+			if !seen || m.Run == "" {
+				if len(h.runs) == n {
+					continue
 				}
-				out = append(out, Proposal{Line: line, Kind: "healed", Old: sels, New: nw,
-					Note: fmt.Sprintf("healed to %s (score %.2f); the old selectors are kept after the new ones", strconv.Quote(m.Healed[0]), m.Score)})
-				return true
+				h.runs = append(h.runs, runOutcome{matched: runs.MatchedNone})
+				i = len(h.runs) - 1
+				at[m.Run] = i
+			}
+			o := &h.runs[i]
+			switch {
+			case m.Matched == runs.MatchedHealed && len(m.Healed) > 0:
+				if o.healed == nil {
+					o.healed, o.score = m.Healed, m.Score
+				}
+			case m.Matched >= 0 && (o.matched < 0 || m.Matched < o.matched):
+				o.matched = m.Matched
+			case m.Matched == runs.MatchedNone && m.Page != "":
+				o.page = m.Page
 			}
 		}
-		count := make([]int, len(sels))
-		firsts := 0
-		for _, m := range ms {
-			if m.Matched >= 0 && m.Matched < len(sels) {
-				count[m.Matched]++
-			}
-			if m.Matched == 0 {
-				firsts++
-			}
+		if len(h.runs) > 0 {
+			fn(h)
 		}
-		if firsts > 0 {
-			return true
-		}
-		idx := make([]int, len(sels))
-		for i := range idx {
-			idx[i] = i
-		}
-		slices.SortStableFunc(idx, func(a, b int) int { return count[b] - count[a] })
-		if len(sels) > 1 && idx[0] != 0 {
-			nw := make([]string, len(sels))
-			for i, j := range idx {
-				nw[i] = sels[j]
-			}
-			out = append(out, Proposal{Line: line, Kind: "reorder", Old: sels, New: nw,
-				Note: fmt.Sprintf("%s matched first in %d of the last %d runs", strconv.Quote(sels[idx[0]]), count[idx[0]], len(ms))})
-			return true
-		}
-		failed := 0
-		for _, m := range ms {
-			if m.Matched == runs.MatchedNone {
-				failed++
-			}
-		}
-		note := fmt.Sprintf("heal: the first selector did not match in the last %d runs", len(ms))
-		if failed > 0 {
-			note += fmt.Sprintf(" (nothing matched in %d)", failed)
-		}
-		out = append(out, Proposal{Line: line, Kind: "stale", Old: sels, Note: note})
 		return true
 	})
+}
+
+// Propose reads marks (newest first, as runs.Store.Marks returns them) of
+// f and proposes changes from the last n runs of each line (n <= 0:
+// DefaultRuns). Runs whose step found a sign-in page, an error or an HTTP
+// error document instead of its page are left out: the selectors are not
+// to blame (Notes says so). Notes give the counts in runs: how many there
+// were and how many matched which selector. A positional selector (an
+// XPath from the root, :nth-of-type; selectorgen.Positional) is never
+// moved ahead of the others: it stays last.
+func Propose(f *ast.File, marks []runs.Mark, n int) []Proposal {
+	var out []Proposal
+	histories(f, marks, n, func(h history) {
+		if p, ok := propose(h); ok {
+			out = append(out, p)
+		}
+	})
 	return out
+}
+
+func propose(h history) (Proposal, bool) {
+	line, sels := h.line, h.sels
+	for _, o := range h.runs {
+		if u := usable(o.healed); len(u) > 0 {
+			nw := stableFirst(u, sels)
+			return Proposal{Line: line, Kind: "healed", Old: sels, New: nw,
+				Note: fmt.Sprintf("healed to %s (score %.2f); the old selectors are kept after the new ones, positional ones last", strconv.Quote(nw[0]), o.score)}, true
+		}
+	}
+	var own []runOutcome // the runs the selectors answer for
+	for _, o := range h.runs {
+		if o.page == "" {
+			own = append(own, o)
+		}
+	}
+	if len(own) == 0 {
+		return Proposal{}, false // every failure was the page's (Notes)
+	}
+	count := make([]int, len(sels))
+	matched, none := 0, 0
+	for _, o := range own {
+		switch {
+		case o.matched >= 0 && o.matched < len(sels):
+			count[o.matched]++
+			matched++
+		default:
+			none++
+		}
+	}
+	if count[0] > 0 {
+		return Proposal{}, false
+	}
+	// reorder by how often each matched, positional selectors last
+	idx := make([]int, len(sels))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		pa, pb := selectorgen.Positional(sels[a]), selectorgen.Positional(sels[b])
+		if pa != pb {
+			if pa {
+				return 1
+			}
+			return -1
+		}
+		return count[b] - count[a]
+	})
+	if len(sels) > 1 && idx[0] != 0 && count[idx[0]] > 0 {
+		nw := make([]string, len(sels))
+		for i, j := range idx {
+			nw[i] = sels[j]
+		}
+		return Proposal{Line: line, Kind: "reorder", Old: sels, New: nw,
+			Note: fmt.Sprintf("%s matched first in %d of the last %d runs", strconv.Quote(sels[idx[0]]), count[idx[0]], len(own))}, true
+	}
+	note := fmt.Sprintf("heal: the first selector matched in none of the last %d runs", len(own))
+	switch {
+	case matched > 0:
+		// only positional selectors matched: they stay last
+		var who []string
+		for i, c := range count {
+			if c > 0 {
+				who = append(who, fmt.Sprintf("%s in %d", strconv.Quote(sels[i]), c))
+			}
+		}
+		note += fmt.Sprintf("; only positional ones matched (%s of the last %d runs): the others may name text that changes", strings.Join(who, ", "), len(own))
+	case none > 0:
+		note += fmt.Sprintf(" (nothing matched in %d)", none)
+	}
+	return Proposal{Line: line, Kind: "stale", Old: sels, Note: note}, true
+}
+
+// stableFirst is nw then the old selectors not in it, with every
+// positional selector after the others (nw's before old's).
+func stableFirst(nw, old []string) []string {
+	var stable, positional []string
+	for _, list := range [][]string{nw, old} {
+		for _, s := range list {
+			if slices.Contains(stable, s) || slices.Contains(positional, s) {
+				continue
+			}
+			if selectorgen.Positional(s) {
+				positional = append(positional, s)
+			} else {
+				stable = append(stable, s)
+			}
+		}
+	}
+	return append(stable, positional...)
+}
+
+// Note is a sentence `rpa heal` says about a line without proposing a
+// change.
+type Note struct {
+	Line int    `json:"line"`
+	Text string `json:"text"`
+}
+
+// Notes says, for each line whose runs failed because of the page (a
+// sign-in page, an error, an HTTP error document) in the last n runs, how
+// often: no selector is to blame there.
+func Notes(f *ast.File, marks []runs.Mark, n int) []Note {
+	var out []Note
+	histories(f, marks, n, func(h history) {
+		kinds := map[string]int{}
+		blocked := 0
+		for _, o := range h.runs {
+			if o.page != "" && o.matched < 0 && o.healed == nil {
+				kinds[o.page]++
+				blocked++
+			}
+		}
+		if blocked == 0 {
+			return
+		}
+		var what []string
+		for _, k := range []string{drivers.PageSignIn, drivers.PageError, drivers.PageHTTPError} {
+			if kinds[k] > 0 {
+				what = append(what, fmt.Sprintf("%s (%d)", pageWords[k], kinds[k]))
+			}
+		}
+		out = append(out, Note{Line: h.line, Text: fmt.Sprintf("the step failed on %s in %d of the last %d runs, not on its own page: the selectors are not to blame (sign in first, or fix what the page refused)",
+			strings.Join(what, ", "), blocked, len(h.runs))})
+	})
+	return out
+}
+
+// pageWords names the kinds of drivers.PageState for Notes.
+var pageWords = map[string]string{
+	drivers.PageSignIn:    "a sign-in page",
+	drivers.PageError:     "an error message",
+	drivers.PageHTTPError: "an HTTP error document",
 }
 
 // usable drops selectors a flow string cannot hold literally ({{ would

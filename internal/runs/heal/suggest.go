@@ -2,7 +2,6 @@ package heal
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/rpa-dev/rpa/lang/ast"
 	"github.com/rpa-dev/rpa/stdlib"
@@ -31,13 +30,7 @@ func ProposeFor(f *ast.File, line int, info *stdlib.HealInfo) (Proposal, bool) {
 		if sels == nil {
 			return true
 		}
-		nw := usable(info.Selectors)
-		for _, o := range sels {
-			if !slices.Contains(nw, o) {
-				nw = append(nw, o)
-			}
-		}
-		p = Proposal{Line: line, Kind: "suggested", Old: sels, New: nw,
+		p = Proposal{Line: line, Kind: "suggested", Old: sels, New: stableFirst(usable(info.Selectors), sels),
 			Note: fmt.Sprintf("heal %s %s (score %.2f): %s; review before applying", info.Status, info.Desc, info.Score, info.Reason)}
 		found = true
 		return false

@@ -63,6 +63,11 @@ type Packet struct {
 	// HealPatch is the change of the flow that Heal proposes for the
 	// failing line (heal_packet.go); nil when it proposes none.
 	HealPatch *HealPatch `json:"heal_patch,omitempty"`
+	// Page is what the page had settled into when the failing step gave
+	// up waiting (LANGUAGE.md, "Fail fast"): a sign-in page, an error near
+	// the last action, an HTTP error document, or a page on which nothing
+	// loaded or changed any more; nil when the step did not wait in vain.
+	Page *drivers.PageState `json:"page,omitempty"`
 }
 
 // SelectorReason is one selector and why it failed.
@@ -188,6 +193,9 @@ func (r *Recorder) packet(ctx context.Context, res *interp.Result, page drivers.
 		dialog = r.mask.String(openDialog(ctx, page))
 		alert = r.mask.String(pageAlert(ctx, page))
 	}
+	if st := drivers.StateOf(e); st != nil {
+		p.Page = &drivers.PageState{Kind: st.Kind, Text: r.mask.String(st.Text)}
+	}
 	p.Heal = failedHeal(res, e.Line) // heal_packet.go
 	p.HealPatch = healPatch(r.o.Flow, r.source, p.Heal, e.Line, r.mask.String)
 	p.Hints = hints(p, reps, snapText, dialog, alert)
@@ -243,6 +251,16 @@ func hints(p *Packet, reps []drivers.SelectorReport, snap, dialog, alert string)
 			out = append(out, fmt.Sprintf("the page is %s and says %q: the login was refused (check the credentials the flow was given)", u.Path, alert))
 		} else {
 			out = append(out, fmt.Sprintf("the page is %s, a login page: the session may have expired or a login did not go through (log in again, or run on the profile that holds the session)", u.Path))
+		}
+	}
+	if p.Page != nil {
+		switch p.Page.Kind {
+		case drivers.PageSignIn:
+			out = append(out, p.Page.Text+": the session expired or the sign-in did not go through; sign in first (defaults login:, or the profile that holds the session), the selectors are not to blame")
+		case drivers.PageError:
+			out = append(out, p.Page.Text+": the page refused what the flow sent (check the values it was given); the selectors are not to blame")
+		case drivers.PageHTTPError:
+			out = append(out, p.Page.Text+": the server failed or the address is wrong; the selectors are not to blame")
 		}
 	}
 	covered, allMissing := "", len(reps) > 0
