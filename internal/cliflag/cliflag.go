@@ -95,7 +95,29 @@ func Parse(fs *flag.FlagSet, args []string) ([]string, error) {
 		if fs.NArg() == 0 {
 			return pos, nil
 		}
+		if used := len(args) - fs.NArg(); used > 0 && args[used-1] == "--" && !takesValue(fs, args[:used-1]) {
+			return append(pos, fs.Args()...), nil // after "--": all positional
+		}
 		pos = append(pos, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
+}
+
+// takesValue reports whether the last of args is a flag of fs that takes
+// the next argument as its value (-name, not -name=V, nor a bool flag).
+func takesValue(fs *flag.FlagSet, args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	a := args[len(args)-1]
+	name := strings.TrimLeft(a, "-")
+	if len(a)-len(name) < 1 || len(a)-len(name) > 2 || name == "" || strings.Contains(name, "=") {
+		return false
+	}
+	f := fs.Lookup(name)
+	if f == nil {
+		return false
+	}
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return !ok || !b.IsBoolFlag()
 }

@@ -81,10 +81,57 @@ func TestParse(t *testing.T) {
 	if err != nil || strings.Join(pos, " ") != "a b -x" || !*v {
 		t.Errorf("Parse = %q %v (v %v)", pos, err, *v)
 	}
+	// after "--" everything is positional, a flag too
+	pos, err = Parse(fs, []string{"a", "--", "b", "-v", "-nope"})
+	if err != nil || strings.Join(pos, " ") != "a b -v -nope" {
+		t.Errorf("after --: %q %v", pos, err)
+	}
+	// "--" as a flag's value is not the terminator
+	s := fs.String("s", "", "")
+	pos, err = Parse(fs, []string{"-s", "--", "a", "-v"})
+	if err != nil || *s != "--" || strings.Join(pos, " ") != "a" {
+		t.Errorf("-s --: %q %v (s %q)", pos, err, *s)
+	}
 	if _, err := Parse(fs, []string{"a", "-h"}); err != flag.ErrHelp {
 		t.Errorf("-h: %v", err)
 	}
 	if _, err := Parse(fs, []string{"--nope"}); err == nil {
 		t.Error("unknown flag accepted")
+	}
+}
+
+// TestParseFlags: flags after the file names too (rpa fmt F --to yaml),
+// with fs.Args() the positional arguments in order.
+func TestParseFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		to   string
+		w    bool
+		pos  string
+	}{
+		{[]string{"a.flow", "--to", "yaml"}, "yaml", false, "a.flow"},
+		{[]string{"--to", "flow", "a.flow", "b.flow", "-w"}, "flow", true, "a.flow b.flow"},
+		{[]string{"a.flow", "-w", "b.flow"}, "", true, "a.flow b.flow"},
+		{[]string{"a.flow", "--", "-w"}, "", false, "a.flow -w"},
+		{nil, "", false, ""},
+	} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		to := fs.String("to", "", "")
+		w := fs.Bool("w", false, "")
+		if done, code := ParseFlags(fs, c.args); done {
+			t.Fatalf("%q: done %d", c.args, code)
+		}
+		if *to != c.to || *w != c.w || strings.Join(fs.Args(), " ") != c.pos {
+			t.Errorf("%q: to %q w %v args %q", c.args, *to, *w, fs.Args())
+		}
+	}
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if done, code := ParseFlags(fs, []string{"a", "--nope"}); !done || code != exitUsage {
+		t.Errorf("bad flag after a file: %v %d", done, code)
+	}
+	if done, code := ParseFlags(fs, []string{"a", "-h"}); !done || code != exitOK {
+		t.Errorf("-h after a file: %v %d", done, code)
 	}
 }

@@ -32,11 +32,20 @@ func SubFlags(name, usage, summary string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// ParseFlags parses args with fs; done is true when the command must stop
-// now with code (0 after -h, 2 on a bad flag: the flag package has said
-// why; the exit codes of internal/cli).
+// ParseFlags parses args with fs, flags before, between and after the
+// positional arguments as with ParseArgs (`rpa fmt F --to yaml`, `rpa check
+// F --oneline`); fs.Args() then returns the positional arguments in order.
+// done is true when the command must stop now with code (0 after -h, 2 on
+// a bad flag: the flag package has said why; the exit codes of
+// internal/cli).
 func ParseFlags(fs *flag.FlagSet, args []string) (done bool, code int) {
-	return parsed(fs.Parse(args))
+	pos, err := Parse(fs, args)
+	if done, code := parsed(err); done {
+		return true, code
+	}
+	// fs.Args() is what follows the terminator: the positional arguments.
+	_ = fs.Parse(append([]string{"--"}, pos...))
+	return false, exitOK
 }
 
 // ParseArgs is ParseFlags for commands whose flags may stand before,

@@ -115,3 +115,25 @@ func (d *Diagnostic) OneLine() string {
 	}
 	return s
 }
+
+// Item is a Diagnostic as JSON (`rpa check --json`): the file, the start
+// of the culprit (1-based line and column in runes), the severity
+// ("error" or "warning"), the summary and the detail.
+type Item struct {
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Col      int    `json:"col"`
+	Severity string `json:"severity"`
+	Summary  string `json:"summary"`
+	Detail   string `json:"detail,omitempty"`
+}
+
+// Items is ds as JSON items, in ds's order (never nil).
+func (ds Diagnostics) Items() []Item {
+	out := make([]Item, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, Item{File: d.Subject.File, Line: d.Subject.Start.Line, Col: d.Subject.Start.Col,
+			Severity: d.Severity.String(), Summary: d.Summary, Detail: d.Detail})
+	}
+	return out
+}
