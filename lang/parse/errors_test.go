@@ -77,6 +77,11 @@ func TestErrors(t *testing.T) {
 		{"flow a\nlog (a # b\n)\n", []string{"e.flow:2:8: error: a comment cannot stand inside ( ) or [ ]: there # is expr's closure name"}},
 		{"flow a\nx = f(1,\n  # note\n  2)\n", []string{"e.flow:3:3: error: a comment cannot stand inside ( ) or [ ]: there # is expr's closure name"}},
 		{"flow a\nx = #y\n", []string{"e.flow:2:4: error: unexpected end of line"}},
+		// an operator between an action's arguments: one value, {{ }} joins text
+		{"flow a\nask \"Pick for \" + region\n", []string{`e.flow:2:17: error: unexpected "+"; an action's argument is one value: to join text write one string with {{ }} inside: "Pick for {{ region }}"`}},
+		{"flow a\nx = ask \"Pick \" + r.name + \" of \" + n timeout: 5s\n", []string{`e.flow:2:17: error: unexpected "+"; an action's argument is one value: to join text write one string with {{ }} inside: "Pick {{ r.name }} of {{ n }}"`}},
+		{"flow a\nfill \"#q\" n + 1\n", []string{`e.flow:2:13: error: unexpected "+"; an action's argument is one value: put an expression in parentheses, ( ); text is joined inside one string with {{ }} ("Region {{ region }}")`}},
+		{"flow a\nselect \"#q\" \"x\" == r\n", []string{`e.flow:2:17: error: unexpected "=="; an action's argument is one value: put an expression in parentheses, ( ); text is joined inside one string with {{ }} ("Region {{ region }}")`}},
 		// several errors in one file, each line resynchronised
 		{"flow a\nclick \"#a\n\"b\"\nlog )\nif x\n}\n", []string{
 			"e.flow:2:7: error: string not terminated",

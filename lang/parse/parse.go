@@ -631,6 +631,15 @@ func (p *parser) parseError(err error, toks []lexer.Token) {
 	if imsg, ok := p.indexAssign(toks); ok { // indexassign.go
 		r, msg = p.spanRange(toks[0], toks[1]), imsg
 	}
+	detail := ""
+	if ute := (*participle.UnexpectedTokenError)(nil); errors.As(err, &ute) {
+		for i, t := range toks {
+			if t.Pos.Offset == ute.Unexpected.Pos.Offset && t.Type == ute.Unexpected.Type {
+				detail = joinHint(toks, i) // joinhint.go
+				break
+			}
+		}
+	}
 	if toks[0].Value == "param" && toks[0].Type == g.Ident {
 		// After `=` only a literal may stand.
 		for _, t := range toks {
@@ -641,6 +650,9 @@ func (p *parser) parseError(err error, toks []lexer.Token) {
 		}
 	}
 	p.errorf(r, "%s", msg)
+	if detail != "" {
+		p.diags[len(p.diags)-1].Detail = detail
+	}
 }
 
 func describe(t lexer.Token) string {
