@@ -189,11 +189,16 @@ func pathErr(err error) string {
 	return err.Error()
 }
 
-// CheckProfiles looks at every profile folder under home/profiles and fails
-// when one is locked by a running browser (Chromium's SingletonLock names a
-// live process; see ProfileLock): a second browser cannot use it, so a
-// flow with that profile would fail. A stale lock (its process is gone) is
-// a note: Chromium takes such a lock over at its next start.
+// CheckProfiles looks at every profile folder under home/profiles. A
+// profile in use by a live rpa process (it holds the folder's rpa lock:
+// profiles.Holder), with or without a running browser, is in use: a note
+// naming that process, never a failure, and never advice to kill the
+// browser it owns. A profile whose lock Chromium holds (its SingletonLock
+// names a live browser: ProfileLock) while no rpa process holds it is an
+// orphan (a browser left by an rpa that died, or one started by hand): a
+// failure, since a second browser cannot use the folder. A stale lock (its
+// process is gone) is a note: Chromium takes such a lock over at its next
+// start.
 func CheckProfiles(home string) Check {
 	c := Check{Name: "profiles"}
 	dir := filepath.Join(home, "profiles")
@@ -206,7 +211,7 @@ func CheckProfiles(home string) Check {
 		c.Status, c.Detail, c.Fix = Fail, dir+": "+pathErr(err), "give yourself read access to "+dir
 		return c
 	}
-	var locked, stale []string
+	var orphans, inUse, stale []string
 	var pids []string
 	n := 0
 	for _, e := range entries {
@@ -214,7 +219,19 @@ func CheckProfiles(home string) Check {
 			continue
 		}
 		n++
-		l, err := ProfileLock(filepath.Join(dir, e.Name()))
+		pdir := filepath.Join(dir, e.Name())
+		l, err := ProfileLock(pdir)
+		if owner, held := profiles.Holder(pdir); held {
+			what := e.Name() + " (rpa"
+			if owner > 0 {
+				what += fmt.Sprintf(" pid %d", owner)
+			}
+			if err == nil && l != nil && l.Live && l.PID > 0 {
+				what += fmt.Sprintf(", its browser pid %d", l.PID)
+			}
+			inUse = append(inUse, what+")")
+			continue
+		}
 		switch {
 		case err != nil:
 			stale = append(stale, e.Name()+" (lock unreadable: "+pathErr(err)+")")
@@ -231,22 +248,37 @@ func CheckProfiles(home string) Check {
 			} else {
 				what += " (" + l.Owner + ")"
 			}
-			locked = append(locked, what)
+			orphans = append(orphans, what)
 		default:
 			stale = append(stale, e.Name()+" (stale lock of "+l.Owner+")")
 		}
 	}
+	var parts []string
+	if len(orphans) > 0 {
+		parts = append(parts, fmt.Sprintf("%d held by a browser no rpa process owns: %s", len(orphans), strings.Join(orphans, ", ")))
+	}
+	if len(inUse) > 0 {
+		parts = append(parts, fmt.Sprintf("%d in use by a running rpa: %s", len(inUse), strings.Join(inUse, ", ")))
+	}
+	if len(stale) > 0 {
+		parts = append(parts, strings.Join(stale, ", "))
+	}
+	c.Detail = fmt.Sprintf("%d profile(s)", n)
+	if len(parts) > 0 {
+		c.Detail += "; " + strings.Join(parts, "; ")
+	}
 	switch {
-	case len(locked) > 0:
+	case len(orphans) > 0:
 		c.Status = Fail
-		c.Detail = fmt.Sprintf("%d of %d profile(s) in use by a running browser: %s", len(locked), n, strings.Join(locked, ", "))
-		c.Fix = "close that browser (or stop the rpa serve/connect that runs it) before using the profile elsewhere"
+		c.Fix = "close that browser (left by an rpa process that is gone, or started by hand) before a flow uses the profile"
 		if len(pids) > 0 && runtime.GOOS != "windows" {
 			c.Fix += "; if it is left over, `kill " + strings.Join(pids, " ") + "`"
 		}
+	case len(inUse) > 0:
+		c.Status = Note
+		c.Fix = "nothing to do: a running rpa (serve, connect, run) uses it; to use the profile elsewhere, stop that rpa first"
 	case len(stale) > 0:
 		c.Status = Note
-		c.Detail = fmt.Sprintf("%d profile(s), %s", n, strings.Join(stale, ", "))
 		c.Fix = "nothing to do: Chromium takes a stale lock over at its next start"
 	default:
 		c.Status, c.Detail = OK, fmt.Sprintf("%d profile(s), none in use", n)

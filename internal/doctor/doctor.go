@@ -1,6 +1,7 @@
 // Package doctor checks that a machine is ready to run rpa: the browser
-// (found, its version, one headless launch), $RPA_HOME (writable; profiles
-// locked by a running browser), the display and dialog backend of the
+// (found, its version, one headless launch), $RPA_HOME (writable), the
+// profiles (in use by a running rpa, or held by an orphaned browser), the
+// display and dialog backend of the
 // desktop channel for asking a person, the flows folder (how many flows
 // check clean), and the settings of `rpa connect` (the file the
 // rpa-connect user service reads and, when asked, one dial and register at

@@ -103,6 +103,25 @@ func LockDir(dir string) (*Lock, error) {
 	return &Lock{dir: abs}, nil
 }
 
+// Holder says whether another process (an rpa process: only rpa takes
+// this lock) holds the profile folder dir's lock (LockFileName) right now,
+// and its pid (0 when the file does not say). It does not take the lock:
+// it asks for a shared one it gives back at once, which fails while the
+// lock is held; a folder without the file is not held. A lock this
+// process holds counts as held too (its pid is this process's).
+func Holder(dir string) (pid int, held bool) {
+	path := filepath.Join(dir, LockFileName)
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	if !probeFile(f) {
+		return 0, false
+	}
+	return readPID(path), true
+}
+
 // Unlock releases this hold; the file lock goes when the process's last
 // hold on the folder goes. Calling it again does nothing.
 func (l *Lock) Unlock() {

@@ -29,3 +29,20 @@ func lockFile(f *os.File) error {
 
 // unlockFile releases f's flock.
 func unlockFile(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+
+// probeFile reports whether another open file holds a lock on f: a
+// shared, non-blocking flock fails then; one that succeeds is released at
+// once.
+func probeFile(f *os.File) bool {
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
+		switch {
+		case err == nil:
+			_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+			return false
+		case errors.Is(err, syscall.EINTR):
+			continue
+		}
+		return errors.Is(err, syscall.EWOULDBLOCK)
+	}
+}

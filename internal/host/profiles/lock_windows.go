@@ -22,6 +22,18 @@ func lockFile(f *os.File) error {
 	return err
 }
 
+// probeFile reports whether another handle holds the lock on f's first
+// byte: a shared, non-blocking LockFileEx fails then; one that succeeds is
+// released at once.
+func probeFile(f *os.File) bool {
+	err := windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, new(windows.Overlapped))
+	if err == nil {
+		_ = unlockFile(f)
+		return false
+	}
+	return errors.Is(err, windows.ERROR_LOCK_VIOLATION) || errors.Is(err, windows.ERROR_IO_PENDING)
+}
+
 // unlockFile releases f's lock.
 func unlockFile(f *os.File) error {
 	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, new(windows.Overlapped))
