@@ -209,7 +209,7 @@ func TestRunReferenceFlow(t *testing.T) {
 		}
 	}
 	// The rows' keys in the page's column order (interp.Row), not sorted.
-	if !strings.Contains(r.stdout, `{"date": "`+want[0].Date+`",`) || !regexp.MustCompile(`"date": "[^"]*",\s*"region": "[^"]*",\s*"kWh": "[^"]*",\s*"peak"`).MatchString(r.stdout) {
+	if !strings.Contains(r.stdout, `"date": "`+want[0].Date+`",`) || !regexp.MustCompile(`"date": "[^"]*",\s*"region": "[^"]*",\s*"kWh": "[^"]*",\s*"peak"`).MatchString(r.stdout) {
 		t.Errorf("rows not in the page's column order:\n%.600s", r.stdout)
 	}
 	// open, fill, fill, click, wait, select, click, table.

@@ -41,6 +41,10 @@ type FlowInfo struct {
 	Diags []DiagView
 	// Errors and Warnings count Diags by severity.
 	Errors, Warnings int
+	// Draft is true when the folder holds a draft of the flow that differs from its file
+	// (drafts.go); New when there is only the draft (the file is made when it is published).
+	// The other fields then describe the draft for a New flow, the file otherwise.
+	Draft, New bool
 }
 
 // ParamInfo is one param of a flow.
@@ -347,8 +351,8 @@ func (s *Server) ServedDir() string {
 	return s.FlowsDir()
 }
 
-// FlowList lists the console folder's flows in file-name order, with their diagnostics and
-// whether each is published (copies: the caller may keep them; Params and Diags are shared and
+// FlowList lists the console folder's flows in file-name order (new flows that are only drafts
+// too: FlowInfo.New), with their diagnostics and whether each is published (copies: the caller may keep them; Params and Diags are shared and
 // must not be changed).
 func (s *Server) FlowList() []FlowInfo {
 	l, _ := s.flowList()
@@ -356,8 +360,9 @@ func (s *Server) FlowList() []FlowInfo {
 }
 
 // flowList is FlowList with the scans it comes from (same scans, same list).
-func (s *Server) flowList() ([]FlowInfo, [2]*folderScan) {
+func (s *Server) flowList() ([]FlowInfo, [3]*folderScan) {
 	sc := s.flowsCache().scan()
+	drafts := s.draftsCache().scan()
 	var served *folderScan
 	if !s.servedSame() {
 		served = s.Value(servedKey{}, func() any { return &folderCache{dir: s.ServedDir()} }).(*folderCache).scan()
@@ -371,17 +376,20 @@ func (s *Server) flowList() ([]FlowInfo, [2]*folderScan) {
 			_, out[i].Published = served.byName[f.Name]
 		}
 	}
-	return out, [2]*folderScan{sc, served}
+	out = s.withDrafts(out, sc, drafts)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].File < out[j].File })
+	return out, [3]*folderScan{sc, served, drafts}
 }
 
 // FlowFile returns the info and the source of the file named file in the console folder;
-// ok is false when there is no such flow file (a path, a dot file, another extension).
+// ok is false when there is no such flow file (a path, a dot file, another extension, a new
+// flow that is only a draft).
 func (s *Server) FlowFile(file string) (fi FlowInfo, src []byte, ok bool) {
 	if file == "" || filepath.Base(file) != file || strings.HasPrefix(file, ".") || !lang.IsFlowFile(file) {
 		return fi, nil, false
 	}
 	for _, f := range s.FlowList() {
-		if f.File == file {
+		if f.File == file && !f.New {
 			return f, s.flowsCache().scan().srcs[file], true
 		}
 	}

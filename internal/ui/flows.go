@@ -8,7 +8,6 @@ import (
 	"html/template"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -16,7 +15,6 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/rpa-dev/rpa/internal/atomicfile"
 	"github.com/rpa-dev/rpa/lang"
 )
 
@@ -107,18 +105,19 @@ type tableKey struct{}
 // tableCache is the flows table rendered for one version of the folders, per language.
 type tableCache struct {
 	mu      sync.Mutex
-	version [2]*folderScan
+	version [3]*folderScan
 	html    map[string]template.HTML
 }
 
 // editPage shows a flow's text in the editor.
 func editPage(s *Server, w http.ResponseWriter, r *http.Request) {
 	file := r.PathValue("file")
-	fi, src, ok := s.FlowFile(file)
+	e, ok := s.editable(file)
 	if !ok {
 		s.RenderError(w, r, http.StatusNotFound, "edit.noflow", file)
 		return
 	}
+	fi, src := e.Info, e.Src
 	text, readOnly := string(src), ""
 	if !isText(src) {
 		// Shown, never saved: the page's text is not the file's bytes.
@@ -127,7 +126,7 @@ func editPage(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	s.RenderTitle(w, r, "flows_edit", s.T(r, "edit.title", file), map[string]any{
 		"Flow": fi, "Text": text, "Hash": hashOf(src), "Lines": lineNumbers(src), "ReadOnly": readOnly, "YAMLExt": yamlExt(fi.File),
-		"Saved": r.URL.Query().Has("saved"), "Publish": r.URL.Query().Has("publish"),
+		"Saved": r.URL.Query().Has("saved"), "Publish": r.URL.Query().Has("publish"), "Draft": e.Draft,
 	})
 }
 
@@ -273,7 +272,9 @@ func checkText(path string, src []byte) []DiagView {
 	return diagViews(mine, src)
 }
 
-// saveAPI writes the editor's text to its file (atomically), unless the file on disk is not
+// saveAPI writes the editor's text (atomically) to its draft when the console shows the served
+// folder (drafts.go; to no draft when it is the published file again), else to its file, unless
+// what it edits on disk is not
 // UTF-8 text (422: see isText) or changed since the editor loaded it (409): {"hash": new hash, "diagnostics": [...]}. A flow with errors
 // is saved too (it is the person's work); the diagnostics say what is wrong.
 func saveAPI(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -281,18 +282,19 @@ func saveAPI(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !s.readJSON(w, r, &req) {
 		return
 	}
-	fi, _, ok := s.FlowFile(req.File)
+	e, ok := s.editable(req.File)
 	if !ok {
 		s.apiError(w, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
 		return
 	}
+	fi := e.Info
 	unlock := s.lockFile(fi.Path)
 	defer unlock()
-	cur, err := os.ReadFile(fi.Path)
-	if err != nil {
-		s.apiError(w, http.StatusInternalServerError, s.T(r, "edit.savefailed", err.Error()))
+	if e, ok = s.editable(req.File); !ok { // read again under the lock
+		s.apiError(w, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
 		return
 	}
+	cur := e.Src
 	if !isText(cur) {
 		s.apiError(w, http.StatusUnprocessableEntity, s.T(r, "edit.notutf8", fi.File))
 		return
@@ -302,12 +304,13 @@ func saveAPI(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	src := []byte(req.Text)
-	if err := atomicfile.WriteLike(fi.Path, fi.Path, src); err != nil {
+	draft, err := s.saveEdited(e, src)
+	if err != nil {
 		s.apiError(w, http.StatusInternalServerError, s.T(r, "edit.savefailed", err.Error()))
 		return
 	}
-	s.Logf("ui: saved %s", fi.File)
-	s.JSON(w, http.StatusOK, map[string]any{"hash": hashOf(src), "diagnostics": checkText(fi.Path, src)})
+	s.Logf("ui: saved %s (draft %v)", fi.File, draft)
+	s.JSON(w, http.StatusOK, map[string]any{"hash": hashOf(src), "diagnostics": checkText(fi.Path, src), "draft": draft})
 }
 
 // lineNumbers is "1\n2\n...", one per line of src (the editor's gutter).

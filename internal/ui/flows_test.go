@@ -75,33 +75,60 @@ func TestEditorCheckAndSave(t *testing.T) {
 			t.Errorf("check %q: %d", f, code)
 		}
 	}
-	// Save with the hash of what was loaded: written, mode kept.
+	// Save with the hash of what was loaded: the served folder keeps the published file, the
+	// text goes to the flow's draft (drafts.go).
 	fixed := strings.Replace(helloFlow, `"Say hello"`, `"Say hello nicely"`, 1)
 	code, v = api(t, ts.URL, s.Token(), "/api/save", checkRequest{File: "hello.flow", Text: fixed, Hash: hashOf(src)})
-	if code != 200 || v["hash"] != hashOf([]byte(fixed)) {
+	if code != 200 || v["hash"] != hashOf([]byte(fixed)) || v["draft"] != true {
 		t.Fatalf("save: %d %v", code, v)
 	}
-	if b, _ := os.ReadFile(p); string(b) != fixed {
-		t.Fatalf("file: %s", b)
+	draft := filepath.Join(dir, ".drafts", "hello.flow")
+	if b, _ := os.ReadFile(p); string(b) != helloFlow {
+		t.Fatalf("the published file changed: %s", b)
 	}
-	if st, _ := os.Stat(p); st.Mode().Perm() != 0o640 {
-		t.Errorf("mode %v", st.Mode().Perm())
+	if b, _ := os.ReadFile(draft); string(b) != fixed {
+		t.Fatalf("draft: %s", b)
 	}
-	// The file changed on disk since: refused, the disk kept.
-	if err := os.WriteFile(p, []byte(helloFlow+"# edited elsewhere\n"), 0o640); err != nil {
+	if st, _ := os.Stat(draft); st.Mode().Perm() != 0o600 {
+		t.Errorf("draft mode %v", st.Mode().Perm())
+	}
+	// The draft changed on disk since: refused, the disk kept.
+	if err := os.WriteFile(draft, []byte(fixed+"# edited elsewhere\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	code, v = api(t, ts.URL, s.Token(), "/api/save", checkRequest{File: "hello.flow", Text: "flow hello\n", Hash: hashOf([]byte(fixed))})
 	if code != http.StatusConflict || !strings.Contains(v["error"].(string), "changed on disk") {
 		t.Fatalf("stale save: %d %v", code, v)
 	}
-	if b, _ := os.ReadFile(p); !strings.Contains(string(b), "edited elsewhere") {
-		t.Fatal("a stale save overwrote the file")
+	if b, _ := os.ReadFile(draft); !strings.Contains(string(b), "edited elsewhere") {
+		t.Fatal("a stale save overwrote the draft")
 	}
-	// The editor page shows the text (escaped) with its hash.
+	// The editor page shows the draft's text (escaped) with its hash, and says it is a draft.
 	page := getPath(t, ts.URL, s.Token(), "/flows/hello.flow/edit")
-	if !strings.Contains(page, "# edited elsewhere") || !strings.Contains(page, `data-hash="`) {
+	if !strings.Contains(page, "# edited elsewhere") || !strings.Contains(page, `data-hash="`) || !strings.Contains(page, `id="draft-note"`) {
 		t.Errorf("editor page:\n%s", page)
+	}
+	// Saving the published text again leaves no draft.
+	code, v = api(t, ts.URL, s.Token(), "/api/save", checkRequest{File: "hello.flow", Text: helloFlow, Hash: hashOf([]byte(fixed + "# edited elsewhere\n"))})
+	if code != 200 || v["draft"] != false {
+		t.Fatalf("save back: %d %v", code, v)
+	}
+	if _, err := os.Stat(draft); !os.IsNotExist(err) {
+		t.Fatalf("draft left: %v", err)
+	}
+	// With --publish-to (another served folder) Save writes the file, mode kept.
+	other := t.TempDir()
+	s2, ts2 := newTestServer(t, Options{FlowsDir: dir, ServedDir: other})
+	_ = s2
+	code, v = api(t, ts2.URL, s2.Token(), "/api/save", checkRequest{File: "hello.flow", Text: fixed, Hash: hashOf([]byte(helloFlow))})
+	if code != 200 || v["draft"] != false {
+		t.Fatalf("save to the file: %d %v", code, v)
+	}
+	if b, _ := os.ReadFile(p); string(b) != fixed {
+		t.Fatalf("file: %s", b)
+	}
+	if st, _ := os.Stat(p); st.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v", st.Mode().Perm())
 	}
 }
 

@@ -208,18 +208,19 @@ func publishAPI(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	lg := s.Lang(r)
-	fi, _, ok := s.FlowFile(req.File)
+	e, ok := s.editable(req.File)
 	if !ok {
 		s.apiError(w, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
 		return
 	}
+	fi := e.Info
 	unlock := s.lockFile(fi.Path)
 	defer unlock()
-	src, err := os.ReadFile(fi.Path)
-	if err != nil {
-		s.apiError(w, http.StatusInternalServerError, err.Error())
+	if e, ok = s.editable(req.File); !ok { // read again under the lock
+		s.apiError(w, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
 		return
 	}
+	src := e.Src // the draft when there is one: publishing makes it the file
 	if !isText(src) {
 		s.apiError(w, http.StatusUnprocessableEntity, s.T(r, "edit.notutf8", fi.File))
 		return
@@ -260,8 +261,8 @@ func publishAPI(s *Server, w http.ResponseWriter, r *http.Request) {
 		// Published in place (the console shows the served folder).
 	case s.servedSame():
 		// Renamed in the served folder: the file follows its NAME, the old one goes (else the
-		// old NAME would stay a tool).
-		if err := os.Remove(fi.Path); err != nil {
+		// old NAME would stay a tool). A new flow has no old file.
+		if err := os.Remove(fi.Path); err != nil && (e.FileSrc != nil || !errors.Is(err, os.ErrNotExist)) {
 			s.apiError(w, http.StatusInternalServerError, s.T(r, "edit.savefailed", err.Error()))
 			return
 		}
@@ -271,6 +272,10 @@ func publishAPI(s *Server, w http.ResponseWriter, r *http.Request) {
 			s.apiError(w, http.StatusInternalServerError, s.T(r, "edit.savefailed", err.Error()))
 			return
 		}
+	}
+	if err := s.dropDraft(fi.File); err != nil {
+		s.apiError(w, http.StatusInternalServerError, s.T(r, "edit.savefailed", err.Error()))
+		return
 	}
 	if s.opts.Tools != nil {
 		s.opts.Tools.Reload() // the tool list is current when the Run page opens
