@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/rpa-dev/rpa/core"
+	"github.com/rpa-dev/rpa/internal/msg"
 	"github.com/rpa-dev/rpa/lang"
+	"github.com/rpa-dev/rpa/stdlib"
 )
 
 // This file holds the text forms of a run for people: the progress lines
@@ -92,6 +93,9 @@ func PrintOutcome(stdout, stderr io.Writer, f *lang.Flow, res *Result) {
 		}
 	}
 	fmt.Fprintln(stderr, SummaryLine(f, res))
+	for _, l := range HealLines(f, res) {
+		fmt.Fprintln(stderr, l)
+	}
 	if res.Error != nil {
 		e := res.Error
 		file := e.File
@@ -113,21 +117,69 @@ func PrintOutcome(stdout, stderr io.Writer, f *lang.Flow, res *Result) {
 	}
 }
 
+func init() {
+	msg.Register(map[string]msg.Text{
+		"run.ok":        {En: "ok", Zh: "成功"},
+		"run.failed":    {En: "FAILED", Zh: "失败"},
+		"run.cancelled": {En: "CANCELLED", Zh: "已取消"},
+		"run.okCount":   {En: "%d ok", Zh: "%d 个成功"},
+		"run.badCount":  {En: "%d failed or skipped", Zh: "%d 个失败或跳过"},
+		"run.summary":   {En: "%s  %s: %d actions (%s) in %d ms", Zh: "%s  %s：%d 个动作（%s），用时 %d ms"},
+		"run.healFound": {En: "line %d: %s matched with %.2f; `rpa heal %s` proposes the patch", Zh: "第 %d 行：%s 的匹配度为 %.2f；`rpa heal %s` 会给出补丁"},
+		"run.healed":    {En: "line %d: healed to %s (%.2f); `rpa heal %s` proposes keeping it", Zh: "第 %d 行：已自愈为 %s（%.2f）；`rpa heal %s` 会给出保留它的补丁"},
+	})
+}
+
+// HealLines are the sentences `rpa run` prints for the steps healing looked
+// at: a candidate it found but did not act on (heal suggest, or refused;
+// the failure packet's), or the element it healed to, each with the `rpa
+// heal` command that proposes the patch. In the language of msg.Env.
+func HealLines(f *lang.Flow, res *Result) []string {
+	lg := msg.Env()
+	file := f.Path
+	if file == "" {
+		file = f.File.Name
+	}
+	var out []string
+	seen := map[int]bool{}
+	for _, st := range res.Results {
+		h := st.Heal
+		if h == nil || seen[st.Line] {
+			continue
+		}
+		switch {
+		case h.Status == stdlib.HealHealed:
+			out = append(out, msg.T(lg, "run.healed", st.Line, h.Desc, h.Score, file))
+		case len(h.Candidates) > 0 && len(h.Candidates[0].Selectors) > 0:
+			c := h.Candidates[0]
+			out = append(out, msg.T(lg, "run.healFound", st.Line, c.Desc, c.Score, file))
+		default:
+			continue
+		}
+		seen[st.Line] = true
+	}
+	return out
+}
+
 // SummaryLine is "ok  NAME: 12 actions (12 ok) in 845 ms" or the FAILED
-// form.
+// form, in the language of the process's person (msg.Env: LANG=zh_CN.UTF-8
+// gives "成功  NAME：12 个动作（12 个成功），用时 845 ms").
 func SummaryLine(f *lang.Flow, res *Result) string {
-	state := "ok"
+	lg := msg.Env()
+	state := msg.T(lg, "run.ok")
 	switch {
 	case res.Error != nil && res.Error.Kind == core.KindCancelled:
-		state = "CANCELLED"
+		state = msg.T(lg, "run.cancelled")
 	case !res.Success:
-		state = "FAILED"
+		state = msg.T(lg, "run.failed")
 	}
-	counts := []string{fmt.Sprintf("%d ok", res.CompletedActions)}
+	counts := msg.T(lg, "run.okCount", res.CompletedActions)
 	if res.FailedActions > 0 {
-		counts = append(counts, fmt.Sprintf("%d failed or skipped", res.FailedActions))
+		sep := ", "
+		if lg == "zh" {
+			sep = "，"
+		}
+		counts += sep + msg.T(lg, "run.badCount", res.FailedActions)
 	}
-	sort.Strings(counts[1:])
-	return fmt.Sprintf("%s  %s: %d actions (%s) in %d ms", state, f.File.Name, res.TotalActions,
-		strings.Join(counts, ", "), res.DurationMs)
+	return msg.T(lg, "run.summary", state, f.File.Name, res.TotalActions, counts, res.DurationMs)
 }

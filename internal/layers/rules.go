@@ -45,6 +45,7 @@ NONE
   internal/buildinfo,
   internal/cliflag,
   internal/httpauth,
+  internal/msg,
   internal/orderedjson
 < BASE;
 

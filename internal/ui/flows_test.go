@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"github.com/rpa-dev/rpa/internal/msg"
 	"io"
 	"io/fs"
 	"net/http"
@@ -405,5 +406,14 @@ func TestRunFormErrorKeepsNoSecret(t *testing.T) {
 		if strings.Contains(page, not) {
 			t.Errorf("run form has %s", not)
 		}
+	}
+}
+
+// TestCatalog: every message of rpa's catalog (the console's, the report's, the failure
+// packet's, the command line's: this package links them all) has both languages with the same
+// format verbs (msg.Check).
+func TestCatalog(t *testing.T) {
+	for _, p := range msg.Check() {
+		t.Error(p)
 	}
 }

@@ -1,76 +1,27 @@
 package ui
 
 import (
-	"fmt"
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
-	"sync"
+
+	"github.com/rpa-dev/rpa/internal/msg"
 )
 
-// Text is one interface string in the console's two languages.
-type Text struct {
-	// En is the English text.
-	En string
-	// Zh is the Chinese (simplified) text.
-	Zh string
-}
+// Text is one interface string in the console's two languages (the message catalog's,
+// package msg).
+type Text = msg.Text
 
-var texts struct {
-	mu sync.RWMutex
-	m  map[string]Text
-}
+// RegisterText adds interface strings by key to rpa's message catalog (msg.Register): a key
+// registered twice, or with a language left empty, panics (at init, so a test run catches it).
+func RegisterText(m map[string]Text) { msg.Register(m) }
 
-// RegisterText adds interface strings by key. A key registered twice, or with a language left
-// empty, panics (at init, so a test run catches it).
-func RegisterText(m map[string]Text) {
-	texts.mu.Lock()
-	defer texts.mu.Unlock()
-	if texts.m == nil {
-		texts.m = map[string]Text{}
-	}
-	for k, v := range m {
-		if _, dup := texts.m[k]; dup {
-			panic(fmt.Sprintf("ui: text %q registered twice", k))
-		}
-		if v.En == "" || v.Zh == "" {
-			panic(fmt.Sprintf("ui: text %q lacks a language (en %q, zh %q)", k, v.En, v.Zh))
-		}
-		texts.m[k] = v
-	}
-}
-
-// TextKeys lists the registered keys, sorted.
-func TextKeys() []string {
-	texts.mu.RLock()
-	defer texts.mu.RUnlock()
-	ks := make([]string, 0, len(texts.m))
-	for k := range texts.m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
+// TextKeys lists the catalog's keys, sorted (msg.Keys).
+func TextKeys() []string { return msg.Keys() }
 
 // Translate is key's text in lang ("zh" or "en"); with args it is a fmt format. An unknown key
 // comes back as "‹key›" so a missing registration shows on the page (and in TestTextsComplete).
-func Translate(lang, key string, args ...any) string {
-	texts.mu.RLock()
-	t, ok := texts.m[key]
-	texts.mu.RUnlock()
-	if !ok {
-		return "‹" + key + "›"
-	}
-	s := t.En
-	if lang == "zh" {
-		s = t.Zh
-	}
-	if len(args) > 0 {
-		s = fmt.Sprintf(s, args...)
-	}
-	return s
-}
+func Translate(lang, key string, args ...any) string { return msg.T(lang, key, args...) }
 
 // langCookie holds the language the switch chose.
 const langCookie = "rpa_ui_lang"

@@ -1,11 +1,11 @@
 package ui
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -383,23 +383,25 @@ func (s *Server) flowFileOf(run *runs.Run) string {
 // (the report has no script), nothing else.
 const reportCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 
-// runReport serves the run's report.html (written first when the run's
-// folder has none: `rpa runs report`).
+// runReport serves the run's report in the request's language (its
+// report.html is written first when the run's folder has none: `rpa runs
+// report`).
 func runReport(s *Server, w http.ResponseWriter, r *http.Request) {
 	st, run, ok := s.oneRun(w, r)
 	if !ok {
 		return
 	}
-	path, err := report.Ensure(st, run.ID)
-	if err != nil {
+	if _, err := report.Ensure(st, run.ID); err != nil {
 		s.RenderError(w, r, http.StatusInternalServerError, "runs.reportFailed", err.Error())
 		return
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
+	// The run keeps its report.html; the person reads it in the console's language.
+	var buf bytes.Buffer
+	if err := report.Render(&buf, st, run.ID, report.Options{Lang: s.Lang(r)}); err != nil {
 		s.RenderError(w, r, http.StatusInternalServerError, "runs.reportFailed", err.Error())
 		return
 	}
+	b := buf.Bytes()
 	w.Header().Set("Content-Security-Policy", reportCSP)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Content-Length", fmt.Sprint(len(b)))

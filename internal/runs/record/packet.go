@@ -11,6 +11,7 @@ import (
 	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/drivers/snapshot"
+	"github.com/rpa-dev/rpa/internal/msg"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/runs/report"
 	"github.com/rpa-dev/rpa/interp"
@@ -136,7 +137,7 @@ func (r *Recorder) packet(ctx context.Context, res *interp.Result, page drivers.
 			for _, rep := range reps {
 				reason := rep.Reason
 				if rep.Kind == "" {
-					reason = "passes now (the page changed after the failure)"
+					reason = msg.T(r.lang(), "packet.passesNow")
 				}
 				p.Selectors = append(p.Selectors, SelectorReason{Selector: r.mask.String(rep.Selector), Reason: r.mask.String(reason)})
 			}
@@ -198,7 +199,7 @@ func (r *Recorder) packet(ctx context.Context, res *interp.Result, page drivers.
 	}
 	p.Heal = failedHeal(res, e.Line) // heal_packet.go
 	p.HealPatch = healPatch(r.o.Flow, r.source, p.Heal, e.Line, r.mask.String)
-	p.Hints = hints(p, reps, snapText, dialog, alert)
+	p.Hints = hints(r.lang(), p, reps, snapText, dialog, alert)
 	// Fit the budget: the snapshot takes what the rest leaves.
 	p.Snapshot = ""
 	rest := size(p)
@@ -242,15 +243,41 @@ func cutLines(s string, n int) string {
 	return s[:cut] + "\n- ... (cut to fit the packet's budget)"
 }
 
+func init() {
+	msg.Register(map[string]msg.Text{
+		"packet.loginRefused": {En: "the page is %s and says %q: the login was refused (check the credentials the flow was given)", Zh: "页面是 %s，显示 %q：登录被拒绝（请检查流程得到的账号和密码）"},
+		"packet.loginPage":    {En: "the page is %s, a login page: the session may have expired or a login did not go through (log in again, or run on the profile that holds the session)", Zh: "页面是 %s，一个登录页：会话可能已过期，或登录没有成功（请重新登录，或在保存会话的浏览器配置上运行）"},
+		"packet.covered":      {En: "%s covers the target: close or accept it first (a click on its button, e.g. an optional click before this step), or wait for it to go", Zh: "%s 遮挡了目标：请先关闭或接受它（点击它的按钮，例如在此步骤前加一个可选的 click），或等待它消失"},
+		"packet.dialogNamed":  {En: "a dialog is open on the page: %s", Zh: "页面上打开了一个对话框：%s"},
+		"packet.dialog":       {En: "a dialog is open on the page (see the snapshot)", Zh: "页面上打开了一个对话框（见快照）"},
+		"packet.jsDialog":     {En: "the page showed a JS %s: %q", Zh: "页面显示了一个 JS %s：%q"},
+		"packet.noMatch":      {En: "no selector matches anything on this page: the page changed or the flow is on another page than it expects (compare the URL and the snapshot)", Zh: "没有选择器能匹配此页面上的任何元素：页面已改变，或流程不在它预期的页面上（请对比 URL 和快照）"},
+		"packet.notVisible":   {En: "the element exists but is not visible: it may sit in a closed menu, tab or collapsed section", Zh: "元素存在但不可见：它可能在关闭的菜单、标签页或折叠的区域中"},
+		"packet.disabled":     {En: "the element is disabled: a required field may be empty or invalid", Zh: "元素已禁用：可能有必填项为空或无效"},
+		"packet.emptyTable":   {En: "the table is empty", Zh: "表格为空"},
+		"packet.timeout":      {En: "the step timed out: the page may be slow or waiting for something (see problems)", Zh: "步骤超时：页面可能很慢，或在等待什么（见问题列表）"},
+		"packet.passesNow":    {En: "passes now (the page changed after the failure)", Zh: "现在能通过（失败之后页面发生了变化）"},
+	})
+}
+
+// lang is the language of the packet's prose (Options.Lang, else the
+// process's, msg.Env); its JSON keys stay English.
+func (r *Recorder) lang() string {
+	if r.o.Lang != "" {
+		return r.o.Lang
+	}
+	return msg.Env()
+}
+
 // hints draws plain sentences from the evidence; alert is the page's
 // error text near a form (pageAlert, masked), "" when it shows none.
-func hints(p *Packet, reps []drivers.SelectorReport, snap, dialog, alert string) []string {
+func hints(lg string, p *Packet, reps []drivers.SelectorReport, snap, dialog, alert string) []string {
 	var out []string
 	if u, err := url.Parse(p.URL); err == nil && core.IsLoginURL(p.URL) && !strings.Contains(strings.ToLower(p.Source), "login") {
 		if alert != "" {
-			out = append(out, fmt.Sprintf("the page is %s and says %q: the login was refused (check the credentials the flow was given)", u.Path, alert))
+			out = append(out, msg.T(lg, "packet.loginRefused", u.Path, alert))
 		} else {
-			out = append(out, fmt.Sprintf("the page is %s, a login page: the session may have expired or a login did not go through (log in again, or run on the profile that holds the session)", u.Path))
+			out = append(out, msg.T(lg, "packet.loginPage", u.Path))
 		}
 	}
 	if p.Page != nil {
@@ -276,36 +303,36 @@ func hints(p *Packet, reps []drivers.SelectorReport, snap, dialog, alert string)
 		}
 	}
 	if covered != "" {
-		out = append(out, fmt.Sprintf("%s covers the target: close or accept it first (a click on its button, e.g. an optional click before this step), or wait for it to go", covered))
+		out = append(out, msg.T(lg, "packet.covered", covered))
 	}
 	switch {
 	case dialog != "":
-		out = append(out, fmt.Sprintf("a dialog is open on the page: %s", dialog))
+		out = append(out, msg.T(lg, "packet.dialogNamed", dialog))
 	case strings.Contains(snap, "- dialog") || strings.Contains(snap, "- alertdialog"):
-		out = append(out, "a dialog is open on the page (see the snapshot)")
+		out = append(out, msg.T(lg, "packet.dialog"))
 	}
 	if len(p.Dialogs) > 0 {
 		d := p.Dialogs[len(p.Dialogs)-1]
-		out = append(out, fmt.Sprintf("the page showed a JS %s: %q", d.Type, d.Message))
+		out = append(out, msg.T(lg, "packet.jsDialog", d.Type, d.Message))
 	}
 	if allMissing {
-		out = append(out, "no selector matches anything on this page: the page changed or the flow is on another page than it expects (compare the URL and the snapshot)")
+		out = append(out, msg.T(lg, "packet.noMatch"))
 	}
 	for _, r := range reps {
 		if r.Kind == core.KindNotVisible && r.Count > 0 {
-			out = append(out, "the element exists but is not visible: it may sit in a closed menu, tab or collapsed section")
+			out = append(out, msg.T(lg, "packet.notVisible"))
 			break
 		}
 		if r.Kind == core.KindDisabled {
-			out = append(out, "the element is disabled: a required field may be empty or invalid")
+			out = append(out, msg.T(lg, "packet.disabled"))
 			break
 		}
 	}
 	if (p.Action == "table" || p.Action == "extract") && strings.Contains(p.Message, "no rows") {
-		out = append(out, "the table is empty")
+		out = append(out, msg.T(lg, "packet.emptyTable"))
 	}
 	if p.Kind == core.KindTimeout && len(reps) == 0 {
-		out = append(out, "the step timed out: the page may be slow or waiting for something (see problems)")
+		out = append(out, msg.T(lg, "packet.timeout"))
 	}
 	if len(out) == 0 {
 		out = []string{}

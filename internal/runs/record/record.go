@@ -65,6 +65,11 @@ type Options struct {
 	PacketBudget int
 	// ReportMaxBytes caps report.html (0: report.DefaultMaxBytes).
 	ReportMaxBytes int
+	// Lang is the language of what the record writes for people (the
+	// failure packet's prose, report.html): "zh" or "en"; "" is the
+	// process's (msg.Env: LANG=zh_CN.UTF-8 gives Chinese). JSON keys stay
+	// English.
+	Lang string
 	// Heartbeat is how often events.jsonl is touched while the run lives
 	// (0: runs.HeartbeatEvery); tests shorten it.
 	Heartbeat time.Duration
@@ -550,7 +555,7 @@ func (r *Recorder) Finish(ctx context.Context, res *interp.Result, page drivers.
 		r.keep(r.o.Store.SetOutputs(r.run.ID, r.mask.Value(res.Outputs), 0))
 	}
 	r.keep(r.o.Store.Finish(r.run.ID, o))
-	path, err := report.WriteFile(r.o.Store, r.run.ID, report.Options{MaxBytes: r.o.ReportMaxBytes, Source: r.source})
+	path, err := report.WriteFile(r.o.Store, r.run.ID, report.Options{MaxBytes: r.o.ReportMaxBytes, Source: r.source, Lang: r.lang()})
 	r.keep(err)
 	if err == nil {
 		out.Report = path

@@ -18,7 +18,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"html/template"
 	"io"
 	"os"
@@ -29,8 +28,63 @@ import (
 	"time"
 
 	"github.com/rpa-dev/rpa/internal/atomicfile"
+	"github.com/rpa-dev/rpa/internal/msg"
 	"github.com/rpa-dev/rpa/internal/runs"
 )
+
+func init() {
+	msg.Register(map[string]msg.Text{
+		"report.run":            {En: "run %s", Zh: "运行 %s"},
+		"report.runLabel":       {En: "run", Zh: "运行"},
+		"report.actions":        {En: "%d actions", Zh: "%d 个动作"},
+		"report.failedActions":  {En: ", %d failed or skipped", Zh: "，%d 个失败或跳过"},
+		"report.caller":         {En: "caller", Zh: "调用方"},
+		"report.device":         {En: "device", Zh: "设备"},
+		"report.profile":        {En: "profile", Zh: "浏览器配置"},
+		"report.resumes":        {En: "resumes run", Zh: "续跑自运行"},
+		"report.flowFile":       {En: "flow file", Zh: "流程文件"},
+		"report.args":           {En: "Arguments", Zh: "参数"},
+		"report.outputs":        {En: "Outputs", Zh: "输出"},
+		"report.outputsCut":     {En: "The outputs were over the size kept with a run: only their first rows were kept.", Zh: "输出超过了每次运行保存的上限：只保存了前面的行。"},
+		"report.rows":           {En: "%d rows", Zh: "%d 行"},
+		"report.rowsShown":      {En: ", the first %d shown", Zh: "，显示前 %d 行"},
+		"report.export":         {En: "Export:", Zh: "导出："},
+		"report.error":          {En: "Error", Zh: "错误"},
+		"report.in":             {En: "in", Zh: "于"},
+		"report.atLine":         {En: "at line %d", Zh: "第 %d 行"},
+		"report.selectors":      {En: "Selectors tried", Zh: "尝试过的选择器"},
+		"report.selector":       {En: "selector", Zh: "选择器"},
+		"report.why":            {En: "why it did not match", Zh: "未匹配的原因"},
+		"report.page":           {En: "page", Zh: "页面"},
+		"report.failPage":       {En: "The page at the failure", Zh: "失败时的页面"},
+		"report.failShot":       {En: "screenshot at the failure", Zh: "失败时的截图"},
+		"report.timeline":       {En: "Timeline", Zh: "时间线"},
+		"report.line":           {En: "line", Zh: "行"},
+		"report.action":         {En: "action", Zh: "动作"},
+		"report.target":         {En: "target / selector", Zh: "目标 / 选择器"},
+		"report.status":         {En: "status", Zh: "状态"},
+		"report.duration":       {En: "duration", Zh: "耗时"},
+		"report.matched":        {En: "matched", Zh: "匹配了"},
+		"report.shot":           {En: "screenshot", Zh: "截图"},
+		"report.shotAfter":      {En: "screenshot after step", Zh: "步骤之后的截图"},
+		"report.noAction":       {En: "no action ran", Zh: "没有执行任何动作"},
+		"report.dropped":        {En: "%d screenshot(s) left out to keep this report under %s MB (the oldest first); they are in the run's screenshots folder.", Zh: "为使报告小于 %[2]s MB，省略了 %[1]d 张截图（先省略最早的）；它们在运行的 screenshots 文件夹中。"},
+		"report.shrunk":         {En: "The failure screenshot was downscaled to fit the size cap.", Zh: "失败截图已缩小以符合大小上限。"},
+		"report.problems":       {En: "Console and network errors", Zh: "控制台和网络错误"},
+		"report.kind":           {En: "kind", Zh: "类型"},
+		"report.message":        {En: "message", Zh: "消息"},
+		"report.snapshot":       {En: "Accessibility snapshot at the failure", Zh: "失败时的无障碍快照"},
+		"report.log":            {En: "Run log", Zh: "运行日志"},
+		"report.written":        {En: "Written by rpa at %s. Secrets are shown as ***.", Zh: "由 rpa 于 %s 生成。密文显示为 ***。"},
+		"report.fallback":       {En: "fallback %d of the list won", Zh: "列表中的第 %d 个备选选择器生效"},
+		"report.st.ok":          {En: "ok", Zh: "成功"},
+		"report.st.failed":      {En: "failed", Zh: "失败"},
+		"report.st.skipped":     {En: "skipped", Zh: "已跳过"},
+		"report.st.cancelled":   {En: "cancelled", Zh: "已取消"},
+		"report.st.interrupted": {En: "interrupted", Zh: "已中断"},
+		"report.st.running":     {En: "running", Zh: "运行中"},
+	})
+}
 
 // DefaultMaxBytes is the default size cap of report.html (3 MB).
 const DefaultMaxBytes = 3 << 20
@@ -43,6 +97,9 @@ type Options struct {
 	// MaxBytes caps the file (0: DefaultMaxBytes). The text part is never
 	// cut; screenshots are shrunk and dropped to fit.
 	MaxBytes int
+	// Lang is the report's language, "zh" or "en" ("": msg.Env, the
+	// process's LANG).
+	Lang string
 	// Source is the flow's source lines (nil: read Run.FlowPath, when it
 	// still has the run's content hash... or any content: the report says
 	// the line numbers are the run's).
@@ -95,19 +152,21 @@ type problemView struct {
 }
 
 type view struct {
-	Run       *runs.Run
-	Status    string
-	Start     string
-	Args      []kv
-	Steps     []stepView
-	Log       []string
-	Problems  []problemView
-	Packet    *Packet
-	FailShot  template.URL
-	Dropped   int
-	Shrunk    bool
-	MaxMB     string
-	Generated string
+	Lang       string // "zh" or "en" (msg)
+	StatusText string
+	Run        *runs.Run
+	Status     string
+	Start      string
+	Args       []kv
+	Steps      []stepView
+	Log        []string
+	Problems   []problemView
+	Packet     *Packet
+	FailShot   template.URL
+	Dropped    int
+	Shrunk     bool
+	MaxMB      string
+	Generated  string
 	// Outputs are the run's kept outputs: its tables (the first
 	// ReportRows rows of each) and the JSON of what else they hold.
 	Outputs          []outTable
@@ -147,7 +206,10 @@ func Render(w io.Writer, s *runs.Store, id string, o Options) error {
 		}
 	}
 	dir := s.RunDir(id)
-	v := &view{Run: run, Status: run.Status, Start: run.Start.Format("2006-01-02 15:04:05 UTC"),
+	if o.Lang == "" {
+		o.Lang = msg.Env()
+	}
+	v := &view{Lang: o.Lang, StatusText: msg.T(o.Lang, "report.st."+run.Status), Run: run, Status: run.Status, Start: run.Start.Format("2006-01-02 15:04:05 UTC"),
 		MaxMB: strconv.FormatFloat(float64(o.MaxBytes)/(1<<20), 'f', -1, 64), Generated: time.Now().UTC().Format(time.RFC3339)}
 	keys := make([]string, 0, len(run.Args))
 	for k := range run.Args {
@@ -171,7 +233,7 @@ func Render(w io.Writer, s *runs.Store, id string, o Options) error {
 			sv.Source = strings.TrimSpace(src[st.Line-1])
 		}
 		if st.SelectorIndex > 0 {
-			sv.Fallback = fmt.Sprintf("fallback %d of the list won", st.SelectorIndex+1)
+			sv.Fallback = msg.T(o.Lang, "report.fallback", st.SelectorIndex+1)
 		}
 		v.Steps = append(v.Steps, sv)
 	}
@@ -193,6 +255,9 @@ func Render(w io.Writer, s *runs.Store, id string, o Options) error {
 	v.placeShots(dir, o.MaxBytes-text.Len()-1024)
 	return page.Execute(w, v)
 }
+
+// T is key's text in the report's language (package msg).
+func (v *view) T(key string, args ...any) string { return msg.T(v.Lang, key, args...) }
 
 // addOutputs adds the outputs kept with run id.
 func (v *view) addOutputs(s *runs.Store, id string) error {
@@ -349,9 +414,9 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"errorActionOf": runs.ErrorActionShown,
 	"base":          filepath.Base, // a report is a resource: no host path in it
 }).Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
+<html lang="{{.Lang}}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Run.Flow}} · {{.Status}} · run {{.Run.ID}}</title>
+<title>{{.Run.Flow}} · {{.StatusText}} · {{$.T "report.run" .Run.ID}}</title>
 <style>
 :root{--ok:#1a7f37;--bad:#cf222e;--skip:#9a6700;--mut:#57606a;--line:#d0d7de;--bg:#f6f8fa}
 *{box-sizing:border-box}body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1f2328;background:#fff}
@@ -373,45 +438,45 @@ tr.failed td{background:#ffebe9}tr.skipped td{color:var(--skip)}
 .note{color:var(--mut);font-style:italic}
 </style></head>
 <body><main>
-<h1 id="flow">{{.Run.Flow}} <span id="status" class="badge st-{{.Status}}">{{.Status}}</span></h1>
-<div class="meta"><span>run <code id="run-id">{{.Run.ID}}</code></span><span>{{.Start}}</span><span>{{ms .Run.DurationMs}}</span>
-<span>{{.Run.Actions}} actions{{if .Run.FailedActions}}, {{.Run.FailedActions}} failed or skipped{{end}}</span>
-<span>caller {{.Run.Caller.Kind}}{{with .Run.Caller.Client}} ({{.}}){{end}}{{with .Run.Caller.Device}} device {{.}}{{end}}</span>
-{{with .Run.Profile}}<span>profile {{.}}</span>{{end}}{{with .Run.ResumedFrom}}<span>resumes run <code>{{.}}</code></span>{{end}}</div>
-{{with .Run.FlowPath}}<div class="meta">flow file <code>{{base .}}</code></div>{{end}}
-{{if .Args}}<h2>Arguments</h2><table id="args">{{range .Args}}<tr><th>{{.K}}</th><td><code>{{.V}}</code></td></tr>{{end}}</table>{{end}}
-{{if or .Outputs .OutputsJSON}}<h2>Outputs</h2>
-{{if .OutputsTruncated}}<p class="note">The outputs were over the size kept with a run: only their first rows were kept.</p>{{end}}
-{{range .Outputs}}<h3>{{with .Name}}{{.}}{{else}}outputs{{end}} <span class="meta">{{.Total}} rows{{if .More}}, the first {{len .Rows}} shown{{end}}</span></h3>
+<h1 id="flow">{{.Run.Flow}} <span id="status" class="badge st-{{.Status}}">{{.StatusText}}</span></h1>
+<div class="meta"><span>{{$.T "report.runLabel"}} <code id="run-id">{{.Run.ID}}</code></span><span>{{.Start}}</span><span>{{ms .Run.DurationMs}}</span>
+<span>{{$.T "report.actions" .Run.Actions}}{{if .Run.FailedActions}}{{$.T "report.failedActions" .Run.FailedActions}}{{end}}</span>
+<span>{{$.T "report.caller"}} {{.Run.Caller.Kind}}{{with .Run.Caller.Client}} ({{.}}){{end}}{{with .Run.Caller.Device}} {{$.T "report.device"}} {{.}}{{end}}</span>
+{{with .Run.Profile}}<span>{{$.T "report.profile"}} {{.}}</span>{{end}}{{with .Run.ResumedFrom}}<span>{{$.T "report.resumes"}} <code>{{.}}</code></span>{{end}}</div>
+{{with .Run.FlowPath}}<div class="meta">{{$.T "report.flowFile"}} <code>{{base .}}</code></div>{{end}}
+{{if .Args}}<h2>{{$.T "report.args"}}</h2><table id="args">{{range .Args}}<tr><th>{{.K}}</th><td><code>{{.V}}</code></td></tr>{{end}}</table>{{end}}
+{{if or .Outputs .OutputsJSON}}<h2>{{$.T "report.outputs"}}</h2>
+{{if .OutputsTruncated}}<p class="note">{{$.T "report.outputsCut"}}</p>{{end}}
+{{range .Outputs}}<h3>{{with .Name}}{{.}}{{else}}outputs{{end}} <span class="meta">{{$.T "report.rows" .Total}}{{if .More}}{{$.T "report.rowsShown" (len .Rows)}}{{end}}</span></h3>
 <table class="output" id="output-{{with .Name}}{{.}}{{else}}outputs{{end}}"><tr>{{range .Columns}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>{{end}}</table>
-<p class="note">Export: <code>{{.Export}}</code></p>{{end}}
+<p class="note">{{$.T "report.export"}} <code>{{.Export}}</code></p>{{end}}
 {{with .OutputsJSON}}<pre id="outputs-json">{{.}}</pre>{{end}}{{end}}
-{{if .Run.ErrorKind}}<h2>Error</h2>
-<div class="err" id="error"><b>{{.Run.ErrorKind}}</b>{{with errorActionOf .Run}} in <code>{{.}}</code>{{end}}{{if .Run.ErrorLine}} at line {{.Run.ErrorLine}}{{end}}: {{.Run.ErrorMessage}}</div>{{end}}
+{{if .Run.ErrorKind}}<h2>{{$.T "report.error"}}</h2>
+<div class="err" id="error"><b>{{.Run.ErrorKind}}</b>{{with errorActionOf .Run}} {{$.T "report.in"}} <code>{{.}}</code>{{end}}{{if .Run.ErrorLine}} {{$.T "report.atLine" .Run.ErrorLine}}{{end}}: {{.Run.ErrorMessage}}</div>{{end}}
 {{with .Packet}}
 {{range .Hints}}<div class="hint">{{.}}</div>{{end}}
-{{if .Selectors}}<h2>Selectors tried</h2><table id="selectors"><tr><th>selector</th><th>why it did not match</th></tr>
+{{if .Selectors}}<h2>{{$.T "report.selectors"}}</h2><table id="selectors"><tr><th>{{$.T "report.selector"}}</th><th>{{$.T "report.why"}}</th></tr>
 {{range .Selectors}}<tr><td><code>{{.Selector}}</code></td><td>{{.Reason}}</td></tr>{{end}}</table>{{end}}
-{{if or .URL .Title}}<p class="meta">page <code>{{.URL}}</code>{{with .Title}} — “{{.}}”{{end}}</p>{{end}}
+{{if or .URL .Title}}<p class="meta">{{$.T "report.page"}} <code>{{.URL}}</code>{{with .Title}} — “{{.}}”{{end}}</p>{{end}}
 {{end}}
-{{if .FailShot}}<h2>The page at the failure</h2><img id="failure-shot" alt="screenshot at the failure" src="{{.FailShot}}">{{end}}
-<h2>Timeline</h2>
-<table id="timeline"><tr><th>#</th><th>line</th><th>action</th><th>target / selector</th><th>status</th><th style="width:22%">duration</th></tr>
+{{if .FailShot}}<h2>{{$.T "report.failPage"}}</h2><img id="failure-shot" alt="{{$.T "report.failShot"}}" src="{{.FailShot}}">{{end}}
+<h2>{{$.T "report.timeline"}}</h2>
+<table id="timeline"><tr><th>#</th><th>{{$.T "report.line"}}</th><th>{{$.T "report.action"}}</th><th>{{$.T "report.target"}}</th><th>{{$.T "report.status"}}</th><th style="width:22%">{{$.T "report.duration"}}</th></tr>
 {{range .Steps}}<tr class="{{.Status}}" id="step-{{.Index}}"><td>{{.Index}}</td><td>{{.Line}}</td><td><code>{{.Action}}</code></td>
-<td>{{with .Target}}<code>{{.}}</code>{{end}}{{if and .Selector (ne .Selector .Target)}}<br>matched <code>{{.Selector}}</code>{{end}}{{with .Fallback}}<br><span class="note">{{.}}</span>{{end}}
+<td>{{with .Target}}<code>{{.}}</code>{{end}}{{if and .Selector (ne .Selector .Target)}}<br>{{$.T "report.matched"}} <code>{{.Selector}}</code>{{end}}{{with .Fallback}}<br><span class="note">{{.}}</span>{{end}}
 {{with .Source}}<div class="src"><code>{{.}}</code></div>{{end}}{{with .Error}}<div class="s-failed">{{.}}</div>{{end}}
-{{with .Shot}}<details><summary>screenshot</summary><img alt="screenshot after step" src="{{.}}"></details>{{end}}</td>
-<td class="s-{{.Status}}">{{.Status}}{{with .ErrorKind}} ({{.}}){{end}}</td>
+{{with .Shot}}<details><summary>{{$.T "report.shot"}}</summary><img alt="{{$.T "report.shotAfter"}}" src="{{.}}"></details>{{end}}</td>
+<td class="s-{{.Status}}">{{$.T (print "report.st." .Status)}}{{with .ErrorKind}} ({{.}}){{end}}</td>
 <td><div class="bar" style="width:{{pct .BarPct}}"></div>{{ms .DurationMs}}</td></tr>
-{{else}}<tr><td colspan="6" class="note">no action ran</td></tr>{{end}}</table>
-{{if .Dropped}}<p class="note" id="dropped">{{.Dropped}} screenshot(s) left out to keep this report under {{.MaxMB}} MB (the oldest first); they are in the run's screenshots folder.</p>{{end}}
-{{if .Shrunk}}<p class="note">The failure screenshot was downscaled to fit the size cap.</p>{{end}}
-{{if .Problems}}<h2>Console and network errors</h2><table id="problems"><tr><th>kind</th><th>message</th><th>URL</th></tr>
+{{else}}<tr><td colspan="6" class="note">{{$.T "report.noAction"}}</td></tr>{{end}}</table>
+{{if .Dropped}}<p class="note" id="dropped">{{$.T "report.dropped" .Dropped .MaxMB}}</p>{{end}}
+{{if .Shrunk}}<p class="note">{{$.T "report.shrunk"}}</p>{{end}}
+{{if .Problems}}<h2>{{$.T "report.problems"}}</h2><table id="problems"><tr><th>{{$.T "report.kind"}}</th><th>{{$.T "report.message"}}</th><th>URL</th></tr>
 {{range .Problems}}<tr><td>{{.Type}}</td><td>{{.Text}}</td><td><code>{{.URL}}</code></td></tr>{{end}}</table>{{end}}
-{{with .Packet}}{{with .Snapshot}}<h2>Accessibility snapshot at the failure</h2><pre id="snapshot">{{.}}</pre>{{end}}{{end}}
-{{if .Log}}<h2>Run log</h2><pre id="log">{{range .Log}}{{.}}
+{{with .Packet}}{{with .Snapshot}}<h2>{{$.T "report.snapshot"}}</h2><pre id="snapshot">{{.}}</pre>{{end}}{{end}}
+{{if .Log}}<h2>{{$.T "report.log"}}</h2><pre id="log">{{range .Log}}{{.}}
 {{end}}</pre>{{end}}
-<p class="note">Written by rpa at {{.Generated}}. Secrets are shown as ***.</p>
+<p class="note">{{$.T "report.written" .Generated}}</p>
 </main></body></html>
 `))
