@@ -7,6 +7,7 @@ import (
 
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/drivers/fake"
+	"github.com/rpa-dev/rpa/stdlib"
 )
 
 // usagePage has a table whose columns are not in alphabetical order.
@@ -96,5 +97,47 @@ func TestMaskRow(t *testing.T) {
 	}
 	if r.Values["b"] != "x s3cr3t-value" {
 		t.Fatal("Mask.Value changed its input")
+	}
+}
+
+// TestSummaryLineLang: rpa run's summary line follows LANG (zh_* is Chinese).
+func TestSummaryLineLang(t *testing.T) {
+	f := load(t, "flow greet\nlog \"x\"\n")
+	res := &Result{TotalActions: 3, CompletedActions: 2, FailedActions: 1, DurationMs: 845}
+	t.Setenv("RPA_LANG", "")
+	t.Setenv("LC_ALL", "")
+	t.Setenv("LC_MESSAGES", "")
+	t.Setenv("LANG", "zh_CN.UTF-8")
+	if got := SummaryLine(f, res); got != "失败  greet：3 个动作（2 个成功，1 个失败或跳过），用时 845 ms" {
+		t.Errorf("zh: %q", got)
+	}
+	t.Setenv("LANG", "en_US.UTF-8")
+	res.Success = true
+	if got := SummaryLine(f, res); got != "ok  greet: 3 actions (2 ok, 1 failed or skipped) in 845 ms" {
+		t.Errorf("en: %q", got)
+	}
+}
+
+// TestHealLines: rpa run names the candidate healing found (the packet's) and the command that
+// proposes the patch.
+func TestHealLines(t *testing.T) {
+	t.Setenv("RPA_LANG", "en")
+	f := load(t, "flow greet\nlog \"x\"\n")
+	f.Path = "flows/greet.flow"
+	res := &Result{Results: []*StepResult{
+		{Line: 14, Action: "fill", Status: StatusFailed, Heal: &stdlib.HealInfo{Status: stdlib.HealSuggested,
+			Candidates: []drivers.HealCandidate{{Score: 0.59, Desc: "textbox 'Customer 客户'", Selectors: []string{"#cust"}}}}},
+		{Line: 3, Action: "click", Status: StatusOK, Heal: &stdlib.HealInfo{Status: stdlib.HealHealed, Desc: "button 'Go'", Score: 0.91}},
+		{Line: 5, Action: "click", Status: StatusFailed, Heal: &stdlib.HealInfo{Status: stdlib.HealRefused}},
+	}}
+	got := strings.Join(HealLines(f, res), "\n")
+	want := "line 14: textbox 'Customer 客户' matched with 0.59; `rpa heal flows/greet.flow` proposes the patch\n" +
+		"line 3: healed to button 'Go' (0.91); `rpa heal flows/greet.flow` proposes keeping it"
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	t.Setenv("RPA_LANG", "zh")
+	if got := HealLines(f, res)[0]; got != "第 14 行：textbox 'Customer 客户' 的匹配度为 0.59；`rpa heal flows/greet.flow` 会给出补丁" {
+		t.Fatalf("zh: %q", got)
 	}
 }

@@ -242,7 +242,7 @@ func (h *Hook) Missed(ctx context.Context, c *stdlib.Call, f drivers.Frame, sels
 	msels := maskSels(c, sels)
 	fp := h.last(c, msels)
 	if fp == nil {
-		h.failed(c, msels)
+		h.failed(c, msels, nil)
 		return nil, lerr // never found before: nothing to compare with
 	}
 	cands, err := hf.Candidates(ctx, fp, scoreMax, want&drivers.Visible != 0)
@@ -282,7 +282,7 @@ func (h *Hook) Missed(ctx context.Context, c *stdlib.Call, f drivers.Frame, sels
 		}
 		info.Status, info.Reason = stdlib.HealRefused, err.Error()
 	}
-	h.failed(c, msels)
+	h.failed(c, msels, info)
 	return nil, withHeal(lerr, info)
 }
 
@@ -328,9 +328,17 @@ func (h *Hook) Blocked(ctx context.Context, c *stdlib.Call, sels []string, st *d
 
 // failed keeps a mark saying that no selector of sels matched (Matched
 // MatchedNone): `rpa heal` marks lines whose first selector did not match.
-func (h *Hook) failed(c *stdlib.Call, sels []string) {
+// When healing had a candidate it did not act on (info: suggest mode, or a
+// refused heal), the mark holds the best one's selectors and score (Healed,
+// Score): the candidate the failure packet shows, which `rpa heal` then
+// proposes ("suggested").
+func (h *Hook) failed(c *stdlib.Call, sels []string, info *stdlib.HealInfo) {
+	m := runs.Mark{Flow: c.Flow, Line: c.Line, Selectors: sels, At: time.Now(), Run: h.Run, Matched: runs.MatchedNone}
+	if info != nil && len(info.Candidates) > 0 && info.Candidates[0].Score >= SuggestMin && len(info.Candidates[0].Selectors) > 0 {
+		m.Healed, m.Score = info.Candidates[0].Selectors, info.Candidates[0].Score
+	}
 	h.mu.Lock()
-	h.pending = append(h.pending, runs.Mark{Flow: c.Flow, Line: c.Line, Selectors: sels, At: time.Now(), Run: h.Run, Matched: runs.MatchedNone})
+	h.pending = append(h.pending, m)
 	h.mu.Unlock()
 }
 

@@ -27,8 +27,10 @@ type Proposal struct {
 	// old ones after them), "reorder" (another selector of the list
 	// matched more often than the first: the list is reordered by how
 	// often each matched) or "stale" (the first selector did not match in
-	// the runs looked at: a comment marks the line); "suggested" only in
-	// a failure packet (ProposeFor: a candidate healing did not act on).
+	// the runs looked at: a comment marks the line); "suggested" (a
+	// candidate healing found but did not act on, as the failed run's
+	// packet showed it: ProposeFor; `rpa heal` from the run's mark, unless
+	// a newer run matched the flow's own selectors).
 	Kind string   `json:"kind"`
 	Old  []string `json:"old"`
 	New  []string `json:"new,omitempty"`
@@ -77,6 +79,11 @@ type runOutcome struct {
 	healed  []string
 	score   float64
 	page    string
+	// suggested is the candidate healing found and did not act on in a
+	// run where nothing matched (suggest mode, or a refused heal: the
+	// failure packet's), suggestScore its score.
+	suggested    []string
+	suggestScore float64
 }
 
 // history is the outcomes of a line's last runs, newest first.
@@ -129,6 +136,9 @@ func histories(f *ast.File, marks []runs.Mark, n int, fn func(h history)) {
 			case m.Matched == runs.MatchedNone && m.Page != "":
 				o.page = m.Page
 			}
+			if m.Matched == runs.MatchedNone && len(m.Healed) > 0 && o.suggested == nil {
+				o.suggested, o.suggestScore = m.Healed, m.Score
+			}
 		}
 		if len(h.runs) > 0 {
 			fn(h)
@@ -162,6 +172,18 @@ func propose(h history) (Proposal, bool) {
 			nw := stableFirst(u, sels)
 			return Proposal{Line: line, Kind: "healed", Old: sels, New: nw,
 				Note: fmt.Sprintf("healed to %s (score %.2f); the old selectors are kept after the new ones, positional ones last", strconv.Quote(nw[0]), o.score)}, true
+		}
+	}
+	// The newest failed run's candidate (its failure packet's), unless a
+	// newer run matched the line's own selectors or the page was to blame.
+	for _, o := range h.runs {
+		if o.matched >= 0 {
+			break
+		}
+		if u := usable(o.suggested); len(u) > 0 && o.page == "" {
+			nw := stableFirst(u, sels)
+			return Proposal{Line: line, Kind: "suggested", Old: sels, New: nw,
+				Note: fmt.Sprintf("a failed run found %s with score %.2f (not acted on: heal suggest, or refused); review before applying, the old selectors are kept after the new ones", strconv.Quote(nw[0]), o.suggestScore)}, true
 		}
 	}
 	var own []runOutcome // the runs the selectors answer for

@@ -140,3 +140,31 @@ click "#save"
 		}
 	}
 }
+
+// TestProposeSuggested: a failed run's mark holding healing's best candidate (the failure
+// packet's, not acted on) is proposed as "suggested", unless a newer run matched the flow's own
+// selectors; Apply writes it like a healed one.
+func TestProposeSuggested(t *testing.T) {
+	f, ds := lang.Parse("p.flow", []byte(patchSrc))
+	if ds.HasErrors() {
+		t.Fatal(ds)
+	}
+	sels := []string{"#go"}
+	failed := runs.Mark{Flow: "p", Line: 5, Selectors: sels, Run: "r1", Matched: runs.MatchedNone, Healed: []string{`aria/Customer 客户[role="textbox"]`}, Score: 0.59}
+	props := Propose(f, []runs.Mark{failed}, 0)
+	if len(props) != 1 || props[0].Kind != "suggested" || !strings.Contains(props[0].Note, "score 0.59") ||
+		strings.Join(props[0].New, " ") != `aria/Customer 客户[role="textbox"] #go` {
+		t.Fatalf("proposals %+v", props)
+	}
+	out, err := Apply("p.flow", []byte(patchSrc), f, props)
+	if err != nil || !strings.Contains(string(out), `click ["aria/Customer 客户[role=\"textbox\"]", "#go"]`) {
+		t.Fatalf("applied: %v\n%s", err, out)
+	}
+	// A newer run found "#go" itself: the old suggestion is not proposed.
+	ok := runs.Mark{Flow: "p", Line: 5, Selectors: sels, Run: "r2", Matched: 0}
+	for _, p := range Propose(f, []runs.Mark{ok, failed}, 0) {
+		if p.Line == 5 {
+			t.Errorf("proposed after a run matched: %+v", p)
+		}
+	}
+}
