@@ -114,8 +114,8 @@
     const nb = document.getElementById("q-notify");
     const ns = document.getElementById("q-notify-state");
     const show = () => {
-      if (!("Notification" in window) || Notification.permission === "denied") { ns.textContent = texts.off || ""; nb.hidden = true; return; }
-      if (Notification.permission === "granted") { ns.textContent = texts.on || ""; nb.hidden = true; }
+      if (!("Notification" in window) || Notification.permission === "denied") { ns.textContent = texts.notifyOff || ""; nb.hidden = true; return; }
+      if (Notification.permission === "granted") { ns.textContent = texts.notifyOn || ""; nb.hidden = true; }
     };
     show();
     nb.addEventListener("click", () => { Notification.requestPermission().then(show, show); });
