@@ -72,15 +72,21 @@
       text.dataset.escaped = "";
     }
   });
+  let saving = false; // one save at a time: a second Ctrl-S while one is in flight (or the page
+  // reloads after it) would send the old hash and be refused as a conflict
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
+    if (saving) return;
+    saving = true;
     try {
       const v = await rpa.post("/api/save", { file, text: text.value, hash });
       hash = v.hash;
       saved = text.value;
+      seq++; // a check still pending answers for text the reload replaces
       // Reload: the publish dialog and the page show the saved flow.
       location.replace(location.pathname + "?saved=1");
     } catch (err) {
+      saving = false;
       status.textContent = err.message;
       status.setAttribute("role", "alert");
     }
