@@ -69,10 +69,14 @@ func TestConsoleFlowLife(t *testing.T) {
 	waitText(t, pg, "Unsaved changes")
 	c.checkPage(t, pg, "editor")
 	click(t, pg, "button", "Save")
-	waitText(t, pg, "Saved.")
-	disk, _ := os.ReadFile(filepath.Join(c.dir, "query_power_data.flow"))
+	// The served folder: Save writes a draft; agents keep the published file until Publish.
+	waitText(t, pg, "Saved as a draft.")
+	disk, _ := os.ReadFile(filepath.Join(c.dir, ".drafts", "query_power_data.flow"))
 	if !strings.Contains(string(disk), "click \"#submit\" # the console test's typo") {
-		t.Fatalf("saved file:\n%s", disk)
+		t.Fatalf("saved draft:\n%s", disk)
+	}
+	if disk, _ := os.ReadFile(filepath.Join(c.dir, "query_power_data.flow")); !strings.Contains(string(disk), "clik") {
+		t.Fatal("Save changed the published file")
 	}
 
 	// Publish dialog: new description and base_url default.
