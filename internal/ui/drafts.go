@@ -109,7 +109,11 @@ func (s *Server) editable(file string) (e edited, ok bool) {
 	} else {
 		e.Info = FlowInfo{File: file, Path: filepath.Join(s.FlowsDir(), file)}
 	}
-	d, err := os.ReadFile(s.draftPath(file))
+	dp := s.draftPath(file)
+	if fi, err := os.Lstat(dp); err != nil || !fi.Mode().IsRegular() {
+		return e, inFolder // no draft; a link there is none either (it could show another file)
+	}
+	d, err := os.ReadFile(dp)
 	if err != nil {
 		return e, inFolder
 	}

@@ -166,3 +166,34 @@ func TestNewFlow(t *testing.T) {
 		t.Fatalf("record: %d %s", code, loc)
 	}
 }
+
+// TestDraftLinkIgnored: a link planted in the drafts' folder is no draft: the editor never shows
+// the file it points to.
+func TestDraftLinkIgnored(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "hello.flow"), []byte("flow hello\nlog \"x\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(t.TempDir(), "key.flow")
+	if err := os.WriteFile(secret, []byte("flow key\nlog \"PRIVATE-KEY-TEXT\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, ".drafts"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"hello.flow", "new.flow"} {
+		if err := os.Symlink(secret, filepath.Join(dir, ".drafts", name)); err != nil {
+			t.Skip("no symlinks here:", err)
+		}
+	}
+	s, ts := newTestServer(t, Options{FlowsDir: dir, ServedDir: dir})
+	if page := getPath(t, ts.URL, s.Token(), "/flows/hello.flow/edit"); strings.Contains(page, "PRIVATE-KEY-TEXT") {
+		t.Fatal("the editor shows a linked draft's target")
+	}
+	if page := getPath(t, ts.URL, s.Token(), "/flows/new.flow/edit"); strings.Contains(page, "PRIVATE-KEY-TEXT") {
+		t.Fatal("the editor shows a linked new draft's target")
+	}
+	if page := getPath(t, ts.URL, s.Token(), "/flows"); strings.Contains(page, "key.flow") || strings.Contains(page, "new.flow") {
+		t.Fatal("the flows page lists a linked draft")
+	}
+}
