@@ -1,10 +1,10 @@
 package interp
 
 import (
-	"bytes"
-	"encoding/json"
 	"slices"
 	"sort"
+
+	"github.com/rpa-dev/rpa/internal/orderedjson"
 )
 
 // Row is a table row in the page's column order, as Result.Outputs and
@@ -26,26 +26,7 @@ func (r Row) Get(key string) any { return r.Values[key] }
 
 // MarshalJSON writes the row as a JSON object with its keys in order.
 func (r Row) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, k := range r.Keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		kb, err := json.Marshal(k)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(kb)
-		b.WriteByte(':')
-		vb, err := json.Marshal(r.Values[k])
-		if err != nil {
-			return nil, err
-		}
-		b.Write(vb)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return (&orderedjson.Object{Keys: r.Keys, Vals: r.Values}).MarshalJSON()
 }
 
 // columnBook is the column lists of the tables a run read (in the order
