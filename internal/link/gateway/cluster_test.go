@@ -133,6 +133,7 @@ func (rs *replicaSet) waitLinked(t testing.TB, where map[string]string) {
 func (rs *replicaSet) crash(i int) {
 	x := rs.gws[i]
 	x.dead = true
+	x.g.closing.Store(true) // from now on it says nothing, as a dead process (its HTTP server closing ends its agents' requests)
 	_ = x.hs.Close()
 	x.g.mu.Lock()
 	for _, d := range x.g.devices {

@@ -196,8 +196,10 @@ func (d *device) request(ctx context.Context, method string, params any, c *call
 		d.mu.Lock()
 		gone := d.gone
 		d.mu.Unlock()
-		if gone {
-			return nil, errGone{id: d.id} // the link dropped first: the desktop keeps the answer
+		if gone || d.g.closing.Load() {
+			// The link dropped first, or the gateway is going down (its HTTP server closing ends
+			// the agents' requests): not the agent's cancel; the desktop keeps the answer.
+			return nil, errGone{id: d.id}
 		}
 		if c.agent != nil && sessionLost(ctx) {
 			// The agent's session went away (not an explicit cancel): let the desktop finish and

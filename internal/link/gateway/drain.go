@@ -62,6 +62,13 @@ func (s *drainState) start() <-chan struct{} {
 	return ch
 }
 
+// refuse stops admitting calls (the gateway is closing), without a drain to wait for.
+func (s *drainState) refuse() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.on = true
+}
+
 func (s *drainState) inFlight() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()

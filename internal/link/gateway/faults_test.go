@@ -76,6 +76,60 @@ func TestGatewayRestartDuringCall(t *testing.T) {
 	}
 }
 
+// TestGatewayClosingKeepsAnswers: Close comes before the HTTP server closes (as in Serve). Meanwhile
+// the desktop, told 1012, dials the same address at once and the agent's request ends with the
+// connection: the closing gateway refuses the link (no desktop is admitted into a dying gateway,
+// which would then cancel the call on it) and never cancels the call on the desktop, whose
+// answer reaches the next gateway.
+func TestGatewayClosingKeepsAnswers(t *testing.T) {
+	r := &runCount{}
+	x := startGateway(t, "", Options{})
+	d := startDesk(t, x.wsURL(), "d1", deskServer("d1", r), nil)
+	x.waitDevices(t, 1)
+	waitState(t, d, connect.StateUp)
+	cs := agent(t, x.mcpURL(), nil)
+	callErr := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"key": "first", "ms": 2000}})
+		callErr <- err
+	}()
+	waitUntil(t, "the flow to start on the desktop", func() bool { return r.get("first") == 1 })
+	_ = x.g.Close()
+	waitFailedDial(t, d) // its HTTP server still listens: the link is refused
+	if len(x.g.Devices()) != 0 {
+		t.Fatalf("a closing gateway admitted a desktop: %+v", x.g.Devices())
+	}
+	_ = x.hs.Close() // the agent's request ends now
+	if err := <-callErr; err == nil {
+		t.Fatal("the call succeeded through a closed gateway")
+	}
+	y := startGateway(t, x.addr, Options{})
+	y.waitDevices(t, 1)
+	cs2 := agent(t, y.mcpURL(), nil)
+	waitUntil(t, "the next gateway to keep the answer", func() bool {
+		lr, err := cs2.ListResources(context.Background(), nil)
+		return err == nil && len(lr.Resources) == 1
+	})
+	if r.get("first/done") != 1 {
+		t.Errorf("the flow finished %d times, want 1 (not cancelled)", r.get("first/done"))
+	}
+}
+
+// waitState waits for d to reach state s.
+func waitState(t *testing.T, d *desk, s connect.State) {
+	t.Helper()
+	for {
+		select {
+		case got := <-d.states:
+			if got == s {
+				return
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("the desktop never reached state %v", s)
+		}
+	}
+}
+
 // waitUntil waits for cond (a bounded poll: the bound only catches a hang).
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()

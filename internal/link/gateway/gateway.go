@@ -135,6 +135,7 @@ type Gateway struct {
 	listed map[string]bool // agent-facing tool names registered with srv
 
 	drain     drainState   // Shutdown (drain.go)
+	closing   atomic.Bool  // Close began: no agent's request that ends now is a cancel
 	late      *lateStore   // answers whose agent was gone (late.go)
 	posts     posts        // agents' POSTs, to tell when an answer cannot be delivered (late.go)
 	cancelled cancelledIDs // calls cancelled by their agent: their answers are not kept (late.go)
@@ -523,8 +524,15 @@ func clip(s string) string {
 }
 
 // Close closes every desktop link (their agents' calls fail at once). Live tasks stay live in
-// the task store: their desktops go on, and the next gateway process takes them over.
+// the task store: their desktops go on, and the next gateway process takes them over. From its
+// first line the gateway is going down: it takes no new link or call, and a call whose agent's
+// request ends now (its HTTP connection closed with the server) is never cancelled on the
+// desktop, whose answer is kept for the next gateway (close the gateway before the HTTP server
+// that serves its Handler, as Serve does: a 2026-07-28 request that ends while the gateway is
+// still up is its agent's cancel).
 func (g *Gateway) Close() error {
+	g.closing.Store(true)
+	g.drain.refuse()
 	g.stopOnce.Do(func() { close(g.stop) })
 	g.tasks.Close()
 	g.mu.Lock()

@@ -869,7 +869,9 @@ func (r *replica) await(ctx context.Context, c *call, w *waiter, req remoteReque
 		case <-grace:
 			return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: fmt.Sprintf("the gateway replica holding desktop %q went away and the desktop has not linked again; the call keeps running on it and its answer will be kept as resource %s", w.device, RunURI(w.id))}
 		case <-ctx.Done():
-			if c.agent != nil && sessionLost(ctx) {
+			if c.agent != nil && sessionLost(ctx) || r.g.closing.Load() {
+				// The agent's session ended, or this replica is going down (its HTTP server
+				// closing ends the agents' requests): not a cancel; the answer is kept.
 				w.handedOff.Store(true)
 				r.log.Info("the agent's session ended during a call; its answer will be kept", "device", w.device, "id", w.id)
 				return nil, ctx.Err()

@@ -199,8 +199,10 @@ func (g *Gateway) follow(ctx context.Context, h *tasks.Handle, device, dtask str
 		stopMirror()
 		var gone errGone
 		switch {
-		case errors.As(err, &gone):
+		case errors.As(err, &gone) && ctx.Err() == nil:
 			continue // the link dropped: ask again on the next one
+		case errors.As(err, &gone):
+			return nil, ctx.Err() // the gateway is closing: the next process takes the task over
 		case err != nil:
 			if h.Cancelled() {
 				go g.cancelDesktopTask(device, dtask)
