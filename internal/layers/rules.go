@@ -112,9 +112,10 @@ internal/runs/export, internal/runs/record < RUNS;
 # CALLS: MCP calls that outlive their request, for both MCP servers of
 # rpa (mcpserver and the gateway): both protocol eras over Streamable HTTP
 # and calls that go on across a 2026-07-28 client's requests (mrtr); tasks
-# in both eras, durable in the run store (tasks).
+# in both eras, durable in the run store (tasks; taskstest checks a store).
 BASE, github.com/modelcontextprotocol/go-sdk < internal/serve/mrtr;
-internal/runs, internal/serve/mrtr, github.com/modelcontextprotocol/go-sdk < internal/serve/tasks
+internal/runs, internal/serve/mrtr, github.com/modelcontextprotocol/go-sdk < internal/serve/tasks;
+internal/serve/tasks < internal/serve/tasks/taskstest
 < CALLS;
 
 # AUTHORING: flows written from an agent's session, a recording, another

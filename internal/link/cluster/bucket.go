@@ -25,6 +25,10 @@ type BucketOptions struct {
 	Memory bool
 	// Description is shown by NATS tools.
 	Description string
+	// Fresh sends every read to the bucket's stream leader, so a read after a write sees it (a
+	// record changed by compare-and-set from several replicas needs that). By default a read
+	// may be answered by any copy (JetStream's direct get), which can lag a little.
+	Fresh bool
 }
 
 // markerTTL is how long a TTL bucket keeps the marker of an expired key (so that watchers
@@ -63,6 +67,22 @@ func (n *Node) Bucket(ctx context.Context, name string, o BucketOptions) (jetstr
 		}
 		return err
 	})
+	if err == nil && o.Fresh {
+		err = retry(ctx, func(ctx context.Context) error {
+			s, err := n.js.Stream(ctx, "KV_"+name)
+			if err != nil {
+				return err
+			}
+			if cfg := s.CachedInfo().Config; cfg.AllowDirect {
+				cfg.AllowDirect = false
+				if _, err := n.js.UpdateStream(ctx, cfg); err != nil {
+					return err
+				}
+			}
+			kv, err = n.js.KeyValue(ctx, name) // bound again: its reads go to the leader
+			return err
+		})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("bucket %s: %w", name, err)
 	}

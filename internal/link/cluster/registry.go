@@ -56,6 +56,7 @@ type ReplicaRecord struct {
 	InFlight int       `json:"inFlight"`           // agent calls it is serving
 	Draining bool      `json:"draining,omitempty"` // shutting down: takes no new desktops or calls
 	Version  string    `json:"version,omitempty"`
+	Epoch    string    `json:"epoch,omitempty"` // the replica's process (a restart makes a new one)
 }
 
 // ErrClaimed is returned (in a *ClaimedError) by Registry.Claim when the device id is claimed.

@@ -224,12 +224,15 @@ func New(opts Options) *Gateway {
 		},
 		Logger: opts.Logger,
 	})
+	if opts.Cluster != nil {
+		g.rep = newReplica(g, opts.Cluster)
+	}
 	g.startTasks() // tasks.go; its middleware runs after unknownTool
 	g.srv.AddReceivingMiddleware(g.unknownTool, g.listOwnRuns)
 	g.addLateResources()
-	if opts.Cluster != nil {
-		g.rep = newReplica(g, opts.Cluster)
+	if g.rep != nil {
 		if err := g.rep.start(); err != nil {
+			// Its tasks stay in the cluster's bucket: their requests fail until NATS is back.
 			g.log.Error("cannot join the cluster; serving alone", "err", err)
 			g.rep = nil
 		} else {

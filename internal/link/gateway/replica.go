@@ -130,9 +130,10 @@ type replica struct {
 
 	left atomic.Bool // the heartbeat was deleted (draining): no more beats
 
-	kick chan struct{}
-	stop chan struct{}
-	wg   sync.WaitGroup
+	kick     chan struct{}
+	taskKick chan struct{} // look for tasks of dead replicas to take over (replica_tasks.go)
+	stop     chan struct{}
+	wg       sync.WaitGroup
 }
 
 // waiter is an agent's call made on this replica, waiting for its answer.
@@ -156,7 +157,7 @@ type heldCall struct {
 func newReplica(g *Gateway, n *cluster.Node) *replica {
 	r := &replica{g: g, n: n, name: n.Name(), log: g.log.With("replica", n.Name()), started: time.Now(), now: time.Now,
 		waiters: map[string]*waiter{}, held: map[string]*heldCall{}, toolsets: map[string]map[string]deviceTool{},
-		dirty: map[string]bool{}, kick: make(chan struct{}, 1), stop: make(chan struct{})}
+		dirty: map[string]bool{}, kick: make(chan struct{}, 1), taskKick: make(chan struct{}, 1), stop: make(chan struct{})}
 	if g.opts.clock != nil {
 		r.now = g.opts.clock
 	}
@@ -176,6 +177,7 @@ func (r *replica) start() error {
 		"rpa.ans." + r.g.epoch + ".*": r.onAnswer,
 		probeSubject(r.name):          r.onProbe,
 		answersSubject + "*":          r.sessions.onAnswers,
+		taskSubject(r.name):           r.onTask,
 	} {
 		sub, err := nc.Subscribe(subj, h)
 		if err != nil {
@@ -225,6 +227,8 @@ func (r *replica) attach() {
 	r.devices.start(ctx)
 	r.reconcile(ctx)
 	r.changed(nil)
+	r.wg.Add(1)
+	go r.tasksLoop(ctx)
 	beat := time.NewTicker(cluster.ReplicaBeat)
 	defer beat.Stop()
 	rec := time.NewTicker(10 * time.Second)
@@ -254,7 +258,7 @@ func (r *replica) record() cluster.ReplicaRecord {
 	n := len(r.g.devices)
 	r.g.mu.Unlock()
 	return cluster.ReplicaRecord{Name: r.name, Started: r.started, Beat: r.now().UTC(), Devices: n,
-		InFlight: r.g.drain.inFlight(), Draining: r.g.drain.draining(), Version: Version}
+		InFlight: r.g.drain.inFlight(), Draining: r.g.drain.draining(), Version: Version, Epoch: r.g.epoch}
 }
 
 // leave deletes the heartbeat: the other replicas count this one gone at once (its desktops
@@ -327,6 +331,10 @@ func (r *replica) changed(ids []string) {
 	}
 	select {
 	case r.kick <- struct{}{}:
+	default:
+	}
+	select {
+	case r.taskKick <- struct{}{}:
 	default:
 	}
 }

@@ -35,21 +35,30 @@ const (
 
 // startTasks builds the gateway's task manager and attaches it to the agent-facing server.
 func (g *Gateway) startTasks() {
-	store := g.opts.Tasks
-	if store == nil {
-		store = &tasks.MemStore{}
+	o := tasks.Options{Store: g.opts.Tasks, Max: g.opts.MaxTasks, TTL: g.opts.TaskTTL, MaxTTL: g.opts.TaskMaxTTL,
+		Node: g.opts.TaskNode, Log: g.log, KeepOnClose: true, Orphan: func(r *tasks.Record) bool { return r.Relay != "" }}
+	if o.Store == nil {
+		o.Store = &tasks.MemStore{}
 	}
-	g.tasks = tasks.New(tasks.Options{Store: store, Max: g.opts.MaxTasks, TTL: g.opts.TaskTTL, MaxTTL: g.opts.TaskMaxTTL,
-		Node: g.opts.TaskNode, Log: g.log, KeepOnClose: true, Orphan: func(r *tasks.Record) bool { return r.Relay != "" }})
-	if err := g.tasks.Recover(context.Background()); err != nil {
-		g.log.Error("tasks: cannot read the task store", "err", err)
+	if g.rep != nil {
+		// In a cluster the tasks live in the cluster's bucket (replica_tasks.go); they are
+		// recovered once the replica has read the cluster's state.
+		o.Store, o.Node, o.Alive, o.Forward = kvTasks{g.rep.n}, g.rep.taskNode(), g.rep.taskAlive, g.rep.forwardTask
+	}
+	g.tasks = tasks.New(o)
+	if g.rep == nil {
+		if err := g.tasks.Recover(context.Background()); err != nil {
+			g.log.Error("tasks: cannot read the task store", "err", err)
+		}
 	}
 	f := &tasks.Front{M: g.tasks, Taskable: g.taskable,
 		Who: func(req mcp.Request) tasks.Who { return tasks.Who{Owner: g.agentOwner(req), Live: g.agents.live} }}
 	if err := f.Attach(g.srv); err != nil {
 		g.log.Error("tasks: cannot serve them", "err", err)
 	}
-	g.adoptTasks()
+	if g.rep == nil {
+		g.adoptTasks()
+	}
 }
 
 // Tasks returns the gateway's task manager.
@@ -237,6 +246,11 @@ func (g *Gateway) linked(ctx context.Context, h *tasks.Handle, device string, wa
 			d.mu.Unlock()
 			if ok {
 				return d, nil
+			}
+		}
+		if g.rep != nil {
+			if other, ok := g.rep.handOver(ctx, h, device); ok {
+				return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: fmt.Sprintf("desktop %q links to replica %q now, which follows the task", device, other)}
 			}
 		}
 		if !said {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -54,6 +55,14 @@ type Options struct {
 	// which keep running them while the gateway restarts. False: Close
 	// stores how each work ended.
 	KeepOnClose bool
+	// Forward, when several Managers share one Store (the replicas of a
+	// cluster of gateways), carries what a caller did through this
+	// Manager to a live task whose work runs under another one (its
+	// Record.Node): a cancel (cancel true; the record already says
+	// cancelled) or answers to its questions. The other Manager applies
+	// them with Deliver. Nil: nothing is forwarded (a cancel still stops
+	// the work at its next write to the store).
+	Forward func(ctx context.Context, r *Record, cancel bool, responses mcp.InputResponseMap) error
 }
 
 // Spec is what a new task is.
@@ -98,6 +107,7 @@ type liveTask struct {
 	runID     string
 	cancel    context.CancelFunc
 	cancelled atomic.Bool
+	takenOver atomic.Bool // another process runs it now (Adopt there): this work stops, silent
 
 	mu      sync.Mutex
 	n       int                    // questions asked so far (their keys are q1, q2, ...)
@@ -236,6 +246,12 @@ func (m *Manager) sweep() {
 // says so, else failed as interrupted. It returns the record as it is now.
 func (m *Manager) orphaned(ctx context.Context, r *Record) *Record {
 	if m.o.Orphan != nil && m.o.Orphan(r) {
+		if r.Status == InputRequired {
+			// Its questions were the dead process's: whoever takes the task over asks them
+			// again; meanwhile nobody can answer them.
+			r.Status, r.Inputs = Working, nil
+			r.Message = "waiting to be taken over (the process running it ended)"
+		}
 		return r
 	}
 	nr, err := m.o.Store.Update(ctx, r.ID, func(x *Record) error {
@@ -353,8 +369,8 @@ func (m *Manager) Adopt(ctx context.Context, r *Record, work Work) error {
 		return err
 	}
 	nr, err := m.o.Store.Update(ctx, r.ID, func(x *Record) error {
-		if Terminal(x.Status) {
-			return errStop
+		if Terminal(x.Status) || x.Node != r.Node {
+			return errStop // ended, or another process took it over first
 		}
 		// Its questions were the old process's: they are asked again.
 		x.Node, x.Updated = m.o.Node, time.Now().UTC()
@@ -421,8 +437,16 @@ func (m *Manager) finish(lt *liveTask, res *mcp.CallToolResult, err error) {
 	if err == nil && res == nil {
 		err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the task's work returned no result"}
 	}
+	if lt.takenOver.Load() {
+		m.o.Log.Info("task left to the process that took it over", "task", lt.id)
+		return
+	}
 	now := time.Now().UTC()
 	r, uerr := m.o.Store.Update(context.Background(), lt.id, func(r *Record) error {
+		if r.Node != m.o.Node {
+			lt.takenOver.Store(true)
+			return errStop
+		}
 		r.Inputs, r.Updated = nil, now
 		if r.Ended.IsZero() {
 			r.Ended = now
@@ -442,6 +466,10 @@ func (m *Manager) finish(lt *liveTask, res *mcp.CallToolResult, err error) {
 		r.TTLMs = max(r.TTLMs, r.Expires().Sub(r.Created).Milliseconds())
 		return nil
 	})
+	if errors.Is(uerr, errStop) {
+		m.o.Log.Info("task left to the process that took it over", "task", lt.id)
+		return
+	}
 	if uerr != nil {
 		m.o.Log.Error("tasks: cannot store how a task ended", "task", lt.id, "error", uerr.Error())
 		return
@@ -593,6 +621,10 @@ func (m *Manager) Cancel(ctx context.Context, who Who, id string) (*Record, erro
 		lt.cancelled.Store(true)
 		lt.cancel()
 		lt.notify()
+	} else if m.o.Forward != nil && r.Node != m.o.Node {
+		if err := m.o.Forward(ctx, r, true, nil); err != nil {
+			m.o.Log.Info("tasks: the cancel did not reach the task's process now; it stops at its next write", "task", id, "node", r.Node, "error", err.Error())
+		}
 	}
 	m.o.Log.Info("task cancelled", "task", id)
 	m.changed(r)
@@ -603,17 +635,42 @@ func (m *Manager) Cancel(ctx context.Context, who Who, id string) (*Record, erro
 // who (2026-07-28 tasks/update). Keys that are not outstanding (never
 // asked, answered already) are ignored, as the extension says.
 func (m *Manager) Answer(ctx context.Context, who Who, id string, responses mcp.InputResponseMap) error {
-	if _, err := m.Get(ctx, who, id); err != nil {
+	r, err := m.Get(ctx, who, id)
+	if err != nil {
 		return err
 	}
 	lt := m.liveTask(id)
 	if lt == nil {
+		if m.o.Forward != nil && r.Node != m.o.Node && !Terminal(r.Status) {
+			return m.o.Forward(ctx, r, false, responses)
+		}
 		return nil
 	}
 	for key, resp := range responses {
 		lt.answer(key, askResult{resp: resp})
 	}
 	return nil
+}
+
+// Deliver applies to task id what a caller did through another Manager
+// sharing the Store (Options.Forward): a cancel, or answers to its
+// outstanding questions (keys not outstanding are ignored). It reports
+// whether the task's work runs under this Manager.
+func (m *Manager) Deliver(id string, cancel bool, responses mcp.InputResponseMap) bool {
+	lt := m.liveTask(id)
+	if lt == nil {
+		return false
+	}
+	if cancel {
+		lt.cancelled.Store(true)
+		lt.cancel()
+		lt.notify()
+		return true
+	}
+	for key, resp := range responses {
+		lt.answer(key, askResult{resp: resp})
+	}
+	return true
 }
 
 // answer hands one result to the question key, once.
@@ -639,6 +696,7 @@ func (lt *liveTask) answer(key string, a askResult) bool {
 // that error and the question stays, for the caller's next tasks/result
 // (or another channel, or the question's timeout).
 func (m *Manager) Await(ctx context.Context, who Who, id string, ask func(ctx context.Context, key string, r mcp.InputRequest) (mcp.InputResponse, error)) (*Record, error) {
+	var asked map[string]bool // questions of a task of another Manager put to the caller here
 	for {
 		r, err := m.Get(ctx, who, id)
 		if err != nil {
@@ -648,6 +706,27 @@ func (m *Manager) Await(ctx context.Context, who Who, id string, ask func(ctx co
 			return r, nil
 		}
 		lt := m.liveTask(id)
+		if lt == nil && ask != nil && m.o.Forward != nil && r.Status == InputRequired && r.Node != m.o.Node {
+			// Its work runs under another Manager (a replica): its stored
+			// questions are asked here, each once, and the answers forwarded.
+			if asked == nil {
+				asked = map[string]bool{}
+			}
+			if key, req := nextInput(r, asked); req != nil {
+				asked[key] = true
+				resp, err := ask(ctx, key, req)
+				if err != nil {
+					if ctx.Err() != nil {
+						return nil, ctx.Err()
+					}
+					return nil, err
+				}
+				if err := m.o.Forward(ctx, r, false, mcp.InputResponseMap{key: resp}); err != nil {
+					return nil, err
+				}
+				continue
+			}
+		}
 		var changed chan struct{}
 		if lt != nil {
 			if pa := lt.take(); pa != nil && ask != nil {
@@ -680,6 +759,34 @@ func (m *Manager) Await(ctx context.Context, who Who, id string, ask func(ctx co
 		}
 		t.Stop()
 	}
+}
+
+// nextInput returns the first of r's stored questions (in key order: q1,
+// q2, ... q10 after q9) not in asked; a nil request when none is left.
+func nextInput(r *Record, asked map[string]bool) (string, mcp.InputRequest) {
+	if len(r.Inputs) == 0 {
+		return "", nil
+	}
+	var inputs mcp.InputRequestMap
+	if json.Unmarshal(r.Inputs, &inputs) != nil {
+		return "", nil
+	}
+	keys := make([]string, 0, len(inputs))
+	for k := range inputs {
+		if !asked[k] {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return "", nil
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if len(keys[i]) != len(keys[j]) {
+			return len(keys[i]) < len(keys[j])
+		}
+		return keys[i] < keys[j]
+	})
+	return keys[0], inputs[keys[0]]
 }
 
 // take returns the oldest question nobody is asking yet, marked taken.
@@ -715,6 +822,26 @@ func (h *Handle) RunID() string { return h.lt.runID }
 
 // Cancelled reports whether the task's caller cancelled it.
 func (h *Handle) Cancelled() bool { return h.lt.cancelled.Load() }
+
+// HandOver gives the task up to the next process that takes it over
+// (Adopt; its Record.Node is cleared), when this one cannot go on with it
+// (at a gateway replica: its desktop now links to another replica). The
+// work should return at once: nothing it returns is stored. A task that
+// ended or was taken over meanwhile is left as it is.
+func (h *Handle) HandOver(ctx context.Context) error {
+	_, err := h.m.o.Store.Update(ctx, h.lt.id, func(r *Record) error {
+		if Terminal(r.Status) || r.Node != h.m.o.Node {
+			return errStop
+		}
+		r.Node, r.Updated = "", time.Now().UTC()
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return err
+	}
+	h.lt.takenOver.Store(true)
+	return nil
+}
 
 // messageEvery is how often a changing statusMessage is written to the
 // store (tasks/get in this process shows the latest at once).
@@ -754,12 +881,18 @@ func (m *Manager) write(lt *liveTask, fn func(*Record), notify bool) {
 			ended = r.Status == Cancelled
 			return errStop
 		}
+		if r.Node != m.o.Node {
+			lt.takenOver.Store(true) // another process took the task over: this work stops
+			return errStop
+		}
 		fn(r)
 		r.Updated = time.Now().UTC()
 		return nil
 	})
 	if ended {
 		lt.cancelled.Store(true)
+	}
+	if ended || lt.takenOver.Load() {
 		lt.cancel()
 	}
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,76 +21,6 @@ func openRuns(t *testing.T, home string) *runs.Store {
 	}
 	t.Cleanup(func() { st.Close() })
 	return st
-}
-
-// TestStores: both stores keep records, refuse a second create, update
-// atomically under concurrent writers, list by owner and sweep what
-// expired.
-func TestStores(t *testing.T) {
-	for name, st := range map[string]Store{"runs": RunStore(openRuns(t, t.TempDir())), "memory": &MemStore{}} {
-		t.Run(name, func(t *testing.T) {
-			ctx := context.Background()
-			now := time.Now().UTC()
-			mk := func(owner string, i int) *Record {
-				run := runs.NewID(now)
-				return &Record{ID: NewID(run), RunID: run, Owner: runs.Owner{Kind: runs.CallerMCP, Token: owner}, Tool: "t", Status: Working, Created: now, Updated: now, TTLMs: 1000}
-			}
-			a := mk("alice", 0)
-			if err := st.Create(ctx, a); err != nil {
-				t.Fatal(err)
-			}
-			if err := st.Create(ctx, a); !errors.Is(err, ErrExists) {
-				t.Errorf("second create: %v", err)
-			}
-			if _, err := st.Get(ctx, "nope"); !errors.Is(err, ErrNotFound) {
-				t.Errorf("unknown id: %v", err)
-			}
-			var wg sync.WaitGroup
-			for i := 0; i < 20; i++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					if _, err := st.Update(ctx, a.ID, func(r *Record) error { r.PollMs++; return nil }); err != nil {
-						t.Error(err)
-					}
-				}()
-			}
-			wg.Wait()
-			got, err := st.Get(ctx, a.ID)
-			if err != nil || got.PollMs != 20 {
-				t.Fatalf("after 20 concurrent updates: %+v %v", got, err)
-			}
-			for i := 1; i < 4; i++ {
-				if err := st.Create(ctx, mk("bob", i)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			bob := OwnerKey(runs.Owner{Token: "bob"})
-			bobs, _ := st.List(ctx, bob, "", 2)
-			more, _ := st.List(ctx, bob, bobs[1].ID, 10)
-			if len(bobs) != 2 || len(more) != 1 {
-				t.Errorf("list pages %d %d", len(bobs), len(more))
-			}
-			live, _ := st.Live(ctx)
-			if len(live) != 4 {
-				t.Errorf("%d live", len(live))
-			}
-			// Ended a minute ago with a ttl of 1 s: expired after KeepAfterEnd
-			// (at most its ttl) — so sweepable now.
-			if _, err := st.Update(ctx, a.ID, func(r *Record) error {
-				r.Status, r.Created, r.Ended = Completed, now.Add(-time.Minute), now.Add(-time.Minute)
-				return nil
-			}); err != nil {
-				t.Fatal(err)
-			}
-			if n, err := st.Sweep(ctx, now); err != nil || n != 1 {
-				t.Errorf("sweep: %d %v", n, err)
-			}
-			if _, err := st.Get(ctx, a.ID); !errors.Is(err, ErrNotFound) {
-				t.Errorf("swept task: %v", err)
-			}
-		})
-	}
 }
 
 // TestRestart: a task whose process died is failed, "interrupted", with
