@@ -156,7 +156,7 @@ func (d *device) request(ctx context.Context, method string, params any, c *call
 	c.resp = make(chan *jsonrpc.Response, 1)
 	c.id, _ = id.Raw().(string)
 	if c.agent != nil {
-		d.g.owners.set(c.id, c.owner, time.Now())
+		d.g.setOwner(c.id, c.owner)
 	}
 	key := mcpws.IDKey(id)
 	if d.revoked() {

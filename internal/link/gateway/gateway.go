@@ -226,6 +226,7 @@ func New(opts Options) *Gateway {
 	})
 	if opts.Cluster != nil {
 		g.rep = newReplica(g, opts.Cluster)
+		g.agents.onOpen, g.agents.onClose = g.rep.owners.opened, g.rep.owners.closed
 	}
 	g.startTasks() // tasks.go; its middleware runs after unknownTool
 	g.srv.AddReceivingMiddleware(g.unknownTool, g.listOwnRuns)

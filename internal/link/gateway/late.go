@@ -112,8 +112,8 @@ func (g *Gateway) keepLate(device, tool, callID string, resp *jsonrpc.Response) 
 	if json.Unmarshal(resp.Result, &res) == nil && validRunID(res.StructuredContent.RunID) {
 		r.ID = res.StructuredContent.RunID
 	}
-	if o, ok := g.owners.get(callID); ok && r.ID != callID {
-		g.owners.set(r.ID, o, time.Now()) // the run id names the same agent's call
+	if o, ok := g.ownerOf(callID); ok && r.ID != callID {
+		g.setOwner(r.ID, o) // the run id names the same agent's call
 	}
 	g.storeLate(r, true)
 }

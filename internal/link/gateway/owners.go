@@ -72,10 +72,12 @@ func (r *runOwners) get(id string) (runs.Owner, bool) {
 	return e.o, true
 }
 
-// agents knows which agent sessions are open (by digest).
+// agents knows which agent sessions are open (by digest). In a cluster onOpen (at each request
+// of the session) and onClose tell the other replicas (replica_owners.go).
 type agents struct {
-	mu   sync.Mutex
-	open map[string]bool
+	mu              sync.Mutex
+	open            map[string]bool
+	onOpen, onClose func(digest string)
 }
 
 func (a *agents) watch(sess *mcp.ServerSession, digest string) {
@@ -83,6 +85,9 @@ func (a *agents) watch(sess *mcp.ServerSession, digest string) {
 	defer a.mu.Unlock()
 	if a.open == nil {
 		a.open = map[string]bool{}
+	}
+	if a.onOpen != nil {
+		a.onOpen(digest)
 	}
 	if a.open[digest] {
 		return
@@ -93,6 +98,9 @@ func (a *agents) watch(sess *mcp.ServerSession, digest string) {
 		a.mu.Lock()
 		delete(a.open, digest)
 		a.mu.Unlock()
+		if a.onClose != nil {
+			a.onClose(digest)
+		}
 	}()
 }
 
@@ -100,6 +108,32 @@ func (a *agents) live(digest string) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.open[digest]
+}
+
+// setOwner records o as the agent of call or run id (in a cluster, for every replica).
+func (g *Gateway) setOwner(id string, o runs.Owner) {
+	g.owners.set(id, o, time.Now())
+	if g.rep != nil {
+		g.rep.owners.put(id, o)
+	}
+}
+
+// ownerOf returns the agent of call or run id: recorded here, else (in a cluster) by the
+// replica that forwarded it.
+func (g *Gateway) ownerOf(id string) (runs.Owner, bool) {
+	if o, ok := g.owners.get(id); ok {
+		return o, true
+	}
+	if g.rep != nil {
+		return g.rep.owners.get(id)
+	}
+	return runs.Owner{}, false
+}
+
+// liveAgent reports whether the agent session digest is open: here, or (in a cluster) on any
+// replica.
+func (g *Gateway) liveAgent(digest string) bool {
+	return g.agents.live(digest) || g.rep != nil && g.rep.owners.open(digest)
 }
 
 // agentOwner is the owner an agent's request is.
@@ -123,8 +157,8 @@ func (g *Gateway) agentOwner(req mcp.Request) runs.Owner {
 // the gateway's token.
 func (g *Gateway) mayUse(req mcp.Request, id string) bool {
 	me := g.agentOwner(req)
-	if o, ok := g.owners.get(id); ok {
-		return me.Owns(o, g.agents.live)
+	if o, ok := g.ownerOf(id); ok {
+		return me.Owns(o, g.liveAgent)
 	}
 	if _, kept := g.late.get(id); kept {
 		return me.Token == runs.TokenDigest(g.opts.Token)
@@ -140,7 +174,7 @@ func (g *Gateway) noteRun(o runs.Owner, result json.RawMessage) {
 		} `json:"structuredContent"`
 	}
 	if json.Unmarshal(result, &res) == nil && validRunID(res.StructuredContent.RunID) {
-		g.owners.set(res.StructuredContent.RunID, o, time.Now())
+		g.setOwner(res.StructuredContent.RunID, o)
 	}
 }
 

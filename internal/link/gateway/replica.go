@@ -120,6 +120,7 @@ type replica struct {
 	late     *lateShare
 	sessions *sessionShare
 	devices  *deviceShare
+	owners   *ownerShare
 
 	mu       sync.Mutex
 	waiters  map[string]*waiter
@@ -163,6 +164,7 @@ func newReplica(g *Gateway, n *cluster.Node) *replica {
 	}
 	r.late = &lateShare{r: r}
 	r.devices = &deviceShare{r: r}
+	r.owners = &ownerShare{r: r}
 	r.sessions = &sessionShare{r: r, adopted: map[string]*adoptedSession{}, touched: map[string]time.Time{}}
 	return r
 }
@@ -225,6 +227,11 @@ func (r *replica) attach() {
 	r.log.Info("cluster state attached", "replicas", len(reg.Replicas()), "desktops", len(reg.Present()))
 	r.late.start(ctx)
 	r.devices.start(ctx)
+	r.wg.Add(1)
+	go func() { // its buckets need not hold up the first heartbeats
+		defer r.wg.Done()
+		r.owners.start(ctx)
+	}()
 	r.reconcile(ctx)
 	r.changed(nil)
 	r.wg.Add(1)

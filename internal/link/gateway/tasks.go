@@ -52,7 +52,7 @@ func (g *Gateway) startTasks() {
 		}
 	}
 	f := &tasks.Front{M: g.tasks, Taskable: g.taskable,
-		Who: func(req mcp.Request) tasks.Who { return tasks.Who{Owner: g.agentOwner(req), Live: g.agents.live} }}
+		Who: func(req mcp.Request) tasks.Who { return tasks.Who{Owner: g.agentOwner(req), Live: g.liveAgent} }}
 	if err := f.Attach(g.srv); err != nil {
 		g.log.Error("tasks: cannot serve them", "err", err)
 	}
@@ -158,7 +158,7 @@ func (g *Gateway) startTask(ctx context.Context, req *mcp.CallToolRequest, name 
 		return taskStarted(tr.Start(ctx, func(context.Context, *tasks.Handle) (*mcp.CallToolResult, error) { return &res, nil }))
 	}
 	runID := tasks.RunIDOf(dtask)
-	g.owners.set(runID, owner, time.Now()) // the agent owns the run's resources (owners.go)
+	g.setOwner(runID, owner) // the agent owns the run's resources (owners.go)
 	tr.SetRun(runID, pick.id+" "+dtask)
 	err = tr.Start(ctx, func(wctx context.Context, h *tasks.Handle) (*mcp.CallToolResult, error) {
 		return g.follow(wctx, h, pick.id, dtask, caps)

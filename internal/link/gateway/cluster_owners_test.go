@@ -1,0 +1,108 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/rpa-dev/rpa/internal/runs"
+)
+
+// pinned sends every request to one replica, which the test may change.
+type pinned struct {
+	host atomic.Value // string
+	rt   http.RoundTripper
+}
+
+func (p *pinned) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	h := p.host.Load().(string)
+	r.URL.Host, r.Host = h, h
+	r.Header.Set("Authorization", "Bearer "+testToken)
+	return p.rt.RoundTrip(r)
+}
+
+// runDesk is a desktop whose "run" tool answers with a run ID, as a workflow does, and says
+// which run a call resumed.
+func runDesk() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "desk-runs", Version: "t"}, nil)
+	s.AddTool(&mcp.Tool{Name: "run", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var in map[string]string
+		_ = json.Unmarshal(req.Params.Arguments, &in)
+		id := runs.NewID(time.Now())
+		out, _ := json.Marshal(map[string]string{"runId": id, "resumed": in[ResumeRunArg]})
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(out)}}, StructuredContent: json.RawMessage(out)}, nil
+	})
+	return s
+}
+
+// TestClusterRunOwners: the agent of a run is known on every replica. A 2025-11-25 session that
+// made a run through r1 resumes it through r2 (its session continued there); another session
+// with the same token, on r3, is refused while the first is open anywhere, and may resume it
+// once that session closed (the token rule), as on one gateway.
+func TestClusterRunOwners(t *testing.T) {
+	rs := startReplicas(t, 3, nil)
+	rs.deskOn(t, 0, "pc", runDesk())
+	rs.waitLinked(t, map[string]string{"pc": "r1"})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	connect := func(host string) (*mcp.ClientSession, *pinned) {
+		p := &pinned{rt: &http.Transport{}}
+		p.host.Store(host)
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "t"}, nil).Connect(ctx,
+			&mcp.StreamableClientTransport{Endpoint: "http://lb/mcp", HTTPClient: &http.Client{Transport: p}},
+			&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs, p
+	}
+	resume := func(cs *mcp.ClientSession, id string) (string, error) {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run", Arguments: map[string]any{ResumeRunArg: id}})
+		if err != nil {
+			return "", err
+		}
+		return text(res), nil
+	}
+
+	a, pa := connect(rs.gws[0].addr)
+	res, err := a.CallTool(ctx, &mcp.CallToolParams{Name: "run", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var made struct {
+		RunID string `json:"runId"`
+	}
+	if err := json.Unmarshal([]byte(text(res)), &made); err != nil || made.RunID == "" {
+		t.Fatalf("run: %q %v", text(res), err)
+	}
+
+	pa.host.Store(rs.gws[1].addr) // the load balancer sends the session's next request to r2
+	var got string
+	waitUntil(t, "the run's owner to be known on r2", func() bool {
+		got, err = resume(a, made.RunID)
+		return err == nil
+	})
+	if !strings.Contains(got, `"resumed":"`+made.RunID+`"`) {
+		t.Fatalf("the owner's resume through r2: %q", got)
+	}
+
+	b, _ := connect(rs.gws[2].addr)
+	if got, err := resume(b, made.RunID); err == nil || !strings.Contains(err.Error(), "is not held here") {
+		t.Fatalf("another session resumed the run while its owner's is open: %q %v", got, err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the other session of the same token to reach the run once the owner's closed", func() bool {
+		got, err = resume(b, made.RunID)
+		return err == nil && strings.Contains(got, `"resumed":"`+made.RunID+`"`)
+	})
+}
