@@ -106,3 +106,47 @@ func TestClusterRunOwners(t *testing.T) {
 		return err == nil && strings.Contains(got, `"resumed":"`+made.RunID+`"`)
 	})
 }
+
+// TestClusterPausedCall: a 2026-07-28 call paused for its agent's answer on r1 is resumed by a
+// request that lands on r2 (the load balancer moved the agent meanwhile): r2 sends it to r1,
+// which holds the call, and the agent gets its result; a requestState naming a replica that is
+// gone is a clear -32602 naming the field.
+func TestClusterPausedCall(t *testing.T) {
+	rs := startReplicas(t, 3, nil)
+	rs.deskOn(t, 0, "pc", deskServer("pc", nil))
+	rs.waitLinked(t, map[string]string{"pc": "r1"})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	p := &pinned{rt: &http.Transport{}}
+	p.host.Store(rs.gws[0].addr)
+	c := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "t"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			p.host.Store(rs.gws[1].addr) // the answer goes to r2
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Grace"}}, nil
+		}})
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://lb/mcp", HTTPClient: &http.Client{Transport: p}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+		t.Fatalf("agent at %s", v)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{"msg": "name?"}})
+	if err != nil || text(res) != "pc got Grace" {
+		t.Fatalf("the call resumed through r2: %v %v", res, err)
+	}
+	if n := rs.gws[0].g.paused.Len() + rs.gws[1].g.paused.Len(); n != 0 {
+		t.Errorf("%d paused calls left", n)
+	}
+
+	// A requestState of a replica that is gone.
+	rs.crash(0)
+	rs.waitLinked(t, map[string]string{"pc": "!r1"})
+	p.host.Store(rs.gws[2].addr)
+	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{"msg": "x"},
+		RequestState: "rpa-r1.00112233445566778899aabbccddeeff", InputResponses: mcp.InputResponseMap{"q1": &mcp.ElicitResult{Action: "cancel"}}})
+	if err == nil || !strings.Contains(err.Error(), "requestState") || !strings.Contains(err.Error(), `"r1"`) {
+		t.Fatalf("a paused call of a dead replica: %v", err)
+	}
+}

@@ -227,6 +227,7 @@ func New(opts Options) *Gateway {
 	if opts.Cluster != nil {
 		g.rep = newReplica(g, opts.Cluster)
 		g.agents.onOpen, g.agents.onClose = g.rep.owners.opened, g.rep.owners.closed
+		g.paused.Tag = g.rep.name // a resumed request landing elsewhere is sent here
 	}
 	g.startTasks() // tasks.go; its middleware runs after unknownTool
 	g.srv.AddReceivingMiddleware(g.unknownTool, g.listOwnRuns)
@@ -779,7 +780,10 @@ func (g *Gateway) forward(name string) mcp.ToolHandler {
 			return g.startTask(ctx, req, name, tr) // tasks.go
 		}
 		if mrtr.MultiRoundTrip(req) {
-			if req.Params.RequestState != "" {
+			if st := req.Params.RequestState; st != "" {
+				if holder := mrtr.TagOf(st); g.rep != nil && holder != "" && holder != g.rep.name && !g.paused.Has(st) {
+					return g.rep.resumeElsewhere(ctx, holder, req) // replica_paused.go
+				}
 				return g.paused.Resume(ctx, req)
 			}
 			return g.paused.Start(ctx, func(rctx context.Context, pc *mrtr.Call) (*mcp.CallToolResult, error) {

@@ -180,6 +180,7 @@ func (r *replica) start() error {
 		probeSubject(r.name):          r.onProbe,
 		answersSubject + "*":          r.sessions.onAnswers,
 		taskSubject(r.name):           r.onTask,
+		resumeSubject(r.name):         r.onResume,
 	} {
 		sub, err := nc.Subscribe(subj, h)
 		if err != nil {

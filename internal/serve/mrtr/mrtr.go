@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -76,6 +77,11 @@ type Table struct {
 	TTL   time.Duration
 	// Log gets a line when a paused call expires. Nil: discard.
 	Log *slog.Logger
+	// Tag, when set, is written into the requestState of this table's
+	// calls ("rpa-TAG.HEX"), so that processes serving one endpoint
+	// together (gateway replicas) send a request whose call is paused
+	// elsewhere to the process TagOf names. It must not contain a dot.
+	Tag string
 
 	mu sync.Mutex
 	m  map[string]*Call
@@ -140,7 +146,11 @@ func (t *Table) Start(ctx context.Context, work func(ctx context.Context, c *Cal
 		life = context.Background()
 	}
 	rctx, cancel := context.WithCancel(life)
-	c := &Call{id: "rpa-" + hex.EncodeToString(b[:]), t: t, cancel: cancel, first: ctx,
+	id := "rpa-" + hex.EncodeToString(b[:])
+	if t.Tag != "" {
+		id = "rpa-" + t.Tag + "." + hex.EncodeToString(b[:])
+	}
+	c := &Call{id: id, t: t, cancel: cancel, first: ctx,
 		reqs: make(chan *inputReq), out: make(chan outcome, 1)}
 	c.timer = time.AfterFunc(t.ttl(), c.expire)
 	c.timer.Stop()
@@ -155,6 +165,27 @@ func (t *Table) Start(ctx context.Context, work func(ctx context.Context, c *Cal
 		c.out <- outcome{res, err}
 	}()
 	return c.wait(ctx)
+}
+
+// TagOf returns the Table.Tag a requestState names ("" when none).
+func TagOf(state string) string {
+	rest, ok := strings.CutPrefix(state, "rpa-")
+	if !ok {
+		return ""
+	}
+	tag, _, ok := strings.Cut(rest, ".")
+	if !ok {
+		return ""
+	}
+	return tag
+}
+
+// Has reports whether the call a requestState names is paused here.
+func (t *Table) Has(state string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, ok := t.m[state]
+	return ok
 }
 
 // Resume continues the paused call named by the request's requestState
