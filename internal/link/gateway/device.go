@@ -36,6 +36,9 @@ type device struct {
 	// file (Options.Devices) admitted it: the link ends once the file no longer does (revoked).
 	tokenSum  [sha256.Size]byte
 	fileToken bool
+	// clusterToken: admitted by another replica's device file (DevicesBucket); revoked when the
+	// bucket no longer gives it this token.
+	clusterToken bool
 
 	refreshMu sync.Mutex // serialises tools/list refreshes
 
@@ -120,6 +123,14 @@ func (e errGone) Error() string {
 // revoked reports whether d was admitted by the gateway's device file and the file no longer
 // admits it (its line removed or its token changed).
 func (d *device) revoked() bool {
+	if rep := d.g.rep; rep != nil && (d.fileToken || d.clusterToken) {
+		if rep.devices.isRevoked(d.tokenSum) {
+			return true // revoked on some replica (replica_devices.go)
+		}
+		if d.clusterToken {
+			return !rep.devices.admits(d.tokenSum, d.id)
+		}
+	}
 	return d.fileToken && d.g.opts.Devices != nil && !d.g.opts.Devices.Admits(d.tokenSum, d.id)
 }
 

@@ -155,7 +155,8 @@ type Gateway struct {
 // link, so a revoked device serves no call even between two looks.
 const revokeEvery = time.Second
 
-// revokeLoop closes, within revokeEvery, the links of devices whose line left the device file.
+// revokeLoop closes, within revokeEvery, the links of devices whose line left the device file
+// (in a cluster: any replica's).
 func (g *Gateway) revokeLoop() {
 	t := time.NewTicker(revokeEvery)
 	defer t.Stop()
@@ -168,7 +169,7 @@ func (g *Gateway) revokeLoop() {
 		g.mu.Lock()
 		linked := make([]*device, 0, len(g.claims))
 		for _, d := range g.claims {
-			if d.fileToken {
+			if d.fileToken || d.clusterToken {
 				linked = append(linked, d)
 			}
 		}
@@ -212,8 +213,8 @@ func New(opts Options) *Gateway {
 		listed:  map[string]bool{},
 		stop:    make(chan struct{}),
 	}
-	if opts.Devices != nil {
-		go g.revokeLoop()
+	if opts.Devices != nil || opts.Cluster != nil {
+		go g.revokeLoop() // in a cluster: also devices revoked on another replica
 	}
 	g.late = newLateStore(opts.LateResults, opts.LateTTL)
 	g.owners.ttl = opts.LateTTL
@@ -317,6 +318,9 @@ func (g *Gateway) authorized(r *http.Request) bool {
 // to ("" for the shared token, which may register any id) and whether it is accepted.
 func (g *Gateway) deviceAuth(r *http.Request) (owner string, ok bool) {
 	got, has := httpauth.BearerToken(r)
+	if g.rep != nil && has && g.rep.devices.isRevoked(sha256.Sum256([]byte(got))) {
+		return "", false // revoked on some replica (replica_devices.go)
+	}
 	if g.opts.Devices != nil && has {
 		if id, ok := g.opts.Devices.Owner(got); ok {
 			return id, true
@@ -385,9 +389,16 @@ func (g *Gateway) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := &device{g: g, id: reg.DeviceID, link: link, since: time.Now(), caps: reg.Capabilities, names: reg.AvailableTools, pending: map[string]*call{}}
-	if tok, has := httpauth.BearerToken(r); has && owner != "" && g.opts.Devices != nil {
-		if id, ok := g.opts.Devices.Owner(tok); ok && id == owner {
+	if tok, has := httpauth.BearerToken(r); has && owner != "" {
+		fromFile := false
+		if g.opts.Devices != nil {
+			id, ok := g.opts.Devices.Owner(tok)
+			fromFile = ok && id == owner
+		}
+		if fromFile {
 			d.tokenSum, d.fileToken = sha256.Sum256([]byte(tok)), true // revokeLoop watches it
+		} else if g.rep != nil {
+			d.tokenSum, d.clusterToken = sha256.Sum256([]byte(tok)), true // admitted by the bucket
 		}
 	}
 	log := g.log.With("device", d.id, "remote", link.RemoteAddr())

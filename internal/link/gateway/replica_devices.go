@@ -15,20 +15,43 @@ import (
 
 // DevicesBucket is the key-value bucket of device credentials in a cluster: Key(device id) →
 // "sha256:HEX" of its token, hashes only, as in the device file. Each replica puts the lines of
-// its own --devices file there (at start and whenever the file changes) and removes those it put
-// when their line goes; every replica admits a desktop whose token is in its own file or in the
-// bucket. So `rpa gateway --devices FILE --add-device ID` on one replica's file works on all;
-// revoking a device means deleting its line from every file that holds it.
+// its own --devices file there (at start and whenever the file changes); every replica admits a
+// desktop whose token is in its own file or in the bucket. So `rpa gateway --devices FILE
+// --add-device ID` on one replica's file works on all. A line that leaves a replica's file (the
+// device revoked there) leaves a tombstone, Key("revoked sha256:HEX") → the device id: every
+// replica then refuses that token, even from its own file (whose line it does not put back), and
+// closes its live links at once (close 4001), so revoking a device on one replica revokes it on
+// all. A new token for the same device id (--add-device again) is a new hash, not revoked.
 const DevicesBucket = "rpa_devices"
+
+// revokedPrefix starts a tombstone in DevicesBucket.
+const revokedPrefix = "revoked "
 
 // deviceShare keeps DevicesBucket and this replica's view of it.
 type deviceShare struct {
 	r *replica
 
-	mu     sync.Mutex
-	byHash map[[sha256.Size]byte]string // token hash → device id (the whole bucket)
-	mine   map[string]uint64            // device id → revision this replica put
-	kv     jetstream.KeyValue
+	mu      sync.Mutex
+	byHash  map[[sha256.Size]byte]string // token hash → device id (the whole bucket)
+	revoked map[[sha256.Size]byte]string // token hash → device id, revoked on some replica
+	prev    map[string]string            // this replica's file as last put: device id → hash
+	warned  map[string]bool              // tombstoned lines of this replica's file, said once
+	kv      jetstream.KeyValue
+}
+
+// isRevoked reports whether the token hash was revoked on some replica.
+func (s *deviceShare) isRevoked(sum [sha256.Size]byte) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.revoked[sum]
+	return ok
+}
+
+// admits reports whether the bucket gives device id the token hash.
+func (s *deviceShare) admits(sum [sha256.Size]byte, id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.byHash[sum] == id
 }
 
 // owner returns the device id whose token this is, per the bucket.
@@ -52,7 +75,10 @@ func (s *deviceShare) start(ctx context.Context) {
 		return
 	}
 	s.mu.Lock()
-	s.kv, s.byHash, s.mine = kv, map[[sha256.Size]byte]string{}, map[string]uint64{}
+	s.kv, s.byHash = kv, map[[sha256.Size]byte]string{}
+	if s.revoked == nil {
+		s.revoked = map[[sha256.Size]byte]string{}
+	}
 	s.mu.Unlock()
 	s.r.wg.Add(2)
 	go func() {
@@ -89,7 +115,11 @@ func (s *deviceShare) start(ctx context.Context) {
 						delete(m, h)
 					}
 				}
-				if e.Operation() == jetstream.KeyValuePut {
+				if h, tomb := strings.CutPrefix(id, revokedPrefix); tomb {
+					if sum, ok := parseHash(h); ok && e.Operation() == jetstream.KeyValuePut {
+						s.revoked[sum] = string(e.Value())
+					}
+				} else if e.Operation() == jetstream.KeyValuePut {
 					if sum, ok := parseHash(string(e.Value())); ok {
 						m[sum] = id
 					}
@@ -121,43 +151,58 @@ func (s *deviceShare) start(ctx context.Context) {
 	}()
 }
 
-// publish puts the file's entries in the bucket and removes those this replica put whose line
-// went; false when the bucket could not be written (tried again later).
+// publish puts the file's entries in the bucket (but not a line revoked elsewhere: its token
+// stays refused) and a tombstone for each line that left the file since the last publish; false
+// when the bucket could not be written (tried again later).
 func (s *deviceShare) publish(ctx context.Context, entries map[string]string) bool {
 	ok := true
 	for id, hash := range entries {
+		if _, err := s.kv.Get(ctx, cluster.Key(revokedPrefix+hash)); err == nil {
+			s.mu.Lock()
+			said := s.warned[id]
+			if s.warned == nil {
+				s.warned = map[string]bool{}
+			}
+			s.warned[id] = true
+			s.mu.Unlock()
+			if !said {
+				s.r.log.Warn("a device in this replica's device file was revoked on another replica: its token is refused here too; delete its line", "device", id)
+			}
+			continue
+		}
 		if e, err := s.kv.Get(ctx, cluster.Key(id)); err == nil && string(e.Value()) == hash {
 			continue
 		}
-		rev, err := s.kv.Put(ctx, cluster.Key(id), []byte(hash))
-		if err != nil {
+		if _, err := s.kv.Put(ctx, cluster.Key(id), []byte(hash)); err != nil {
 			ok = false
-			continue
 		}
-		s.mu.Lock()
-		s.mine[id] = rev
-		s.mu.Unlock()
 	}
 	s.mu.Lock()
-	var gone []string
-	for id := range s.mine {
-		if _, still := entries[id]; !still {
-			gone = append(gone, id)
-		}
-	}
+	prev := s.prev
 	s.mu.Unlock()
-	for _, id := range gone {
-		s.mu.Lock()
-		rev := s.mine[id]
-		s.mu.Unlock()
-		if err := s.kv.Delete(ctx, cluster.Key(id), jetstream.LastRevision(rev)); err != nil && cluster.Transient(err) {
+	for id, hash := range prev {
+		if entries[id] == hash {
+			continue
+		}
+		// Its line left the file (or its token changed): the old token is revoked everywhere.
+		if _, err := s.kv.Put(ctx, cluster.Key(revokedPrefix+hash), []byte(id)); err != nil {
 			ok = false
 			continue
 		}
+		if e, err := s.kv.Get(ctx, cluster.Key(id)); err == nil && string(e.Value()) == hash {
+			_ = s.kv.Delete(ctx, cluster.Key(id), jetstream.LastRevision(e.Revision()))
+		}
+		if sum, parsed := parseHash(hash); parsed {
+			s.mu.Lock()
+			s.revoked[sum] = id
+			s.mu.Unlock()
+		}
+		s.r.log.Info("device revoked in the cluster (its line left the device file)", "device", id)
+	}
+	if ok {
 		s.mu.Lock()
-		delete(s.mine, id)
+		s.prev = entries
 		s.mu.Unlock()
-		s.r.log.Info("device removed from the cluster (its line left the device file)", "device", id)
 	}
 	return ok
 }
