@@ -150,3 +150,59 @@ func TestClusterPausedCall(t *testing.T) {
 		t.Fatalf("a paused call of a dead replica: %v", err)
 	}
 }
+
+// TestClusterSessionQuestionsDoNotSwap: one 2025-11-25 session whose two concurrent calls land on
+// r2 and r3 (a load balancer without stickiness): each replica asks the session a question with
+// the SDK's first request id, and the client answers both at once, its answers landing on either
+// replica: each call gets its own answer (the ids carry the replica that asked).
+func TestClusterSessionQuestionsDoNotSwap(t *testing.T) {
+	rs := startReplicas(t, 3, nil)
+	rs.deskOn(t, 0, "A", deskServer("A", nil))
+	rs.waitLinked(t, map[string]string{"A": "r1"})
+	lb := &roundRobin{hosts: []string{rs.gws[1].addr, rs.gws[2].addr}, rt: &http.Transport{}}
+	both := make(chan struct{})
+	var asked atomic.Int32
+	c := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "t"}, &mcp.ClientOptions{
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			if asked.Add(1) == 2 {
+				close(both)
+			}
+			select { // answer once both questions are out
+			case <-both:
+			case <-time.After(20 * time.Second):
+			}
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": req.Params.Message}}, nil
+		}})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://lb/mcp", HTTPClient: &http.Client{Transport: lb}},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	type out struct {
+		msg, got string
+		err      error
+	}
+	outs := make(chan out, 2)
+	for _, msg := range []string{"one", "two"} {
+		go func() {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{"msg": msg}})
+			got := ""
+			if err == nil {
+				got = text(res)
+			}
+			outs <- out{msg, got, err}
+		}()
+	}
+	for range 2 {
+		o := <-outs
+		if o.err != nil || o.got != "A got "+o.msg {
+			t.Errorf("the call asking %q got %q %v", o.msg, o.got, o.err)
+		}
+	}
+	if asked.Load() != 2 {
+		t.Errorf("the client was asked %d times", asked.Load())
+	}
+}

@@ -151,9 +151,10 @@ func (s *sessionShare) wrap(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if r.Method == http.MethodPost {
-			s.shareAnswers(r, id)
+		if r.Method == http.MethodPost && !s.shareAnswers(w, r, id) {
+			return // every answer in it was for another replica (sessions_ids.go)
 		}
+		w = &tagWriter{ResponseWriter: w, tag: s.r.name} // requests to the client carry our tag
 		s.mu.Lock()
 		a := s.adopted[id]
 		s.mu.Unlock()
@@ -266,21 +267,24 @@ func (s *sessionShare) forget(id string) {
 // than the one the answer's POST reached. Only the session's digest travels.
 const answersSubject = "rpa.sess."
 
-// shareAnswers publishes a POST that holds only JSON-RPC responses to the other replicas (the
-// request they answer may be waiting on any replica that holds the session); the POST itself
-// goes on here as usual. Responses ids are the SDK's per session: two replicas each waiting for
-// an answer to a request of one session with the same id at the same moment could swap them.
-func (s *sessionShare) shareAnswers(r *http.Request, id string) {
+// shareAnswers routes a POST that holds only JSON-RPC responses (the client's answers to the
+// session's requests): each goes to the replica whose request it answers, named in its id
+// (sessions_ids.go); the ones for this replica go on in the POST. It reports false, having
+// answered 202, when none is left for this replica.
+func (s *sessionShare) shareAnswers(w http.ResponseWriter, r *http.Request, id string) bool {
 	body, err := io.ReadAll(io.LimitReader(r.Body, 4<<20))
 	r.Body.Close()
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	if err != nil || !onlyResponses(body) {
-		return
+		return true
 	}
-	m := nats.NewMsg(answersSubject + sessionKey(id))
-	m.Header.Set(hdrReplica, s.r.name)
-	m.Data = body
-	_ = s.r.n.Conn().PublishMsg(m)
+	left, any := s.routeAnswers(body, id)
+	if !any {
+		w.WriteHeader(http.StatusAccepted)
+		return false
+	}
+	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(left)), int64(len(left))
+	return true
 }
 
 // onlyResponses reports whether a POST body is JSON-RPC responses only (one, or a batch).
@@ -309,6 +313,9 @@ func onlyResponses(body []byte) bool {
 // onAnswers delivers another replica's shared answers to the session here, if any holds it.
 func (s *sessionShare) onAnswers(m *nats.Msg) {
 	if m.Header.Get(hdrReplica) == s.r.name || s.next == nil {
+		return
+	}
+	if to := m.Header.Get(hdrTarget); to != "" && to != s.r.name {
 		return
 	}
 	key := strings.TrimPrefix(m.Subject, answersSubject)
