@@ -176,6 +176,7 @@ func (p *cdpProxy) note(conn int, msg []byte, up bool) {
 			Arguments []struct {
 				Value any `json:"value"`
 			} `json:"arguments"`
+			Expression string `json:"expression"`
 		} `json:"params"`
 	}
 	if json.Unmarshal(msg, &m) != nil || m.ID == 0 {
@@ -184,6 +185,13 @@ func (p *cdpProxy) note(conn int, msg []byte, up bool) {
 	if m.Method == "Runtime.callFunctionOn" && len(m.Params.Arguments) > 0 {
 		// the driver's engine calls name their op first: callFunctionOn:aim
 		if op, ok := m.Params.Arguments[0].Value.(string); ok && len(op) < 20 {
+			m.Method += ":" + op
+		}
+	}
+	if _, args, ok := strings.Cut(m.Params.Expression, `.apply(globalThis, ["`); ok && m.Method == "Runtime.evaluate" {
+		// an engine call on the top document (drivers/rod evalExpr):
+		// evaluate:locate
+		if op, _, ok := strings.Cut(args, `"`); ok && len(op) < 20 {
 			m.Method += ":" + op
 		}
 	}
@@ -492,7 +500,7 @@ func breakdown(tb testing.TB, e *env, rounds int) (string, error) {
 				parts = append(parts, "...")
 				break
 			}
-			name := strings.TrimPrefix(strings.TrimPrefix(x.k, "Runtime."), "callFunctionOn:")
+			name := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(x.k, "Runtime."), "callFunctionOn:"), "evaluate:")
 			parts = append(parts, fmt.Sprintf("%s×%.3g %.1fms", name, x.n/float64(n), x.ms/float64(n)))
 		}
 		return strings.Join(parts, " ")
