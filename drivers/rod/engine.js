@@ -1087,6 +1087,11 @@
       if (!hasFocus(el)) {
         el.focus({ preventScroll: false });
         if (caretEnd) caretToEnd(el);
+        // A focus trap that reacts to this focus in a task of its own
+        // (setTimeout 0, as dialogs' traps do) runs before this timer: it
+        // must move the focus now, not while the first key is handled,
+        // where the guard would take its move for the page's own reaction.
+        await new Promise((r) => setTimeout(r, 0));
       }
       await tick();
       if (hasFocus(el)) return '';
