@@ -271,13 +271,15 @@ func (g *Gateway) nextID() jsonrpc.ID {
 func (g *Gateway) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/ws", g.serveWS)
-	mcpH := mrtr.StreamableHandler(func(*http.Request) *mcp.Server { return g.srv }, &mcp.StreamableHTTPOptions{
+	// tasks.LiftHTTP: a 2025-11-25 tools/call's `task` param reaches the tasks middleware (the
+	// SDK's params type has no field for it), as on rpa serve (mcpserver.HTTPHandler).
+	mcpH := tasks.LiftHTTP(mrtr.StreamableHandler(func(*http.Request) *mcp.Server { return g.srv }, &mcp.StreamableHTTPOptions{
 		Logger:         g.log,
 		SessionTimeout: max(g.opts.AgentIdle, 0),
 		// With a bearer token required, DNS rebinding cannot reach the tools, and a TLS proxy
 		// in front sends its public Host header.
 		DisableLocalhostProtection: g.opts.Token != "",
-	})
+	}))
 	if g.rep != nil {
 		mcpH = g.rep.sessions.wrap(mcpH) // sessions started on other replicas continue here
 	}

@@ -1,0 +1,59 @@
+package gateway
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestTasksRaw2025: a 2025-11-25 client that speaks plain Streamable HTTP (as the TypeScript
+// SDK does) asks for a task with the tools/call's `task` param and gets the task at once, not
+// the tool's result after the run; tasks/cancel ends it.
+func TestTasksRaw2025(t *testing.T) {
+	srv, site, _ := taskDesk(t)
+	x := startGateway(t, "", Options{TaskNode: "gateway-1", TaskRelinkWait: time.Minute})
+	linkDesk(t, x, srv)
+	x.waitDevices(t, 1)
+	hc := &http.Client{Timeout: time.Minute}
+	session := ""
+	post := func(body string) (string, http.Header) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, x.mcpURL(), bytes.NewBufferString(body))
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode >= 300 {
+			t.Fatalf("%s: HTTP %d %s", body, resp.StatusCode, b)
+		}
+		return string(b), resp.Header
+	}
+	out, h := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	if session = h.Get("Mcp-Session-Id"); session == "" || !strings.Contains(out, `"tasks"`) {
+		t.Fatalf("initialize: session %q, %s", session, out)
+	}
+	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	start := time.Now()
+	out, _ = post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"workflow_hold","arguments":{"base_url":"` + site + `","profileId":"raw"},"task":{"ttl":60000}}}`)
+	m := regexp.MustCompile(`"taskId":"([^"]+)"`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("tools/call with a task param after %s: no task in %s", time.Since(start), out)
+	}
+	out, _ = post(`{"jsonrpc":"2.0","id":3,"method":"tasks/cancel","params":{"taskId":"` + m[1] + `"}}`)
+	if !strings.Contains(out, `"cancelled"`) {
+		t.Errorf("tasks/cancel: %s", out)
+	}
+}
