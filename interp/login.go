@@ -31,7 +31,10 @@ import (
 // signed in the run does again what the flow did to the page since its
 // last `open` (the trail: select, fill, click ...; the sign-in flow leaves
 // the tab where the flow signs in to) and then the read: the click is
-// retried, not only the read after it.
+// retried, not only the read after it. A step that changes the page and
+// finds the tab signed out gets the same: the trail done again, then the
+// step (the sign-in flow left the tab on a page where a select before it
+// no longer holds).
 
 // MaxSignIns bounds the sign-ins of one run (a sign-in flow that does not
 // sign in must not loop).
@@ -98,11 +101,18 @@ func (r *runner) actionSignedIn(fr *frame, s *ast.ActionStmt, sc *Scope) (any, e
 	}
 	fr.signedInAt = s // this step signs in once
 	defer func() { fr.signedInAt = nil }()
-	if spec.Result != actions.ResultNone && len(fr.trail) > 0 && len(fr.trail) <= maxTrail {
-		// A read found the tab signed out: what was done before it ended the session.
+	if spec.Name != "open" && len(fr.trail) > 0 && len(fr.trail) <= maxTrail {
+		// The sign-in left the tab on a page of its own: what the flow did to the page since
+		// its last open is done again before the step (for a read, what was done before it
+		// also ended the session).
 		first, last := fr.trail[0].s, fr.trail[len(fr.trail)-1].s
-		r.logLine(fmt.Sprintf("line %d: signed in again; doing lines %d-%d again (the session ended after line %d: %s), then %s",
-			s.Range.Start.Line, first.Range.Start.Line, last.Range.Start.Line, last.Range.Start.Line, last.Action, s.Action))
+		if spec.Result != actions.ResultNone {
+			r.logLine(fmt.Sprintf("line %d: signed in again; doing lines %d-%d again (the session ended after line %d: %s), then %s",
+				s.Range.Start.Line, first.Range.Start.Line, last.Range.Start.Line, last.Range.Start.Line, last.Action, s.Action))
+		} else {
+			r.logLine(fmt.Sprintf("line %d: signed in again; doing lines %d-%d again, then %s once more",
+				s.Range.Start.Line, first.Range.Start.Line, last.Range.Start.Line, s.Action))
+		}
 		for _, t := range fr.trail {
 			if _, terr := r.action(fr, t.s, t.sc); terr != nil {
 				return nil, terr
@@ -111,7 +121,11 @@ func (r *runner) actionSignedIn(fr *frame, s *ast.ActionStmt, sc *Scope) (any, e
 	} else {
 		r.logLine(fmt.Sprintf("line %d: signed in again; trying %s once more", s.Range.Start.Line, s.Action))
 	}
-	return r.action(fr, s, sc)
+	v, err = r.action(fr, s, sc)
+	if err == nil {
+		noteTrail(fr, s, spec, sc) // a retried open starts the trail afresh
+	}
+	return v, err
 }
 
 // signedOut says why the tab looks signed out after an action that ended

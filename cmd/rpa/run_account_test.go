@@ -112,7 +112,7 @@ func TestRunAccountExpiryAfterClick(t *testing.T) {
 		t.Helper()
 		// The API answers after 4 s: the page goes to /login after the click's own look
 		// (on a machine so loaded that the click's look takes longer, the click finds
-		// itself signed out and is tried again: right too).
+		// itself signed out: the select before it is done again, then the click).
 		app, err := demoapp.Start(demoapp.Options{Delay: 4 * time.Second, TOTPSeed: seed, Password: pw, SessionRequests: sessionRequests})
 		if err != nil {
 			t.Fatal(err)
@@ -132,7 +132,7 @@ func TestRunAccountExpiryAfterClick(t *testing.T) {
 	// request ends it.
 	code, out, errOut := run(2)
 	if code != 0 || !strings.Contains(out, "line 8: signed in again; doing lines 6-7 again (the session ended after line 7: click), then table") &&
-		!strings.Contains(out, "line 7: signed in again; trying click once more") {
+		!strings.Contains(out, "line 7: signed in again; doing lines 6-6 again, then click once more") {
 		t.Fatalf("rpa run with the session ending at the click's request: %d\n%s\n%s", code, out, errOut)
 	}
 	wcode, want, werr := run(0)
