@@ -91,24 +91,10 @@ func (f *frame) call(ctx context.Context, this *proto.RuntimeRemoteObject, byVal
 		JS:           callInstalled,
 		JSArgs:       append([]any{op}, args...),
 	}
-	// A call on the top document with plain arguments is one
-	// Runtime.evaluate: it runs in the tab's current document, where a
-	// call on rod's cached window object would first fail after every
-	// navigation (its document is gone) and cost two more round trips.
-	expr := ""
-	if this == nil && f.parent == nil {
-		expr = evalExpr(opts.JSArgs)
-	}
 	ctx, done := f.pg.b.whileRunning(ctx)
 	defer done()
 	for attempt := 0; ; attempt++ {
-		var res *proto.RuntimeRemoteObject
-		var err error
-		if expr != "" {
-			res, err = evalTop(f.rp.Context(ctx), expr, byValue)
-		} else {
-			res, err = evaluate(f.rp.Context(ctx), opts)
-		}
+		res, err := evaluate(f.rp.Context(ctx), opts)
 		if err != nil && context.Cause(ctx) == errExited {
 			return nil, errExited // a call the dead browser never answers ends now
 		}
@@ -130,35 +116,6 @@ func (f *frame) call(ctx context.Context, this *proto.RuntimeRemoteObject, byVal
 		}
 		return res, err
 	}
-}
-
-// evalExpr is the expression that calls the installed engine with args
-// (op first), "" when an argument is not plain JSON (a remote object).
-func evalExpr(args []any) string {
-	for _, a := range args {
-		switch a.(type) {
-		case *proto.RuntimeRemoteObject, *js.Function:
-			return ""
-		}
-	}
-	raw, err := json.Marshal(args)
-	if err != nil {
-		return ""
-	}
-	return "(" + callInstalled + ").apply(globalThis, " + string(raw) + ")"
-}
-
-// evalTop evaluates expr in rp's current top document, awaiting a
-// promise; an exception is a *rod.EvalError, as rod's Evaluate gives.
-func evalTop(rp *rod.Page, expr string, byValue bool) (*proto.RuntimeRemoteObject, error) {
-	res, err := proto.RuntimeEvaluate{Expression: expr, AwaitPromise: true, ReturnByValue: byValue}.Call(rp)
-	if err != nil {
-		return nil, err
-	}
-	if res.ExceptionDetails != nil {
-		return nil, &rod.EvalError{RuntimeExceptionDetails: res.ExceptionDetails}
-	}
-	return res.Result, nil
 }
 
 // engineMissing is what callInstalled returns in a document without the
