@@ -188,8 +188,7 @@ func (s *Store) TaskSweep(now time.Time) (int, error) {
 // ThisProcess names this process for a record another process may find:
 // "pid:start" (its pid and start time, see ProcessRunning).
 func ThisProcess() string {
-	me := self()
-	return strconv.Itoa(me.pid) + ":" + strconv.FormatInt(me.start, 10)
+	return ProcessNode(os.Getpid())
 }
 
 // ProcessRunning reports whether the process ThisProcess named as node
