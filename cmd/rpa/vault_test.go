@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -77,6 +78,13 @@ func TestVaultCommand(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(filepath.Join(home, "vault", "vault.enc")); string(after) != string(before) {
 		t.Error("the vault changed")
+	}
+	// list too: the names are sealed with the values.
+	if code, out, errOut := vaultIn(t, "", "list"); code != exitFailed || out != "" || !strings.Contains(errOut, "the vault passphrase is wrong") {
+		t.Errorf("list with a wrong passphrase: %d %q %q", code, out, errOut)
+	}
+	if bytes.Contains(before, []byte("portal/admin")) {
+		t.Error("the vault file holds an account name in clear")
 	}
 	t.Setenv("RPA_VAULT_PASSPHRASE", "vault pass phrase")
 

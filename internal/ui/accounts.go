@@ -11,7 +11,8 @@ import (
 )
 
 // The Accounts page: the accounts of $RPA_HOME's credential vault (package
-// vault) that flows use through `credential` params, with their field
+// vault; shown once the vault's key is known, since their names are sealed
+// with their values) that flows use through `credential` params, with their field
 // names, when each was changed and last used (the run that last held its
 // lease), and a form to add or change one. Values are typed into password
 // inputs and go straight into the vault: the page never shows one, never
@@ -57,7 +58,7 @@ func init() {
 		"accounts.passNew":    {En: "New vault passphrase (at least 8 characters; it cannot be recovered)", Zh: "新的账号库口令（至少 8 个字符；无法找回）"},
 		"accounts.passAgain":  {En: "The new passphrase again", Zh: "再次输入新口令"},
 		"accounts.unlock":     {En: "Unlock", Zh: "解锁"},
-		"accounts.locked":     {En: "The vault's key comes from a passphrase this console has not been given yet: type it to add, change or remove accounts.", Zh: "账号库的密钥来自口令，本控制台尚未获得：输入口令后才能添加、修改或删除账号。"},
+		"accounts.locked":     {En: "The vault's key comes from a passphrase this console has not been given yet: type it to see, add, change or remove accounts.", Zh: "账号库的密钥来自口令，本控制台尚未获得：输入口令后才能查看、添加、修改或删除账号。"},
 		"accounts.unlocked":   {En: "The vault is unlocked for this console.", Zh: "本控制台已解锁账号库。"},
 		"accounts.passHint":   {En: "This computer has no keyring for rpa: the console keeps the passphrase until it closes.", Zh: "本机没有可供 rpa 使用的密钥环：控制台会记住口令直到关闭。"},
 		"accounts.save":       {En: "Save", Zh: "保存"},
@@ -123,20 +124,23 @@ func accountsPage(s *Server, w http.ResponseWriter, r *http.Request) {
 // shown ("" the add form), problem is an error to show over the form.
 func (s *Server) renderAccounts(w http.ResponseWriter, r *http.Request, status int, edit, flash, problem string) {
 	st := s.vault()
-	infos, err := st.List()
-	data := map[string]any{"Path": st.Path(), "Flash": flash, "Problem": problem}
-	if err != nil {
-		data["Unreadable"] = s.T(r, "accounts.unreadable", err.Error())
-	}
 	src, _ := st.KeySource()
+	needs := st.NeedsPassphrase()
+	form := accountForm{Locked: needs && src != "", NewPass: needs && src == ""}
+	data := map[string]any{"Path": st.Path(), "Flash": flash, "Problem": problem}
+	var infos []vault.Info
+	if !form.Locked { // the names are sealed with the values: a locked vault shows none
+		var err error
+		if infos, err = st.List(); err != nil {
+			data["Unreadable"] = s.T(r, "accounts.unreadable", err.Error())
+		}
+	}
 	switch src {
 	case vault.SourceKeyring:
 		data["Key"] = s.T(r, "accounts.keyring")
 	case vault.SourcePassphrase:
 		data["Key"] = s.T(r, "accounts.keyPass")
 	}
-	needs := st.NeedsPassphrase()
-	form := accountForm{Locked: needs && src != "", NewPass: needs && src == ""}
 	leases := lease.NewLocal(s.home())
 	var rows []accountRow
 	for _, in := range infos {

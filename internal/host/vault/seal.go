@@ -19,25 +19,35 @@ import (
 // The file format (a vault file and an export file alike), three lines of
 // text:
 //
-//	rpa-vault 1 sha256=HEX
-//	{"key":{...},"check":"...","entries":[{"name":...,"fields":[...],"updated":...}]}
+//	rpa-vault 2 sha256=HEX
+//	{"key":{...},"check":"..."}
 //	BASE64(nonce || AES-256-GCM ciphertext)
 //
 // Line 1 names the format and its version and holds the SHA-256 of lines
 // 2 and 3 (with their newlines): a truncated or damaged file is refused
 // before any key is asked for. Line 2, the header, says where the key
 // comes from (the OS keyring, or a passphrase through argon2id with its
-// salt and costs), holds a key check (HMAC-SHA256 of checkLabel under the
-// key, 16 bytes: a wrong passphrase is told from a damaged file) and the
-// index (names, field names, update times; never a value), so names can
-// be listed without the key. Line 3 is the sealed body, the JSON object
-// {NAME: {FIELD: VALUE}}, with "rpa-vault 1\n" and line 2 as the additional
-// data of the AEAD: neither the index nor the key parameters can be
-// changed unseen (line 1's checksum is checked, not bound: anyone can
-// recompute it).
+// salt and costs) and holds a key check (HMAC-SHA256 of checkLabel under
+// the key, 16 bytes: a wrong passphrase is told from a damaged file). Line
+// 3 is the sealed body with "rpa-vault 2\n" and line 2 as the additional
+// data of the AEAD: the key parameters cannot be changed unseen (line 1's
+// checksum is checked, not bound: anyone can recompute it). A vault's
+// body is the JSON object {"index":[{"name":...,"fields":[...],
+// "updated":...}],"accounts":{NAME:{FIELD:VALUE}}}: the account names are
+// as secret as the values, so nothing about the accounts, not even how
+// they are called, can be read without the key, and every read, a list
+// included, refuses a wrong one.
+//
+// Format 1 (rpa before the index was sealed) kept the index in line 2's
+// "entries" and sealed only {NAME:{FIELD:VALUE}}. It is still read, with
+// the key as format 2 is (its plain index is never trusted nor shown
+// without the key); the next change of the vault writes it as format 2
+// (atomically, as every change).
 const (
-	magic      = "rpa-vault"
-	version    = 1
+	magic   = "rpa-vault"
+	version = 2
+	// version1 is the format with the index in clear in the header.
+	version1   = 1
 	checkLabel = "rpa vault key check"
 	keyLen     = 32
 )
@@ -46,10 +56,26 @@ const (
 type header struct {
 	// Kind says what the sealed part holds: "" (a vault or a vault export:
 	// accounts) or another payload's name (KindProfile).
-	Kind    string  `json:"kind,omitempty"`
-	Key     keyInfo `json:"key"`
-	Check   string  `json:"check"`
-	Entries []Info  `json:"entries"`
+	Kind  string  `json:"kind,omitempty"`
+	Key   keyInfo `json:"key"`
+	Check string  `json:"check"`
+	// Entries is format 1's index in clear (absent from format 2).
+	Entries []Info `json:"entries,omitempty"`
+}
+
+// sealedFile is a file read up to its key: its header and version, the
+// sealed part (nonce and ciphertext) and the AEAD's additional data.
+type sealedFile struct {
+	h       header
+	version int
+	sealed  []byte
+	aad     []byte
+}
+
+// vaultBody is the plaintext of a format-2 vault or vault export.
+type vaultBody struct {
+	Index    []Info                       `json:"index"`
+	Accounts map[string]map[string]string `json:"accounts"`
 }
 
 // KindProfile marks an `rpa profile export` file (a browser profile's
@@ -100,13 +126,18 @@ func (e *FileError) Is(target error) bool { return target == e.kind }
 
 func damaged(path, msg string) error { return &FileError{Path: path, Msg: msg, kind: ErrDamaged} }
 
-// seal writes the file text of body under key with h (its Check is set
-// here).
-func seal(h header, key []byte, body map[string]map[string]string) ([]byte, error) {
-	pt, err := json.Marshal(body)
+// seal writes the file text of the accounts body with their index idx
+// under key with h (its Check is set here), in the current format: the
+// index is sealed with the values.
+func seal(h header, key []byte, idx []Info, body map[string]map[string]string) ([]byte, error) {
+	if idx == nil {
+		idx = []Info{}
+	}
+	pt, err := json.Marshal(vaultBody{Index: idx, Accounts: body})
 	if err != nil {
 		return nil, err
 	}
+	h.Entries = nil
 	return sealBytes(h, key, pt)
 }
 
@@ -133,7 +164,7 @@ func sealBytes(h header, key []byte, pt []byte) ([]byte, error) {
 		sum := sha256.Sum256(rest)
 		return fmt.Sprintf("%s %d sha256=%s\n", magic, version, hex.EncodeToString(sum[:]))
 	}
-	aad := []byte(fmt.Sprintf("%s %d\n", magic, version) + string(hb) + "\n")
+	aad := additional(version, hb)
 	ct := aead.Seal(nonce, nonce, pt, aad)
 	clear(pt)
 	rest.WriteString(base64.StdEncoding.EncodeToString(ct))
@@ -142,15 +173,16 @@ func sealBytes(h header, key []byte, pt []byte) ([]byte, error) {
 	return out, nil
 }
 
-// readHeader checks a file's format and hash and returns its header and
-// its sealed body (nonce and ciphertext) and the AAD, without a key.
-func readHeader(path string, b []byte) (header, []byte, []byte, error) {
+// readHeader checks a file's format (1 or 2) and hash and returns it up
+// to its key.
+func readHeader(path string, b []byte) (sealedFile, error) {
 	var h header
+	var f sealedFile
 	if len(b) == 0 {
-		return h, nil, nil, damaged(path, "the file is empty")
+		return f, damaged(path, "the file is empty")
 	}
 	if !bytes.HasPrefix(b, []byte(magic+" ")) {
-		return h, nil, nil, damaged(path, "not an rpa vault file")
+		return f, damaged(path, "not an rpa vault file")
 	}
 	lines := bytes.SplitAfter(b, []byte("\n"))
 	if len(lines) > 0 && len(lines[len(lines)-1]) == 0 {
@@ -158,59 +190,74 @@ func readHeader(path string, b []byte) (header, []byte, []byte, error) {
 	}
 	first := strings.Fields(string(lines[0]))
 	if len(first) < 2 {
-		return h, nil, nil, damaged(path, "the file is truncated")
+		return f, damaged(path, "the file is truncated")
 	}
-	if v, err := strconv.Atoi(first[1]); err != nil || v != version {
+	v, err := strconv.Atoi(first[1])
+	if err != nil || v != version && v != version1 {
 		if err == nil && v > version {
-			return h, nil, nil, damaged(path, fmt.Sprintf("written by a newer rpa (format %d; this rpa reads format %d)", v, version))
+			return f, damaged(path, fmt.Sprintf("written by a newer rpa (format %d; this rpa reads formats up to %d)", v, version))
 		}
-		return h, nil, nil, damaged(path, "not an rpa vault file (bad format line)")
+		return f, damaged(path, "not an rpa vault file (bad format line)")
 	}
 	if len(lines) < 3 || !bytes.HasSuffix(b, []byte("\n")) {
-		return h, nil, nil, damaged(path, fmt.Sprintf("the file is truncated (%d bytes)", len(b)))
+		return f, damaged(path, fmt.Sprintf("the file is truncated (%d bytes)", len(b)))
 	}
 	if len(lines) > 3 || len(first) != 3 || !strings.HasPrefix(first[2], "sha256=") {
-		return h, nil, nil, damaged(path, "the file was altered (its layout is not a vault's)")
+		return f, damaged(path, "the file was altered (its layout is not a vault's)")
 	}
 	rest := b[len(lines[0]):]
 	sum := sha256.Sum256(rest)
 	if hex.EncodeToString(sum[:]) != strings.TrimPrefix(first[2], "sha256=") {
-		return h, nil, nil, damaged(path, "the file is damaged or was altered (its checksum does not match)")
+		return f, damaged(path, "the file is damaged or was altered (its checksum does not match)")
 	}
 	hb := bytes.TrimSuffix(lines[1], []byte("\n"))
 	if err := json.Unmarshal(hb, &h); err != nil {
-		return h, nil, nil, damaged(path, "the file was altered (its header is not valid JSON)")
+		return f, damaged(path, "the file was altered (its header is not valid JSON)")
+	}
+	if v == version && h.Entries != nil {
+		return f, damaged(path, "the file was altered (its header holds an index in clear)")
 	}
 	sealed, err := base64.StdEncoding.DecodeString(strings.TrimSpace(string(lines[2])))
 	if err != nil || len(sealed) < 12+16 {
-		return h, nil, nil, damaged(path, "the file was altered (its sealed part is not valid)")
+		return f, damaged(path, "the file was altered (its sealed part is not valid)")
 	}
-	aad := []byte(fmt.Sprintf("%s %d\n", magic, version) + string(hb) + "\n")
-	return h, sealed, aad, nil
+	return sealedFile{h: h, version: v, sealed: sealed, aad: additional(v, hb)}, nil
 }
 
-// open decrypts a vault file's body with key.
-func open(path string, h header, sealed, aad, key []byte) (map[string]map[string]string, error) {
-	if h.Kind != "" {
-		return nil, damaged(path, fmt.Sprintf("not a vault but a %s export file", h.Kind))
+// additional is the AEAD's additional data of a file of format v with
+// header line hb: the format line without its checksum, and the header.
+func additional(v int, hb []byte) []byte {
+	return []byte(fmt.Sprintf("%s %d\n", magic, v) + string(hb) + "\n")
+}
+
+// open decrypts a vault file's index and accounts with key.
+func open(path string, f sealedFile, key []byte) ([]Info, map[string]map[string]string, error) {
+	if f.h.Kind != "" {
+		return nil, nil, damaged(path, fmt.Sprintf("not a vault but a %s export file", f.h.Kind))
 	}
-	pt, err := openBytes(path, h, sealed, aad, key)
+	pt, err := openBytes(path, f, key)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer clear(pt)
-	body := map[string]map[string]string{}
-	if err := json.Unmarshal(pt, &body); err != nil {
-		return nil, damaged(path, "the file was altered (its sealed part is not valid JSON)")
+	var vb vaultBody
+	if f.version == version1 {
+		vb.Index, err = f.h.Entries, json.Unmarshal(pt, &vb.Accounts)
+	} else {
+		err = json.Unmarshal(pt, &vb)
 	}
-	if !sameIndex(h.Entries, body) {
-		return nil, damaged(path, "the file was altered (its index does not match its entries)")
+	if err != nil || vb.Accounts == nil {
+		return nil, nil, damaged(path, "the file was altered (its sealed part is not valid JSON)")
 	}
-	return body, nil
+	if !sameIndex(vb.Index, vb.Accounts) {
+		return nil, nil, damaged(path, "the file was altered (its index does not match its entries)")
+	}
+	return vb.Index, vb.Accounts, nil
 }
 
 // openBytes decrypts a file's sealed part with key.
-func openBytes(path string, h header, sealed, aad, key []byte) ([]byte, error) {
+func openBytes(path string, f sealedFile, key []byte) ([]byte, error) {
+	h, sealed := f.h, f.sealed
 	if !hmac.Equal([]byte(keyCheck(key)), []byte(h.Check)) {
 		what := "the vault passphrase is wrong"
 		if h.Key.Source == SourceKeyring {
@@ -223,7 +270,7 @@ func openBytes(path string, h header, sealed, aad, key []byte) ([]byte, error) {
 		return nil, err
 	}
 	ns := aead.NonceSize()
-	pt, err := aead.Open(nil, sealed[:ns], sealed[ns:], aad)
+	pt, err := aead.Open(nil, sealed[:ns], sealed[ns:], f.aad)
 	if err != nil {
 		return nil, damaged(path, "the file was altered (it fails authentication)")
 	}
@@ -240,17 +287,18 @@ func SealData(kind string, data, pass []byte, kdf KDF) ([]byte, error) {
 	}
 	k := &Keys{KDF: kdf}
 	ki, key := k.passphraseKey(pass)
-	return sealBytes(header{Kind: kind, Key: ki, Entries: []Info{}}, key, data)
+	return sealBytes(header{Kind: kind, Key: ki}, key, data)
 }
 
 // OpenData decrypts a file of SealData (b, read from path) with its
 // passphrase. A file of another kind, damaged or altered is ErrDamaged, a
 // wrong passphrase ErrWrongKey (*FileError naming path).
 func OpenData(path string, b []byte, kind string, pass []byte) ([]byte, error) {
-	h, sealed, aad, err := readHeader(path, b)
+	f, err := readHeader(path, b)
 	if err != nil {
 		return nil, err
 	}
+	h := f.h
 	if h.Kind != kind {
 		what := "a vault export"
 		if h.Kind != "" {
@@ -262,7 +310,7 @@ func OpenData(path string, b []byte, kind string, pass []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	pt, err := openBytes(path, h, sealed, aad, key)
+	pt, err := openBytes(path, f, key)
 	if errors.Is(err, ErrWrongKey) {
 		err = &FileError{Path: path, Msg: "the export file's passphrase is wrong", kind: ErrWrongKey}
 	}

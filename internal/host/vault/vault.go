@@ -7,8 +7,11 @@
 // The vault is one file, $RPA_HOME/vault/vault.enc (format: seal.go),
 // encrypted with AES-256-GCM under a key that lives in the OS keyring where
 // there is one (Keys, OSKeyring), else is derived with argon2id from a
-// passphrase (RPA_VAULT_PASSPHRASE, else asked once per process). Its
-// index (names and field names, never values) can be read without the key.
+// passphrase (RPA_VAULT_PASSPHRASE, else asked once per process). Nothing
+// of the accounts, not even their names, is read without the key (List
+// refuses a wrong one as Get does); only where the key comes from is in
+// clear (KeySource). A vault file of the earlier format, with its index in
+// clear, is read too and rewritten in the current one at its next change.
 // A tampered, truncated or wrong-key file is refused with a clear error
 // (*FileError: ErrDamaged or ErrWrongKey) and never rewritten; every change
 // takes the vault's file lock, reads, changes and replaces the file
@@ -198,21 +201,16 @@ func CheckFields(fields map[string]string) error {
 }
 
 // List returns the index: every account's name, field names and update
-// time, sorted by name, without a key. No vault yet is an empty list.
+// time, sorted by name. It needs the key, as Get does (a wrong one is a
+// *FileError matching ErrWrongKey, no passphrase ErrNoPassphrase). No
+// vault yet is an empty list.
 func (s *Store) List() ([]Info, error) {
-	b, err := os.ReadFile(s.Path())
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+	_, l, err := s.load()
+	if err != nil || l == nil {
 		return nil, err
 	}
-	h, _, _, err := readHeader(s.Path(), b)
-	if err != nil {
-		return nil, err
-	}
-	sortIndex(h.Entries)
-	return h.Entries, nil
+	sortIndex(l.idx)
+	return l.idx, nil
 }
 
 // KeySource says where the vault's key comes from (SourceKeyring or
@@ -225,8 +223,8 @@ func (s *Store) KeySource() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	h, _, _, err := readHeader(s.Path(), b)
-	return h.Key.Source, err
+	f, err := readHeader(s.Path(), b)
+	return f.h.Key.Source, err
 }
 
 // NeedsPassphrase reports whether opening or making the vault would need
@@ -264,13 +262,13 @@ func (s *Store) Get(name string) (*Entry, error) {
 	}
 	f, ok := l.body[name]
 	if !ok {
-		return nil, s.notFound(name, l.h.Entries)
+		return nil, s.notFound(name, l.idx)
 	}
 	e := &Entry{Name: name, Fields: map[string]string{}}
 	for k, v := range f {
 		e.Fields[k] = v
 	}
-	for _, in := range l.h.Entries {
+	for _, in := range l.idx {
 		if in.Name == name {
 			e.Updated = in.Updated
 		}
@@ -290,6 +288,7 @@ func (s *Store) notFound(name string, idx []Info) error {
 type loaded struct {
 	h    header
 	key  []byte
+	idx  []Info
 	body map[string]map[string]string
 }
 
@@ -308,15 +307,16 @@ func (s *Store) load() ([]byte, *loaded, error) {
 
 // decrypt opens file text b (the vault's, or an export's with pass).
 func (s *Store) decrypt(path string, b, pass []byte) (*loaded, error) {
-	h, sealed, aad, err := readHeader(path, b)
+	f, err := readHeader(path, b)
 	if err != nil {
 		return nil, err
 	}
+	h := f.h
 	key, err := s.Keys.keyFor(path, h.Key, pass)
 	if err != nil {
 		return nil, err
 	}
-	body, err := open(path, h, sealed, aad, key)
+	idx, body, err := open(path, f, key)
 	if fe := (*FileError)(nil); errors.As(err, &fe) && fe.kind == ErrWrongKey && pass != nil {
 		fe.Msg = "the export file's passphrase is wrong"
 	}
@@ -326,7 +326,8 @@ func (s *Store) decrypt(path string, b, pass []byte) (*loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &loaded{h: h, key: key, body: body}, nil
+	h.Entries = nil
+	return &loaded{h: h, key: key, idx: idx, body: body}, nil
 }
 
 // Set stores the account name with fields (checked by CheckName and
@@ -378,7 +379,7 @@ func (s *Store) Remove(name string) error {
 // change runs edit on the decrypted vault under the vault's file lock and
 // writes the result atomically; edit marks the names it changed in
 // touched (their Updated becomes now). A vault that cannot be opened is
-// left as it is.
+// left as it is; one of format 1 is written in the current format.
 func (s *Store) change(edit func(body map[string]map[string]string, now time.Time, touched map[string]bool) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -407,8 +408,8 @@ func (s *Store) change(edit func(body map[string]map[string]string, now time.Tim
 	if err := edit(l.body, t, touched); err != nil {
 		return err
 	}
-	l.h.Entries = index(l.body, l.h.Entries, touched, t)
-	out, err := seal(l.h, l.key, l.body)
+	l.idx = index(l.body, l.idx, touched, t)
+	out, err := seal(l.h, l.key, l.idx, l.body)
 	if err != nil {
 		return err
 	}
@@ -484,7 +485,7 @@ func (s *Store) Export(names []string, pass []byte) ([]byte, error) {
 	body := map[string]map[string]string{}
 	var idx []Info
 	if l != nil {
-		for _, in := range l.h.Entries {
+		for _, in := range l.idx {
 			if len(names) == 0 || slices.Contains(names, in.Name) {
 				body[in.Name] = l.body[in.Name]
 				idx = append(idx, in)
@@ -495,7 +496,7 @@ func (s *Store) Export(names []string, pass []byte) ([]byte, error) {
 		if _, ok := body[n]; !ok {
 			var have []Info
 			if l != nil {
-				have = l.h.Entries
+				have = l.idx
 			}
 			return nil, s.notFound(n, have)
 		}
@@ -503,7 +504,7 @@ func (s *Store) Export(names []string, pass []byte) ([]byte, error) {
 	s.Keys.mu.Lock()
 	ki, key := s.Keys.passphraseKey(pass)
 	s.Keys.mu.Unlock()
-	return seal(header{Key: ki, Entries: idx}, key, body)
+	return seal(header{Key: ki}, key, idx, body)
 }
 
 // ImportError is an import that would replace accounts the vault holds.

@@ -216,6 +216,95 @@ func TestWrongPassphrase(t *testing.T) {
 	}
 }
 
+// TestListNeedsKey: the names of the accounts are sealed with their
+// values: the file holds none of them, and List refuses a wrong
+// passphrase (and no passphrase) as Get does.
+func TestListNeedsKey(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv(EnvPassphrase, "")
+	s := New(home, passKeys(pass, nil))
+	for _, n := range []string{"portal/admin", "mail@corp"} {
+		if err := s.Set(n, portal(), false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, _ := os.ReadFile(s.Path())
+	for _, v := range []string{"portal", "mail@corp", "username", "totp", "updated"} {
+		if bytes.Contains(b, []byte(v)) {
+			t.Errorf("the vault file holds %q in clear", v)
+		}
+	}
+	if l, err := New(home, passKeys(pass, nil)).List(); err != nil || len(l) != 2 || l[1].Name != "portal/admin" {
+		t.Errorf("List with the passphrase = %+v %v", l, err)
+	}
+	l, err := New(home, passKeys("wrong horse", nil)).List()
+	if !errors.Is(err, ErrWrongKey) || !strings.HasSuffix(err.Error(), ": the vault passphrase is wrong") || l != nil {
+		t.Errorf("List with a wrong passphrase = %+v %v", l, err)
+	}
+	if l, err := New(home, &Keys{}).List(); !errors.Is(err, ErrNoPassphrase) || l != nil {
+		t.Errorf("List with no passphrase = %+v %v", l, err)
+	}
+	if m := New(home, passKeys("wrong horse", nil)).Matching(nil); m != nil {
+		t.Errorf("Matching with a wrong passphrase = %v", m)
+	}
+	if src, err := New(home, &Keys{}).KeySource(); src != SourcePassphrase || err != nil {
+		t.Errorf("KeySource without the key = %q %v", src, err)
+	}
+}
+
+// TestFormat1Migrates: a vault of the format with its index in clear
+// (testdata/vault-v1.enc, written by rpa before the index was sealed:
+// portal/admin and mail@corp under pass, testKDF) is read with the key
+// only, left as it is by reads, and written in the current format by the
+// next change, keeping the update times of the accounts not changed.
+func TestFormat1Migrates(t *testing.T) {
+	old, err := os.ReadFile(filepath.Join("testdata", "vault-v1.enc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	t.Setenv(EnvPassphrase, "")
+	s := New(home, passKeys(pass, nil))
+	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(s.Path(), old, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(home, passKeys("wrong horse", nil)).List(); !errors.Is(err, ErrWrongKey) {
+		t.Errorf("List of a format 1 vault with a wrong passphrase = %v", err)
+	}
+	l, err := s.List()
+	when := time.Date(2026, 11, 1, 8, 0, 0, 0, time.UTC)
+	if err != nil || len(l) != 2 || l[1].Name != "portal/admin" || !l[1].Updated.Equal(when) {
+		t.Fatalf("List of a format 1 vault = %+v %v", l, err)
+	}
+	if e, err := s.Get("portal/admin"); err != nil || e.Fields["password"] != password {
+		t.Fatalf("Get of a format 1 vault = %v", err)
+	}
+	if now, _ := os.ReadFile(s.Path()); !bytes.Equal(now, old) {
+		t.Error("a read rewrote the vault")
+	}
+	// The next change writes format 2.
+	if err := s.Set("new/one", map[string]string{"password": "p"}, false); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(s.Path())
+	if !bytes.HasPrefix(b, []byte("rpa-vault 2 ")) || bytes.Contains(b, []byte("portal")) || bytes.Contains(b, []byte("entries")) {
+		t.Errorf("after a change:\n%s", b)
+	}
+	if tmps, _ := filepath.Glob(filepath.Join(s.Dir, "."+FileName+"-*")); len(tmps) != 0 {
+		t.Errorf("temp files left: %v", tmps)
+	}
+	l, err = New(home, passKeys(pass, nil)).List()
+	if err != nil || len(l) != 3 || l[2].Name != "portal/admin" || !l[2].Updated.Equal(when) || l[1].Updated.Equal(when) {
+		t.Errorf("List after the change = %+v %v", l, err)
+	}
+	if e, err := New(home, passKeys(pass, nil)).Get("mail@corp"); err != nil || e.Fields["password"] != "x1" {
+		t.Errorf("Get after the change = %v", err)
+	}
+}
+
 // TestDamagedFiles: a truncated file, every flipped byte, and an altered
 // file with its checksum recomputed are refused as damaged, never opened,
 // and a change on them leaves them as they are.
@@ -268,9 +357,11 @@ func TestDamagedFiles(t *testing.T) {
 	lines := strings.SplitAfter(string(good), "\n")
 	resum := func(l2, l3 string) []byte {
 		sum := sha256.Sum256([]byte(l2 + l3))
-		return []byte("rpa-vault 1 sha256=" + hex.EncodeToString(sum[:]) + "\n" + l2 + l3)
+		return []byte("rpa-vault 2 sha256=" + hex.EncodeToString(sum[:]) + "\n" + l2 + l3)
 	}
-	try("renamed in the index", resum(strings.Replace(lines[1], "portal/admin", "portal/admix", 1), lines[2]), "fails authentication")
+	try("header changed", resum(strings.Replace(lines[1], `{"key"`, `{"x":1,"key"`, 1), lines[2]), "fails authentication")
+	try("an index in clear added", resum(strings.Replace(lines[1], `{"key"`, `{"entries":[{"name":"a"}],"key"`, 1), lines[2]), "holds an index in clear")
+	try("relabelled as format 1", bytes.Replace(resum(lines[1], lines[2]), []byte("rpa-vault 2"), []byte("rpa-vault 1"), 1), "fails authentication")
 	ct := []byte(lines[2])
 	ct[20] ^= 0x02 // still base64
 	if ct[20] == '\n' || !strings.ContainsRune("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", rune(ct[20])) {
@@ -547,7 +638,7 @@ func seedVault(b *testing.B, s *Store, n int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	out, err := seal(header{Key: ki, Entries: index(body, nil, nil, time.Now())}, key, body)
+	out, err := seal(header{Key: ki}, key, index(body, nil, nil, time.Now()), body)
 	if err != nil {
 		b.Fatal(err)
 	}
