@@ -84,6 +84,11 @@ func (r *runner) action(fr *frame, s *ast.ActionStmt, sc *Scope) (any, error) {
 		}
 	}
 	c.Wait, c.Timeout, c.TimeoutSet = o.wait, o.timeout, o.timeoutSet
+	if r.opts.StepHook != nil {
+		if err := r.beforeAction(s, name, c.Args); err != nil { // step.go
+			return nil, err
+		}
+	}
 
 	r.mu.Lock()
 	index := len(r.res.Results) + 1

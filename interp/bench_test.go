@@ -13,7 +13,11 @@ import (
 // (replay engine, events, results, masking) against the fake driver: a
 // flow of 100 actions (click, fill from a secret, text bound to a name,
 // an assignment), reported per action.
-func BenchmarkInterpOverhead(b *testing.B) {
+func BenchmarkInterpOverhead(b *testing.B) { benchOverhead(b, nil) }
+
+// benchOverhead runs BenchmarkInterpOverhead's flow with hook as
+// Options.StepHook.
+func benchOverhead(b *testing.B, hook StepHook) {
 	br := fake.New()
 	page := br.AddPage("http://x")
 	page.Add("#a", &fake.Element{Txt: "A"})
@@ -26,7 +30,7 @@ func BenchmarkInterpOverhead(b *testing.B) {
 	}
 	f := load(b, sb.String())
 	events := 0
-	opts := Options{Browser: br, Page: page, Args: argsOf(b, f, map[string]any{"pw": "hunter2"}), Events: func(Event) { events++ }}
+	opts := Options{Browser: br, Page: page, Args: argsOf(b, f, map[string]any{"pw": "hunter2"}), Events: func(Event) { events++ }, StepHook: hook}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -28,7 +28,13 @@ func (r *runner) block(fr *frame, stmts []ast.Stmt, sc *Scope) (ctl, error) {
 		if err := r.ctx.Err(); err != nil {
 			return ctlNext, r.cancelled(st, err)
 		}
-		c, err := r.stmt(fr, st, sc)
+		var c ctl
+		var err error
+		if r.opts.StepHook == nil {
+			c, err = r.stmt(fr, st, sc)
+		} else {
+			c, err = r.hookedStmt(fr, st, sc) // step.go
+		}
 		if err != nil || c != ctlNext {
 			return c, err
 		}

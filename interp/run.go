@@ -43,6 +43,9 @@ type Options struct {
 	// values the run derives from a secret and renders into actions
 	// (open "{{ urlquery(lower(password)) }}") are hidden there too.
 	Mask *Mask
+	// StepHook, when set, is called before and after each statement and
+	// may block there (a step debugger; step.go). Nil costs nothing.
+	StepHook StepHook
 }
 
 // Run executes f and returns its result and the current tab at the end

@@ -48,6 +48,10 @@ type runner struct {
 	signIns   int
 	// columns are the column lists of the tables the run read (row.go).
 	columns columnBook
+	// hookAction is the action statement whose StepHook Before is due
+	// once its arguments are resolved, hookInfo its Step (step.go).
+	hookAction *ast.ActionStmt
+	hookInfo   *Step
 }
 
 type dialogPolicy struct {
