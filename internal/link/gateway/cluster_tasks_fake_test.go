@@ -17,7 +17,8 @@ import (
 )
 
 // taskDeskFake is a desktop whose tool "quiz" runs as a task (tasks.Front, in memory) and asks
-// its two questions, then answers with them: tasks through the gateway without a browser.
+// its two questions, then answers with them ("the quiz finished"): tasks through the gateway
+// without a browser.
 func taskDeskFake(t *testing.T) (*mcp.Server, *tasks.Manager) {
 	t.Helper()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "desk-tasks", Version: "t"}, &mcp.ServerOptions{
@@ -32,6 +33,8 @@ func taskDeskFake(t *testing.T) (*mcp.Server, *tasks.Manager) {
 	srv.AddTool(&mcp.Tool{Name: "quiz", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		work := func(ctx context.Context, h *tasks.Handle) (*mcp.CallToolResult, error) {
 			var got []string
+			h.SetMessage(`line 7: sleep "20s"`)
+			h.Outcome("the quiz finished")
 			for _, q := range []string{"first?", "second?"} {
 				resp, err := h.Ask(ctx, &mcp.ElicitParams{Mode: "form", Message: q, RequestedSchema: map[string]any{
 					"type": "object", "properties": map[string]any{"answer": map[string]any{"type": "string"}}}})
@@ -94,8 +97,8 @@ func TestClusterTasksFake(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := done.CallResult()
-	if err != nil || text(res) != "q1,q2" {
-		t.Fatalf("result %v %v: %s %s", res, err, done.Status, done.StatusMessage)
+	if err != nil || text(res) != "q1,q2" || done.StatusMessage != "the quiz finished" {
+		t.Fatalf("result %v %v: %s %q (want the desktop's outcome)", res, err, done.Status, done.StatusMessage)
 	}
 
 	// A cancel through another replica reaches the desktop's task.

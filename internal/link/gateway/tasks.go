@@ -228,6 +228,7 @@ func (g *Gateway) follow(ctx context.Context, h *tasks.Handle, device, dtask str
 		if len(res.Meta) == 0 {
 			res.Meta = nil
 		}
+		h.Outcome(g.outcome(ctx, d, dtask))
 		return &res, nil
 	}
 }
@@ -269,6 +270,25 @@ func (g *Gateway) linked(ctx context.Context, h *tasks.Handle, device string, wa
 		case <-t.C:
 		}
 	}
+}
+
+// outcome is the statusMessage of the desktop's completed task dtask ("the flow finished (run
+// ID)"), the gateway task's once it completes; "" when the desktop does not say.
+func (g *Gateway) outcome(ctx context.Context, d *device, dtask string) string {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	resp, err := d.request(ctx, "tasks/get", map[string]any{"taskId": dtask}, nil)
+	if err != nil || resp.Error != nil {
+		return ""
+	}
+	var t struct {
+		Status        string `json:"status"`
+		StatusMessage string `json:"statusMessage"`
+	}
+	if json.Unmarshal(resp.Result, &t) != nil || t.Status != tasks.Completed {
+		return ""
+	}
+	return t.StatusMessage
 }
 
 // mirror copies the desktop task's statusMessage to h (tasks/get at its poll interval) until ctx

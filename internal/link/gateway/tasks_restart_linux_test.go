@@ -64,8 +64,8 @@ func TestGatewayKilledTaskTakenOverAtOnce(t *testing.T) {
 		g, _ := tc2.Get(context.Background(), cs2, task.TaskID)
 		t.Fatalf("after the restart: %v (task: %+v)\n%s", err, g, y.logs.String())
 	}
-	if res, err := done.CallResult(); err != nil || len(strings.Split(text(res), ",")) != 2 {
-		t.Fatalf("after the restart: %v %v: %s %s", res, err, done.Status, done.StatusMessage)
+	if res, err := done.CallResult(); err != nil || len(strings.Split(text(res), ",")) != 2 || done.StatusMessage != "the quiz finished" {
+		t.Fatalf("after the restart: %v %v: %s %q (want the desktop's outcome)", res, err, done.Status, done.StatusMessage)
 	}
 	waitUntil(t, "the desktop's task to end", func() bool { return desk.Live() == 0 })
 }

@@ -305,7 +305,7 @@ func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *f
 	}
 	fin := rec.finish(ctx, s, res, page)
 	if mode.task != nil {
-		mode.task.SetMessage(taskOutcome(res, fin)) // tasks.go
+		mode.task.Outcome(taskOutcome(res, fin)) // tasks.go
 	}
 	out, err := flowResultRun(res, secrets, fin)
 	res.RemoveTempFiles() // after the evidence took its copy

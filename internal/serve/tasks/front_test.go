@@ -61,6 +61,7 @@ func newTestServer(t *testing.T, o Options) *testServer {
 			Ask2    string `json:"ask2"`
 			Fail    string `json:"fail"`
 			IsError bool   `json:"isError"`
+			Outcome string `json:"outcome"`
 		}
 		_ = json.Unmarshal(req.Params.Arguments, &args)
 		work := func(ctx context.Context, h *Handle) (*mcp.CallToolResult, error) {
@@ -85,6 +86,9 @@ func newTestServer(t *testing.T, o Options) *testServer {
 			}
 			if h != nil {
 				h.SetMessage("working")
+				if args.Outcome != "" {
+					h.Outcome(args.Outcome)
+				}
 			}
 			select {
 			case <-time.After(time.Duration(args.Ms) * time.Millisecond):
@@ -475,6 +479,41 @@ func TestTasksV2(t *testing.T) {
 	} {
 		if code, msg := errorOf(t, c.call(tc.method, tc.params)); code != tc.code {
 			t.Errorf("%s: %d %s, want %d", tc.method, code, msg, tc.code)
+		}
+	}
+}
+
+// TestCompletedTaskMessage: once a task completes, the statusMessage its work set while it worked
+// ("working", a step, "waiting for an answer: ...") is gone in both eras: the task shows the
+// outcome its work gave, or none.
+func TestCompletedTaskMessage(t *testing.T) {
+	ts := newTestServer(t, Options{})
+	for _, era := range []struct {
+		version string
+		call    map[string]any
+		get     map[string]any
+	}{
+		{"2025-11-25", map[string]any{"task": map[string]any{"ttl": 60000}}, nil},
+		{"2026-07-28", map[string]any{"_meta": modernMeta(true)}, map[string]any{"_meta": modernMeta(true)}},
+	} {
+		c := ts.connect(t, era.version, map[string]any{"elicitation": map[string]any{}})
+		for _, tc := range []struct{ outcome, want string }{
+			{"", ""},
+			{"the work finished", "the work finished"},
+		} {
+			p := map[string]any{"name": "work", "arguments": map[string]any{"ms": 10, "outcome": tc.outcome}}
+			for k, v := range era.call {
+				p[k] = v
+			}
+			created := result(t, c.call("tools/call", p))
+			id, _ := created["taskId"].(string)
+			if task, ok := created["task"].(map[string]any); ok {
+				id, _ = task["taskId"].(string)
+			}
+			got := waitStatus(t, c, id, "completed", era.get)
+			if msg, _ := got["statusMessage"].(string); msg != tc.want {
+				t.Errorf("%s, outcome %q: completed with statusMessage %q, want %q", era.version, tc.outcome, msg, tc.want)
+			}
 		}
 	}
 }

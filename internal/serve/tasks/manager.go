@@ -114,6 +114,7 @@ type liveTask struct {
 	asks    map[string]*pendingAsk // outstanding
 	order   []string
 	msg     string    // the latest statusMessage of the work (SetMessage)
+	outcome string    // the statusMessage once the work returned a result (Outcome); "" clears it
 	waiting string    // while questions are outstanding: what the newest asks
 	written time.Time // when msg was last written to the store
 	changed chan struct{}
@@ -423,7 +424,7 @@ func (m *Manager) finish(lt *liveTask, res *mcp.CallToolResult, err error) {
 		return
 	}
 	lt.mu.Lock()
-	msg := lt.msg
+	outcome := lt.outcome
 	lt.mu.Unlock()
 	var raw json.RawMessage
 	if err == nil && res != nil {
@@ -460,7 +461,9 @@ func (m *Manager) finish(lt *liveTask, res *mcp.CallToolResult, err error) {
 				r.Status, r.Error = Failed, RPCError(err)
 				r.Message = "failed: " + r.Error.Message
 			} else {
-				r.Status, r.Result, r.IsError, r.Message = Completed, raw, res.IsError, msg
+				// What the work said while it worked (its step, "waiting for an answer: ...",
+				// a queue) is over: a completed task says its outcome, or nothing.
+				r.Status, r.Result, r.IsError, r.Message = Completed, raw, res.IsError, outcome
 			}
 		}
 		r.TTLMs = max(r.TTLMs, r.Expires().Sub(r.Created).Milliseconds())
@@ -861,6 +864,17 @@ func (h *Handle) SetMessage(msg string) {
 	if write {
 		h.m.write(lt, func(r *Record) { r.Message = shown }, false)
 	}
+}
+
+// Outcome sets the statusMessage the task shows once its work returns a
+// result (status completed), such as "the flow finished (run ID)". Without
+// it a completed task shows none: the messages of SetMessage describe the
+// work while it runs and end with it. A failed task shows "failed: " and its
+// error, a cancelled one "cancelled by its caller", whatever was set here.
+func (h *Handle) Outcome(msg string) {
+	h.lt.mu.Lock()
+	h.lt.outcome = msg
+	h.lt.mu.Unlock()
 }
 
 // message is the statusMessage shown now (lt.mu held).
