@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -204,5 +205,45 @@ func TestClusterSessionQuestionsDoNotSwap(t *testing.T) {
 	}
 	if asked.Load() != 2 {
 		t.Errorf("the client was asked %d times", asked.Load())
+	}
+}
+
+// TestAgentMarksFollowClose: a session's "open" mark in the cluster follows what the replicas
+// last did with it, whatever order the writes were scheduled in, and another replica reads it
+// as written: a session that made its first request on r1, went on through r2 and was closed
+// there is open nowhere once the writes are done; a renewal after that marks it again. (Writes
+// used to be goroutines racing each other, read from any copy of the bucket: a mark could land
+// after the close's removal, or be read from a lagging copy, and lock the token's other
+// sessions out of the session's runs; TestClusterRunOwners flaked on it under load.)
+func TestAgentMarksFollowClose(t *testing.T) {
+	rs := startReplicas(t, 3, nil)
+	r1, r2, r3 := rs.gws[0].g.rep.owners, rs.gws[1].g.rep.owners, rs.gws[2].g.rep.owners
+	for _, o := range []*ownerShare{r1, r2, r3} {
+		waitUntil(t, "the agents bucket", func() bool { return o.agents.Load() != nil })
+	}
+	const n = 40
+	for i := range n {
+		d := fmt.Sprintf("s%02d", i)
+		r1.opened(d)
+		if !r3.open(d) {
+			t.Fatalf("session %s is not marked open once its first request went on", d)
+		}
+		r2.opened(d)
+		r2.closed(d)
+	}
+	r1.syncing.Wait()
+	r2.syncing.Wait()
+	for i := range n {
+		if d := fmt.Sprintf("s%02d", i); r3.open(d) {
+			t.Errorf("session %s is marked open after its close", d)
+		}
+	}
+	r1.mu.Lock()
+	r1.marked["s00"] = time.Time{} // r1's mark is due for renewal
+	r1.mu.Unlock()
+	r1.opened("s00")
+	r1.syncing.Wait()
+	if !r3.open("s00") {
+		t.Error("a renewed session is not marked open")
 	}
 }

@@ -81,13 +81,13 @@ type agents struct {
 }
 
 func (a *agents) watch(sess *mcp.ServerSession, digest string) {
+	if a.onOpen != nil {
+		a.onOpen(digest) // (outside a.mu: it may write to the cluster)
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.open == nil {
 		a.open = map[string]bool{}
-	}
-	if a.onOpen != nil {
-		a.onOpen(digest)
 	}
 	if a.open[digest] {
 		return

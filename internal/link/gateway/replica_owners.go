@@ -25,7 +25,9 @@ const OwnersBucket = "rpa_owners"
 
 // AgentsBucket is the key-value bucket of the agent sessions open on the replicas (by
 // Key(runs.SessionDigest)); a mark is renewed while its session makes requests and removed when
-// it closes; one whose replica died expires after agentMarkTTL.
+// it closes; one whose replica died expires after agentMarkTTL. Its reads go to the stream's
+// leader (cluster.BucketOptions.Fresh): a copy that lags could call a closed session open (its
+// token's other sessions refused) or, worse, an open one closed.
 const AgentsBucket = "rpa_agents"
 
 // agentMarkTTL is how long an open session's mark lasts without a renewal.
@@ -36,6 +38,8 @@ type ownerShare struct {
 	r              *replica
 	owners, agents atomic.Pointer[jetstream.KeyValue]
 	mu             sync.Mutex
+	writing        sync.Mutex           // serialises syncMark's writes
+	syncing        sync.WaitGroup       // syncMark calls under way
 	marked         map[string]time.Time // session digests marked open by this replica, when
 	// Before the buckets open (the replica attaching to the cluster): what is to be written
 	// once they are (at most maxPending owners).
@@ -53,7 +57,7 @@ func (s *ownerShare) start(ctx context.Context) {
 		return
 	}
 	s.owners.Store(&kv)
-	ka, err := s.r.n.Bucket(ctx, AgentsBucket, cluster.BucketOptions{TTL: agentMarkTTL, Description: "rpa gateway: agent sessions open on the replicas"})
+	ka, err := s.r.n.Bucket(ctx, AgentsBucket, cluster.BucketOptions{TTL: agentMarkTTL, Fresh: true, Description: "rpa gateway: agent sessions open on the replicas"})
 	if err != nil {
 		s.r.log.Warn("open agent sessions stay on this replica: their bucket is not available", "err", err)
 		return
@@ -123,7 +127,9 @@ func (s *ownerShare) get(id string) (runs.Owner, bool) {
 	return o, true
 }
 
-// opened marks session digest open (renewed at most every agentMarkTTL/3).
+// opened marks session digest open (renewed at most every agentMarkTTL/3). The first mark of a
+// session on this replica is written before its request goes on, so a mark never lands after
+// the session's close on another replica (the client's DELETE may reach any replica).
 func (s *ownerShare) opened(digest string) {
 	p := s.agents.Load()
 	now := time.Now()
@@ -131,7 +137,8 @@ func (s *ownerShare) opened(digest string) {
 	if s.marked == nil {
 		s.marked = map[string]time.Time{}
 	}
-	if at, ok := s.marked[digest]; ok && now.Sub(at) < agentMarkTTL/3 {
+	at, renew := s.marked[digest]
+	if renew && now.Sub(at) < agentMarkTTL/3 {
 		s.mu.Unlock()
 		return
 	}
@@ -142,11 +149,12 @@ func (s *ownerShare) opened(digest string) {
 	}
 	s.marked[digest] = now
 	s.mu.Unlock()
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_, _ = (*p).Put(ctx, cluster.Key(digest), []byte(s.r.name))
-	}()
+	s.syncing.Add(1)
+	if renew {
+		go s.syncMark(digest)
+		return
+	}
+	s.syncMark(digest)
 }
 
 // closed removes session digest's mark.
@@ -154,15 +162,53 @@ func (s *ownerShare) closed(digest string) {
 	s.mu.Lock()
 	delete(s.marked, digest)
 	s.mu.Unlock()
+	if s.agents.Load() == nil {
+		return
+	}
+	s.syncing.Add(1)
+	go s.syncMark(digest)
+}
+
+// markRetry bounds how long syncMark keeps trying a write the cluster refused (the stream
+// without a leader for a moment, a slow replica).
+const markRetry = 30 * time.Second
+
+// syncMark makes the bucket say what this replica knows of session digest now: marked open,
+// or not. Writes of one replica are serialised and each writes the state current when it runs,
+// so a renewal that was scheduled before the session closed can never land after its removal
+// (the order of goroutines would otherwise decide). A write that fails is tried again, the
+// state re-read each time, for up to markRetry: a failed removal would leave the session
+// "open" for agentMarkTTL and lock its token's other sessions out of its runs. The caller has
+// added one to s.syncing.
+func (s *ownerShare) syncMark(digest string) {
+	defer s.syncing.Done()
 	p := s.agents.Load()
 	if p == nil {
 		return
 	}
-	go func() {
+	deadline := time.Now().Add(markRetry)
+	for wait := 50 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
+		s.writing.Lock()
+		s.mu.Lock()
+		_, open := s.marked[digest]
+		s.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = (*p).Delete(ctx, cluster.Key(digest))
-	}()
+		var err error
+		if open {
+			_, err = (*p).Put(ctx, cluster.Key(digest), []byte(s.r.name))
+		} else {
+			err = (*p).Delete(ctx, cluster.Key(digest))
+		}
+		cancel()
+		s.writing.Unlock()
+		if err == nil || time.Now().After(deadline) {
+			if err != nil {
+				s.r.log.Warn("cannot share whether an agent session is open", "open", open, "err", err)
+			}
+			return
+		}
+		time.Sleep(wait)
+	}
 }
 
 // open reports whether session digest is open on some replica.
