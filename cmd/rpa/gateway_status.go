@@ -9,9 +9,9 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
+	"github.com/rpa-dev/rpa/internal/columns"
 	"github.com/rpa-dev/rpa/internal/link/gateway"
 )
 
@@ -62,7 +62,7 @@ func runGatewayStatus(ctx context.Context, args []string, stdout, stderr io.Writ
 		fmt.Fprintf(stdout, "%s (%s): %s; %d desktops here, %d calls in flight; %d desktops in all\n", name, st.Mode, ready, st.Devices, st.InFlight, st.Total)
 		if st.Mode != "alone" {
 			fmt.Fprintf(stdout, "jetstream: %s; peers: %s\n", st.JetStream, strings.Join(st.Peers, ", "))
-			tw := tabwriter.NewWriter(stdout, 2, 8, 2, ' ', 0)
+			tw := columns.NewWriter(stdout, 2, 2)
 			fmt.Fprintln(tw, "REPLICA\tDESKTOPS\tIN FLIGHT\tSTATE")
 			for _, r := range st.Replicas {
 				state := "up"

@@ -44,6 +44,7 @@ NONE
   internal/atomicfile,
   internal/buildinfo,
   internal/cliflag,
+  internal/columns,
   internal/httpauth,
   internal/msg,
   internal/orderedjson

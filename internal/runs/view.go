@@ -7,8 +7,9 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
+
+	"github.com/rpa-dev/rpa/internal/columns"
 )
 
 // ParseSince reads `rpa runs --since`: a duration back from now (24h,
@@ -89,7 +90,8 @@ const ShowRows = 20
 
 // WriteOutputs writes the outputs kept with run id as `rpa runs show`
 // prints them after the run: each table (Tables) with its columns in
-// order, its first ShowRows rows and how to export it, then the JSON of
+// order, aligned by display width (package columns), its first ShowRows
+// rows (cells cut to 40 columns, on one line) and how to export it, then the JSON of
 // what else they hold (Rest). Nothing when out is nil.
 func WriteOutputs(w io.Writer, id string, out *Outputs) error {
 	if out == nil {
@@ -109,7 +111,7 @@ func WriteOutputs(w io.Writer, id string, out *Outputs) error {
 			name = "outputs"
 		}
 		fmt.Fprintf(w, "\n%s: %d rows\n", name, len(t.Rows))
-		tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+		tw := columns.NewWriter(w, 0, 2)
 		fmt.Fprintln(tw, strings.Join(t.Columns, "\t"))
 		for i, r := range t.Rows {
 			if i == ShowRows {
@@ -117,7 +119,7 @@ func WriteOutputs(w io.Writer, id string, out *Outputs) error {
 			}
 			cells := make([]string, len(r))
 			for j, c := range r {
-				cells[j] = clip(c, 40)
+				cells[j] = columns.Clip(oneLine.Replace(c), 40)
 			}
 			fmt.Fprintln(tw, strings.Join(cells, "\t"))
 		}
@@ -151,7 +153,7 @@ func exportBase(name string) string {
 // WriteList writes l as the table of `rpa runs`: run, flow, status, local
 // start time, duration, actions, caller, and the error kind with its line.
 func WriteList(w io.Writer, l []*Run) error {
-	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+	tw := columns.NewWriter(w, 0, 2)
 	fmt.Fprintln(tw, "RUN\tFLOW\tSTATUS\tSTARTED\tDURATION\tACTIONS\tCALLER\tERROR")
 	for _, r := range l {
 		errs := ""
@@ -169,8 +171,9 @@ func WriteList(w io.Writer, l []*Run) error {
 
 // WriteRun writes one run as `rpa runs show` prints it: a header (ID,
 // flow, status, start, duration, caller, profile, resumed run, flow file,
-// masked arguments), the table of its steps (targets and selectors cut
-// to 40 characters; a fallback selector numbered from 1), the error, and
+// masked arguments), the table of its steps (aligned by display width,
+// Chinese characters two columns; targets and selectors cut to 40
+// columns; a fallback selector numbered from 1), the error, and
 // the run's folder dir.
 func WriteRun(w io.Writer, r *Run, steps []Step, dir string) error {
 	fmt.Fprintf(w, "run %s  %s  %s\n", r.ID, r.Flow, strings.ToUpper(r.Status))
@@ -193,14 +196,14 @@ func WriteRun(w io.Writer, r *Run, steps []Step, dir string) error {
 		b, _ := json.Marshal(r.Args)
 		fmt.Fprintf(w, "arguments %s\n", b)
 	}
-	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+	tw := columns.NewWriter(w, 0, 2)
 	fmt.Fprintln(tw, "\n#\tLINE\tACTION\tTARGET\tSELECTOR\tSTATUS\tDURATION")
 	for _, s := range steps {
 		sel := s.Selector
 		if s.SelectorIndex > 0 {
 			sel += fmt.Sprintf(" (fallback %d)", s.SelectorIndex+1)
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%d ms\n", s.Index, s.Line, s.Action, clip(s.Target, 40), clip(sel, 40), s.Status, s.DurationMs)
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%d ms\n", s.Index, s.Line, s.Action, columns.Clip(oneLine.Replace(s.Target), 40), columns.Clip(sel, 40), s.Status, s.DurationMs)
 	}
 	tw.Flush()
 	if r.ErrorKind != "" {
@@ -216,6 +219,9 @@ func WriteRun(w io.Writer, r *Run, steps []Step, dir string) error {
 	_, err := fmt.Fprintf(w, "\nfolder %s\n", dir)
 	return err
 }
+
+// oneLine keeps a table's cell on its line and in its column.
+var oneLine = strings.NewReplacer("\t", " ", "\r\n", " ", "\n", " ", "\r", " ")
 
 func clip(s string, n int) string {
 	if r := []rune(s); len(r) > n {

@@ -10,10 +10,10 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/rpa-dev/rpa/core"
+	"github.com/rpa-dev/rpa/internal/columns"
 	"github.com/rpa-dev/rpa/internal/host/hitl"
 )
 
@@ -150,7 +150,7 @@ type Listed struct {
 // WriteList prints accounts as a table: NAME, FIELDS, UPDATED, LAST USED
 // (times in local time to the minute).
 func WriteList(w io.Writer, l []Listed) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := columns.NewWriter(w, 0, 2)
 	fmt.Fprintln(tw, "NAME\tFIELDS\tUPDATED\tLAST USED")
 	for _, a := range l {
 		used := "-"

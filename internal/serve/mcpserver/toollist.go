@@ -5,8 +5,8 @@ import (
 	"io"
 	"sort"
 	"strings"
-	"text/tabwriter"
 
+	"github.com/rpa-dev/rpa/internal/columns"
 	"github.com/rpa-dev/rpa/lang"
 )
 
@@ -21,7 +21,7 @@ func WriteTools(w io.Writer, flows map[string]*lang.Flow) []error {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := columns.NewWriter(w, 0, 2)
 	fmt.Fprintln(tw, "TOOL\tARGUMENTS\tDESCRIPTION")
 	var errs []error
 	for _, n := range names {

@@ -6,9 +6,9 @@ import (
 	"net/url"
 	"sort"
 	"strings"
-	"text/tabwriter"
 	"time"
 
+	"github.com/rpa-dev/rpa/internal/columns"
 	"github.com/rpa-dev/rpa/internal/runs"
 )
 
@@ -192,7 +192,7 @@ const NobodyFires = "no rpa process is up to fire schedules: run `rpa schedule d
 // WriteList prints b as a table: name, when, next (local), state, last
 // outcome; then who fires them.
 func WriteList(w io.Writer, b *Board) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := columns.NewWriter(w, 0, 2)
 	fmt.Fprintln(tw, "NAME\tFLOW\tWHEN\tNEXT\tSTATE\tLAST")
 	for _, v := range b.Schedules {
 		next := v.NextLocal

@@ -11,10 +11,10 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/rpa-dev/rpa/internal/cliflag"
+	"github.com/rpa-dev/rpa/internal/columns"
 	"github.com/rpa-dev/rpa/internal/serve/schedule"
 )
 
@@ -152,7 +152,7 @@ func must(b []byte, _ error) []byte { return b }
 
 // writeRecords prints schedules as a table: NAME, TOOL, ON, WHEN, NEXT (local time), LAST.
 func writeRecords(w io.Writer, rs []*Record) {
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	tw := columns.NewWriter(w, 2, 2)
 	fmt.Fprintln(tw, "NAME\tTOOL\tON\tWHEN\tNEXT\tLAST")
 	for _, r := range rs {
 		on := cmp.Or(r.Def.Device, "any desktop")
