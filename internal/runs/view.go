@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rpa-dev/rpa/internal/columns"
+	"github.com/rpa-dev/rpa/internal/msg"
 )
 
 // ParseSince reads `rpa runs --since`: a duration back from now (24h,
@@ -43,6 +44,61 @@ func CallerText(c Caller) string {
 		s += " @" + c.Device
 	}
 	return s
+}
+
+// CallerTextIn is CallerText with the caller's kind in lang ("zh" or "en",
+// package msg): "命令行", "计划任务 daily"; the client's and device's names
+// stay as they are.
+func CallerTextIn(lang string, c Caller) string {
+	if _, ok := msg.Lookup("caller." + c.Kind); ok {
+		c.Kind = msg.T(lang, "caller."+c.Kind)
+	}
+	return CallerText(c)
+}
+
+// RunCallerTextIn is RunCallerText with the caller's kind in lang (CallerTextIn).
+func RunCallerTextIn(lang string, r *Run) string {
+	s := CallerTextIn(lang, r.Caller)
+	if r.Schedule != "" {
+		s += " " + r.Schedule
+	}
+	return s
+}
+
+func init() {
+	msg.Register(map[string]msg.Text{
+		"caller.cli":      {En: "cli", Zh: "命令行"},
+		"caller.mcp":      {En: "mcp", Zh: "MCP"},
+		"caller.link":     {En: "link", Zh: "远程连接"},
+		"caller.gateway":  {En: "gateway", Zh: "网关"},
+		"caller.schedule": {En: "schedule", Zh: "计划任务"},
+		// The error kinds (core.Kind): English keeps the machine's word.
+		"errkind.timeout":       {En: "timeout", Zh: "超时"},
+		"errkind.not_found":     {En: "not_found", Zh: "找不到元素"},
+		"errkind.not_visible":   {En: "not_visible", Zh: "元素不可见"},
+		"errkind.covered":       {En: "covered", Zh: "元素被遮挡"},
+		"errkind.disabled":      {En: "disabled", Zh: "元素已禁用"},
+		"errkind.navigation":    {En: "navigation", Zh: "页面跳转失败"},
+		"errkind.browser":       {En: "browser", Zh: "浏览器出错"},
+		"errkind.assertion":     {En: "assertion", Zh: "断言不成立"},
+		"errkind.fail":          {En: "fail", Zh: "流程报错"},
+		"errkind.expression":    {En: "expression", Zh: "表达式出错"},
+		"errkind.hitl_timeout":  {En: "hitl_timeout", Zh: "等待人工回答超时"},
+		"errkind.hitl_declined": {En: "hitl_declined", Zh: "人工拒绝回答"},
+		"errkind.exec_refused":  {En: "exec_refused", Zh: "命令被拒绝执行"},
+		"errkind.cancelled":     {En: "cancelled", Zh: "已取消"},
+		"errkind.busy":          {En: "busy", Zh: "浏览器配置正忙"},
+	})
+}
+
+// KindText is an error kind (core.Kind: "not_found") for a person reading
+// lang: English keeps the kind, Chinese says it in words ("找不到元素"); a
+// kind the catalog does not know comes back as it is.
+func KindText(lang, kind string) string {
+	if _, ok := msg.Lookup("errkind." + kind); ok {
+		return msg.T(lang, "errkind."+kind)
+	}
+	return kind
 }
 
 // RunCallerText is CallerText of r's caller, with the schedule's name for

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"html/template"
 	"net/http"
 	"net/url"
 	"slices"
@@ -119,12 +120,12 @@ type runRow struct {
 	Started    string // local time
 	Duration   string
 	CallerText string
-	ErrorText  string
+	ErrorText  template.HTML
 }
 
 func (s *Server) runRow(r *http.Request, run *runs.Run) runRow {
 	row := runRow{Run: run, StatusText: s.T(r, "runs.st."+run.Status), Started: run.Start.Local().Format("2006-01-02 15:04:05"),
-		CallerText: runs.RunCallerText(run)}
+		CallerText: runs.RunCallerTextIn(s.Lang(r), run)}
 	if run.Status != runs.StatusRunning {
 		row.Duration = (time.Duration(run.DurationMs) * time.Millisecond).String()
 	}
@@ -134,38 +135,43 @@ func (s *Server) runRow(r *http.Request, run *runs.Run) runRow {
 
 // runErrorText is a run's error in one line: "not_found at line 7 (click): no element matches",
 // leaving out the parts the run store does not have (no empty parentheses, no dangling colon);
-// "" when there is no error.
-func runErrorText(lg, kind string, line int, action, msg string) string {
+// "" when there is no error. In Chinese the kind is said in words (runs.KindText); the action and
+// the engine's message are code and data, marked translate="no" (the message is the engine's
+// English, or the flow's own words for `fail`).
+func runErrorText(lg, kind string, line int, action, msg string) template.HTML {
 	if kind == "" && msg == "" {
 		return ""
 	}
 	zh := lg == "zh"
+	esc := template.HTMLEscapeString
+	raw := func(s string) string { return `<span translate="no">` + esc(s) + `</span>` }
 	var head []string
 	if kind != "" {
-		head = append(head, kind)
+		head = append(head, esc(runs.KindText(lg, kind)))
 	}
 	if line > 0 {
-		head = append(head, Translate(lg, "runs.errorLine", line))
+		head = append(head, esc(Translate(lg, "runs.errorLine", line)))
 	}
 	h := strings.Join(head, map[bool]string{true: "，", false: " "}[zh])
 	if action != "" {
 		if zh {
-			h += "（" + action + "）"
+			h += "（" + raw(action) + "）"
 		} else if h != "" {
-			h += " (" + action + ")"
+			h += " (" + raw(action) + ")"
 		} else {
-			h = action
+			h = raw(action)
 		}
 	}
 	switch {
 	case h == "":
-		return msg
+		h = raw(msg)
 	case msg == "":
-		return h
 	case zh:
-		return h + "：" + msg
+		h += "：" + raw(msg)
+	default:
+		h += ": " + raw(msg)
 	}
-	return h + ": " + msg
+	return template.HTML(h)
 }
 
 // runsPageLimit is how many runs a page lists.

@@ -125,6 +125,7 @@ type propRow struct {
 	KindText string
 	OldText  string
 	NewText  string
+	NoteText string // Note in the request's language
 }
 
 // healPage shows the proposals of {file} with the diff and Apply.
@@ -157,7 +158,7 @@ func (s *Server) renderHeal(w http.ResponseWriter, r *http.Request, status int, 
 	} else {
 		var rows []propRow
 		for _, p := range hs.Props {
-			rows = append(rows, propRow{Proposal: p, KindText: s.T(r, "heal.k."+p.Kind), OldText: strings.Join(p.Old, " | "), NewText: strings.Join(p.New, " | ")})
+			rows = append(rows, propRow{Proposal: p, KindText: s.T(r, "heal.k."+p.Kind), OldText: strings.Join(p.Old, " | "), NewText: strings.Join(p.New, " | "), NoteText: p.NoteIn(s.Lang(r))})
 		}
 		data["Props"] = rows
 		data["DiffTitle"] = s.T(r, "heal.diff", hs.File)

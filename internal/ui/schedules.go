@@ -35,7 +35,7 @@ func init() {
 		"schedules.last":           {En: "Last outcome", Zh: "上次结果"},
 		"schedules.actions":        {En: "Actions", Zh: "操作"},
 		"schedules.firedBy":        {En: "Fired by %s.", Zh: "由 %s 触发。"},
-		"schedules.nobody":         {En: "No rpa process fires the schedules now: start rpa schedule daemon, or an rpa ui, serve or connect with its schedules on.", Zh: "当前没有 rpa 进程触发计划任务：请启动 rpa schedule daemon，或启用计划任务的 rpa ui、serve 或 connect。"},
+		"schedules.nobody":         {En: "No rpa process fires the schedules now: start rpa schedule daemon, or an rpa ui, serve or connect with its schedules on.", Zh: "当前没有 rpa 进程触发计划任务：请启动 rpa schedule daemon，或启用计划任务的 rpa ui、rpa serve 或 rpa connect。"},
 		"schedules.every":          {En: "every %s", Zh: "每 %s"},
 		"schedules.localZone":      {En: "%s (local time)", Zh: "%s（本地时间）"},
 		"schedules.st.active":      {En: "active", Zh: "启用"},

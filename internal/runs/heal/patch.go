@@ -8,6 +8,7 @@ import (
 
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/drivers/selectorgen"
+	"github.com/rpa-dev/rpa/internal/msg"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/actions"
@@ -34,8 +35,41 @@ type Proposal struct {
 	Kind string   `json:"kind"`
 	Old  []string `json:"old"`
 	New  []string `json:"new,omitempty"`
-	// Note is a sentence for people (the stale comment's text).
+	// Note is a sentence for people in English (the stale comment's text;
+	// NoteIn gives it in another language).
 	Note string `json:"note"`
+	// noteKey and noteArgs are Note's message (package msg) and its
+	// arguments, for NoteIn; noteKey is "" for a note made elsewhere.
+	noteKey  string
+	noteArgs []any
+}
+
+// NoteIn is p's Note in lang ("zh" or "en", package msg); a note without a
+// message of the catalog comes back as Note.
+func (p Proposal) NoteIn(lang string) string {
+	if p.noteKey == "" {
+		return p.Note
+	}
+	return msg.T(lang, p.noteKey, p.noteArgs...)
+}
+
+// noted returns p with its note set from the catalog's key and args.
+func (p Proposal) noted(key string, args ...any) Proposal {
+	p.noteKey, p.noteArgs = key, args
+	p.Note = msg.T("en", key, args...)
+	return p
+}
+
+func init() {
+	msg.Register(map[string]msg.Text{
+		"heal.note.healed":    {En: "healed to %s (score %.2f); the old selectors are kept after the new ones, positional ones last", Zh: "已自愈为 %s（得分 %.2f）；旧选择器保留在新选择器之后，位置型选择器排在最后"},
+		"heal.note.suggested": {En: "a failed run found %s with score %.2f (not acted on: heal suggest, or refused); review before applying, the old selectors are kept after the new ones", Zh: "一次失败的运行找到了 %s，得分 %.2f（未采用：自愈模式为 suggest，或被拒绝）；应用前请检查，旧选择器保留在新选择器之后"},
+		"heal.note.reorder":   {En: "%s matched first in %d of the last %d runs", Zh: "最近 %[3]d 次运行中有 %[2]d 次首先匹配的是 %[1]s"},
+		"heal.note.stale":     {En: "heal: the first selector matched in none of the last %d runs", Zh: "最近 %d 次运行中第一个选择器一次也没有匹配"},
+		"heal.note.stalePos":  {En: "heal: the first selector matched in none of the last %d runs; only positional ones matched (%s of the last %d runs): the others may name text that changes", Zh: "最近 %d 次运行中第一个选择器一次也没有匹配；只有位置型选择器匹配（%s，共最近 %d 次运行）：其他选择器可能指向会变化的文字"},
+		"heal.note.staleNone": {En: "heal: the first selector matched in none of the last %d runs (nothing matched in %d)", Zh: "最近 %d 次运行中第一个选择器一次也没有匹配（其中 %d 次什么都没有匹配）"},
+		"heal.note.suggest":   {En: "heal %s %s (score %.2f): %s; review before applying", Zh: "自愈 %s %s（得分 %.2f）：%s；应用前请检查"},
+	})
 }
 
 // selectorArg returns the literal selector list of an action statement
@@ -170,8 +204,7 @@ func propose(h history) (Proposal, bool) {
 	for _, o := range h.runs {
 		if u := usable(o.healed); len(u) > 0 {
 			nw := stableFirst(u, sels)
-			return Proposal{Line: line, Kind: "healed", Old: sels, New: nw,
-				Note: fmt.Sprintf("healed to %s (score %.2f); the old selectors are kept after the new ones, positional ones last", strconv.Quote(nw[0]), o.score)}, true
+			return Proposal{Line: line, Kind: "healed", Old: sels, New: nw}.noted("heal.note.healed", strconv.Quote(nw[0]), o.score), true
 		}
 	}
 	// The newest failed run's candidate (its failure packet's), unless a
@@ -182,8 +215,7 @@ func propose(h history) (Proposal, bool) {
 		}
 		if u := usable(o.suggested); len(u) > 0 && o.page == "" {
 			nw := stableFirst(u, sels)
-			return Proposal{Line: line, Kind: "suggested", Old: sels, New: nw,
-				Note: fmt.Sprintf("a failed run found %s with score %.2f (not acted on: heal suggest, or refused); review before applying, the old selectors are kept after the new ones", strconv.Quote(nw[0]), o.suggestScore)}, true
+			return Proposal{Line: line, Kind: "suggested", Old: sels, New: nw}.noted("heal.note.suggested", strconv.Quote(nw[0]), o.suggestScore), true
 		}
 	}
 	var own []runOutcome // the runs the selectors answer for
@@ -229,10 +261,9 @@ func propose(h history) (Proposal, bool) {
 		for i, j := range idx {
 			nw[i] = sels[j]
 		}
-		return Proposal{Line: line, Kind: "reorder", Old: sels, New: nw,
-			Note: fmt.Sprintf("%s matched first in %d of the last %d runs", strconv.Quote(sels[idx[0]]), count[idx[0]], len(own))}, true
+		return Proposal{Line: line, Kind: "reorder", Old: sels, New: nw}.noted("heal.note.reorder", strconv.Quote(sels[idx[0]]), count[idx[0]], len(own)), true
 	}
-	note := fmt.Sprintf("heal: the first selector matched in none of the last %d runs", len(own))
+	p := Proposal{Line: line, Kind: "stale", Old: sels}
 	switch {
 	case matched > 0:
 		// only positional selectors matched: they stay last
@@ -242,11 +273,11 @@ func propose(h history) (Proposal, bool) {
 				who = append(who, fmt.Sprintf("%s in %d", strconv.Quote(sels[i]), c))
 			}
 		}
-		note += fmt.Sprintf("; only positional ones matched (%s of the last %d runs): the others may name text that changes", strings.Join(who, ", "), len(own))
+		return p.noted("heal.note.stalePos", len(own), strings.Join(who, ", "), len(own)), true
 	case none > 0:
-		note += fmt.Sprintf(" (nothing matched in %d)", none)
+		return p.noted("heal.note.staleNone", len(own), none), true
 	}
-	return Proposal{Line: line, Kind: "stale", Old: sels, Note: note}, true
+	return p.noted("heal.note.stale", len(own)), true
 }
 
 // stableFirst is nw then the old selectors not in it, with every

@@ -1,8 +1,6 @@
 package heal
 
 import (
-	"fmt"
-
 	"github.com/rpa-dev/rpa/lang/ast"
 	"github.com/rpa-dev/rpa/stdlib"
 )
@@ -30,8 +28,7 @@ func ProposeFor(f *ast.File, line int, info *stdlib.HealInfo) (Proposal, bool) {
 		if sels == nil {
 			return true
 		}
-		p = Proposal{Line: line, Kind: "suggested", Old: sels, New: stableFirst(usable(info.Selectors), sels),
-			Note: fmt.Sprintf("heal %s %s (score %.2f): %s; review before applying", info.Status, info.Desc, info.Score, info.Reason)}
+		p = Proposal{Line: line, Kind: "suggested", Old: sels, New: stableFirst(usable(info.Selectors), sels)}.noted("heal.note.suggest", info.Status, info.Desc, info.Score, info.Reason)
 		found = true
 		return false
 	})

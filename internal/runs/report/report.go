@@ -259,6 +259,15 @@ func Render(w io.Writer, s *runs.Store, id string, o Options) error {
 // T is key's text in the report's language (package msg).
 func (v *view) T(key string, args ...any) string { return msg.T(v.Lang, key, args...) }
 
+// Kind is an error kind in the report's language (runs.KindText).
+func (v *view) Kind(kind string) string { return runs.KindText(v.Lang, kind) }
+
+// Caller is the run's caller in the report's language: its kind in words, the client's name
+// as it is (runs.CallerTextIn without the device, which the report names apart).
+func (v *view) Caller() string {
+	return runs.CallerTextIn(v.Lang, runs.Caller{Kind: v.Run.Caller.Kind})
+}
+
 // addOutputs adds the outputs kept with run id.
 func (v *view) addOutputs(s *runs.Store, id string) error {
 	out, err := s.Outputs(id)
@@ -441,7 +450,7 @@ tr.failed td{background:#ffebe9}tr.skipped td{color:var(--skip)}
 <h1 id="flow">{{.Run.Flow}} <span id="status" class="badge st-{{.Status}}">{{.StatusText}}</span></h1>
 <div class="meta"><span>{{$.T "report.runLabel"}} <code id="run-id">{{.Run.ID}}</code></span><span>{{.Start}}</span><span>{{ms .Run.DurationMs}}</span>
 <span>{{$.T "report.actions" .Run.Actions}}{{if .Run.FailedActions}}{{$.T "report.failedActions" .Run.FailedActions}}{{end}}</span>
-<span>{{$.T "report.caller"}} {{.Run.Caller.Kind}}{{with .Run.Caller.Client}} ({{.}}){{end}}{{with .Run.Caller.Device}} {{$.T "report.device"}} {{.}}{{end}}</span>
+<span>{{$.T "report.caller"}} {{$.Caller}}{{with .Run.Caller.Client}} ({{.}}){{end}}{{with .Run.Caller.Device}} {{$.T "report.device"}} {{.}}{{end}}</span>
 {{with .Run.Profile}}<span>{{$.T "report.profile"}} {{.}}</span>{{end}}{{with .Run.ResumedFrom}}<span>{{$.T "report.resumes"}} <code>{{.}}</code></span>{{end}}</div>
 {{with .Run.FlowPath}}<div class="meta">{{$.T "report.flowFile"}} <code>{{base .}}</code></div>{{end}}
 {{if .Args}}<h2>{{$.T "report.args"}}</h2><table id="args">{{range .Args}}<tr><th>{{.K}}</th><td><code>{{.V}}</code></td></tr>{{end}}</table>{{end}}
@@ -453,7 +462,7 @@ tr.failed td{background:#ffebe9}tr.skipped td{color:var(--skip)}
 <p class="note">{{$.T "report.export"}} <code>{{.Export}}</code></p>{{end}}
 {{with .OutputsJSON}}<pre id="outputs-json">{{.}}</pre>{{end}}{{end}}
 {{if .Run.ErrorKind}}<h2>{{$.T "report.error"}}</h2>
-<div class="err" id="error"><b>{{.Run.ErrorKind}}</b>{{with errorActionOf .Run}} {{$.T "report.in"}} <code>{{.}}</code>{{end}}{{if .Run.ErrorLine}} {{$.T "report.atLine" .Run.ErrorLine}}{{end}}: {{.Run.ErrorMessage}}</div>{{end}}
+<div class="err" id="error"><b>{{$.Kind .Run.ErrorKind}}</b>{{with errorActionOf .Run}} {{$.T "report.in"}} <code>{{.}}</code>{{end}}{{if .Run.ErrorLine}} {{$.T "report.atLine" .Run.ErrorLine}}{{end}}: <span translate="no">{{.Run.ErrorMessage}}</span></div>{{end}}
 {{with .Packet}}
 {{range .Hints}}<div class="hint">{{.}}</div>{{end}}
 {{if .Selectors}}<h2>{{$.T "report.selectors"}}</h2><table id="selectors"><tr><th>{{$.T "report.selector"}}</th><th>{{$.T "report.why"}}</th></tr>
@@ -465,9 +474,9 @@ tr.failed td{background:#ffebe9}tr.skipped td{color:var(--skip)}
 <table id="timeline"><tr><th>#</th><th>{{$.T "report.line"}}</th><th>{{$.T "report.action"}}</th><th>{{$.T "report.target"}}</th><th>{{$.T "report.status"}}</th><th style="width:22%">{{$.T "report.duration"}}</th></tr>
 {{range .Steps}}<tr class="{{.Status}}" id="step-{{.Index}}"><td>{{.Index}}</td><td>{{.Line}}</td><td><code>{{.Action}}</code></td>
 <td>{{with .Target}}<code>{{.}}</code>{{end}}{{if and .Selector (ne .Selector .Target)}}<br>{{$.T "report.matched"}} <code>{{.Selector}}</code>{{end}}{{with .Fallback}}<br><span class="note">{{.}}</span>{{end}}
-{{with .Source}}<div class="src"><code>{{.}}</code></div>{{end}}{{with .Error}}<div class="s-failed">{{.}}</div>{{end}}
+{{with .Source}}<div class="src"><code>{{.}}</code></div>{{end}}{{with .Error}}<div class="s-failed" translate="no">{{.}}</div>{{end}}
 {{with .Shot}}<details><summary>{{$.T "report.shot"}}</summary><img alt="{{$.T "report.shotAfter"}}" src="{{.}}"></details>{{end}}</td>
-<td class="s-{{.Status}}">{{$.T (print "report.st." .Status)}}{{with .ErrorKind}} ({{.}}){{end}}</td>
+<td class="s-{{.Status}}">{{$.T (print "report.st." .Status)}}{{with .ErrorKind}} ({{$.Kind .}}){{end}}</td>
 <td><div class="bar" style="width:{{pct .BarPct}}"></div>{{ms .DurationMs}}</td></tr>
 {{else}}<tr><td colspan="6" class="note">{{$.T "report.noAction"}}</td></tr>{{end}}</table>
 {{if .Dropped}}<p class="note" id="dropped">{{$.T "report.dropped" .Dropped .MaxMB}}</p>{{end}}
