@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/rpa-dev/rpa/internal/host/home"
+	"github.com/rpa-dev/rpa/internal/host/vault"
 	"github.com/rpa-dev/rpa/internal/serve/flowserver"
 	"github.com/rpa-dev/rpa/internal/serve/schedule"
 )
@@ -15,6 +16,6 @@ func init() {
 }
 
 func runSchedule(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c := &schedule.Cmd{Home: home.Dir(), FlowsDir: flowserver.DefaultFlowsDir(), Stdout: stdout, Stderr: stderr}
+	c := &schedule.Cmd{Home: home.Dir(), FlowsDir: flowserver.DefaultFlowsDir(), Ask: vault.TerminalAsker, Stdout: stdout, Stderr: stderr}
 	return c.Run(ctx, args)
 }

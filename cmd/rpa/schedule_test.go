@@ -17,8 +17,12 @@ import (
 // TestScheduleCommand drives rpa schedule add, list, show, pause, resume,
 // rm and run-now in-process, with --json, and the exit codes of bad input.
 func TestScheduleCommand(t *testing.T) {
-	home := t.TempDir()
-	t.Setenv("RPA_HOME", home)
+	home := vaultEnv(t, "schedule pass phrase")
+	for _, a := range []string{"portal/admin", "ops/backup"} {
+		if code, _, errOut := vaultIn(t, `{"username":"u","password":"p"}`, "set", a); code != 0 {
+			t.Fatalf("vault set %s: %s", a, errOut)
+		}
+	}
 	dir := filepath.Join(home, "flows")
 	os.MkdirAll(dir, 0o755)
 	os.WriteFile(filepath.Join(dir, "meter.flow"), []byte("flow meter \"read the meters\"\nparam region: string\nparam password: secret\nparam account: credential \"the portal account\"\n\nopen \"http://127.0.0.1:9/{{ region }}\"\n"), 0o644)
@@ -116,10 +120,10 @@ func TestScheduleCommand(t *testing.T) {
 		{[]string{"add", "x", "meter", "--cron", "0 8 * *"}, `--cron "0 8 * *"`},
 		{[]string{"add", "x", "meter", "--cron", "0 8 * * *", "--tz", "Asia/Nowhere"}, `--tz "Asia/Nowhere": unknown time zone`},
 		{[]string{"add", "x", "nope", "--cron", "0 8 * * *"}, "flow nope: no such file, and no flow of that name"},
-		{[]string{"add", "x", "meter", "--cron", "0 8 * * *", "--secret-env", "password=P", "--account", "a"}, `argument "region": required`},
+		{[]string{"add", "x", "meter", "--cron", "0 8 * * *", "--secret-env", "password=P", "--account", "portal/admin"}, `argument "region": required`},
 		{[]string{"add", "x", "meter", "--cron", "0 8 * * *", "--arg", "region=1", "--secret-env", "password=P"}, "signs in with the credential param account: give --account NAME"},
-		{[]string{"add", "x", "meter", "--cron", "0 8 * * *", "--arg", "region=1", "--secret-env", "password=P", "--account", "a", "--notify", "http://" + closed + "/hook"}, "--notify http://" + closed + "/hook: cannot reach " + closed},
-		{[]string{"add", "meter-am", "meter", "--cron", "0 8 * * *", "--arg", "region=1", "--secret-env", "password=P", "--account", "a"}, "schedule meter-am: a schedule of that name exists (rpa schedule rm meter-am first"},
+		{[]string{"add", "x", "meter", "--cron", "0 8 * * *", "--arg", "region=1", "--secret-env", "password=P", "--account", "portal/admin", "--notify", "http://" + closed + "/hook"}, "--notify http://" + closed + "/hook: cannot reach " + closed},
+		{[]string{"add", "meter-am", "meter", "--cron", "0 8 * * *", "--arg", "region=1", "--secret-env", "password=P", "--account", "portal/admin"}, "schedule meter-am: a schedule of that name exists (rpa schedule rm meter-am first"},
 		{[]string{"add", "x", "meter", "--cron", "0 8 * * *", "--max-concurrent", "host=1"}, `"host" is not flow, site or account`},
 		{[]string{"add", "x"}, "want NAME and FLOW"},
 		{[]string{"show", "nope"}, "schedule nope: no such schedule"},

@@ -162,7 +162,7 @@ func CheckName(name string) error {
 	case name == "":
 		return errors.New("the account name is empty")
 	case len(name) > MaxNameLen:
-		return fmt.Errorf("the account name is longer than %d bytes", MaxNameLen)
+		return fmt.Errorf("the account name is too long (%d bytes; at most %d)", len(name), MaxNameLen)
 	case !NamePattern.MatchString(name):
 		return fmt.Errorf("bad account name %q: use letters, digits, '.', '_', '@' and '-', segments joined by '/' (portal/admin)", name)
 	}

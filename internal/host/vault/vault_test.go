@@ -159,7 +159,7 @@ func TestCheckInput(t *testing.T) {
 		{"a//b", portal(), "bad account name"},
 		{"../x", portal(), "bad account name"},
 		{"a b", portal(), "bad account name"},
-		{strings.Repeat("a", 129), portal(), "longer than 128"},
+		{strings.Repeat("a", 129), portal(), "the account name is too long (129 bytes; at most 128)"},
 		{"ok", nil, "no fields"},
 		{"ok", map[string]string{"Password": "x"}, `bad field name "Password"`},
 		{"ok", map[string]string{"password": ""}, `field "password" is empty`},

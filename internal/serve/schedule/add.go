@@ -7,12 +7,16 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 
+	"github.com/rpa-dev/rpa/internal/host/vault"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/ast"
+	"github.com/rpa-dev/rpa/lang/diag"
 )
 
 var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -140,6 +144,11 @@ func Prepare(d *Def, flowArg, flowsDir string, now time.Time) error {
 			return fmt.Errorf("flow %s needs the secret param %s, and a schedule stores no secrets: give it with --secret-env %s=ENV_VAR (read from the environment of the process that fires it)", f.File.Name, p.Name, p.Name)
 		}
 	}
+	if d.Account != "" {
+		if err := vault.CheckName(d.Account); err != nil {
+			return fmt.Errorf("--account: %v", err)
+		}
+	}
 	// --account fills the flow's credential params; an account given with
 	// --arg is the schedule's account (the per-account limit's key).
 	creds := credentialParams(f.File)
@@ -173,6 +182,98 @@ func Prepare(d *Def, flowArg, flowsDir string, now time.Time) error {
 		d.Anchor = now.UTC().Truncate(time.Second)
 	}
 	return d.Check()
+}
+
+// maxNamesShown bounds the account names an error lists.
+const maxNamesShown = 10
+
+// CheckAccount checks the account of a prepared d (Prepare) against the
+// vault st: the vault must hold it, with every field its flow (and the
+// flow's sign-in flow, in the same folder) reads. The error names the
+// flag that gave the account (--account, or --arg PARAM) and lists the
+// vault's accounts that have those fields (at most 10). When this process
+// cannot get the vault's key (no keyring, no RPA_VAULT_PASSPHRASE, nobody
+// to ask) nothing is checked: checked is false, with the reason, and the
+// account is resolved when the schedule fires. A wrong key or a damaged
+// vault is the vault's *vault.FileError. No account (a flow without a
+// credential param) is checked true.
+func CheckAccount(d *Def, st *vault.Store) (checked bool, why error, err error) {
+	if d.Account == "" {
+		return true, nil, nil
+	}
+	f, ds := lang.LoadFile(d.Flow)
+	if f == nil || ds.HasErrors() {
+		return false, nil, fmt.Errorf("flow %s has errors: %s", d.Flow, firstError(d.Flow, ds.Error()))
+	}
+	flows := lang.FolderFlows(filepath.Dir(d.Flow))
+	var fields []string
+	flag := "--account " + d.Account
+	for _, c := range credentialParams(f.File) {
+		if v, ok := d.Args[c]; ok {
+			if v == d.Account {
+				flag = "--arg " + c + "=" + v
+			}
+			continue
+		}
+		for _, x := range f.AccountFields(c, flows) {
+			if !slices.Contains(fields, x) {
+				fields = append(fields, x)
+			}
+		}
+	}
+	infos, err := st.List()
+	if fe := (*vault.FileError)(nil); errors.As(err, &fe) {
+		return false, nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	if err != nil {
+		return false, err, nil
+	}
+	var have []string
+	var in *vault.Info
+	for i := range infos {
+		if infos[i].Has(fields...) {
+			have = append(have, infos[i].Name)
+		}
+		if infos[i].Name == d.Account {
+			in = &infos[i]
+		}
+	}
+	sort.Strings(fields)
+	fit := "the vault holds no account"
+	if len(have) > 0 {
+		shown := have[:min(len(have), maxNamesShown)]
+		fit = "accounts of the vault that fit: " + strings.Join(shown, ", ")
+		if len(have) > len(shown) {
+			fit += fmt.Sprintf(" and %d more (rpa vault list)", len(have)-len(shown))
+		}
+	} else if len(infos) > 0 {
+		fit = "no account of the vault has the fields"
+	}
+	if len(fields) > 0 {
+		fit += " (fields " + strings.Join(fields, ", ") + ")"
+	}
+	if in == nil {
+		names := make([]string, len(infos))
+		for i, x := range infos {
+			names[i] = x.Name
+		}
+		msg := fmt.Sprintf("%s: no account %q in the vault", flag, d.Account)
+		if sug := diag.Suggest(d.Account, names); sug != "" {
+			msg += fmt.Sprintf("; did you mean %q?", sug)
+		}
+		return false, nil, fmt.Errorf("%s; %s; add one with rpa vault set NAME", msg, fit)
+	}
+	var missing []string
+	for _, x := range fields {
+		if !in.Has(x) {
+			missing = append(missing, x)
+		}
+	}
+	if len(missing) > 0 {
+		return false, nil, fmt.Errorf("%s: account %s has no field %s, which flow %s reads (it has %s); %s",
+			flag, d.Account, strings.Join(missing, ", "), f.File.Name, strings.Join(in.Fields, ", "), fit)
+	}
+	return true, nil, nil
 }
 
 // Add stores prepared d in st, next due after now. A name in use is an

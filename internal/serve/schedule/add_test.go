@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpa-dev/rpa/internal/host/vault"
 	"github.com/rpa-dev/rpa/internal/runs"
 )
 
@@ -127,4 +129,90 @@ func TestParseLimit(t *testing.T) {
 			t.Errorf("ParseLimit(%q) = nil", s)
 		}
 	}
+}
+
+// TestAddChecksAccount: `rpa schedule add --account NAME` checks NAME
+// against the vault when it is added: an account the vault lacks, or one
+// without a field the flow (or its sign-in flow) reads, is refused (exit
+// 2) naming the flag and listing the accounts that fit; a wrong
+// passphrase is the vault's error (exit 1); a process that cannot get the
+// key adds it with a note (it is checked when it fires).
+func TestAddChecksAccount(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("RPA_HOME", home)
+	t.Setenv("RPA_VAULT_KEYRING", "off")
+	t.Setenv("RPA_VAULT_PASSPHRASE", "add checks accounts")
+	dir := filepath.Join(home, "flows")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "portal.flow"), []byte("flow portal \"x\"\nparam account: credential \"the portal account\"\ndefaults login: \"portal_login\"\n\nopen \"https://portal.example.com/\"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "portal_login.flow"), []byte("flow portal_login \"x\"\nparam account: credential\n\nopen \"https://portal.example.com/login\"\nfill \"#u\" account.username\nfill \"#p\" account.password\n"), 0o644)
+	st := vault.New(home, &vault.Keys{KDF: vault.KDF{Time: 1, MemoryKiB: 8 * 1024, Threads: 1}})
+	for name, f := range map[string]map[string]string{
+		"portal/admin": {"username": "a", "password": "p"},
+		"portal/ops":   {"username": "o", "password": "p"},
+		"mail":         {"password": "p"},
+	} {
+		if err := st.Set(name, f, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := 0
+	add := func(args ...string) (int, string) {
+		var o, e strings.Builder
+		c := &Cmd{Home: home, FlowsDir: dir, Stdout: &o, Stderr: &e}
+		n++
+		code := c.Run(context.Background(), append([]string{"add", fmt.Sprint("s", n), "portal", "--cron", "0 8 * * *"}, args...))
+		return code, e.String()
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		want []string
+		not  []string
+	}{
+		{"no such account", []string{"--account", "portal/admn"}, exitUsage,
+			[]string{`--account portal/admn: no account "portal/admn" in the vault; did you mean "portal/admin"?`, "accounts of the vault that fit: portal/admin, portal/ops (fields password, username)"},
+			[]string{"mail"}},
+		{"by --arg", []string{"--arg", "account=nosuch"}, exitUsage,
+			[]string{`--arg account=nosuch: no account "nosuch" in the vault`, "portal/admin, portal/ops"}, nil},
+		{"a field the sign-in flow reads is missing", []string{"--account", "mail"}, exitUsage,
+			[]string{"--account mail: account mail has no field username, which flow portal reads (it has password); accounts of the vault that fit: portal/admin, portal/ops"}, nil},
+		{"a 5 MB name is not echoed", []string{"--account", strings.Repeat("x", 5<<20)}, exitUsage, []string{"--account: the account name is too long (5242880 bytes; at most 128)"}, []string{strings.Repeat("x", 200)}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, errs := add(c.args...)
+			if code != c.code {
+				t.Errorf("exit %d, want %d: %s", code, c.code, clipForLog(errs))
+			}
+			for _, w := range c.want {
+				if !strings.Contains(errs, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, clipForLog(errs))
+				}
+			}
+			for _, n := range c.not {
+				if strings.Contains(errs, n) {
+					t.Errorf("stderr holds %q:\n%s", clipForLog(n), clipForLog(errs))
+				}
+			}
+		})
+	}
+	if code, errs := add("--account", "portal/ops"); code != exitOK {
+		t.Fatalf("a good account: %d %s", code, errs)
+	}
+	t.Setenv("RPA_VAULT_PASSPHRASE", "not the passphrase")
+	if code, errs := add("--account", "portal/admin"); code != exitFailed || !strings.Contains(errs, "the vault passphrase is wrong") {
+		t.Errorf("wrong passphrase: %d %s", code, errs)
+	}
+	t.Setenv("RPA_VAULT_PASSPHRASE", "")
+	if code, errs := add("--account", "portal/whoever"); code != exitOK || !strings.Contains(errs, "--account portal/whoever is not checked against the vault here") {
+		t.Errorf("no key: %d %s", code, errs)
+	}
+}
+
+func clipForLog(s string) string {
+	if len(s) > 500 {
+		return s[:500] + "…"
+	}
+	return s
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rpa-dev/rpa/internal/cliflag"
 	"github.com/rpa-dev/rpa/internal/host/execpolicy"
+	"github.com/rpa-dev/rpa/internal/host/vault"
 	"github.com/rpa-dev/rpa/internal/runs"
 )
 
@@ -42,8 +43,12 @@ const Summary = "run flows on a schedule (cron or interval, retries, limits, fai
 type Cmd struct {
 	Home     string // rpa's folder ($RPA_HOME): the run store, where schedules live
 	FlowsDir string // where a FLOW named by its name is found (the served folder)
-	Stdout   io.Writer
-	Stderr   io.Writer
+	// Ask asks for the vault passphrase when `add` checks --account and
+	// neither the keyring nor RPA_VAULT_PASSPHRASE gives the key (nil:
+	// nobody to ask; the account is then checked when the schedule fires).
+	Ask    vault.Asker
+	Stdout io.Writer
+	Stderr io.Writer
 }
 
 // The exit codes of the command line (internal/cli).
@@ -155,6 +160,14 @@ func (c *Cmd) add(ctx context.Context, args []string) int {
 	now := time.Now()
 	if err := Prepare(&d, pos[1], dir, now); err != nil {
 		return c.fail(exitUsage, "add", err)
+	}
+	switch checked, why, err := CheckAccount(&d, vault.Default(c.Home, c.Ask)); {
+	case errors.Is(err, vault.ErrWrongKey) || errors.Is(err, vault.ErrDamaged):
+		return c.fail(exitFailed, "add", err) // the vault cannot be opened (wrong key, damaged)
+	case err != nil:
+		return c.fail(exitUsage, "add", err)
+	case !checked:
+		fmt.Fprintf(c.Stderr, "note: --account %s is not checked against the vault here (%v); it is when %s fires\n", d.Account, why, d.Name)
 	}
 	for p, env := range d.SecretEnv {
 		if _, ok := os.LookupEnv(env); !ok {
