@@ -88,6 +88,7 @@ type Registry struct {
 	mu       sync.Mutex
 	devs     map[string]devEntry
 	reps     map[string]ReplicaRecord
+	beats    map[string]time.Time // when this process last applied each replica's heartbeat
 	toolsets map[string][]json.RawMessage
 	put      map[string]bool // tool lists this replica stored
 	ready    chan struct{}   // closed once both watchers delivered their initial values
@@ -105,7 +106,7 @@ type devEntry struct {
 // ids of desktops whose presence or tools may have changed (keep it short: hand the work on).
 // JetStream not ready: retried until ctx ends. Stop ends the watchers.
 func (n *Node) StartRegistry(ctx context.Context, onChange func(deviceIDs []string)) (*Registry, error) {
-	r := &Registry{n: n, onChange: onChange, devs: map[string]devEntry{}, reps: map[string]ReplicaRecord{},
+	r := &Registry{n: n, onChange: onChange, devs: map[string]devEntry{}, reps: map[string]ReplicaRecord{}, beats: map[string]time.Time{},
 		toolsets: map[string][]json.RawMessage{}, put: map[string]bool{}, ready: make(chan struct{})}
 	var err error
 	if r.presence, err = n.Bucket(ctx, PresenceBucket, BucketOptions{Description: "rpa gateway: linked desktops"}); err != nil {
@@ -132,7 +133,45 @@ func (n *Node) StartRegistry(ctx context.Context, onChange func(deviceIDs []stri
 		}
 	}
 	close(r.ready)
+	r.wg.Add(1)
+	go r.sweep(wctx)
 	return r, nil
+}
+
+// sweep counts a replica gone whose heartbeat this process has not seen for ReplicaTTL and
+// that the bucket no longer holds. JetStream's removal of an expired heartbeat normally reaches
+// the watcher as a marker, but a marker can be lost: the server places none for a key that
+// expires while its stream has no leader, which is exactly when a replica dies holding the
+// leadership (nats-server#6741). The trigger is this process's own clock, never a comparison
+// with another replica's.
+func (r *Registry) sweep(ctx context.Context) {
+	defer r.wg.Done()
+	t := time.NewTicker(ReplicaBeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		r.mu.Lock()
+		var quiet []string
+		for name, at := range r.beats {
+			if time.Since(at) > ReplicaTTL {
+				quiet = append(quiet, name)
+			}
+		}
+		r.mu.Unlock()
+		for _, name := range quiet {
+			gctx, cancel := context.WithTimeout(ctx, ReplicaBeat)
+			_, err := r.replicas.Get(gctx, name)
+			cancel()
+			if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+				r.n.log.Debug("a replica's heartbeat expired without a marker", "replica", name)
+				r.setReplica(name, nil, false)
+			}
+		}
+	}
 }
 
 // Stop ends the watchers.
@@ -196,17 +235,26 @@ func sleepCtx(ctx context.Context, d time.Duration) {
 }
 
 func (r *Registry) applyReplica(_ context.Context, e jetstream.KeyValueEntry, initial bool) {
-	name := e.Key()
+	var rec *ReplicaRecord
+	if e.Operation() == jetstream.KeyValuePut {
+		rec = new(ReplicaRecord)
+		if json.Unmarshal(e.Value(), rec) != nil {
+			return // (not a heartbeat of ours: what was known stays)
+		}
+	}
+	r.setReplica(e.Key(), rec, initial)
+}
+
+// setReplica records replica name's heartbeat rec, or (nil) that it is gone.
+func (r *Registry) setReplica(name string, rec *ReplicaRecord, initial bool) {
 	var changed []string
 	r.mu.Lock()
 	_, had := r.reps[name]
-	if e.Operation() == jetstream.KeyValuePut {
-		var rec ReplicaRecord
-		if json.Unmarshal(e.Value(), &rec) == nil {
-			r.reps[name] = rec
-		}
+	if rec != nil {
+		r.reps[name], r.beats[name] = *rec, time.Now()
 	} else {
 		delete(r.reps, name)
+		delete(r.beats, name)
 	}
 	_, has := r.reps[name]
 	var stale []devEntry
@@ -236,6 +284,7 @@ func (r *Registry) resyncReplicas(seen map[string]bool, first bool) {
 	for name := range r.reps {
 		if !seen[name] {
 			delete(r.reps, name)
+			delete(r.beats, name)
 			for id, d := range r.devs {
 				if d.rec.Replica == name {
 					changed = append(changed, id)

@@ -249,7 +249,9 @@ func (r *replica) attach() {
 			if r.left.Load() {
 				continue
 			}
-			bctx, bcancel := context.WithTimeout(ctx, cluster.ReplicaBeat)
+			// A slow write (a loaded machine, a leader election) may take longer than a beat:
+			// it still counts while it lands before the heartbeat expires.
+			bctx, bcancel := context.WithTimeout(ctx, cluster.ReplicaTTL/2)
 			if err := reg.Beat(bctx, r.record()); err != nil && ctx.Err() == nil {
 				r.log.Debug("heartbeat failed", "err", err)
 			}
