@@ -7,7 +7,7 @@
 // in that same call, navigation waits for the new document's
 // DOMContentLoaded lifecycle event (never for network idle), and the
 // selector engine (engine.js) comes with every new document (an init
-// script; rod's helper cache for older documents), one instance per JS
+// script; older documents get its source on their first call), one instance per JS
 // context. Pointer and keyboard input are real CDP Input events; a click is
 // checked in the page to land on its element (element.go).
 //
@@ -304,6 +304,10 @@ func start(ctx context.Context, bin string, args []string, onExit func()) (*brow
 	return b, "", nil
 }
 
+// wrapTransport, set by tests only, wraps the CDP transport of the next
+// browser started or attached (that one alone: it is taken).
+var wrapTransport atomic.Pointer[func(cdp.WebSocketable) cdp.WebSocketable]
+
 func connect(ctx context.Context, wsURL string) (*browser, error) {
 	ws := &cdp.WebSocket{}
 	if err := ws.Connect(ctx, wsURL, nil); err != nil {
@@ -315,6 +319,9 @@ func connect(ctx context.Context, wsURL string) (*browser, error) {
 // connectClient starts rod over a CDP transport (a WebSocket, or the pipe
 // of a launched browser); closeT ends the transport.
 func connectClient(t cdp.WebSocketable, closeT func() error) (*browser, error) {
+	if w := wrapTransport.Swap(nil); w != nil {
+		t = (*w)(t)
+	}
 	client := cdp.New().Start(t)
 	bctx, stop := context.WithCancel(context.Background())
 	cancel := func() {

@@ -1,10 +1,11 @@
 // rpa's in-page engine: selector matching, actionability checks, waiting and
-// reads. It is installed through rod's helper cache (see frame.go) and
-// called as engine(op, ...args) with `this` bound to an element for element
+// reads. Every new document gets it from an init script; an older one gets
+// its source on its first call (see frame.go). It is called as
+// engine(op, ...args) with `this` bound to an element for element
 // operations. One instance lives per JS context (kept under a registered
 // symbol of the global object, not enumerable): state such as the armed
 // click interception (arm/disarm) and boxes seen by locate (lastBox) must
-// survive from one call to the next even if rod installs the helper again.
+// survive from one call to the next even if the source runs again.
 //
 // Where each rule of LANGUAGE.md lives (one place each):
 //   text normalisation, textKey ("确 定")   norm, textKey (below)

@@ -2,7 +2,11 @@ package rod
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"sync"
+
+	"github.com/go-rod/rod/lib/cdp"
 
 	"github.com/rpa-dev/rpa/drivers"
 )
@@ -38,4 +42,47 @@ func VerifyFill(ctx context.Context, el drivers.Element, value string) (ok bool,
 		return false, err
 	}
 	return res.Arr()[0].Bool(), nil
+}
+
+// Commands counts the DevTools commands a browser sends (see
+// CountCommands).
+type Commands struct {
+	mu      sync.Mutex
+	methods []string
+}
+
+// CountCommands has the next browser started or attached send its
+// DevTools commands through the returned counter.
+func CountCommands() *Commands {
+	c := &Commands{}
+	w := func(t cdp.WebSocketable) cdp.WebSocketable { return &countingConn{WebSocketable: t, c: c} }
+	wrapTransport.Store(&w)
+	return c
+}
+
+// Take returns the methods of the commands sent since the last Take, in
+// order.
+func (c *Commands) Take() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.methods
+	c.methods = nil
+	return out
+}
+
+type countingConn struct {
+	cdp.WebSocketable
+	c *Commands
+}
+
+func (t *countingConn) Send(data []byte) error {
+	var req struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(data, &req) == nil && req.Method != "" {
+		t.c.mu.Lock()
+		t.c.methods = append(t.c.methods, req.Method)
+		t.c.mu.Unlock()
+	}
+	return t.WebSocketable.Send(data)
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/cdp"
-	"github.com/go-rod/rod/lib/js"
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/ysmood/gson"
 
@@ -27,12 +26,6 @@ var engineJS string
 // engineSource is engine.js with the accessible role and name (drivers/a11y)
 // spliced in.
 var engineSource = a11y.Splice(engineJS)
-
-// engine is the in-page engine; rod installs it once per JS context and
-// reuses it by object id afterwards.
-var engine = &js.Function{Name: "rpaEngine", Definition: engineSource}
-
-const callEngine = `function (f, op, ...a) { return f.call(this, op, ...a) }`
 
 // slice is the longest single in-page wait; ctx is re-checked between slices
 // (and a cancelled ctx aborts the CDP call at once anyway).
@@ -80,34 +73,60 @@ func (f *frame) origin(ctx context.Context) (float64, float64, error) {
 // the document). byValue decides whether the result is JSON or a remote
 // object; promises are awaited.
 func (f *frame) call(ctx context.Context, this *proto.RuntimeRemoteObject, byValue bool, op string, args ...any) (*proto.RuntimeRemoteObject, error) {
-	// Documents created since the tab was set up have the engine from the
-	// init script (see engineInit): the call sends only op and args. Older
-	// ones (the first document of a tab, loading before we attached) get
-	// it through rod's helper cache.
-	opts := &rod.EvalOptions{
-		ByValue:      byValue,
-		AwaitPromise: true,
-		ThisObj:      this,
-		JS:           callInstalled,
-		JSArgs:       append([]any{op}, args...),
+	return f.run(ctx, engineScript, this, byValue, op, args...)
+}
+
+// script is JavaScript of which each document keeps one instance, under a
+// registered symbol of its global object, called as fn(op, ...args) with
+// this the element (the global object for document operations): the
+// engine (engine.js) and the healing helper (heal.js).
+type script struct {
+	// call calls the document's instance, or returns scriptMissing when
+	// it has none; install makes the instance from the script's source,
+	// then calls it. Both are function declarations taking (op, ...args).
+	call, install string
+}
+
+// newScript returns the script kept under Symbol.for(key) whose source is
+// an expression that registers the instance under that key (once) and
+// evaluates to it.
+func newScript(key, source string) *script {
+	return &script{
+		call: `function (op, ...a) {
+	const f = globalThis[Symbol.for(` + jsString(key) + `)];
+	return f ? f.call(this, op, ...a) : ` + jsString(scriptMissing) + `;
+}`,
+		install: "function (op, ...a) { return (" + source + ").call(this, op, ...a) }",
 	}
+}
+
+// scriptMissing is what a script's call returns in a document without it.
+const scriptMissing = "\x00rpa: not installed"
+
+// engineScript is the engine. Documents created since the tab was set up
+// have it from the init script (see engineInit), so a call sends only op
+// and args; older ones (the first document of a tab, loading before we
+// attached) get its source on their first call.
+var engineScript = newScript("rpa.engine/2", engineSource)
+
+// run runs op of s in the frame with args, as call does. A navigation in
+// the middle of a document call (this nil) has it run again in the new
+// document.
+func (f *frame) run(ctx context.Context, s *script, this *proto.RuntimeRemoteObject, byValue bool, op string, args ...any) (*proto.RuntimeRemoteObject, error) {
+	all := append([]any{op}, args...)
 	ctx, done := f.pg.b.whileRunning(ctx)
 	defer done()
 	for attempt := 0; ; attempt++ {
-		res, err := evaluate(f.rp.Context(ctx), opts)
+		res, err := f.invoke(ctx, this, byValue, s.call, all)
 		if err != nil && context.Cause(ctx) == errExited {
 			return nil, errExited // a call the dead browser never answers ends now
 		}
-		if err == nil && res != nil && res.Type == proto.RuntimeRemoteObjectTypeString && res.Value.Str() == engineMissing {
-			full := *opts
-			full.JS = callEngine
-			full.JSArgs = append([]any{engine, op}, args...)
-			res, err = evaluate(f.rp.Context(ctx), &full)
+		if err == nil && res != nil && res.Type == proto.RuntimeRemoteObjectTypeString && res.Value.Str() == scriptMissing {
+			res, err = f.invoke(ctx, this, byValue, s.install, all)
 		}
 		if err != nil && this == nil && attempt < 20 && ctx.Err() == nil &&
 			(transientEvalErr(err) || strings.Contains(err.Error(), "Could not find object with given id")) {
-			// the document was replaced under us (with it, the function
-			// object rod cached for the call): run again in the new one
+			// the document was replaced under us: run again in the new one
 			select {
 			case <-time.After(20 * time.Millisecond):
 			case <-ctx.Done():
@@ -118,16 +137,55 @@ func (f *frame) call(ctx context.Context, this *proto.RuntimeRemoteObject, byVal
 	}
 }
 
-// engineMissing is what callInstalled returns in a document without the
-// engine.
-const engineMissing = "\x00rpa: no engine"
+// invoke calls the function declaration fn with args in the frame's
+// document, this bound to this (the global object when nil), awaiting a
+// promise. A call on the top document is one Runtime.evaluate with the
+// arguments inline, which runs in the tab's current document; a call on
+// rod's cached window object would first fail after every navigation (its
+// document is gone) and cost two more round trips, and nothing else of
+// ours would refresh that cache (the healing helper's calls failed on it
+// after a navigation). With a remote object among the arguments (a closed
+// shadow root) the call goes to that object, which lives in the document
+// meant. Element calls are calls on the element; an iframe's document
+// calls go to its rod page.
+func (f *frame) invoke(ctx context.Context, this *proto.RuntimeRemoteObject, byValue bool, fn string, args []any) (*proto.RuntimeRemoteObject, error) {
+	rp := f.rp.Context(ctx)
+	if this == nil && f.parent == nil {
+		for _, a := range args {
+			if o, ok := a.(*proto.RuntimeRemoteObject); ok {
+				this, fn = o, "function (...a) { return ("+fn+").apply(globalThis, a) }"
+				break
+			}
+		}
+		if this == nil {
+			raw, err := json.Marshal(args)
+			if err != nil {
+				return nil, err
+			}
+			return evalTop(rp, "("+fn+").apply(globalThis, "+string(raw)+")", byValue)
+		}
+	}
+	return evaluate(rp, &rod.EvalOptions{ByValue: byValue, AwaitPromise: true, ThisObj: this, JS: fn, JSArgs: args})
+}
 
-// callInstalled calls the engine installed in the document (engine.js
-// keeps its one instance under this symbol).
-const callInstalled = `function (op, ...a) {
-	const f = globalThis[Symbol.for('rpa.engine/2')];
-	return f ? f.call(this, op, ...a) : "\x00rpa: no engine";
-}`
+// evalTop evaluates expr in rp's current top document, awaiting a
+// promise; an exception is a *rod.EvalError, as rod's Evaluate gives.
+func evalTop(rp *rod.Page, expr string, byValue bool) (*proto.RuntimeRemoteObject, error) {
+	res, err := proto.RuntimeEvaluate{Expression: expr, AwaitPromise: true, ReturnByValue: byValue}.Call(rp)
+	if err != nil {
+		return nil, err
+	}
+	if res.ExceptionDetails != nil {
+		return nil, &rod.EvalError{RuntimeExceptionDetails: res.ExceptionDetails}
+	}
+	return res.Result, nil
+}
+
+// jsString is s as a JavaScript string literal.
+func jsString(s string) string {
+	raw, _ := json.Marshal(s)
+	return string(raw)
+}
 
 // engineInit installs the engine in every new document of rp's target
 // (frames included) before the page's own scripts run, so no call has to
@@ -186,7 +244,7 @@ func needsRoots(sels []string) bool {
 // (DOM.describeNode with pierce) and returns them as JS objects, so the
 // engine can search inside them.
 func (f *frame) closedRoots(ctx context.Context) ([]any, error) {
-	doc, err := evaluate(f.rp.Context(ctx), rod.Eval(`() => document`).ByObject())
+	doc, err := f.invoke(ctx, nil, false, `function () { return document }`, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -677,8 +735,8 @@ func (f *frame) Frame(ctx context.Context, sels []string) (drivers.Frame, error)
 				cf = nil
 				child, err := f.pg.b.framePage(ctx, proto.TargetTargetID(node.Node.FrameID))
 				if err == nil {
-					primeHelpers(child)
 					cf = &frame{rp: child, pg: f.pg, parent: f, iframe: e.obj, oopif: true}
+					cf.prime()
 				} else {
 					last = "the iframe's document is in another process and could not be attached yet: " + err.Error()
 				}
@@ -688,8 +746,8 @@ func (f *frame) Frame(ctx context.Context, sels []string) (drivers.Frame, error)
 				cf = nil
 				// may race the frame's move to another process: look again
 				if child, err := f.childPage(e); err == nil {
-					primeHelpers(child)
 					cf = &frame{rp: child, pg: f.pg, parent: f, iframe: e.obj}
+					cf.prime()
 				} else {
 					last = "the iframe's document changed while entering it: " + err.Error()
 				}
@@ -754,14 +812,10 @@ func (f *frame) Eval(ctx context.Context, js string, args ...any) (any, error) {
 	return out, nil
 }
 
-// primeHelpers makes rod's helper cache of rp shared by its clones. rod
-// keeps installed helpers in a map of the page object and every
-// rp.Context(ctx) is a copy; while the original's map is nil each copy
-// starts its own, so the engine would be sent and compiled again on every
-// call. One call on the original itself creates the map (in the background:
-// the original has no deadline; it ends with the tab's session).
-func primeHelpers(rp *rod.Page) {
-	go func() {
-		_, _ = evaluate(rp, &rod.EvalOptions{ByValue: true, JS: callEngine, JSArgs: []any{engine, "inst"}})
-	}()
+// prime installs the engine in f's current document in the background if
+// it lacks it, so that a document loaded before the tab was set up (which
+// the init script missed) does not make the first call wait for it (the
+// call ends with the tab's session at the latest).
+func (f *frame) prime() {
+	go func() { _, _ = f.run(context.Background(), engineScript, nil, true, "inst") }()
 }

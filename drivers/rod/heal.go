@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/go-rod/rod"
-	"github.com/go-rod/rod/lib/js"
 	"github.com/go-rod/rod/lib/proto"
 
 	"github.com/rpa-dev/rpa/core"
@@ -18,20 +16,29 @@ import (
 //go:embed heal.js
 var healSource string
 
-// healFn is the healing helper (heal.js after selectorgen's generator, whose
-// role, accessible name and selectors it uses); rod installs it once per JS
-// context like the engine.
-var healFn = &js.Function{Name: "rpaHeal", Definition: "(() => {\n" + selectorgen.Script + "\nreturn (\n" + healSource + "\n);\n})()"}
-
-const callHeal = `function (f, op, ...a) { return f.call(this, op, ...a) }`
+// healScript is the healing helper (heal.js after selectorgen's generator,
+// whose role, accessible name and selectors it uses), installed in a
+// document on its first call there and kept like the engine.
+var healScript = newScript("rpa.heal/1", `(() => {
+	const k = Symbol.for('rpa.heal/1');
+	if (!globalThis[k]) {
+		const fn = (() => {
+`+selectorgen.Script+`
+return (
+`+healSource+`
+);
+})();
+		Object.defineProperty(globalThis, k, { value: fn, configurable: true });
+	}
+	return globalThis[k];
+})()`)
 
 var _ drivers.Healer = (*frame)(nil)
 
 // heal runs op of heal.js in f (this: the element, or nil) and decodes
 // its JSON result into out.
 func (f *frame) heal(ctx context.Context, this *proto.RuntimeRemoteObject, out any, op string, args ...any) error {
-	opts := &rod.EvalOptions{ByValue: true, ThisObj: this, JS: callHeal, JSArgs: append([]any{healFn, op}, args...)}
-	res, err := evaluate(f.rp.Context(ctx), opts)
+	res, err := f.run(ctx, healScript, this, true, op, args...)
 	if err != nil {
 		return wrapErr(ctx, "heal "+op, err)
 	}

@@ -1,8 +1,9 @@
 // rpa's healing helper: fingerprints of elements and scoring of a page's
-// elements against one (package heal, docs/healing.md). Installed through
-// rod's helper cache after selectorgen's script (globalThis.__rpaSelGen:
-// role, accName, textOf, visible, selectors) and called as fn(op, ...args),
-// `this` bound to the element for 'fp'. Never reads a form field's value.
+// elements against one (package heal, docs/healing.md). Installed in a
+// document on its first call there (see heal.go), after selectorgen's
+// script (globalThis.__rpaSelGen: role, accName, textOf, visible,
+// selectors), and called as fn(op, ...args), `this` bound to the element
+// for 'fp'. Never reads a form field's value.
 (() => {
   const G = globalThis.__rpaSelGen;
   const norm = (s) => String(s == null ? '' : s).replace(/[\u200b\u200c\u200d\ufeff\u00ad]/g, '').replace(/[\s\u00a0]+/g, ' ').trim();

@@ -73,7 +73,7 @@ func newPage(b *browser, rp *rod.Page) *page {
 		midLoad:   true,
 	}
 	p.frame = &frame{rp: rp, pg: p}
-	primeHelpers(rp)
+	p.frame.prime()
 	return p
 }
 
