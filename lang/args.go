@@ -86,7 +86,7 @@ func (a Args) Secrets() []string {
 // param before the run (a param naming an account, replaced by that
 // account's fields from a vault). fn gets the param and its checked value
 // (nil when left out with a null default); an error is returned as an
-// *ArgError naming the param. a itself is unchanged.
+// *ArgError naming the param and wrapping it. a itself is unchanged.
 func (a Args) Resolve(typ string, fn func(p *ast.Param, v any) (any, error)) (Args, error) {
 	if a.file == nil {
 		return a, nil
@@ -102,7 +102,7 @@ func (a Args) Resolve(typ string, fn func(p *ast.Param, v any) (any, error)) (Ar
 			if errors.As(err, &ae) {
 				return Args{}, ae
 			}
-			return Args{}, &ArgError{Field: p.Name, Msg: err.Error()}
+			return Args{}, &ArgError{Field: p.Name, Msg: err.Error(), Err: err}
 		}
 		out.vals[p.Name] = v
 	}
@@ -117,7 +117,13 @@ type ArgError struct {
 	// Several: Msg names several params (Field is the first); Error then
 	// does not start with one argument's name.
 	Several bool
+	// Err is the cause when another error made it (a host's Resolve hook:
+	// a vault that cannot be opened), for errors.Is and As; nil else.
+	Err error
 }
+
+// Unwrap is the cause (Err).
+func (e *ArgError) Unwrap() error { return e.Err }
 
 // Error reads `argument "NAME": MSG`, or MSG alone when it names several.
 func (e *ArgError) Error() string {

@@ -608,14 +608,19 @@ func (s *Store) EndFire(id int64, h Holder, e FireEnd, now time.Time) (bool, err
 
 // DropFire ends queued fire id without running it (state, e.g.
 // FireDropped or FireCancelled; why in reason), marking a failure notice
-// due when notify. False when it was no longer queued.
-func (s *Store) DropFire(id int64, state, reason string, notify bool, now time.Time) (bool, error) {
+// due when notify. runID, when not "", is the run recorded for it
+// (RecordUnstarted), added to its runs. False when it was no longer
+// queued.
+func (s *Store) DropFire(id int64, state, reason string, notify bool, runID string, now time.Time) (bool, error) {
 	n := ""
 	if notify {
 		n = "pending"
 	}
-	res, err := s.db.Exec(`UPDATE schedule_fires SET state=?, error=?, waiting='', ended_ms=?, notify=? WHERE id=? AND state='queued'`,
-		state, reason, ms(now), n, id)
+	res, err := s.db.Exec(`UPDATE schedule_fires SET state=?1, error=?2, waiting='', ended_ms=?3, notify=?4,
+		runs=CASE WHEN ?5='' THEN runs WHEN runs='' THEN ?5 ELSE runs||' '||?5 END,
+		run_id=CASE WHEN ?5<>'' THEN ?5 ELSE run_id END
+		WHERE id=?6 AND state='queued'`,
+		state, reason, ms(now), n, runID, id)
 	if err != nil {
 		return false, fmt.Errorf("schedule fire %d: %w", id, err)
 	}

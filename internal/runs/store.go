@@ -444,6 +444,19 @@ func (s *Store) Finish(id string, o Outcome) error {
 	return err
 }
 
+// RecordUnstarted records a run that ended before its flow ran (a
+// scheduled run whose flow or account is missing, whose browser did not
+// start, or that waited too long for its profile): r is begun (Begin) and
+// finished at once with o (Status failed or cancelled, and why in
+// ErrorKind and ErrorMessage, masked), so it is listed like any run. It
+// returns the run's ID.
+func (s *Store) RecordUnstarted(r *Run, o Outcome) (string, error) {
+	if _, err := s.Begin(r); err != nil {
+		return "", err
+	}
+	return r.ID, s.Finish(r.ID, o)
+}
+
 // UpdateSize re-measures run id's folder (after an artifact was added
 // once the run finished, e.g. the report).
 func (s *Store) UpdateSize(id string) error {

@@ -10,6 +10,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rpa-dev/rpa/internal/host/home"
+	"github.com/rpa-dev/rpa/internal/host/vault"
+
+	"github.com/rpa-dev/rpa/core"
+
 	"github.com/rpa-dev/rpa/internal/cliflag"
 	"github.com/rpa-dev/rpa/internal/host/execpolicy"
 	"github.com/rpa-dev/rpa/internal/host/hitl"
@@ -41,24 +46,25 @@ type LocalRunner struct {
 
 // Run loads the flow and its arguments afresh (a changed file runs as it
 // is now) and runs it once. A flow that no longer loads, arguments that
-// no longer fit it, or a browser that does not start are failed attempts
-// with the reason; a profile another process holds, or an account another
+// no longer fit it, an account the vault lacks, or a browser that does
+// not start are failed attempts with the reason and its kind (the
+// scheduler records them as runs); a profile another process holds, or an account another
 // run holds (lease.BusyError), is Busy.
 func (r *LocalRunner) Run(ctx context.Context, j Job) Outcome {
 	d := j.Def
 	f, ds := lang.LoadFile(d.Flow)
 	if f == nil || ds.HasErrors() {
-		return Outcome{Status: runs.StatusFailed, Error: "the flow does not load: " + firstError(d.Flow, ds.Error())}
+		return Outcome{Status: runs.StatusFailed, Kind: string(core.KindExpression), Error: "the flow does not load: " + firstError(d.Flow, ds.Error())}
 	}
 	kv, err := withSecrets(d)
 	if err != nil {
-		return Outcome{Status: runs.StatusFailed, Error: err.Error()}
+		return Outcome{Status: runs.StatusFailed, Kind: string(core.KindExpression), Error: err.Error()}
 	}
 	// The schedule's account is the value of the flow's credential params
 	// its --arg left out (LANGUAGE.md, "Accounts and sign-in").
 	args, err := typedArgs(f, withAccount(f.File, d, kv))
 	if err != nil {
-		return Outcome{Status: runs.StatusFailed, Error: "the schedule's arguments no longer fit the flow: " + err.Error()}
+		return Outcome{Status: runs.StatusFailed, Kind: string(core.KindExpression), Error: "the schedule's arguments no longer fit the flow: " + err.Error()}
 	}
 	exec := r.Exec
 	if exec == nil {
@@ -75,7 +81,7 @@ func (r *LocalRunner) Run(ctx context.Context, j Job) Outcome {
 	out, err := localrun.Run(ctx, f, localrun.Options{
 		Args: args, Flows: lang.FolderFlows(filepath.Dir(d.Flow)), Host: host,
 		Profile: d.Profile, Show: r.Show, Remote: r.Remote, Bin: r.Bin, Timeout: d.Timeout.D(),
-		Runs: r.Runs, Heal: r.Heal,
+		Runs: r.Runs, Heal: r.Heal, Vault: vault.Default(home.Dir(), nil), // nobody to ask: NoVaultKey says what to set
 		Caller: runs.Caller{Kind: runs.CallerSchedule}, Schedule: d.Name, RetryOf: j.RetryOf, Started: j.Started,
 		Warn: func(msg string) { warn("schedule " + d.Name + ": " + msg) },
 	})
@@ -88,9 +94,15 @@ func (r *LocalRunner) Run(ctx context.Context, j Job) Outcome {
 		case errors.As(err, &acct):
 			return Outcome{Busy: acct.Error()}
 		case errors.Is(err, localrun.ErrCancelled):
-			return Outcome{Status: runs.StatusCancelled, Error: "cancelled while the browser was starting"}
+			return Outcome{Status: runs.StatusCancelled, Kind: string(core.KindCancelled), Error: "cancelled while the browser was starting"}
+		case errors.Is(err, localrun.ErrTimeout):
+			return Outcome{Status: runs.StatusFailed, Kind: string(core.KindTimeout), Error: err.Error()}
+		case errors.Is(err, vault.ErrNoPassphrase):
+			return Outcome{Status: runs.StatusFailed, Kind: string(core.KindExpression), Error: "the vault's key cannot be had here: " + NoVaultKey}
+		case errors.As(err, new(*localrun.SetupError)):
+			return Outcome{Status: runs.StatusFailed, Kind: string(core.KindExpression), Error: err.Error()}
 		}
-		return Outcome{Status: runs.StatusFailed, Error: err.Error()}
+		return Outcome{Status: runs.StatusFailed, Kind: string(core.KindBrowser), Error: err.Error()}
 	}
 	o := Outcome{RunID: out.RunID, Status: runs.StatusOK}
 	switch {
@@ -105,6 +117,10 @@ func (r *LocalRunner) Run(ctx context.Context, j Job) Outcome {
 	}
 	return o
 }
+
+// NoVaultKey says how a process that fires schedules gets the vault's
+// key when there is no OS keyring.
+const NoVaultKey = "set " + vault.EnvPassphrase + " in the environment of the process that fires schedules (for the rpa-schedule unit: ~/.config/rpa/schedule.env), or keep the vault's key in the OS keyring"
 
 // ErrorSummary is one line for a run's error: "line 12: covered: click:
 // #go is covered by div#consent" (masked as the result is).

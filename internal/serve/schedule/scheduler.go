@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rpa-dev/rpa/core"
+
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/lang"
 )
@@ -69,6 +71,11 @@ type Outcome struct {
 	// that passes (its profile is in use): it is tried again after
 	// BusyWait and the attempt does not count.
 	Busy string
+	// Kind is the error kind (core.Kind) of an attempt that failed before
+	// its run was recorded (RunID ""): the scheduler records such an
+	// attempt as a failed run of the schedule with Error ("" is
+	// core.KindBrowser, the default kind).
+	Kind string
 }
 
 // Lease decides which process fires the schedules. The desktop's is a
@@ -113,7 +120,10 @@ type Store interface {
 	ClaimFire(id int64, h runs.Holder, now time.Time) (*runs.Claim, error)
 	StartRun(id int64, h runs.Holder, runID string) error
 	EndFire(id int64, h runs.Holder, e runs.FireEnd, now time.Time) (bool, error)
-	DropFire(id int64, state, reason string, notify bool, now time.Time) (bool, error)
+	DropFire(id int64, state, reason string, notify bool, runID string, now time.Time) (bool, error)
+	// RecordUnstarted records an attempt that ended before its flow ran
+	// as a run (runs.Store.RecordUnstarted).
+	RecordUnstarted(r *runs.Run, o runs.Outcome) (string, error)
 	OrphanFires(h runs.Holder) ([]*runs.Fire, error)
 	PendingNotices(h runs.Holder) ([]*runs.Fire, error)
 	NoticeDone(id int64, outcome string) error
@@ -497,7 +507,9 @@ func (s *Scheduler) orphans(defs map[string]*Def, now time.Time) {
 	}
 	for _, f := range fs {
 		s.log("schedule %s: the process running its fire %d ended before the run did", f.Schedule, f.ID)
-		s.end(f, defs[f.Schedule], Outcome{Status: runs.StatusFailed, RunID: "",
+		// Its run, when it began, is marked interrupted by the store; none
+		// is recorded for it here (whether it began is not known).
+		s.end(f, defs[f.Schedule], Outcome{Status: runs.StatusFailed, RunID: f.RunID,
 			Error: "interrupted: the process running it ended before the run finished"}, now, false)
 	}
 }
@@ -538,7 +550,7 @@ func (s *Scheduler) dispatch(ctx context.Context, defs map[string]*Def, now time
 			if f.Waiting != "" {
 				why += ": " + f.Waiting
 			}
-			s.drop(f, runs.FireDropped, why, true, now)
+			s.dropWaited(f, d, why, now)
 			continue
 		case s.heldBack(f.ID, now):
 			continue
@@ -590,8 +602,19 @@ func (s *Scheduler) slots() int {
 	return s.c.MaxRunning - len(s.running)
 }
 
+// dropWaited drops fire f of d that waited longer than MaxWait (a limit,
+// its profile in use), with a notice and a failed run saying why, as an
+// attempt that could not start has.
+func (s *Scheduler) dropWaited(f *runs.Fire, d *Def, why string, now time.Time) {
+	s.dropRun(f, runs.FireDropped, why, true, s.unstarted(f, d, runs.StatusFailed, string(core.KindBusy), why, now), now)
+}
+
 func (s *Scheduler) drop(f *runs.Fire, state, why string, notify bool, now time.Time) {
-	ok, err := s.c.Store.DropFire(f.ID, state, why, notify, now)
+	s.dropRun(f, state, why, notify, "", now)
+}
+
+func (s *Scheduler) dropRun(f *runs.Fire, state, why string, notify bool, run string, now time.Time) {
+	ok, err := s.c.Store.DropFire(f.ID, state, why, notify, run, now)
 	if err != nil {
 		s.log("schedule %s: %v", f.Schedule, err)
 	}
@@ -645,6 +668,9 @@ func Backoff(base time.Duration, n int) time.Duration {
 // final failure (with a notice), or back to the queue when it did not
 // start for a busy profile or this process stopped it (stopping).
 func (s *Scheduler) end(f *runs.Fire, d *Def, out Outcome, now time.Time, stopping bool) {
+	if out.RunID == "" && out.Busy == "" && out.Status != runs.StatusOK && !stopping {
+		out.RunID = s.unstarted(f, d, out.Status, out.Kind, out.Error, now)
+	}
 	e := runs.FireEnd{RunID: out.RunID, Error: out.Error}
 	switch {
 	case out.Busy != "":
@@ -684,6 +710,40 @@ func (s *Scheduler) end(f *runs.Fire, d *Def, out Outcome, now time.Time, stoppi
 	default:
 		s.log("schedule %s: %s (%s)", f.Schedule, e.Waiting, out.Error)
 	}
+}
+
+// unstarted records an attempt of f that ended before its flow ran (its
+// flow or account missing, a secret's variable not set, the browser not
+// starting, a fire dropped after waiting too long for its profile) as a
+// run of the schedule with status (failed, or cancelled), kind and why,
+// so `rpa runs` lists it and the fire links it. It returns the run's ID,
+// "" when it could not be recorded (logged).
+func (s *Scheduler) unstarted(f *runs.Fire, d *Def, status, kind, why string, now time.Time) string {
+	if status != runs.StatusCancelled {
+		status = runs.StatusFailed
+	}
+	if kind == "" {
+		kind = string(core.KindBrowser)
+	}
+	r := &runs.Run{Flow: f.Flow, Caller: runs.Caller{Kind: runs.CallerSchedule}, Start: now, Schedule: f.Schedule}
+	if f.Attempt > 1 {
+		r.RetryOf = f.RunID
+	}
+	if d != nil {
+		r.Flow, r.FlowPath, r.Profile = d.FlowName, d.Flow, d.Profile
+		if len(d.Args) > 0 {
+			r.Args = map[string]any{}
+			for k, v := range d.Args {
+				r.Args[k] = v
+			}
+		}
+	}
+	id, err := s.c.Store.RecordUnstarted(r, runs.Outcome{Status: status, ErrorKind: kind, ErrorMessage: "the run did not start: " + why})
+	if err != nil {
+		s.log("schedule %s: the attempt that did not start is not recorded: %v", f.Schedule, err)
+		return ""
+	}
+	return id
 }
 
 // notices sends the failure notices that are due, each once.

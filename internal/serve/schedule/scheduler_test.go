@@ -570,6 +570,12 @@ func TestQueueBound(t *testing.T) {
 	if f.State != runs.FireDropped || !strings.Contains(f.Error, "waited longer than 1h to start") || !strings.Contains(f.Error, "in use") || f.Notify != "sent" || len(nl.desk) != 1 {
 		t.Fatalf("fire %+v, notices %q", f, nl.desk)
 	}
+	// It never started: a failed run of the schedule says why (busy).
+	l := scheduledRuns(t, e.st, "x")
+	if len(l) != 1 || f.RunID != l[0].ID || l[0].Status != runs.StatusFailed || l[0].ErrorKind != "busy" || l[0].Profile != "shop" ||
+		!strings.Contains(l[0].ErrorMessage, "the run did not start: it waited longer than 1h to start: profile shop is in use") {
+		t.Fatalf("runs %+v, fire %+v", l, f)
+	}
 }
 
 // Run stops cleanly: its runs are cancelled and queued again (not
