@@ -70,16 +70,20 @@ func (n *Node) Bucket(ctx context.Context, name string, o BucketOptions) (jetstr
 	if err == nil && o.Fresh {
 		err = retry(ctx, func(ctx context.Context) error {
 			s, err := n.js.Stream(ctx, "KV_"+name)
-			if err != nil {
-				return err
-			}
-			if cfg := s.CachedInfo().Config; cfg.AllowDirect {
-				cfg.AllowDirect = false
-				if _, err := n.js.UpdateStream(ctx, cfg); err != nil {
-					return err
+			if err == nil {
+				if cfg := s.CachedInfo().Config; cfg.AllowDirect {
+					cfg.AllowDirect = false
+					_, err = n.js.UpdateStream(ctx, cfg)
 				}
 			}
-			kv, err = n.js.KeyValue(ctx, name) // bound again: its reads go to the leader
+			if err == nil {
+				kv, err = n.js.KeyValue(ctx, name) // bound again: its reads go to the leader
+			}
+			if errors.Is(err, jetstream.ErrStreamNotFound) || errors.Is(err, jetstream.ErrBucketNotFound) {
+				// The bucket was found or made a moment ago: its stream's group, just formed
+				// by another replica, is not answering yet.
+				return notYet{err}
+			}
 			return err
 		})
 	}
@@ -95,6 +99,11 @@ func (n *Node) Bucket(ctx context.Context, name string, o BucketOptions) (jetstr
 	n.mu.Unlock()
 	return kv, nil
 }
+
+// notYet is an error that waiting fixes (Transient), whatever it wraps.
+type notYet struct{ error }
+
+func (e notYet) Unwrap() error { return e.error }
 
 // retry calls f (each try bounded to 5 s) until it succeeds, fails for a reason waiting
 // cannot fix, or ctx ends; the waits grow from 100 ms to 2 s.
@@ -123,6 +132,10 @@ func retry(ctx context.Context, f func(context.Context) error) error {
 func Transient(err error) bool {
 	if err == nil {
 		return false
+	}
+	var wait notYet
+	if errors.As(err, &wait) {
+		return true
 	}
 	var apiErr *jetstream.APIError
 	if errors.As(err, &apiErr) {

@@ -350,6 +350,10 @@ func (r *Registry) resyncDevices(seen map[string]bool, first bool) {
 	}
 }
 
+// toolsLag bounds how long loadTools looks again for a tool list a record names but a copy of
+// the tools bucket does not have yet.
+const toolsLag = 10 * time.Second
+
 // loadTools caches the tool list hash (a Get from the tools bucket, once per list).
 func (r *Registry) loadTools(ctx context.Context, hash string) {
 	r.mu.Lock()
@@ -359,9 +363,16 @@ func (r *Registry) loadTools(ctx context.Context, hash string) {
 		return
 	}
 	var e jetstream.KeyValueEntry
-	err := retry(ctx, func(ctx context.Context) error {
+	lctx, cancel := context.WithTimeout(ctx, toolsLag)
+	defer cancel()
+	err := retry(lctx, func(ctx context.Context) error {
 		var err error
 		e, err = r.tools.Get(ctx, hash)
+		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			// A desktop's record names its list only after the list was stored: a copy of the
+			// bucket that answers a read may lag behind (JetStream's direct get), so look again.
+			return notYet{err}
+		}
 		return err
 	})
 	if err != nil {
