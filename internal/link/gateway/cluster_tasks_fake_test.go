@@ -62,8 +62,9 @@ func taskDeskFake(t *testing.T) (*mcp.Server, *tasks.Manager) {
 
 // TestClusterTasksFake: TestClusterTasks without a browser (a desktop whose tool asks two
 // questions as a task): a task created through r1 (the desktop's replica) is answered through r2
-// and r3; one is cancelled through them (the desktop's task ends); r1 dies while one waits for
-// an answer, and it completes through the others.
+// and r3; one is cancelled through them (the desktop's task ends); tasks created through r2 and
+// r3 are the desktop's tasks too; r1 dies while one waits for an answer, and it completes through
+// the others.
 func TestClusterTasksFake(t *testing.T) {
 	rs := startReplicas(t, 3, nil)
 	t.Cleanup(func() {
@@ -111,6 +112,33 @@ func TestClusterTasksFake(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitTask(t, tcA, csA, task.TaskID, "cancelled", func(g *tasks.TaskV2) bool { return g.Status == "cancelled" })
+	waitUntil(t, "the desktop's task to end", func() bool { return desk.Live() == 0 })
+
+	// A task created through a replica the desktop is not linked to is the desktop's task too
+	// (quiz refuses a plain call), followed by pc1's replica: read and answered through r1,
+	// and one cancelled through r1 ends the desktop's task.
+	task, _, err = tcB.Call(ctx, csB, &mcp.CallToolParams{Name: "quiz", Arguments: map[string]any{}})
+	if err != nil || task == nil {
+		t.Fatal(err)
+	}
+	done, err = tcA.Wait(ctx, csA, task.TaskID, func(k string, r mcp.InputRequest) (mcp.InputResponse, error) {
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": k}}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := done.CallResult(); err != nil || text(res) != "q1,q2" || done.StatusMessage != "the quiz finished" {
+		t.Fatalf("a task created through r2 or r3: %v %v: %s %q", res, err, done.Status, done.StatusMessage)
+	}
+	task, _, err = tcB.Call(ctx, csB, &mcp.CallToolParams{Name: "quiz", Arguments: map[string]any{}})
+	if err != nil || task == nil {
+		t.Fatal(err)
+	}
+	waitTask(t, tcA, csA, task.TaskID, "asked", func(g *tasks.TaskV2) bool { return g.Status == "input_required" })
+	if err := tcA.Cancel(ctx, csA, task.TaskID); err != nil {
+		t.Fatal(err)
+	}
+	waitTask(t, tcB, csB, task.TaskID, "cancelled", func(g *tasks.TaskV2) bool { return g.Status == "cancelled" })
 	waitUntil(t, "the desktop's task to end", func() bool { return desk.Live() == 0 })
 
 	// r1 dies while a task waits for an answer: the replica pc1 links to next takes it over.

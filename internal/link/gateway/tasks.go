@@ -23,8 +23,10 @@ import (
 // the link or the gateway: a link that drops and re-dials, or a gateway that restarts (its live
 // tasks name the desktop's task in Record.Relay, and the next gateway process takes them over),
 // just asks tasks/result again on the desktop's new link. tasks/cancel at the gateway cancels the
-// desktop's task. A tool the desktop does not run as a task is forwarded as a plain call by the
-// gateway task's work (its answer is lost if the gateway restarts meanwhile).
+// desktop's task. In a cluster, a task whose desktop is linked to another replica is created
+// there (the call goes through that replica) and followed by it. A tool the desktop does not run
+// as a task is forwarded as a plain call by the gateway task's work (its answer is lost if the
+// gateway restarts meanwhile).
 
 // Defaults of the gateway's tasks.
 const (
@@ -123,10 +125,8 @@ func (g *Gateway) startTask(ctx context.Context, req *mcp.CallToolRequest, name 
 		return nil, err
 	}
 	caps := req.ClientCapabilities()
-	if !pick.dt.task || pick.d == nil {
-		// The desktop runs it as a plain call, or is linked to another replica of a cluster
-		// (following a desktop's task across replicas is left to the cluster): the gateway
-		// task's work forwards it as a call.
+	if !pick.dt.task {
+		// The desktop runs it as a plain call: the gateway task's work forwards it as a call.
 		err = tr.Start(ctx, func(wctx context.Context, h *tasks.Handle) (*mcp.CallToolResult, error) {
 			return g.call(wctx, req, name, wctx, h.Ask)
 		})
@@ -134,7 +134,10 @@ func (g *Gateway) startTask(ctx context.Context, req *mcp.CallToolRequest, name 
 	}
 	owner := g.agentOwner(req)
 	params := map[string]any{"name": name, "arguments": args, "task": map[string]any{"ttl": tr.TTL().Milliseconds()}}
-	resp, err := pick.d.request(ctx, "tools/call", params, &call{ctx: ctx, tool: name, owner: owner})
+	// Down its link here, or (in a cluster) through the replica holding it: the desktop's task
+	// is created either way, and a task whose desktop is linked elsewhere is handed over to that
+	// replica by its work (follow, linked: replica_tasks.go), which follows it from then on.
+	resp, err := g.toolsCall(ctx, pick, params, &call{ctx: ctx, tool: name, owner: owner})
 	if err != nil {
 		return nil, desktopError(err)
 	}
