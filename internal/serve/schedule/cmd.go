@@ -113,7 +113,8 @@ func (c *Cmd) open(sub string) (*runs.Store, int) {
 }
 
 // add is `rpa schedule add NAME FLOW ...`: every problem of the
-// timing, the flow, its arguments and the webhook is found here (exit 2).
+// timing, the flow, its arguments, its account and the webhook's URL is
+// found here (exit 2); a webhook host that does not answer is a note.
 func (c *Cmd) add(ctx context.Context, args []string) int {
 	fs := c.flags("add", scheduleAddUsage, "add a schedule: run FLOW (a file, or a published flow's name) at the times given")
 	var d Def
@@ -175,8 +176,10 @@ func (c *Cmd) add(ctx context.Context, args []string) int {
 		}
 	}
 	if d.Notify != "" {
+		// CheckNotifyURL refused a bad URL in Prepare; a host that does not
+		// answer now may later, or from the process that fires it.
 		if err := ProbeNotifyURL(ctx, d.Notify, 5*time.Second); err != nil {
-			return c.fail(exitUsage, "add", err)
+			fmt.Fprintf(c.Stderr, "note: %v; the failure notices of %s go there when they are due\n", err, d.Name)
 		}
 	}
 	st, code := c.open("add")
