@@ -110,6 +110,11 @@ func Of(ctx context.Context, f drivers.Frame, find string, max int, args ...any)
 	if err != nil {
 		return nil, err
 	}
+	return decode(v)
+}
+
+// decode reads target()'s JSON-decoded result (nil: no element).
+func decode(v any) (*Target, error) {
 	if v == nil {
 		return nil, nil
 	}
@@ -122,6 +127,41 @@ func Of(ctx context.Context, f drivers.Frame, find string, max int, args ...any)
 		return nil, fmt.Errorf("selectorgen: bad result: %w", err)
 	}
 	return &t, nil
+}
+
+// onElement is the generator as a function run on an element (this),
+// for drivers.ElementPicker.
+func onElement(max int) string {
+	return fmt.Sprintf("function () {\n%s\nreturn globalThis.__rpaSelGen.target(this, %d);\n}", Script, max)
+}
+
+// At returns target(el, max) for the element at (x, y) of p's viewport,
+// in CSS pixels (drivers.ElementPicker.EvalAt: the element painted on top
+// there), with its border box in the viewport. It returns a nil Target
+// when no element is there. The console's element picker calls it with
+// the point a person clicked on the page's picture.
+func At(ctx context.Context, p drivers.ElementPicker, x, y float64, max int) (*Target, drivers.Box, error) {
+	v, box, found, err := p.EvalAt(ctx, x, y, onElement(max))
+	if err != nil || !found {
+		return nil, box, err
+	}
+	t, err := decode(v)
+	return t, box, err
+}
+
+// Inspect waits for the person to click an element in p's visible window
+// (drivers.ElementPicker.Inspect: the browser highlights the element under
+// the pointer) and returns its target(el, max) and border box.
+func Inspect(ctx context.Context, p drivers.ElementPicker, max int) (*Target, drivers.Box, error) {
+	v, box, err := p.Inspect(ctx, onElement(max))
+	if err != nil {
+		return nil, box, err
+	}
+	t, err := decode(v)
+	if err == nil && t == nil {
+		err = fmt.Errorf("selectorgen: the element clicked has no selectors")
+	}
+	return t, box, err
 }
 
 // Positional reports whether sel names its element by where it stands

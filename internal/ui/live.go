@@ -381,6 +381,19 @@ func RunFormURL(flow string, args map[string]any) string {
 	return u
 }
 
+// startSSE answers with an event stream (text/event-stream, not stored, not buffered by a
+// proxy) and sends its headers at once; the controller flushes what follows.
+func startSSE(w http.ResponseWriter) *http.ResponseController {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	_ = rc.Flush()
+	return rc
+}
+
 // sseEvents streams a live run's events (text/event-stream): "step" and "log" events as they
 // happen, then "done". A reconnecting EventSource resumes after its Last-Event-ID.
 func sseEvents(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -395,13 +408,7 @@ func sseEvents(s *Server, w http.ResponseWriter, r *http.Request) {
 	} else if v := r.URL.Query().Get("after"); v != "" {
 		after, _ = strconv.Atoi(v)
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	_ = rc.Flush()
+	rc := startSSE(w)
 	for {
 		evs, _, wake := lr.Events(after)
 		for _, ev := range evs {

@@ -217,6 +217,7 @@ func (s *Server) Close() {
 func (s *Server) close() {
 	s.stopRuns()
 	s.closeQuestions() // questions.go: the broker, the run store, a recording
+	s.closePickers()   // picker.go: the picker's browser
 	ts, _ := s.Value(toolsKey{}, func() any { return &toolSession{} }).(*toolSession)
 	ts.mu.Lock()
 	if ts.c != nil {

@@ -255,6 +255,7 @@ func TestConsoleCrawlZh(t *testing.T) {
 		t.Fatalf("the live run: %+v", o)
 	}
 	pages := crawlPages(t, c, map[string][]string{
+		"api.id":     {"none"}, // the picker's frames: an event stream, not a page
 		"flows.file": {"greet.flow", "hello.flow"},
 		"heal.file":  {"greet.flow"},
 		"live.id":    {lr.ID},

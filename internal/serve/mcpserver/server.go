@@ -300,6 +300,11 @@ func New(opts Options) (*Server, error) {
 // custom transport).
 func (s *Server) MCP() *mcp.Server { return s.srv }
 
+// AllowsFiles reports Options.AllowFiles: whether served flows may open
+// file: URLs (the console's element picker opens a page under the same
+// rule).
+func (s *Server) AllowsFiles() bool { return s.opts.AllowFiles }
+
 // ToolNames lists the tools served now, sorted.
 func (s *Server) ToolNames() []string {
 	s.mu.RLock()

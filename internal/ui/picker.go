@@ -1,0 +1,668 @@
+package ui
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rpa-dev/rpa/drivers"
+	rodd "github.com/rpa-dev/rpa/drivers/rod"
+	"github.com/rpa-dev/rpa/drivers/selectorgen"
+	"github.com/rpa-dev/rpa/internal/host/hitl"
+	"github.com/rpa-dev/rpa/internal/host/profiles"
+	"github.com/rpa-dev/rpa/lang"
+	"github.com/rpa-dev/rpa/lang/actions"
+	"github.com/rpa-dev/rpa/lang/ast"
+	"github.com/rpa-dev/rpa/lang/format"
+)
+
+// The element picker of the editor (docs/console.md, "Pick"). Pick opens the flow's first
+// `open` address (or one typed) in a browser of its own, on a temporary profile, and lets the
+// person point at an element:
+//
+//   - Without a display (and in tests): a headless page whose live picture (CDP screencast
+//     frames, drivers.Screencaster) is shown in the editor's Pick dialog over server-sent
+//     events. Moving the pointer over the picture outlines the element under it; a click picks
+//     it: the point is mapped to the page's viewport and the element painted there
+//     (drivers.ElementPicker.EvalAt, CDP DOM.getNodeForLocation) gets package selectorgen's
+//     fallback list, the one `rpa record` writes (each selector checked to match exactly that
+//     element, stable ids and names first, positions last).
+//   - With a display: a visible window on the desktop where the browser's own highlight follows
+//     the pointer (drivers.ElementPicker.Inspect, CDP Overlay inspect mode) and the click picks.
+//
+// The person chooses one of the selectors and an action; the editor inserts it at the cursor,
+// quoted by format.Quote (the console's one quoting path for text from a page). One picker runs
+// per console; it ends when its dialog closes, when nobody has watched it for pickerGone, after
+// pickerIdle without use, or with the console. The address is checked as an `open` of a served
+// flow is (actions.CheckOpenURL; file: only with --allow-files). Nothing typed into the picked
+// page, and no address, is logged.
+
+func init() {
+	RegisterText(map[string]Text{
+		"pick.open":       {En: "Pick an element…", Zh: "拾取元素…"},
+		"pick.title":      {En: "Pick an element", Zh: "拾取元素"},
+		"pick.intro":      {En: "Opens the page in a browser of its own. Point at an element and click it: its selectors come back here, best first, each one matching only that element.", Zh: "在单独的浏览器中打开页面。指向一个元素并点击：它的选择器会回到这里，最好的排在最前，每个都只匹配该元素。"},
+		"pick.url":        {En: "Page address", Zh: "页面地址"},
+		"pick.start":      {En: "Open the page", Zh: "打开页面"},
+		"pick.close":      {En: "Close the picker", Zh: "关闭拾取器"},
+		"pick.picture":    {En: "Live picture of the page: click an element to pick it", Zh: "页面的实时画面：点击一个元素即可拾取"},
+		"pick.window":     {En: "The page is open in a browser window on this desktop: click the element there (the element under the pointer is highlighted).", Zh: "页面已在本机桌面的浏览器窗口中打开：请在其中点击元素（指针下的元素会高亮）。"},
+		"pick.opening":    {En: "Opening the page…", Zh: "正在打开页面…"},
+		"pick.ready":      {En: "Click an element on the picture.", Zh: "请在画面上点击一个元素。"},
+		"pick.picking":    {En: "Finding the element's selectors…", Zh: "正在查找该元素的选择器…"},
+		"pick.picked":     {En: "Picked %s.", Zh: "已拾取 %s。"},
+		"pick.nothing":    {En: "There is no element at that point.", Zh: "该位置没有元素。"},
+		"pick.closed":     {En: "The picker closed.", Zh: "拾取器已关闭。"},
+		"pick.selectors":  {En: "Selectors, best first", Zh: "选择器（最好的在前）"},
+		"pick.action":     {En: "Insert as", Zh: "插入为"},
+		"pick.act.sel":    {En: "the selector only", Zh: "仅选择器"},
+		"pick.act.click":  {En: "click", Zh: "点击 click"},
+		"pick.act.fill":   {En: "fill", Zh: "填写 fill"},
+		"pick.act.text":   {En: "read its text", Zh: "读取文本 text"},
+		"pick.act.table":  {En: "read a table", Zh: "读取表格 table"},
+		"pick.act.wait":   {En: "wait for it", Zh: "等待 wait"},
+		"pick.insert":     {En: "Insert at the cursor", Zh: "插入到光标处"},
+		"pick.inserted":   {En: "Inserted at line %s.", Zh: "已插入到第 %s 行。"},
+		"pick.inFrame":    {En: "The element is inside an iframe: %s", Zh: "该元素位于 iframe 中：%s"},
+		"pick.noURL":      {En: "The flow opens no address the picker can work out: type the page's address.", Zh: "无法从流程中得出要打开的地址：请输入页面地址。"},
+		"pick.badURL":     {En: "The picker cannot open that address: %s", Zh: "拾取器无法打开该地址：%s"},
+		"pick.files":      {En: "file: addresses are off for served flows (rpa ui --allow-files enables them)", Zh: "为已发布流程关闭了 file: 地址（使用 rpa ui --allow-files 开启）"},
+		"pick.failed":     {En: "The page could not be opened: %s", Zh: "无法打开页面：%s"},
+		"pick.gone":       {En: "The picker is not open any more; open it again.", Zh: "拾取器已关闭；请重新打开。"},
+		"pick.pickFailed": {En: "The element could not be read: %s", Zh: "无法读取该元素：%s"},
+	})
+	Handle("POST /api/picker/start", pickerStart)
+	Handle("GET /api/picker/{id}/frames", pickerFrames)
+	Handle("POST /api/picker/{id}/hover", pickerHover)
+	Handle("POST /api/picker/{id}/pick", pickerPick)
+	Handle("POST /api/picker/{id}/inspect", pickerInspect)
+	Handle("POST /api/picker/{id}/close", pickerClose)
+}
+
+// Picker limits: the pictures are JPEGs of quality pickerQuality at most pickerFPS a second;
+// a picker nobody watches (its dialog closed or its page gone) ends after pickerGone, one
+// nobody used (no picture watched, no point asked) after pickerIdle. Variables for tests.
+var (
+	pickerQuality = 60
+	pickerFPS     = 10
+	pickerGone    = 15 * time.Second
+	pickerIdle    = 10 * time.Minute
+	// pickerDriver starts the picker's browsers (drivers/rod; the console uses it only through
+	// the drivers interfaces).
+	pickerDriver drivers.Driver = rodd.New()
+	// pickerWindow says whether the picker opens a visible window (a display is there) rather
+	// than a picture in the console.
+	pickerWindow = hitl.HasDisplay
+)
+
+type pickerKey struct{}
+
+// pickers is a console's picker state: one picker at a time.
+type pickers struct {
+	mu  sync.Mutex
+	cur *picker
+}
+
+func (s *Server) pickers() *pickers {
+	return s.Value(pickerKey{}, func() any { return &pickers{} }).(*pickers)
+}
+
+// picker is one open picker: its browser, its page and the latest picture.
+type picker struct {
+	id     string
+	file   string
+	window bool // a visible window (Inspect), else a picture (Screencast)
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the browser is gone
+
+	br         drivers.Browser
+	pg         drivers.Page
+	profileDir string // a temporary profile under $RPA_HOME/tmp
+	tmpDone    func()
+
+	mu       sync.Mutex
+	wake     chan struct{} // closed and replaced at each new frame and at the end
+	frame    drivers.ScreenFrame
+	seq      int
+	viewers  int
+	castStop context.CancelFunc
+	lastUse  time.Time
+	closed   bool
+}
+
+// pickerStartRequest is POST /api/picker/start's body.
+type pickerStartRequest struct {
+	// File is the flow file the editor shows; Text its text now (unsaved edits count).
+	File string `json:"file"`
+	Text string `json:"text"`
+	// URL is the address typed; "" is the flow's first `open` (firstOpenURL).
+	URL string `json:"url"`
+}
+
+// pickerStart opens a picker (closing the console's previous one): {id, url, window}.
+func pickerStart(s *Server, w http.ResponseWriter, r *http.Request) {
+	var req pickerStartRequest
+	if !s.readJSON(w, r, &req) {
+		return
+	}
+	fi, _, ok := s.FlowFile(req.File)
+	if !ok {
+		s.apiError(w, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
+		return
+	}
+	u := strings.TrimSpace(req.URL)
+	if u == "" {
+		u = firstOpenURL(fi.Path, []byte(req.Text))
+	}
+	if u == "" {
+		s.JSON(w, http.StatusUnprocessableEntity, map[string]any{"error": s.T(r, "pick.noURL"), "needURL": true})
+		return
+	}
+	if msg := s.pickURLProblem(r, u); msg != "" {
+		s.JSON(w, http.StatusUnprocessableEntity, map[string]any{"error": s.T(r, "pick.badURL", msg), "needURL": true})
+		return
+	}
+	p, err := s.openPicker(r.Context(), fi.File, u, pickerWindow())
+	if err != nil {
+		s.apiError(w, http.StatusBadGateway, s.T(r, "pick.failed", err.Error()))
+		return
+	}
+	s.JSON(w, http.StatusOK, map[string]any{"id": p.id, "url": u, "window": p.window})
+}
+
+// pickURLProblem is why the picker must not open u ("" when it may), the checks of an `open`
+// of a served flow.
+func (s *Server) pickURLProblem(r *http.Request, u string) string {
+	if msg := actions.CheckOpenURL(u); msg != "" {
+		return msg
+	}
+	pu, err := url.Parse(strings.TrimSpace(u))
+	if err != nil {
+		return err.Error()
+	}
+	if strings.EqualFold(pu.Scheme, "file") && (s.opts.Tools == nil || !s.opts.Tools.AllowsFiles()) {
+		return s.T(r, "pick.files")
+	}
+	return ""
+}
+
+// firstOpenURL is the address of the first `open` (or `navigate`) of the flow text src, with
+// param defaults put in for the params it names (`open base_url`, `open "{{base}}/login"`),
+// or "" when it has none or it depends on something else.
+func firstOpenURL(path string, src []byte) string {
+	f, _ := lang.Parse(filepath.Base(path), src)
+	if f == nil {
+		return ""
+	}
+	defaults := map[string]string{}
+	for _, p := range f.Params {
+		if sl, ok := p.Default.(*ast.StringLit); ok {
+			if v, ok := sl.Value(); ok {
+				defaults[p.Name] = v
+			}
+		}
+	}
+	found, out := false, ""
+	ast.Walk(f, func(n ast.Node) bool {
+		if found {
+			return false
+		}
+		a, ok := n.(*ast.ActionStmt)
+		if !ok || (a.Action != "open" && a.Action != "navigate") || len(a.Args) == 0 {
+			return true
+		}
+		found = true
+		out = staticString(a.Args[0], defaults)
+		return false
+	})
+	return out
+}
+
+// staticString is the value of e when it is a string literal or a param with a default (also
+// interpolated into a literal), else "".
+func staticString(e ast.Expr, defaults map[string]string) string {
+	switch e := e.(type) {
+	case *ast.StringLit:
+		var b strings.Builder
+		for _, part := range e.Parts {
+			if part.Expr == nil {
+				b.WriteString(part.Text)
+				continue
+			}
+			v, ok := defaults[strings.TrimSpace(part.Expr.Source)]
+			if !ok {
+				return ""
+			}
+			b.WriteString(v)
+		}
+		return b.String()
+	case *ast.ExprSrc:
+		return defaults[strings.TrimSpace(e.Source)]
+	}
+	return ""
+}
+
+// openPicker launches the picker's browser on a temporary profile and opens u in it.
+func (s *Server) openPicker(ctx context.Context, file, u string, window bool) (*picker, error) {
+	ps := s.pickers()
+	ps.mu.Lock()
+	old := ps.cur
+	ps.cur = nil
+	ps.mu.Unlock()
+	if old != nil {
+		old.close()
+	}
+	dir, tmpDone, err := profiles.Temp()
+	if err != nil {
+		return nil, err
+	}
+	id := make([]byte, 12)
+	_, _ = rand.Read(id)
+	pctx, cancel := context.WithCancel(s.runCtx)
+	p := &picker{id: hex.EncodeToString(id), file: file, window: window, ctx: pctx, cancel: cancel,
+		done: make(chan struct{}), profileDir: dir, tmpDone: tmpDone, wake: make(chan struct{}), lastUse: time.Now()}
+	lctx, lcancel := context.WithTimeout(ctx, 60*time.Second)
+	defer lcancel()
+	br, err := pickerDriver.Launch(lctx, drivers.LaunchOptions{UserDataDir: dir, Show: window})
+	if err != nil {
+		cancel()
+		tmpDone()
+		return nil, err
+	}
+	p.br = br
+	pg, err := br.NewPage(lctx, u)
+	if err != nil {
+		cancel()
+		_ = br.Close()
+		tmpDone()
+		return nil, err
+	}
+	p.pg = pg
+	ps.mu.Lock()
+	prev := ps.cur
+	ps.cur = p
+	ps.mu.Unlock()
+	if prev != nil { // two starts at once: the later one stays
+		prev.close()
+	}
+	go p.watch(s)
+	return p, nil
+}
+
+// watch ends the picker with the console, when nobody watched it for pickerGone or used it for
+// pickerIdle, or when its browser ended (the person closed the window).
+func (p *picker) watch(s *Server) {
+	tick := time.NewTicker(pickerGone / 4)
+	defer tick.Stop()
+	var unwatched time.Time
+	for {
+		select {
+		case <-p.ctx.Done():
+			s.endPicker(p)
+			return
+		case <-tick.C:
+		}
+		if !p.br.Alive() {
+			s.endPicker(p)
+			return
+		}
+		p.mu.Lock()
+		viewers, last := p.viewers, p.lastUse
+		p.mu.Unlock()
+		switch {
+		case viewers > 0 || p.window:
+			unwatched = time.Time{}
+		case unwatched.IsZero():
+			unwatched = time.Now()
+		}
+		if (!unwatched.IsZero() && time.Since(unwatched) >= pickerGone) || time.Since(last) >= pickerIdle {
+			s.Logf("ui: picker: closed (unused)")
+			s.endPicker(p)
+			return
+		}
+	}
+}
+
+// close ends the picker: its browser (and every process of it), its temporary profile, its
+// streams. It may be called more than once.
+func (p *picker) close() {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		<-p.done
+		return
+	}
+	p.closed = true
+	if p.castStop != nil {
+		p.castStop()
+	}
+	close(p.wake)
+	p.wake = make(chan struct{})
+	p.mu.Unlock()
+	p.cancel()
+	if p.br != nil {
+		_ = p.br.Close()
+	}
+	if p.tmpDone != nil {
+		p.tmpDone()
+	}
+	close(p.done)
+}
+
+// endPicker closes p and makes it no longer the console's picker.
+func (s *Server) endPicker(p *picker) {
+	ps := s.pickers()
+	ps.mu.Lock()
+	if ps.cur == p {
+		ps.cur = nil
+	}
+	ps.mu.Unlock()
+	p.close()
+}
+
+// closePickers ends the console's picker (Server.Close).
+func (s *Server) closePickers() {
+	ps := s.pickers()
+	ps.mu.Lock()
+	p := ps.cur
+	ps.cur = nil
+	ps.mu.Unlock()
+	if p != nil {
+		p.close()
+	}
+}
+
+// lookup is the console's picker with id, nil when it is not open (any more).
+func (s *Server) lookupPicker(id string) *picker {
+	ps := s.pickers()
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.cur == nil || ps.cur.id != id {
+		return nil
+	}
+	return ps.cur
+}
+
+func (p *picker) touch() {
+	p.mu.Lock()
+	p.lastUse = time.Now()
+	p.mu.Unlock()
+}
+
+// join counts a viewer of the picture and starts the screencast for the first one.
+func (p *picker) join() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return false
+	}
+	p.viewers++
+	p.lastUse = time.Now()
+	if p.viewers == 1 {
+		sc, ok := p.pg.(drivers.Screencaster)
+		if !ok {
+			return true
+		}
+		cctx, stop := context.WithCancel(p.ctx)
+		p.castStop = stop
+		go func() {
+			_ = sc.Screencast(cctx, drivers.ScreencastOptions{Quality: pickerQuality, Every: time.Second / time.Duration(pickerFPS)}, p.onFrame)
+		}()
+	}
+	return true
+}
+
+// leave uncounts a viewer; the screencast stops with the last one.
+func (p *picker) leave() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.viewers--
+	p.lastUse = time.Now()
+	if p.viewers == 0 && p.castStop != nil {
+		p.castStop()
+		p.castStop = nil
+	}
+}
+
+func (p *picker) onFrame(f drivers.ScreenFrame) {
+	p.mu.Lock()
+	if !p.closed {
+		p.frame = f
+		p.seq++
+		close(p.wake)
+		p.wake = make(chan struct{})
+	}
+	p.mu.Unlock()
+}
+
+// pickerFrames streams the page's pictures (text/event-stream): "frame" events
+// {seq, w, h, jpeg (base64)}, the latest picture only (a slow viewer skips pictures), and
+// "closed" when the picker ends.
+func pickerFrames(s *Server, w http.ResponseWriter, r *http.Request) {
+	p := s.lookupPicker(r.PathValue("id"))
+	if p == nil {
+		http.NotFound(w, r)
+		return
+	}
+	if !p.join() {
+		http.NotFound(w, r)
+		return
+	}
+	defer p.leave()
+	rc := startSSE(w)
+	sent := 0
+	for {
+		p.mu.Lock()
+		f, seq, wake, closed := p.frame, p.seq, p.wake, p.closed
+		p.mu.Unlock()
+		if closed {
+			fmt.Fprint(w, "event: closed\ndata: {}\n\n")
+			_ = rc.Flush()
+			return
+		}
+		if seq > sent {
+			sent = seq
+			if _, err := fmt.Fprintf(w, "event: frame\ndata: {\"seq\":%d,\"w\":%s,\"h\":%s,\"jpeg\":\"%s\"}\n\n", seq,
+				strconv.FormatFloat(f.Width, 'f', -1, 64), strconv.FormatFloat(f.Height, 'f', -1, 64),
+				base64.StdEncoding.EncodeToString(f.JPEG)); err != nil {
+				return
+			}
+			if err := rc.Flush(); err != nil {
+				return
+			}
+		}
+		select {
+		case <-wake:
+		case <-r.Context().Done():
+			return
+		case <-time.After(15 * time.Second):
+			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
+				return
+			}
+			_ = rc.Flush()
+		}
+	}
+}
+
+// pointRequest is a point of the page's viewport in CSS pixels.
+type pointRequest struct {
+	X float64 `json:"x"`
+	Y float64 `json:"y"`
+}
+
+// hoverJS names the element under the pointer for the outline's label.
+const hoverJS = `function () { return this.localName + (this.id ? '#' + this.id : ''); }`
+
+// pickerHover outlines the element at a point: {found, box, desc}.
+func pickerHover(s *Server, w http.ResponseWriter, r *http.Request) {
+	p, ep, pt, ok := s.pickerPoint(w, r)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
+	defer cancel()
+	v, box, found, err := ep.EvalAt(ctx, pt.X, pt.Y, hoverJS)
+	if err != nil {
+		s.apiError(w, http.StatusBadGateway, s.T(r, "pick.pickFailed", err.Error()))
+		return
+	}
+	s.JSON(w, http.StatusOK, map[string]any{"found": found, "box": box, "desc": v})
+}
+
+// Pick is what the picker found: POST /api/picker/{id}/pick's and /inspect's answer.
+type Pick struct {
+	// Desc names the element for people (`button "Query"`); Role and Name are its accessible
+	// role and name.
+	Desc string `json:"desc"`
+	Role string `json:"role"`
+	Name string `json:"name"`
+	// Selectors is the fallback list, best first (package selectorgen; positional ones last).
+	Selectors []PickSelector `json:"selectors"`
+	// Frames are the selector lists of the iframes around the element, outermost first.
+	Frames [][]string `json:"frames,omitempty"`
+	// Box is the element's border box in the page's viewport, CSS pixels.
+	Box drivers.Box `json:"box"`
+	// Ms is how long finding it took, in milliseconds.
+	Ms float64 `json:"ms"`
+}
+
+// PickSelector is one selector of a Pick with its literal for the editor's text.
+type PickSelector struct {
+	Selector string `json:"selector"`
+	// Literal is the selector as a string literal of the flow's language (format.Quote for
+	// .flow; a double-quoted YAML scalar for YAML).
+	Literal string `json:"literal"`
+}
+
+// pickerPick picks the element at a point of the picture: a Pick, or {found: false}.
+func pickerPick(s *Server, w http.ResponseWriter, r *http.Request) {
+	p, ep, pt, ok := s.pickerPoint(w, r)
+	if !ok {
+		return
+	}
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(p.ctx, 15*time.Second)
+	defer cancel()
+	tg, box, err := selectorgen.At(ctx, ep, pt.X, pt.Y, 0)
+	if err != nil {
+		s.apiError(w, http.StatusBadGateway, s.T(r, "pick.pickFailed", err.Error()))
+		return
+	}
+	if tg == nil || len(tg.Selectors) == 0 {
+		s.JSON(w, http.StatusOK, map[string]any{"found": false, "error": s.T(r, "pick.nothing")})
+		return
+	}
+	s.JSON(w, http.StatusOK, makePick(p.file, tg, box, time.Since(start)))
+}
+
+// pickerInspect waits for the person to click an element in the picker's window: a Pick.
+func pickerInspect(s *Server, w http.ResponseWriter, r *http.Request) {
+	p := s.lookupPicker(r.PathValue("id"))
+	if p == nil {
+		s.apiError(w, http.StatusNotFound, s.T(r, "pick.gone"))
+		return
+	}
+	ep, ok := p.pg.(drivers.ElementPicker)
+	if !ok {
+		s.apiError(w, http.StatusNotImplemented, s.T(r, "pick.gone"))
+		return
+	}
+	p.touch()
+	ctx, cancel := context.WithCancel(p.ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-r.Context().Done():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	tg, box, err := selectorgen.Inspect(ctx, ep, 0)
+	p.touch()
+	if err != nil {
+		if p.ctx.Err() != nil {
+			s.apiError(w, http.StatusGone, s.T(r, "pick.closed"))
+			return
+		}
+		s.apiError(w, http.StatusBadGateway, s.T(r, "pick.pickFailed", err.Error()))
+		return
+	}
+	s.JSON(w, http.StatusOK, makePick(p.file, tg, box, 0))
+}
+
+// makePick orders tg's selectors (XPaths left out when another selector names the element,
+// as the recorder does; positional ones last, as heal keeps them) and quotes them for the flow
+// file.
+func makePick(file string, tg *selectorgen.Target, box drivers.Box, took time.Duration) Pick {
+	pk := Pick{Desc: tg.Desc, Role: tg.Role, Name: tg.Name, Frames: tg.Frames, Box: box,
+		Ms: float64(took.Microseconds()) / 1000}
+	var late []PickSelector
+	yaml := !strings.HasSuffix(file, ".flow")
+	// as the recorder does: an XPath only when nothing else names the element
+	sels := slices.DeleteFunc(slices.Clone(tg.Selectors), func(s string) bool { return strings.HasPrefix(s, "xpath=") })
+	if len(sels) == 0 {
+		sels = tg.Selectors
+	}
+	for _, sel := range sels {
+		lit := format.Quote(sel)
+		if yaml {
+			lit = strconv.Quote(sel)
+		}
+		ps := PickSelector{Selector: sel, Literal: lit}
+		if selectorgen.Positional(sel) {
+			late = append(late, ps)
+			continue
+		}
+		pk.Selectors = append(pk.Selectors, ps)
+	}
+	pk.Selectors = append(pk.Selectors, late...)
+	return pk
+}
+
+// pickerPoint reads a point request for an open picker of picture mode.
+func (s *Server) pickerPoint(w http.ResponseWriter, r *http.Request) (*picker, drivers.ElementPicker, pointRequest, bool) {
+	var pt pointRequest
+	if !s.readJSON(w, r, &pt) {
+		return nil, nil, pt, false
+	}
+	p := s.lookupPicker(r.PathValue("id"))
+	if p == nil {
+		s.apiError(w, http.StatusNotFound, s.T(r, "pick.gone"))
+		return nil, nil, pt, false
+	}
+	ep, ok := p.pg.(drivers.ElementPicker)
+	if !ok {
+		s.apiError(w, http.StatusNotImplemented, s.T(r, "pick.gone"))
+		return nil, nil, pt, false
+	}
+	p.touch()
+	return p, ep, pt, true
+}
+
+// pickerClose closes the picker: {}.
+func pickerClose(s *Server, w http.ResponseWriter, r *http.Request) {
+	ps := s.pickers()
+	ps.mu.Lock()
+	p := ps.cur
+	if p != nil && p.id == r.PathValue("id") {
+		ps.cur = nil
+	} else {
+		p = nil
+	}
+	ps.mu.Unlock()
+	if p != nil {
+		p.close()
+	}
+	s.JSON(w, http.StatusOK, map[string]any{})
+}
