@@ -402,6 +402,20 @@ func TestActionBreakdown(t *testing.T) {
 	t.Log(report)
 }
 
+// maxCommands bounds the DevTools commands rpa sends per action of the
+// reference flow on a kept tab (the median of the rounds, which does not
+// depend on the machine's load): open navigates; a fill locates, prepares
+// the field (focus, select all), inserts the text and verifies the value;
+// a click locates, aims (scroll, hit test, the interception armed), sends
+// the mouse's move, press and release (in one round trip) and disarms; a
+// select locates and picks; the table locates and reads. The wait after
+// the login is the load's lifecycle event. TestActionBreakdown fails when
+// an action sends more.
+var maxCommands = map[string]int{
+	"1 open": 1, "2 fill": 4, "3 fill": 4, "4 click": 6, "5 wait": 0,
+	"6 select": 2, "7 click": 6, "8 table": 2, "rest": 0, "total": 25,
+}
+
 // breakdown measures rounds of rpa and the floor through a counting proxy
 // and returns the table.
 func breakdown(tb testing.TB, e *env, rounds int) (string, error) {
@@ -505,6 +519,14 @@ func breakdown(tb testing.TB, e *env, rounds int) (string, error) {
 		}
 		return strings.Join(parts, " ")
 	}
+	var over []string
+	for _, name := range names {
+		if r := rpa[name]; r != nil {
+			if n := medInt(r.calls); n > maxCommands[name] {
+				over = append(over, fmt.Sprintf("%s sent %d DevTools commands (median of %d rounds), at most %d expected", name, n, rounds, maxCommands[name]))
+			}
+		}
+	}
 	var b strings.Builder
 	lb, _ := os.ReadFile("/proc/loadavg")
 	fmt.Fprintf(&b, "\n%d rounds, load average %s\n", rounds, strings.TrimSpace(string(lb)))
@@ -516,6 +538,9 @@ func breakdown(tb testing.TB, e *env, rounds int) (string, error) {
 		}
 		fmt.Fprintf(&b, "%-10s %8.1f %8.1f %7.1f | %5d %7.1f | %5d %7.1f | %s\n", name, med(r.ms), med(f.ms), med(r.ms)-med(f.ms),
 			medInt(r.calls), med(r.cdpMs), medInt(f.calls), med(f.cdpMs), top(r.methods, rounds))
+	}
+	if len(over) > 0 {
+		return b.String(), fmt.Errorf("more commands than the bound (maxCommands):\n%s%s", strings.Join(over, "\n"), b.String())
 	}
 	return b.String(), nil
 }

@@ -2,14 +2,17 @@ package rod
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/cdp"
 	"github.com/go-rod/rod/lib/proto"
 
 	"github.com/rpa-dev/rpa/core"
@@ -20,6 +23,10 @@ import (
 type browser struct {
 	rb     *rod.Browser
 	cancel func() // ends the connection
+	// transport carries rod's commands; post sends on it directly, under
+	// ids from postID (see post)
+	transport cdp.WebSocketable
+	postID    atomic.Int64
 
 	// launched process (nil when attached)
 	cmd         *exec.Cmd
@@ -476,4 +483,27 @@ func (b *browser) PID() int {
 		return 0
 	}
 	return b.cmd.Process.Pid
+}
+
+// postIDBase starts the ids of the commands post sends: far above the ids
+// rod's client counts up from 1, so that it drops their answers (it
+// ignores an answer to an id it does not wait for).
+const postIDBase = 1 << 30
+
+// post sends a command of session sid without waiting for its answer: the
+// commands a goroutine posts, and the one it then sends through rod and
+// awaits, leave in that order on the one connection, and the browser
+// handles a session's commands in the order they came. An error is the
+// connection's (the command's own error, if any, is not seen).
+func (b *browser) post(sid proto.TargetSessionID, method string, params any) error {
+	data, err := json.Marshal(struct {
+		ID        int64                 `json:"id"`
+		SessionID proto.TargetSessionID `json:"sessionId,omitempty"`
+		Method    string                `json:"method"`
+		Params    any                   `json:"params"`
+	}{postIDBase + b.postID.Add(1), sid, method, params})
+	if err != nil {
+		return err
+	}
+	return b.transport.Send(data)
 }

@@ -334,11 +334,12 @@ func connectClient(t cdp.WebSocketable, closeT func() error) (*browser, error) {
 		return nil, &core.Error{Kind: core.KindBrowser, Msg: "connect: " + err.Error(), Err: err}
 	}
 	b := &browser{
-		rb:     rb,
-		cancel: cancel,
-		pages:  map[proto.TargetTargetID]*page{},
-		popups: map[proto.TargetTargetID][]popup{},
-		own:    map[proto.TargetTargetID]bool{},
+		rb:        rb,
+		cancel:    cancel,
+		transport: t,
+		pages:     map[proto.TargetTargetID]*page{},
+		popups:    map[proto.TargetTargetID][]popup{},
+		own:       map[proto.TargetTargetID]bool{},
 
 		sessions:  map[proto.TargetSessionID]*page{},
 		early:     map[proto.TargetTargetID][]drivers.Dialog{},

@@ -38,6 +38,11 @@ func (e *element) err(ctx context.Context, what string, err error) error {
 
 // mouse dispatches one mouse event at pt (top-level viewport coordinates).
 func mouse(rp *rod.Page, t proto.InputDispatchMouseEventType, pt proto.Point, btn proto.InputMouseButton, count int) error {
+	return mouseEvent(t, pt, btn, count).Call(rp)
+}
+
+// mouseEvent is one mouse event at pt (top-level viewport coordinates).
+func mouseEvent(t proto.InputDispatchMouseEventType, pt proto.Point, btn proto.InputMouseButton, count int) *proto.InputDispatchMouseEvent {
 	buttons := 0
 	if t == proto.InputDispatchMouseEventTypeMousePressed {
 		switch btn {
@@ -49,7 +54,29 @@ func mouse(rp *rod.Page, t proto.InputDispatchMouseEventType, pt proto.Point, bt
 			buttons = 4
 		}
 	}
-	return proto.InputDispatchMouseEvent{Type: t, X: pt.X, Y: pt.Y, Button: btn, Buttons: gson.Int(buttons), ClickCount: count}.Call(rp)
+	return &proto.InputDispatchMouseEvent{Type: t, X: pt.X, Y: pt.Y, Button: btn, Buttons: gson.Int(buttons), ClickCount: count}
+}
+
+// input dispatches the input events reqs in order in one round trip: all
+// but the last are posted (browser.post), the last is sent and awaited,
+// and the browser answers it once the input before it was handled too (a
+// tab's input events are handled in the order they came). An event the
+// browser refuses is not seen as such (a click's interception, arm and
+// disarm, sees what reached the page).
+func (p *page) input(ctx context.Context, reqs ...proto.Request) error {
+	rp := p.rp.Context(ctx)
+	for i, req := range reqs {
+		var err error
+		if i == len(reqs)-1 || p.b == nil || p.b.transport == nil {
+			_, err = rp.Call(ctx, string(rp.SessionID), req.ProtoReq(), req)
+		} else {
+			err = p.b.post(rp.SessionID, req.ProtoReq(), req)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func mouseButton(b string) (proto.InputMouseButton, error) {
@@ -82,23 +109,16 @@ func (e *element) Click(ctx context.Context, button string, count int) error {
 	if count < 1 {
 		count = 1
 	}
-	rp := e.f.pg.rp.Context(ctx)
 	// a single left click is what a widget's declared state (aria-expanded,
 	// aria-checked, ...) answers to: its effect is confirmed
 	expect := btn == proto.InputMouseButtonLeft && count == 1
 	return e.pointer(ctx, "click", true, expect, func(pt proto.Point) error {
-		if err := mouse(rp, proto.InputDispatchMouseEventTypeMouseMoved, pt, proto.InputMouseButtonNone, 0); err != nil {
-			return err
-		}
+		evs := []proto.Request{mouseEvent(proto.InputDispatchMouseEventTypeMouseMoved, pt, proto.InputMouseButtonNone, 0)}
 		for i := 1; i <= count; i++ {
-			if err := mouse(rp, proto.InputDispatchMouseEventTypeMousePressed, pt, btn, i); err != nil {
-				return err
-			}
-			if err := mouse(rp, proto.InputDispatchMouseEventTypeMouseReleased, pt, btn, i); err != nil {
-				return err
-			}
+			evs = append(evs, mouseEvent(proto.InputDispatchMouseEventTypeMousePressed, pt, btn, i),
+				mouseEvent(proto.InputDispatchMouseEventTypeMouseReleased, pt, btn, i))
 		}
-		return nil
+		return e.f.pg.input(ctx, evs...)
 	})
 }
 

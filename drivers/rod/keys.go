@@ -114,13 +114,12 @@ func (p *page) Press(ctx context.Context, chord string) error {
 	if err != nil {
 		return core.Errorf(core.KindBrowser, "press: %v", err)
 	}
-	rp := p.rp.Context(ctx)
+	// the chord's key events go in one round trip (page.input)
+	var evs []proto.Request
 	m := 0
 	for _, k := range mods {
 		m |= k.Modifier()
-		if err := k.Encode(proto.InputDispatchKeyEventTypeKeyDown, m).Call(rp); err != nil {
-			return wrapErr(ctx, "press "+chord, err)
-		}
+		evs = append(evs, k.Encode(proto.InputDispatchKeyEventTypeKeyDown, m))
 	}
 	// With Control/Alt/Meta held, a printable key inserts no text; the
 	// browser maps the chord to its editing command (Control+A selects all).
@@ -132,17 +131,13 @@ func (p *page) Press(ctx context.Context, chord string) error {
 			down.Commands = []string{cmd}
 		}
 	}
-	if err := down.Call(rp); err != nil {
-		return wrapErr(ctx, "press "+chord, err)
-	}
-	if err := key.Encode(proto.InputDispatchKeyEventTypeKeyUp, m).Call(rp); err != nil {
-		return wrapErr(ctx, "press "+chord, err)
-	}
+	evs = append(evs, down, key.Encode(proto.InputDispatchKeyEventTypeKeyUp, m))
 	for i := len(mods) - 1; i >= 0; i-- {
 		m &^= mods[i].Modifier()
-		if err := mods[i].Encode(proto.InputDispatchKeyEventTypeKeyUp, m).Call(rp); err != nil {
-			return wrapErr(ctx, "press "+chord, err)
-		}
+		evs = append(evs, mods[i].Encode(proto.InputDispatchKeyEventTypeKeyUp, m))
+	}
+	if err := p.input(ctx, evs...); err != nil {
+		return wrapErr(ctx, "press "+chord, err)
 	}
 	return nil
 }
