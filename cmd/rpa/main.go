@@ -18,7 +18,7 @@ import (
 )
 
 // commands is rpa's command table.
-var commands = &cli.Table{Prog: "rpa", Intro: "rpa turns browser workflows (.flow or YAML) into typed tools AI agents call over MCP."}
+var commands = &cli.Table{Prog: "rpa", Intro: "rpa turns browser workflows (.flow or YAML) into typed tools AI agents call over MCP.", RawStdout: []string{"serve", "fmt", "schema", "import", "record"}}
 
 // command is one subcommand, as each file declares it (cli.Command).
 type command struct {

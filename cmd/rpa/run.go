@@ -186,9 +186,9 @@ func execute(ctx context.Context, f *lang.Flow, typed lang.Args, rf *runFlags, r
 	return out, exitFailed
 }
 
-// isTerminal reports whether w is a terminal.
+// isTerminal reports whether w is a terminal (a file, or a writer on one: msg.Writer).
 func isTerminal(w any) bool {
-	f, ok := w.(*os.File)
+	f, ok := w.(interface{ Fd() uintptr })
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 

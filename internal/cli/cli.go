@@ -20,6 +20,7 @@ import (
 	"syscall"
 
 	"github.com/rpa-dev/rpa/internal/cliflag"
+	"github.com/rpa-dev/rpa/internal/msg"
 	"github.com/rpa-dev/rpa/lang/diag"
 )
 
@@ -46,6 +47,9 @@ type Table struct {
 	Prog     string             // the program's name, "rpa"
 	Intro    string             // the first line of the help
 	Commands map[string]Command // by Name (Register fills it)
+	// RawStdout names the commands whose stdout is a protocol or a file's
+	// bytes (MCP over stdio, a formatted flow): it is never localized.
+	RawStdout []string
 }
 
 // Register adds c. An unnamed command, one without Run or a duplicate
@@ -94,7 +98,13 @@ func (t *Table) Run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "run `%s help` for the list of commands\n", t.Prog)
 		return ExitUsage
 	}
-	return c.Run(args[1:], stdout, stderr)
+	// A person reading Chinese (LANG=zh_*, RPA_LANG=zh) reads the
+	// command's lines in Chinese (msg.Localize: the catalog's output lines).
+	lang := msg.Env()
+	if !slices.Contains(t.RawStdout, c.Name) {
+		stdout = msg.Writer(lang, stdout)
+	}
+	return c.Run(args[1:], stdout, msg.Writer(lang, stderr))
 }
 
 // Help writes the intro and the commands with their summaries on w.

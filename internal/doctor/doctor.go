@@ -23,7 +23,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rpa-dev/rpa/internal/columns"
 	"github.com/rpa-dev/rpa/internal/host/home"
+	"github.com/rpa-dev/rpa/internal/msg"
 )
 
 // Status is the outcome of one check.
@@ -168,16 +170,22 @@ func Run(ctx context.Context, opts Options) Report {
 // ("ok    browser  /usr/bin/chromium (Chromium 131...)"), an indented
 // "fix:" line under each failing item and each note with advice, and a
 // last line with the verdict.
+//
+// Under LANG=zh_* (msg.Env) it is in Chinese: the statuses and item names
+// from the catalog, the details and fixes through msg.Localize.
 func Print(w io.Writer, r Report) {
+	lg := msg.Env()
+	name := func(c Check) string { return word(lg, "doctor.name.", c.Name) }
 	width := 0
 	for _, c := range r.Checks {
-		width = max(width, len(c.Name))
+		width = max(width, columns.Width(name(c)))
 	}
+	pad := func(s string, n int) string { return s + strings.Repeat(" ", max(0, n-columns.Width(s))) }
 	fails, notes := 0, 0
 	for _, c := range r.Checks {
-		fmt.Fprintf(w, "%-4s  %-*s  %s\n", c.Status, width, c.Name, c.Detail)
+		fmt.Fprintf(w, "%s  %s  %s\n", pad(word(lg, "doctor.st.", string(c.Status)), 4), pad(name(c), width), msg.Localize(lg, c.Detail))
 		if c.Fix != "" {
-			fmt.Fprintf(w, "      %-*s  fix: %s\n", width, "", c.Fix)
+			fmt.Fprintf(w, "      %s  %s\n", pad("", width), msg.T(lg, "doctor.fix", msg.Localize(lg, c.Fix)))
 		}
 		switch c.Status {
 		case Fail:
@@ -188,12 +196,60 @@ func Print(w io.Writer, r Report) {
 	}
 	switch {
 	case fails > 0:
-		fmt.Fprintf(w, "\n%d item(s) failed; fix them as shown above.\n", fails)
+		fmt.Fprint(w, "\n"+msg.T(lg, "doctor.failed", fails)+"\n")
 	case notes > 0:
-		fmt.Fprintf(w, "\nready (%d note(s) above).\n", notes)
+		fmt.Fprint(w, "\n"+msg.T(lg, "doctor.readyNotes", notes)+"\n")
 	default:
-		fmt.Fprintln(w, "\nready.")
+		fmt.Fprint(w, "\n"+msg.T(lg, "doctor.ready")+"\n")
 	}
+}
+
+// word is the catalog's text of prefix+s in lg, s itself when the catalog
+// has none.
+func word(lg, prefix, s string) string {
+	if _, ok := msg.Lookup(prefix + s); ok {
+		return msg.T(lg, prefix+s)
+	}
+	return s
+}
+
+func init() {
+	msg.Register(map[string]msg.Text{
+		"doctor.fix":                    {En: "fix: %s", Zh: "解决：%s"},
+		"doctor.failed":                 {En: "%d item(s) failed; fix them as shown above.", Zh: "%d 项未通过；请按上面所示解决。"},
+		"doctor.readyNotes":             {En: "ready (%d note(s) above).", Zh: "可以使用（上面有 %d 条提示）。"},
+		"doctor.ready":                  {En: "ready.", Zh: "可以使用。"},
+		"doctor.st.ok":                  {En: "ok", Zh: "正常"},
+		"doctor.st.note":                {En: "note", Zh: "提示"},
+		"doctor.st.fail":                {En: "fail", Zh: "失败"},
+		"doctor.name.browser":           {En: "browser", Zh: "浏览器"},
+		"doctor.name.browser launch":    {En: "browser launch", Zh: "浏览器启动"},
+		"doctor.name.browser isolation": {En: "browser isolation", Zh: "浏览器隔离"},
+		"doctor.name.home":              {En: "home", Zh: "rpa 文件夹"},
+		"doctor.name.run store":         {En: "run store", Zh: "运行记录库"},
+		"doctor.name.profiles":          {En: "profiles", Zh: "浏览器配置"},
+		"doctor.name.display":           {En: "display", Zh: "显示环境"},
+		"doctor.name.dialogs":           {En: "dialogs", Zh: "对话框"},
+		"doctor.name.flows":             {En: "flows", Zh: "流程"},
+		"doctor.name.connect settings":  {En: "connect settings", Zh: "连接设置"},
+		"doctor.name.connect":           {En: "connect", Zh: "连接"},
+		"out.doctor.writable":           {En: "%s is writable", Zh: "%s 可写"},
+		"out.doctor.sound":              {En: "%s is sound", Zh: "%s 完好"},
+		"out.doctor.noProfiles":         {En: "no profiles yet (%s)", Zh: "还没有浏览器配置（%s）"},
+		"out.doctor.profiles":           {En: "%d profile(s), none in use", Zh: "%d 个浏览器配置，都没有在使用"},
+		"out.doctor.launch":             {En: "headless start and page load in %s: %s", Zh: "无头启动并加载页面用时 %s：%s"},
+		"out.doctor.pipeOn":             {En: "DevTools over a pipe only rpa holds (no TCP port); Chromium's sandbox on", Zh: "DevTools 走只有 rpa 持有的管道（没有 TCP 端口）；Chromium 沙箱已开启"},
+		"out.doctor.pipeOff":            {En: "DevTools over a pipe only rpa holds (no TCP port); Chromium's sandbox off: %s", Zh: "DevTools 走只有 rpa 持有的管道（没有 TCP 端口）；Chromium 沙箱已关闭：%s"},
+		"out.doctor.root":               {En: "running as root", Zh: "以 root 身份运行"},
+		"out.doctor.rootFix":            {En: "run rpa as a regular user to keep Chromium's sandbox (it cannot run as root)", Zh: "请以普通用户运行 rpa，以保留 Chromium 的沙箱（以 root 运行时无法启用）"},
+		"out.doctor.noDisplay":          {En: "none (DISPLAY and WAYLAND_DISPLAY are unset): headless, so `ask` goes to the terminal or the MCP client", Zh: "无（未设置 DISPLAY 和 WAYLAND_DISPLAY）：无头模式，`ask` 会问终端或 MCP 客户端"},
+		"out.doctor.displayFix":         {En: "only needed for desktop dialogs: run rpa inside the desktop session", Zh: "只有桌面对话框需要：请在桌面会话中运行 rpa"},
+		"out.doctor.noDialogs":          {En: "no dialog program (qarma, zenity or matedialog) on PATH", Zh: "PATH 上没有对话框程序（qarma、zenity 或 matedialog）"},
+		"out.doctor.flowsClean":         {En: "%d of %d flow file(s) in %s check clean; first error: %s", Zh: "%[3]s 中的 %[2]d 个流程文件有 %[1]d 个检查通过；第一个错误：%[4]s"},
+		"out.doctor.flowsFix":           {En: "`rpa check %s` shows every error with its line; fix or remove those files (they are not served)", Zh: "`rpa check %s` 会列出每个错误及其行号；请修正或移走这些文件（它们不会被提供给智能体）"},
+		"out.doctor.noFlows":            {En: "no flow files in %s", Zh: "%s 中没有流程文件"},
+		"out.doctor.noDir":              {En: "%s does not exist yet", Zh: "%s 还不存在"},
+	})
 }
 
 // firstLine trims s to its first line, at most 200 bytes.

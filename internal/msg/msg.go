@@ -108,6 +108,9 @@ func Env() string {
 // verbs are a format's verbs (%s, %d, %[1]s, %q, ...; %% is none).
 var verbs = regexp.MustCompile(`%(\[\d+\])?[-+# 0]*\d*(\.\d+)?[a-zA-Z%]`)
 
+// outWord is a word of three letters or more.
+var outWord = regexp.MustCompile(`[A-Za-z]{3}`)
+
 // verbKinds counts a format's verbs by kind (%[2]s and %s are both s).
 func verbKinds(s string) map[string]int {
 	out := map[string]int{}
@@ -135,6 +138,9 @@ func Check() []string {
 		}
 		if !same {
 			out = append(out, fmt.Sprintf("%s: format verbs differ: en %q, zh %q", k, m.En, m.Zh))
+		}
+		if strings.HasPrefix(k, OutPrefix) && !outWord.MatchString(verbs.ReplaceAllString(m.En, "")) {
+			out = append(out, fmt.Sprintf("%s: an output line needs a word of its own (3 letters or more) besides its verbs: %q", k, m.En))
 		}
 		han := strings.IndexFunc(m.Zh, func(r rune) bool { return unicode.Is(unicode.Han, r) }) >= 0
 		if !han && m.Zh == m.En && strings.ContainsRune(m.En, ' ') { // one word is a name: "English", "JSON"

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/rpa-dev/rpa/internal/msg"
 	"github.com/rpa-dev/rpa/lang"
 )
 
@@ -146,9 +147,9 @@ func isText(src []byte) bool {
 	return utf8.Valid(src) && bytes.IndexByte(src, 0) < 0
 }
 
-// apiError writes {"error": msg} with status.
-func (s *Server) apiError(w http.ResponseWriter, status int, msg string) {
-	s.JSON(w, status, map[string]string{"error": msg})
+// apiError writes {"error": msg} with status, msg in r's language (msg.Localize).
+func (s *Server) apiError(w http.ResponseWriter, r *http.Request, status int, text string) {
+	s.JSON(w, status, map[string]string{"error": msg.Localize(s.Lang(r), text)})
 }
 
 // readJSON decodes a request body (at most 4 MB) into v (a pointer to a struct); on a problem
@@ -157,7 +158,7 @@ func (s *Server) apiError(w http.ResponseWriter, status int, msg string) {
 func (s *Server) readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
 	if err := dec.Decode(v); err != nil {
-		s.apiError(w, http.StatusBadRequest, bodyProblem(err)+"; the body must be a JSON object "+jsonShape(v))
+		s.apiError(w, r, http.StatusBadRequest, bodyProblem(err)+"; the body must be a JSON object "+jsonShape(v))
 		return false
 	}
 	return true
@@ -254,10 +255,21 @@ func checkAPI(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	fi, _, ok := s.FlowFile(req.File)
 	if !ok {
-		s.apiError(w, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
+		s.apiError(w, r, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
 		return
 	}
-	s.JSON(w, http.StatusOK, map[string]any{"diagnostics": checkText(fi.Path, []byte(req.Text))})
+	s.JSON(w, http.StatusOK, map[string]any{"diagnostics": localDiags(s.Lang(r), checkText(fi.Path, []byte(req.Text)))})
+}
+
+// localDiags is ds with their texts in lang (msg.Localize); Severity and Summary stay the
+// checker's (for programs).
+func localDiags(lang string, ds []DiagView) []DiagView {
+	out := make([]DiagView, len(ds))
+	for i, d := range ds {
+		d.Text = msg.Localize(lang, d.Text)
+		out[i] = d
+	}
+	return out
 }
 
 // checkText is the diagnostics of src loaded as the file at path of its folder.
@@ -284,33 +296,33 @@ func saveAPI(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	e, ok := s.editable(req.File)
 	if !ok {
-		s.apiError(w, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
+		s.apiError(w, r, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
 		return
 	}
 	fi := e.Info
 	unlock := s.lockFile(fi.Path)
 	defer unlock()
 	if e, ok = s.editable(req.File); !ok { // read again under the lock
-		s.apiError(w, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
+		s.apiError(w, r, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
 		return
 	}
 	cur := e.Src
 	if !isText(cur) {
-		s.apiError(w, http.StatusUnprocessableEntity, s.T(r, "edit.notutf8", fi.File))
+		s.apiError(w, r, http.StatusUnprocessableEntity, s.T(r, "edit.notutf8", fi.File))
 		return
 	}
 	if hashOf(cur) != req.Hash {
-		s.apiError(w, http.StatusConflict, s.T(r, "edit.changed"))
+		s.apiError(w, r, http.StatusConflict, s.T(r, "edit.changed"))
 		return
 	}
 	src := []byte(req.Text)
 	draft, err := s.saveEdited(e, src)
 	if err != nil {
-		s.apiError(w, http.StatusInternalServerError, s.T(r, "edit.savefailed", err.Error()))
+		s.apiError(w, r, http.StatusInternalServerError, s.T(r, "edit.savefailed", err.Error()))
 		return
 	}
 	s.Logf("ui: saved %s (draft %v)", fi.File, draft)
-	s.JSON(w, http.StatusOK, map[string]any{"hash": hashOf(src), "diagnostics": checkText(fi.Path, src), "draft": draft})
+	s.JSON(w, http.StatusOK, map[string]any{"hash": hashOf(src), "diagnostics": localDiags(s.Lang(r), checkText(fi.Path, src)), "draft": draft})
 }
 
 // lineNumbers is "1\n2\n...", one per line of src (the editor's gutter).

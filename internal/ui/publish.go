@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rpa-dev/rpa/internal/atomicfile"
+	"github.com/rpa-dev/rpa/internal/msg"
 	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
 	"github.com/rpa-dev/rpa/internal/serve/publish"
 	"github.com/rpa-dev/rpa/lang"
@@ -210,38 +211,38 @@ func publishAPI(s *Server, w http.ResponseWriter, r *http.Request) {
 	lg := s.Lang(r)
 	e, ok := s.editable(req.File)
 	if !ok {
-		s.apiError(w, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
+		s.apiError(w, r, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
 		return
 	}
 	fi := e.Info
 	unlock := s.lockFile(fi.Path)
 	defer unlock()
 	if e, ok = s.editable(req.File); !ok { // read again under the lock
-		s.apiError(w, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
+		s.apiError(w, r, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
 		return
 	}
 	src := e.Src // the draft when there is one: publishing makes it the file
 	if !isText(src) {
-		s.apiError(w, http.StatusUnprocessableEntity, s.T(r, "edit.notutf8", fi.File))
+		s.apiError(w, r, http.StatusUnprocessableEntity, s.T(r, "edit.notutf8", fi.File))
 		return
 	}
 	if hashOf(src) != req.Hash {
-		s.apiError(w, http.StatusConflict, s.T(r, "edit.changed"))
+		s.apiError(w, r, http.StatusConflict, s.T(r, "edit.changed"))
 		return
 	}
 	out, err := rewriteFlow(lg, fi.Path, src, req)
 	if err != nil {
 		var fe *fieldError
 		if errors.As(err, &fe) {
-			s.JSON(w, http.StatusBadRequest, map[string]string{"error": fe.msg, "field": fe.field})
+			s.JSON(w, http.StatusBadRequest, map[string]string{"error": msg.Localize(s.Lang(r), fe.msg), "field": fe.field})
 			return
 		}
-		s.apiError(w, http.StatusBadRequest, err.Error())
+		s.apiError(w, r, http.StatusBadRequest, err.Error())
 		return
 	}
 	nf, ds := lang.Load(fi.Path, out)
 	if nf == nil || ds.HasErrors() {
-		s.JSON(w, http.StatusUnprocessableEntity, map[string]any{"error": s.T(r, "pub.broken"), "diagnostics": diagViews(ds, out)})
+		s.JSON(w, http.StatusUnprocessableEntity, map[string]any{"error": s.T(r, "pub.broken"), "diagnostics": localDiags(s.Lang(r), diagViews(ds, out))})
 		return
 	}
 	// What `rpa publish` does (package publish): into the served folder as NAME plus the
@@ -250,10 +251,10 @@ func publishAPI(s *Server, w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var rf *publish.Refusal
 		if errors.As(err, &rf) {
-			s.JSON(w, http.StatusUnprocessableEntity, map[string]any{"error": s.T(r, "pub.refused", rf.Msg), "diagnostics": diagViews(rf.Diags, out)})
+			s.JSON(w, http.StatusUnprocessableEntity, map[string]any{"error": s.T(r, "pub.refused", rf.Msg), "diagnostics": localDiags(s.Lang(r), diagViews(rf.Diags, out))})
 			return
 		}
-		s.apiError(w, http.StatusInternalServerError, s.T(r, "pub.refused", err.Error()))
+		s.apiError(w, r, http.StatusInternalServerError, s.T(r, "pub.refused", err.Error()))
 		return
 	}
 	switch {
@@ -263,18 +264,18 @@ func publishAPI(s *Server, w http.ResponseWriter, r *http.Request) {
 		// Renamed in the served folder: the file follows its NAME, the old one goes (else the
 		// old NAME would stay a tool). A new flow has no old file.
 		if err := os.Remove(fi.Path); err != nil && (e.FileSrc != nil || !errors.Is(err, os.ErrNotExist)) {
-			s.apiError(w, http.StatusInternalServerError, s.T(r, "edit.savefailed", err.Error()))
+			s.apiError(w, r, http.StatusInternalServerError, s.T(r, "edit.savefailed", err.Error()))
 			return
 		}
 	default:
 		// The console's folder keeps the dialog's edits too.
 		if err := atomicfile.WriteLike(fi.Path, fi.Path, out); err != nil {
-			s.apiError(w, http.StatusInternalServerError, s.T(r, "edit.savefailed", err.Error()))
+			s.apiError(w, r, http.StatusInternalServerError, s.T(r, "edit.savefailed", err.Error()))
 			return
 		}
 	}
 	if err := s.dropDraft(fi.File); err != nil {
-		s.apiError(w, http.StatusInternalServerError, s.T(r, "edit.savefailed", err.Error()))
+		s.apiError(w, r, http.StatusInternalServerError, s.T(r, "edit.savefailed", err.Error()))
 		return
 	}
 	if s.opts.Tools != nil {

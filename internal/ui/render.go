@@ -11,6 +11,8 @@ import (
 	"path"
 	"strings"
 	"sync"
+
+	"github.com/rpa-dev/rpa/internal/msg"
 )
 
 //go:embed templates/*.html
@@ -61,6 +63,9 @@ var funcs = template.FuncMap{
 		return template.JS(b), err
 	},
 	"join": strings.Join,
+	// loc is a text made in English (a diagnostic, an error) for a person reading lang
+	// (msg.Localize: the catalog's output lines).
+	"loc": msg.Localize,
 }
 
 // loadTemplates parses templates/layout.html with each other templates/*.html, one set each.

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/rpa-dev/rpa/internal/host/profiles"
+	"github.com/rpa-dev/rpa/internal/msg"
 	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
 )
 
@@ -282,7 +283,7 @@ func runFormSubmit(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	profile := strings.TrimSpace(r.PostFormValue("profile"))
 	if profile != "" && profiles.ValidID(profile) != nil {
-		problems = append(problems, Translate(lg, "run.badarg", s.T(r, "run.profile"), profiles.ValidID(profile).Error()))
+		problems = append(problems, Translate(lg, "run.badarg", s.T(r, "run.profile"), msg.Localize(lg, profiles.ValidID(profile).Error())))
 	}
 	rf.Profile = profile
 	if len(problems) == 0 {
@@ -298,7 +299,7 @@ func runFormSubmit(s *Server, w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, lr.URL(), http.StatusSeeOther)
 			return
 		}
-		problems = append(problems, err.Error())
+		problems = append(problems, msg.Localize(lg, err.Error()))
 	}
 	rf.Error = strings.Join(problems, "; ")
 	s.render(w, r, http.StatusBadRequest, "flows_run", s.T(r, "run.title", rf.Tool), rf)

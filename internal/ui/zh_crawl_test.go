@@ -240,17 +240,7 @@ func TestConsoleCrawlZh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
-		_, done, wake := lr.Events(0)
-		if done {
-			break
-		}
-		select {
-		case <-wake:
-		case <-step(t).Done():
-			t.Fatal("the live run did not end")
-		}
-	}
+	waitLive(t, lr)
 	if o := lr.Outcome(); o == nil || o.Status != runs.StatusOK {
 		t.Fatalf("the live run: %+v", o)
 	}
@@ -285,6 +275,22 @@ func TestConsoleCrawlZh(t *testing.T) {
 		}
 	}
 	t.Logf("%d pages in two languages; screenshots in %s", len(pages), shots)
+}
+
+// waitLive waits for lr's end.
+func waitLive(t *testing.T, lr *LiveRun) {
+	t.Helper()
+	for {
+		_, done, wake := lr.Events(0)
+		if done {
+			break
+		}
+		select {
+		case <-wake:
+		case <-step(t).Done():
+			t.Fatal("the live run did not end")
+		}
+	}
 }
 
 // crawlOne visits one page in lang and checks its visible texts.

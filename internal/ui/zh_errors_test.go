@@ -1,0 +1,96 @@
+package ui
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// zhPost posts body (JSON when it is not url.Values) to path as a person
+// reading Chinese; it returns the status and the body.
+func (c *console) zhPost(t *testing.T, lang, path string, body any) (int, string) {
+	t.Helper()
+	var rd io.Reader
+	ct := "application/json"
+	if f, ok := body.(url.Values); ok {
+		rd, ct = strings.NewReader(f.Encode()), "application/x-www-form-urlencoded"
+	} else {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest("POST", c.ts.URL+path, rd)
+	req.Header.Set(TokenHeader, c.ui.Token())
+	req.Header.Set("Content-Type", ct)
+	req.Header.Set("Accept-Language", map[string]string{"zh": "zh-CN,zh;q=0.9", "en": "en"}[lang])
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestServerErrorsInChinese: what the server says to a person is Chinese
+// for a Chinese reader (the checker's diagnostics in the editor and on the
+// flows page, the run form's refusals, a tool call's errors, the API's
+// errors), with the JSON keys and the machine's fields (severity, summary)
+// English; an English reader reads the English.
+func TestServerErrorsInChinese(t *testing.T) {
+	c := newConsole(t, map[string]string{"greet.flow": crawlGreet, "bad.flow": "flow bad \"坏的\"\n\nclik \"#a\"\n"})
+	broken := "flow greet \"x\"\n\nparam who: string\n\nclik \"#a\"\nlog who\n"
+
+	// The editor's check.
+	for lang, want := range map[string][]string{
+		"zh": {`greet.flow:5:1: 错误：未知的动作 "clik"`, `是不是想写 "click"？`},
+		"en": {`greet.flow:5:1: error: unknown action "clik"`, `did you mean "click"?`},
+	} {
+		code, body := c.zhPost(t, lang, "/api/check", map[string]string{"file": "greet.flow", "text": broken})
+		var v struct {
+			Diagnostics []map[string]any `json:"diagnostics"`
+		}
+		if err := json.Unmarshal([]byte(body), &v); code != 200 || err != nil || len(v.Diagnostics) == 0 {
+			t.Fatalf("%s check: %d %v %s", lang, code, err, body)
+		}
+		d := v.Diagnostics[0]
+		for _, w := range want {
+			if !strings.Contains(d["text"].(string), w) {
+				t.Errorf("%s check: no %q in %q", lang, w, d["text"])
+			}
+		}
+		if d["severity"] != "error" || d["summary"] != `unknown action "clik"` {
+			t.Errorf("%s check: the machine's fields changed: %v", lang, d)
+		}
+	}
+	// The flows page's problems.
+	if html := c.getLang(t, "/flows", "zh-CN"); !strings.Contains(html, "错误：未知的动作 &#34;clik&#34;") {
+		t.Errorf("flows page: no Chinese diagnostic in\n%s", html)
+	}
+	// The API's own errors.
+	code, body := c.zhPost(t, "zh", "/api/save", map[string]string{"file": "greet.flow", "text": "x", "hash": "stale"})
+	if code != http.StatusConflict || !strings.Contains(body, `"error":`) || strings.Contains(body, "changed since") {
+		t.Errorf("save conflict: %d %s", code, body)
+	}
+	// The run form: a bad profile name, refused before the run.
+	code, body = c.zhPost(t, "zh", "/run/greet", url.Values{"a.who": {"Ada"}, "a.token": {"x"}, "profile": {".bad"}})
+	if code != http.StatusBadRequest || !strings.Contains(body, "无效的浏览器配置名 &#34;.bad&#34;") {
+		t.Errorf("run form, bad profile: %d\n%s", code, body)
+	}
+	// A tool call the MCP server refuses (a wrong argument's type): the live page says why in Chinese.
+	lr, err := c.ui.StartRun("greet", map[string]any{"who": 5, "token": "x"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitLive(t, lr)
+	if o := lr.Outcome(); o == nil || o.Status != "error" || o.CallError == "" {
+		t.Fatalf("outcome %+v", o)
+	}
+	html := c.getLang(t, lr.URL(), "zh-CN")
+	if !strings.Contains(html, "参数 &#34;who&#34; 无效：应为 string，实际为 number") {
+		t.Errorf("live page of a refused call (%q):\n%s", lr.Outcome().CallError, html)
+	}
+}
