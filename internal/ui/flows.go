@@ -147,9 +147,15 @@ func isText(src []byte) bool {
 	return utf8.Valid(src) && bytes.IndexByte(src, 0) < 0
 }
 
-// apiError writes {"error": msg} with status, msg in r's language (msg.Localize).
-func (s *Server) apiError(w http.ResponseWriter, r *http.Request, status int, text string) {
-	s.JSON(w, status, map[string]string{"error": msg.Localize(s.Lang(r), text)})
+// apiError writes {"error": msg} with status.
+func (s *Server) apiError(w http.ResponseWriter, status int, msg string) {
+	s.JSON(w, status, map[string]string{"error": msg})
+}
+
+// apiErrorFor is apiError with text in r's language (msg.Localize: a text made in English,
+// such as an error of the checker or the file system, is said in Chinese where the catalog can).
+func (s *Server) apiErrorFor(w http.ResponseWriter, r *http.Request, status int, text string) {
+	s.apiError(w, status, msg.Localize(s.Lang(r), text))
 }
 
 // readJSON decodes a request body (at most 4 MB) into v (a pointer to a struct); on a problem
@@ -158,7 +164,7 @@ func (s *Server) apiError(w http.ResponseWriter, r *http.Request, status int, te
 func (s *Server) readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
 	if err := dec.Decode(v); err != nil {
-		s.apiError(w, r, http.StatusBadRequest, bodyProblem(err)+"; the body must be a JSON object "+jsonShape(v))
+		s.apiErrorFor(w, r, http.StatusBadRequest, bodyProblem(err)+"; the body must be a JSON object "+jsonShape(v))
 		return false
 	}
 	return true
@@ -255,7 +261,7 @@ func checkAPI(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	fi, _, ok := s.FlowFile(req.File)
 	if !ok {
-		s.apiError(w, r, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
+		s.apiErrorFor(w, r, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
 		return
 	}
 	s.JSON(w, http.StatusOK, map[string]any{"diagnostics": localDiags(s.Lang(r), checkText(fi.Path, []byte(req.Text)))})
@@ -296,29 +302,29 @@ func saveAPI(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	e, ok := s.editable(req.File)
 	if !ok {
-		s.apiError(w, r, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
+		s.apiErrorFor(w, r, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
 		return
 	}
 	fi := e.Info
 	unlock := s.lockFile(fi.Path)
 	defer unlock()
 	if e, ok = s.editable(req.File); !ok { // read again under the lock
-		s.apiError(w, r, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
+		s.apiErrorFor(w, r, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
 		return
 	}
 	cur := e.Src
 	if !isText(cur) {
-		s.apiError(w, r, http.StatusUnprocessableEntity, s.T(r, "edit.notutf8", fi.File))
+		s.apiErrorFor(w, r, http.StatusUnprocessableEntity, s.T(r, "edit.notutf8", fi.File))
 		return
 	}
 	if hashOf(cur) != req.Hash {
-		s.apiError(w, r, http.StatusConflict, s.T(r, "edit.changed"))
+		s.apiErrorFor(w, r, http.StatusConflict, s.T(r, "edit.changed"))
 		return
 	}
 	src := []byte(req.Text)
 	draft, err := s.saveEdited(e, src)
 	if err != nil {
-		s.apiError(w, r, http.StatusInternalServerError, s.T(r, "edit.savefailed", err.Error()))
+		s.apiErrorFor(w, r, http.StatusInternalServerError, s.T(r, "edit.savefailed", err.Error()))
 		return
 	}
 	s.Logf("ui: saved %s (draft %v)", fi.File, draft)

@@ -211,23 +211,23 @@ func publishAPI(s *Server, w http.ResponseWriter, r *http.Request) {
 	lg := s.Lang(r)
 	e, ok := s.editable(req.File)
 	if !ok {
-		s.apiError(w, r, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
+		s.apiErrorFor(w, r, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
 		return
 	}
 	fi := e.Info
 	unlock := s.lockFile(fi.Path)
 	defer unlock()
 	if e, ok = s.editable(req.File); !ok { // read again under the lock
-		s.apiError(w, r, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
+		s.apiErrorFor(w, r, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
 		return
 	}
 	src := e.Src // the draft when there is one: publishing makes it the file
 	if !isText(src) {
-		s.apiError(w, r, http.StatusUnprocessableEntity, s.T(r, "edit.notutf8", fi.File))
+		s.apiErrorFor(w, r, http.StatusUnprocessableEntity, s.T(r, "edit.notutf8", fi.File))
 		return
 	}
 	if hashOf(src) != req.Hash {
-		s.apiError(w, r, http.StatusConflict, s.T(r, "edit.changed"))
+		s.apiErrorFor(w, r, http.StatusConflict, s.T(r, "edit.changed"))
 		return
 	}
 	out, err := rewriteFlow(lg, fi.Path, src, req)
@@ -237,7 +237,7 @@ func publishAPI(s *Server, w http.ResponseWriter, r *http.Request) {
 			s.JSON(w, http.StatusBadRequest, map[string]string{"error": msg.Localize(s.Lang(r), fe.msg), "field": fe.field})
 			return
 		}
-		s.apiError(w, r, http.StatusBadRequest, err.Error())
+		s.apiErrorFor(w, r, http.StatusBadRequest, err.Error())
 		return
 	}
 	nf, ds := lang.Load(fi.Path, out)
@@ -254,7 +254,7 @@ func publishAPI(s *Server, w http.ResponseWriter, r *http.Request) {
 			s.JSON(w, http.StatusUnprocessableEntity, map[string]any{"error": s.T(r, "pub.refused", rf.Msg), "diagnostics": localDiags(s.Lang(r), diagViews(rf.Diags, out))})
 			return
 		}
-		s.apiError(w, r, http.StatusInternalServerError, s.T(r, "pub.refused", err.Error()))
+		s.apiErrorFor(w, r, http.StatusInternalServerError, s.T(r, "pub.refused", err.Error()))
 		return
 	}
 	switch {
@@ -264,18 +264,18 @@ func publishAPI(s *Server, w http.ResponseWriter, r *http.Request) {
 		// Renamed in the served folder: the file follows its NAME, the old one goes (else the
 		// old NAME would stay a tool). A new flow has no old file.
 		if err := os.Remove(fi.Path); err != nil && (e.FileSrc != nil || !errors.Is(err, os.ErrNotExist)) {
-			s.apiError(w, r, http.StatusInternalServerError, s.T(r, "edit.savefailed", err.Error()))
+			s.apiErrorFor(w, r, http.StatusInternalServerError, s.T(r, "edit.savefailed", err.Error()))
 			return
 		}
 	default:
 		// The console's folder keeps the dialog's edits too.
 		if err := atomicfile.WriteLike(fi.Path, fi.Path, out); err != nil {
-			s.apiError(w, r, http.StatusInternalServerError, s.T(r, "edit.savefailed", err.Error()))
+			s.apiErrorFor(w, r, http.StatusInternalServerError, s.T(r, "edit.savefailed", err.Error()))
 			return
 		}
 	}
 	if err := s.dropDraft(fi.File); err != nil {
-		s.apiError(w, r, http.StatusInternalServerError, s.T(r, "edit.savefailed", err.Error()))
+		s.apiErrorFor(w, r, http.StatusInternalServerError, s.T(r, "edit.savefailed", err.Error()))
 		return
 	}
 	if s.opts.Tools != nil {
