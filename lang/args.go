@@ -175,22 +175,22 @@ func parseArg(p *ast.Param, s string) (any, error) {
 	case "int":
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil {
-			return nil, fmt.Errorf("want an integer, got %q", s)
+			return nil, fmt.Errorf("want an integer, got %s", Echo(s))
 		}
 		return n, nil
 	case "number":
 		n, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil {
-			return nil, fmt.Errorf("want a number, got %q", s)
+			return nil, fmt.Errorf("want a number, got %s", Echo(s))
 		}
 		if math.IsInf(n, 0) || math.IsNaN(n) {
-			return nil, fmt.Errorf("want a finite number, got %q", s)
+			return nil, fmt.Errorf("want a finite number, got %s", Echo(s))
 		}
 		return n, nil
 	case "bool":
 		b, err := strconv.ParseBool(strings.TrimSpace(s))
 		if err != nil {
-			return nil, fmt.Errorf("want true or false, got %q", s)
+			return nil, fmt.Errorf("want true or false, got %s", Echo(s))
 		}
 		return b, nil
 	case "list", "map":
@@ -294,6 +294,9 @@ func findParam(f *ast.File, name string) *ast.Param {
 // noSuchParam is the error for an argument no param of f has, with the
 // closest param name when one is close ("did you mean").
 func noSuchParam(f *ast.File, k string) *ArgError {
+	if len(k) > MaxEcho {
+		return &ArgError{Several: true, Msg: fmt.Sprintf("an argument's name is too long (%d bytes): no param has it", len(k))}
+	}
 	names := make([]string, len(f.Params))
 	for i, p := range f.Params {
 		names[i] = p.Name
@@ -385,7 +388,7 @@ func convertArg(p *ast.Param, v any) (any, error) {
 				return s, nil
 			}
 		}
-		return nil, fmt.Errorf("want one of %s, got %q", enumList(p), s)
+		return nil, fmt.Errorf("want one of %s, got %s", enumList(p), Echo(s))
 	case "int":
 		if x, ok := v.(json.Number); ok {
 			if n, err := strconv.Atoi(x.String()); err == nil {
@@ -469,13 +472,26 @@ func enumList(p *ast.Param) string {
 	return strings.Join(q, ", ")
 }
 
+// MaxEcho bounds the text of a caller quoted back in an error (Echo).
+const MaxEcho = 200
+
+// Echo is s quoted (%q) for an error message, or "a text too long to
+// show (N bytes)" when it is longer than MaxEcho bytes: what a caller
+// sent is not sent back by the megabyte.
+func Echo(s string) string {
+	if len(s) > MaxEcho {
+		return fmt.Sprintf("a text too long to show (%d bytes)", len(s))
+	}
+	return strconv.Quote(s)
+}
+
 // describeValue names a wrong value in an argument error: a string with
 // its text (only strings are echoed, and a secret param takes any string),
 // null, else its type.
 func describeValue(v any) string {
 	switch x := v.(type) {
 	case string:
-		return fmt.Sprintf("the string %q", x)
+		return "the string " + Echo(x)
 	case nil:
 		return "null"
 	}

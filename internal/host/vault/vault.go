@@ -251,8 +251,12 @@ func (s *Store) Unlock() error {
 }
 
 // Get returns the account name with its values (a *NotFoundError when the
-// vault does not hold it).
+// vault does not hold it; a name over MaxNameLen bytes is an error giving
+// its length, never the name).
 func (s *Store) Get(name string) (*Entry, error) {
+	if len(name) > MaxNameLen { // no vault holds it; not echoed back
+		return nil, CheckName(name)
+	}
 	_, l, err := s.load()
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -247,6 +248,9 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return errors.New("stdio connection closed")
 	default:
 	}
+	if r, ok := msg.(*jsonrpc.Response); ok {
+		msg = WithErrorCode(r)
+	}
 	raw, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
 		return err
@@ -273,6 +277,33 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		c.mu.Unlock()
 	}
 	return err
+}
+
+// WithErrorCode returns r, or a copy of it whose error gets a JSON-RPC
+// code when it has none: the SDK answers a request other than initialize
+// and ping sent before initialize with a plain Go error, which goes out as
+// code 0, a code JSON-RPC 2.0 (section 5.1) does not define. That case is
+// -32600 Invalid Request (the request is not valid before the session is
+// initialized: MCP's lifecycle allows only pings until then); another
+// codeless error is -32603 Internal error. The message is kept.
+func WithErrorCode(r *jsonrpc.Response) *jsonrpc.Response {
+	if r == nil || r.Error == nil {
+		return r
+	}
+	var we *jsonrpc.Error
+	if errors.As(r.Error, &we) && we.Code != 0 {
+		return r
+	}
+	code := int64(jsonrpc.CodeInternalError)
+	if strings.Contains(r.Error.Error(), "invalid during session initialization") {
+		code = jsonrpc.CodeInvalidRequest
+	}
+	c := *r
+	c.Error = &jsonrpc.Error{Code: code, Message: r.Error.Error()}
+	if we != nil {
+		c.Error = &jsonrpc.Error{Code: code, Message: we.Message, Data: we.Data}
+	}
+	return &c
 }
 
 // CancelledID returns the request id a notifications/cancelled names

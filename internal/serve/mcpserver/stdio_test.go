@@ -5,9 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rpa-dev/rpa/internal/host/lease"
+	"github.com/rpa-dev/rpa/internal/host/vault"
 )
 
 const stdioInit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
@@ -113,5 +118,59 @@ func TestStdioDrainAtEOF(t *testing.T) {
 	l := findID(lines, "9")
 	if l == nil || !strings.Contains(string(l.Result), `done`) {
 		t.Fatalf("reply of the call in flight at EOF lost: %+v", lines)
+	}
+}
+
+// TestStdioBeforeInitialize: a call sent before initialize is answered
+// with JSON-RPC -32600 Invalid Request (the SDK's plain error went out as
+// code 0, which JSON-RPC does not define), and the session goes on to
+// initialize and answer.
+func TestStdioBeforeInitialize(t *testing.T) {
+	s, _ := newServer(t, Options{})
+	lines := runStdio(t, s, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`+"\n"+stdioInit+`{"jsonrpc":"2.0","id":7,"method":"tools/list"}`+"\n")
+	l := findID(lines, "3")
+	if l == nil || l.Error == nil || l.Error.Code != -32600 || !strings.Contains(l.Error.Message, "invalid during session initialization") {
+		t.Fatalf("tools/list before initialize: %+v", l)
+	}
+	if l := findID(lines, "7"); l == nil || l.Result == nil {
+		t.Fatalf("no tools/list after initialize: %+v", lines)
+	}
+}
+
+// TestLongInputNotEchoed: an account name of 5 MB (and an argument's
+// value or name as long) is refused with its length, not sent back.
+func TestLongInputNotEchoed(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("RPA_HOME", home)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "portal.flow"), []byte("flow portal \"reads the portal\"\nparam account: credential \"Portal account\"\nparam n: int = 1\n\nopen \"https://portal.example.com/\"\nfill \"#u\" account.username\n"), 0o644)
+	st := vault.New(home, &vault.Keys{KDF: vault.KDF{Time: 1, MemoryKiB: 8 * 1024, Threads: 1}, Passphrase: func(string, bool) ([]byte, error) { return []byte("test vault passphrase"), nil }})
+	if err := st.Set("portal/admin", map[string]string{"username": "u"}, false); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := newServer(t, Options{FlowsDir: dir, Vault: st, Leases: lease.NewLocal(home)})
+	big := strings.Repeat("x", 5<<20)
+	call := func(id int, args map[string]any) string {
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": map[string]any{"name": "workflow_portal", "arguments": args}})
+		return string(b) + "\n"
+	}
+	lines := runStdio(t, s, stdioInit+call(11, map[string]any{"account": big})+call(12, map[string]any{"account": "portal/admin", "n": big})+
+		call(13, map[string]any{"account": "portal/admin", big: 1}))
+	for _, c := range []struct{ id, want string }{
+		{"11", "too long (5242880 bytes"},
+		{"12", "a text too long to show (5242880 bytes)"},
+		{"13", "an argument's name is too long (5242880 bytes)"},
+	} {
+		l := findID(lines, c.id)
+		if l == nil {
+			t.Fatalf("no answer to %s", c.id)
+		}
+		text := string(l.Result)
+		if l.Error != nil {
+			text += l.Error.Message
+		}
+		if len(text) > 4096 || !strings.Contains(text, c.want) {
+			t.Errorf("call %s: %d bytes back, want %q: %.300s", c.id, len(text), c.want, text)
+		}
 	}
 }
