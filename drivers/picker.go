@@ -64,6 +64,6 @@ type ElementPicker interface {
 	// the browser's own highlight (CDP Overlay inspect mode) follows the
 	// pointer, and the element clicked (the click does not reach the page)
 	// gets js with args. It waits until that click or until ctx ends, and
-	// leaves inspect mode either way.
+	// leaves inspect mode either way (the page takes clicks again).
 	Inspect(ctx context.Context, js string, args ...any) (v any, box Box, err error)
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/go-rod/rod/lib/cdp"
+	"github.com/go-rod/rod/lib/proto"
 
 	"github.com/rpa-dev/rpa/drivers"
 )
@@ -85,4 +86,22 @@ func (t *countingConn) Send(data []byte) error {
 		t.c.mu.Unlock()
 	}
 	return t.WebSocketable.Send(data)
+}
+
+// ClickAt presses and releases the left button at (x, y) of p's viewport
+// (CSS pixels), with no checks; for tests of what a person's click does.
+func ClickAt(ctx context.Context, p drivers.Page, x, y float64) error {
+	pg, ok := p.(*page)
+	if !ok {
+		return errors.New("not a page of drivers/rod")
+	}
+	rp := pg.rp.Context(ctx)
+	pt := proto.Point{X: x, Y: y}
+	if err := mouse(rp, proto.InputDispatchMouseEventTypeMouseMoved, pt, proto.InputMouseButtonNone, 0); err != nil {
+		return err
+	}
+	if err := mouse(rp, proto.InputDispatchMouseEventTypeMousePressed, pt, proto.InputMouseButtonLeft, 1); err != nil {
+		return err
+	}
+	return mouse(rp, proto.InputDispatchMouseEventTypeMouseReleased, pt, proto.InputMouseButtonLeft, 1)
 }

@@ -190,12 +190,9 @@ func (p *page) Inspect(ctx context.Context, js string, args ...any) (any, driver
 	defer cancel()
 	var picked proto.OverlayInspectNodeRequested
 	wait := p.rp.Context(lctx).WaitEvent(&picked)
-	if err := (proto.DOMEnable{}).Call(rp); err != nil {
-		return nil, drivers.Box{}, wrapErr(ctx, "inspect", err)
-	}
-	if err := (proto.OverlayEnable{}).Call(rp); err != nil {
-		return nil, drivers.Box{}, wrapErr(ctx, "inspect", err)
-	}
+	// Chromium leaves inspect mode itself after a pick (and keeps the rest
+	// of that click from the page); this is for an Inspect that ends
+	// without one.
 	defer func() {
 		sctx, scancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer scancel()
@@ -204,6 +201,12 @@ func (p *page) Inspect(ctx context.Context, js string, args ...any) (any, driver
 		_ = proto.OverlayDisable{}.Call(srp)
 		_ = proto.DOMDisable{}.Call(srp)
 	}()
+	if err := (proto.DOMEnable{}).Call(rp); err != nil {
+		return nil, drivers.Box{}, wrapErr(ctx, "inspect", err)
+	}
+	if err := (proto.OverlayEnable{}).Call(rp); err != nil {
+		return nil, drivers.Box{}, wrapErr(ctx, "inspect", err)
+	}
 	if err := (proto.OverlaySetInspectMode{Mode: proto.OverlayInspectModeSearchForNode, HighlightConfig: inspectHighlight}).Call(rp); err != nil {
 		return nil, drivers.Box{}, wrapErr(ctx, "inspect", err)
 	}

@@ -103,6 +103,8 @@ var (
 	// pickerWindow says whether the picker opens a visible window (a display is there) rather
 	// than a picture in the console.
 	pickerWindow = hitl.HasDisplay
+	// pickerHeadless keeps the window mode's browser headless (tests: no display).
+	pickerHeadless = false
 )
 
 type pickerKey struct{}
@@ -274,7 +276,7 @@ func (s *Server) openPicker(ctx context.Context, file, u string, window bool) (*
 		done: make(chan struct{}), profileDir: dir, tmpDone: tmpDone, wake: make(chan struct{}), lastUse: time.Now()}
 	lctx, lcancel := context.WithTimeout(ctx, 60*time.Second)
 	defer lcancel()
-	br, err := pickerDriver.Launch(lctx, drivers.LaunchOptions{UserDataDir: dir, Show: window})
+	br, err := pickerDriver.Launch(lctx, drivers.LaunchOptions{UserDataDir: dir, Show: window && !pickerHeadless})
 	if err != nil {
 		cancel()
 		tmpDone()

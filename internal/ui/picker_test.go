@@ -223,3 +223,60 @@ func TestPickerURLChecks(t *testing.T) {
 		t.Errorf("no token: %s", resp.Status)
 	}
 }
+
+// TestPickerWindow is the picker with a display (here a headless browser standing in for the
+// window): Pick says to click in the window; a click on the element there comes back to the
+// editor as its selectors, and the next click picks again.
+func TestPickerWindow(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("RPA_HOME", home)
+	defer func(w func() bool, h bool) { pickerWindow, pickerHeadless = w, h }(pickerWindow, pickerHeadless)
+	pickerWindow, pickerHeadless = func() bool { return true }, true
+	site := httptest.NewServer(http.FileServer(http.Dir(filepath.Join("testdata", "picker"))))
+	defer site.Close()
+	c := newConsoleIn(t, home, map[string]string{"picked.flow": pickerFlow(site.URL)})
+	pg := personPage(t, step(t))
+	defer pg.Close()
+	if err := pg.Navigate(step(t), c.ts.URL+"/flows/picked.flow/edit?t="+c.ui.Token()); err != nil {
+		t.Fatal(err)
+	}
+	click(t, pg, "button", "Pick an element…")
+	waitText(t, pg, "The page is open in a browser window on this desktop")
+	p := c.ui.pickers().cur
+	if p == nil || !p.window {
+		t.Fatalf("no window picker: %+v", p)
+	}
+	// the person clicks the element in the window (until the picker listens: a click before
+	// that reaches the page, which is harmless here)
+	pickIn := func(sel, want string) {
+		t.Helper()
+		ctx := step(t)
+		for {
+			e, _, err := p.pg.Locate(ctx, []string{sel}, drivers.Attached|drivers.Visible)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// in inspect mode the click does not reach the page: Click may say so
+			_ = e.Click(ctx, "left", 1)
+			if body, _ := pg.Text(ctx); strings.Contains(body, want) {
+				return
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("no pick of %s", sel)
+			}
+		}
+	}
+	pickIn("#react-1234", `Picked button "Query 查询".`)
+	el(t, pg, "radio", `[data-testid="query"]`)
+	pickIn("input[name=customer]", `Picked textbox "Customer 客户".`)
+	el(t, pg, "radio", `input[name="customer"]`)
+	click(t, pg, "button", "Close the picker")
+	select {
+	case <-p.done:
+	case <-step(t).Done():
+		t.Fatal("the picker did not close")
+	}
+	if procs := chromiumsOn(t, p.profileDir); len(procs) != 0 {
+		t.Errorf("Chromium left: %v", procs)
+	}
+}
