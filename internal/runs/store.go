@@ -57,6 +57,9 @@ const (
 	CallerGateway = "gateway" // a call through `rpa gateway` (Device set)
 	// CallerSchedule is a run a schedule started (Run.Schedule names it).
 	CallerSchedule = "schedule"
+	// CallerDebug is a run of the console's step debugger (a person
+	// stepping through a flow in the editor).
+	CallerDebug = "debug"
 )
 
 // Evidence levels (Run.Evidence).
@@ -67,7 +70,7 @@ const (
 
 // Caller says who started a run.
 type Caller struct {
-	Kind string `json:"kind"` // cli, mcp, link, gateway or schedule
+	Kind string `json:"kind"` // cli, mcp, link, gateway, schedule or debug
 	// Session names the MCP session: SessionDigest of its ID, never the
 	// raw ID (a credential on Streamable HTTP).
 	Session string `json:"session,omitempty"`

@@ -402,17 +402,10 @@ func sseEvents(s *Server, w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	after := 0
-	if v := r.Header.Get("Last-Event-ID"); v != "" {
-		after, _ = strconv.Atoi(v)
-	} else if v := r.URL.Query().Get("after"); v != "" {
-		after, _ = strconv.Atoi(v)
-	}
-	rc := startSSE(w)
-	for {
+	s.stream(w, r, func(after int) ([]sseEvent, <-chan struct{}) {
 		evs, _, wake := lr.Events(after)
-		for _, ev := range evs {
-			b, _ := json.Marshal(ev)
+		out := make([]sseEvent, len(evs))
+		for i, ev := range evs {
 			name := "step"
 			switch ev.Kind {
 			case "log":
@@ -420,11 +413,44 @@ func sseEvents(s *Server, w http.ResponseWriter, r *http.Request) {
 			case "done":
 				name = "done"
 			}
-			if _, err := fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", ev.Seq, name, b); err != nil {
+			out[i] = sseEvent{seq: ev.Seq, name: name, data: ev, last: ev.Kind == "done"}
+		}
+		return out, wake
+	})
+}
+
+// sseEvent is one server-sent event of Server.stream.
+type sseEvent struct {
+	seq  int    // its id
+	name string // its event name
+	data any    // encoded as JSON
+	last bool   // the stream ends after it
+}
+
+// stream answers r with server-sent events (text/event-stream): next gives the events after a
+// sequence number (from Last-Event-ID, else ?after=, else 0) and a channel closed at the next
+// change. It ends after an event marked last, when the page goes or the console closes, and
+// sends a keep-alive comment every 15 s of quiet.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, next func(after int) ([]sseEvent, <-chan struct{})) {
+	after := 0
+	if v := r.Header.Get("Last-Event-ID"); v != "" {
+		after, _ = strconv.Atoi(v)
+	} else if v := r.URL.Query().Get("after"); v != "" {
+		after, _ = strconv.Atoi(v)
+	}
+	if after < 0 {
+		after = 0
+	}
+	rc := startSSE(w)
+	for {
+		evs, wake := next(after)
+		for _, ev := range evs {
+			b, _ := json.Marshal(ev.data)
+			if _, err := fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", ev.seq, ev.name, b); err != nil {
 				return
 			}
-			after = ev.Seq
-			if ev.Kind == "done" {
+			after = ev.seq
+			if ev.last {
 				_ = rc.Flush()
 				return
 			}

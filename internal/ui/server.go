@@ -216,6 +216,7 @@ func (s *Server) Close() {
 
 func (s *Server) close() {
 	s.stopRuns()
+	s.closeDebug()     // debug.go: the debug runs end and their browsers close
 	s.closeQuestions() // questions.go: the broker, the run store, a recording
 	s.closePickers()   // picker.go: the picker's browser
 	ts, _ := s.Value(toolsKey{}, func() any { return &toolSession{} }).(*toolSession)

@@ -246,6 +246,7 @@ func TestConsoleCrawlZh(t *testing.T) {
 	}
 	pages := crawlPages(t, c, map[string][]string{
 		"api.id":     {"none"}, // the picker's frames: an event stream, not a page
+		"api.n":      {"1"},    // a debug run's picture: an image, not a page
 		"flows.file": {"greet.flow", "hello.flow"},
 		"heal.file":  {"greet.flow"},
 		"live.id":    {lr.ID},

@@ -86,6 +86,9 @@ type Options struct {
 	// "close" (the browser exited), "scrub" (the profile scrubbed, a
 	// temporary one removed). The speed benchmarks time them (bench/).
 	Phase func(name string)
+	// StepHook, when set, is interp's step hook for the run
+	// (interp.Options.StepHook): the console's step debugger.
+	StepHook interp.StepHook
 }
 
 // Outcome is a run that happened.
@@ -262,12 +265,13 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 		events, flush = o.Progress.Event, o.Progress.Flush
 	}
 	res, page := interp.Run(healCtx, f, interp.Options{
-		Args:    o.Args,
-		Browser: br,
-		Flows:   o.Flows,
-		Events:  rec.Hook(events),
-		Host:    o.Host,
-		Mask:    rec.Mask(), // the record's masker (nil when not recorded)
+		Args:     o.Args,
+		Browser:  br,
+		Flows:    o.Flows,
+		Events:   rec.Hook(events),
+		Host:     o.Host,
+		Mask:     rec.Mask(), // the record's masker (nil when not recorded)
+		StepHook: o.StepHook,
 	})
 	flush()
 	if err := healFlush(); err != nil {
