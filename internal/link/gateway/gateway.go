@@ -296,6 +296,10 @@ func (g *Gateway) Handler() http.Handler {
 	return mux
 }
 
+// AddResource serves a resource of the gateway's own to agents on /mcp, beside the desktops'
+// tools and runs: the cluster's schedules (rpa://schedules, package schedule/clustered).
+func (g *Gateway) AddResource(r *mcp.Resource, h mcp.ResourceHandler) { g.srv.AddResource(r, h) }
+
 // Mount serves h at pattern (an http.ServeMux pattern such as "/schedules/") behind the agents'
 // token, in every Handler made after the call (so before Serve): the cluster's schedules
 // (package schedule/clustered) are served so.

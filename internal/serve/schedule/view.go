@@ -135,19 +135,25 @@ func FormatDuration(d time.Duration) string {
 	return s
 }
 
+// HostOnly is a webhook URL as agents see it: its scheme and host and "/…"
+// (a path or query may hold a token); "" stays "".
+func HostOnly(u string) string {
+	if u == "" {
+		return ""
+	}
+	if p, err := url.Parse(u); err == nil {
+		return p.Scheme + "://" + p.Host + "/…"
+	}
+	return "(set)"
+}
+
 // WithoutSecrets is b for agents (rpa://schedules): webhook URLs cut to
 // their scheme and host (a path or query may hold a token).
 func (b *Board) WithoutSecrets() *Board {
 	out := &Board{FiredBy: b.FiredBy, Schedules: make([]*View, len(b.Schedules))}
 	for i, v := range b.Schedules {
 		c := *v
-		if c.Notify != "" {
-			if u, err := url.Parse(c.Notify); err == nil {
-				c.Notify = u.Scheme + "://" + u.Host + "/…"
-			} else {
-				c.Notify = "(set)"
-			}
-		}
+		c.Notify = HostOnly(c.Notify)
 		out.Schedules[i] = &c
 	}
 	return out

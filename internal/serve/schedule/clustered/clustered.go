@@ -20,7 +20,12 @@
 //     gateway (Lander). A desktop
 //     that links within the window gets the call; past it the fire is noted as missed. The call's
 //     id is the job's, so a redelivered job sent to a desktop that already ran it gets the kept
-//     answer, not a second run.
+//     answer, not a second run;
+//   - a call whose result is an error is tried again (Def.Retries) as a new job that waits out
+//     its backoff, with an id of its own; one that still fails, or a missed fire, sends the
+//     schedule's failure notice (Def.Notify, schedule.Notifier's webhook).
+//
+// Agents read the schedules at the gateway as the MCP resource URI (AddResource).
 //
 // The time is a schedule.Clock (a FakeClock in tests).
 package clustered
@@ -84,6 +89,18 @@ type Def struct {
 	Grace  schedule.Duration `json:"grace"`
 	Missed string            `json:"missed"`
 	Paused bool              `json:"paused,omitempty"`
+	// Retries calls the tool this many more times when its result is an error (or the
+	// desktop drops every try of a call), the first after Backoff (default
+	// schedule.DefaultBackoff), each next one after twice the wait before, at most
+	// schedule.MaxBackoff: schedule.Backoff, as a desktop's schedules. Each retry is a call of
+	// its own on the desktop (its id ends "-try-N") and a job of the queue: a replica that dies
+	// while one waits leaves it to another.
+	Retries int               `json:"retries,omitempty"`
+	Backoff schedule.Duration `json:"backoff,omitempty"`
+	// Notify is a webhook (an http or https URL, no user or password in it) that gets one JSON
+	// schedule.Notice (a POST, tried as schedule.Notifier does) when a fire fails after its
+	// retries ("schedule.failed") or is missed ("schedule.dropped", status "missed").
+	Notify string `json:"notify,omitempty"`
 }
 
 // Fired is how one fire of a schedule went.
@@ -95,6 +112,10 @@ type Fired struct {
 	By     string    `json:"by,omitempty"`     // the replica that called it
 	Error  string    `json:"error,omitempty"`  // why it failed or was missed
 	Ended  time.Time `json:"ended"`
+	// Attempt is the try this was (1 for the first; Def.Retries); Notice how the failure
+	// notice went ("sent", "failed: why"; "" when none was due or Def.Notify is empty).
+	Attempt int    `json:"attempt,omitempty"`
+	Notice  string `json:"notice,omitempty"`
 }
 
 // Record is a schedule as the bucket keeps it.
@@ -113,6 +134,13 @@ type job struct {
 	Due      time.Time                  `json:"due"`
 	Kind     string                     `json:"kind"`
 	Deadline time.Time                  `json:"deadline"` // it lands by then or is missed
+	// Attempt is 1 (or 0) for a fire's first try, N for its retry N-1, which waits until
+	// NotBefore; Retries, Backoff and Notify are the schedule's when it fired.
+	Attempt   int               `json:"attempt,omitempty"`
+	NotBefore time.Time         `json:"notBefore,omitzero"`
+	Retries   int               `json:"retries,omitempty"`
+	Backoff   schedule.Duration `json:"backoff,omitempty"`
+	Notify    string            `json:"notify,omitempty"`
 }
 
 // Lander calls a tool on a linked desktop: *gateway.Gateway.
@@ -196,7 +224,8 @@ func (d *Def) check() error {
 	if d.Grace == 0 {
 		d.Grace = schedule.Duration(schedule.DefaultGrace)
 	}
-	sd := schedule.Def{Name: d.Name, Cron: d.Cron, TZ: d.TZ, Every: d.Every, Anchor: d.Anchor, Missed: d.Missed, Grace: d.Grace}
+	sd := schedule.Def{Name: d.Name, Cron: d.Cron, TZ: d.TZ, Every: d.Every, Anchor: d.Anchor, Missed: d.Missed, Grace: d.Grace,
+		Retries: d.Retries, Backoff: d.Backoff, Notify: d.Notify}
 	return sd.Check()
 }
 
@@ -415,16 +444,19 @@ func (s *Scheduler) fire(ctx context.Context, name string, now time.Time) error 
 	}
 	plan := schedule.Due(w, &schedule.Def{Missed: r.Def.Missed, Grace: r.Def.Grace}, r.Next, now)
 	var queued []job
+	var missed []job
 	for _, f := range plan.Fires {
 		if f.Kind == runs.FireMissed {
 			r.Last = &Fired{Due: f.Due, Kind: f.Kind, State: "missed", Error: f.Error, Ended: now, By: s.c.Node.Name()}
+			missed = append(missed, job{Name: name, Tool: r.Def.Tool, Due: f.Due, Kind: f.Kind, Notify: r.Def.Notify})
 			continue
 		}
 		deadline := f.Due.Add(r.Def.Grace.D())
 		if f.Kind != runs.FireCron {
 			deadline = now.Add(r.Def.Grace.D()) // a catch-up run: its window starts now
 		}
-		j := job{Name: name, Tool: r.Def.Tool, Device: r.Def.Device, Args: r.Def.Args, Due: f.Due, Kind: f.Kind, Deadline: deadline}
+		j := job{Name: name, Tool: r.Def.Tool, Device: r.Def.Device, Args: r.Def.Args, Due: f.Due, Kind: f.Kind, Deadline: deadline,
+			Retries: r.Def.Retries, Backoff: r.Def.Backoff, Notify: r.Def.Notify}
 		b, _ := json.Marshal(j)
 		// Queued before the next time moves on: a replica that dies between the two leaves
 		// the schedule due, and the one that fires it again queues the same job id (one job).
@@ -446,12 +478,20 @@ func (s *Scheduler) fire(ctx context.Context, name string, now time.Time) error 
 	for _, j := range queued {
 		s.log("schedule %s: fired for %s (%s), for %s", name, j.Due.UTC().Format(time.RFC3339), j.Kind, target(j.Tool, j.Device))
 	}
+	for _, j := range missed { // this replica moved the schedule on: its notice, once
+		go s.notice(context.WithoutCancel(ctx), j, Fired{State: "missed", Error: "the due time was missed (no replica fired it in time)"})
+	}
 	return nil
 }
 
-// jobID is a fire's id in the queue and, on the desktop, its call's id.
+// jobID is a fire's id in the queue and, on the desktop, its call's id; a retry's ends
+// "-try-N".
 func jobID(j job) string {
-	return fmt.Sprintf("schedule-%s-%s-%d", cluster.Key(j.Name), j.Kind, j.Due.UnixMilli())
+	id := fmt.Sprintf("schedule-%s-%s-%d", cluster.Key(j.Name), j.Kind, j.Due.UnixMilli())
+	if j.Attempt > 1 {
+		id += fmt.Sprintf("-try-%d", j.Attempt)
+	}
+	return id
 }
 
 func target(tool, device string) string {
@@ -469,6 +509,13 @@ func (s *Scheduler) handle(ctx context.Context, qj cluster.Job) error {
 		s.log("schedules: a fire that cannot be read (dropped): %v", err)
 		return nil
 	}
+	if wait := j.NotBefore.Sub(s.clock.Now()); wait > 0 { // a retry waits out its backoff
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-s.clock.After(wait):
+		}
+	}
 	device, said := "", false
 	tick := time.NewTicker(s.c.Poll)
 	defer tick.Stop()
@@ -479,7 +526,7 @@ func (s *Scheduler) handle(ctx context.Context, qj cluster.Job) error {
 		if now := s.clock.Now(); now.After(j.Deadline) {
 			why := fmt.Sprintf("no linked desktop offered %s within the grace window (until %s)", target(j.Tool, j.Device), j.Deadline.UTC().Format(time.RFC3339))
 			s.log("schedule %s: missed its fire for %s: %s", j.Name, j.Due.UTC().Format(time.RFC3339), why)
-			s.note(ctx, j, Fired{State: "missed", Error: why})
+			s.note(ctx, j, s.notice(ctx, j, Fired{State: "missed", Error: why}))
 			return nil
 		}
 		if !said {
@@ -498,16 +545,65 @@ func (s *Scheduler) handle(ctx context.Context, qj cluster.Job) error {
 			s.log("schedule %s: the call on desktop %s did not end (%v); it is handed again", j.Name, device, err)
 			return err
 		}
-		s.note(ctx, j, Fired{State: "failed", Device: device, Error: err.Error()})
-		return err
+		s.note(ctx, j, s.failed(ctx, j, Fired{State: "failed", Device: device, Error: err.Error()}))
+		return nil // not handed again: a retry (Retries) is a job of its own
 	}
-	f := Fired{State: "ok", Device: device}
+	f := Fired{State: "ok", Device: device, Attempt: max(j.Attempt, 1)}
 	if res.IsError {
 		f.State, f.Error = "failed", resultText(res)
 	}
 	s.log("schedule %s: landed on desktop %s: %s", j.Name, device, f.State)
+	if f.State == "failed" {
+		f = s.failed(ctx, j, f)
+	}
 	s.note(ctx, j, f)
 	return nil
+}
+
+// failed follows a failed try of j: its retry is queued (after its backoff) while it has
+// retries left, else the failure notice is sent. It returns f as noted.
+func (s *Scheduler) failed(ctx context.Context, j job, f Fired) Fired {
+	attempt := max(j.Attempt, 1)
+	f.Attempt = attempt
+	if attempt > j.Retries {
+		return s.notice(ctx, j, f)
+	}
+	r := j
+	r.Attempt = attempt + 1
+	r.NotBefore = s.clock.Now().Add(schedule.Backoff(j.Backoff.D(), attempt))
+	r.Deadline = r.NotBefore.Add(j.Deadline.Sub(j.Due)) // its landing window starts at its time
+	if j.Kind != runs.FireCron {
+		r.Deadline = r.NotBefore.Add(max(j.Deadline.Sub(j.Due), schedule.DefaultGrace))
+	}
+	b, _ := json.Marshal(r)
+	if _, err := s.q.Add(context.WithoutCancel(ctx), jobID(r), b); err != nil {
+		f.Error += fmt.Sprintf("; its retry could not be queued: %v", err)
+		return s.notice(ctx, j, f)
+	}
+	f.Error += fmt.Sprintf(" (retry %d of %d at %s)", attempt, j.Retries, r.NotBefore.UTC().Format(time.RFC3339))
+	s.log("schedule %s: try %d failed; retry %d of %d after its backoff", j.Name, attempt, attempt, j.Retries)
+	return f
+}
+
+// notice sends fire j's failure notice (f failed after its retries, or was missed) to the
+// schedule's webhook, and returns f with how it went. A gateway shows no desktop notification.
+func (s *Scheduler) notice(ctx context.Context, j job, f Fired) Fired {
+	if j.Notify == "" {
+		return f
+	}
+	n := &schedule.Notice{Event: "schedule.failed", Schedule: j.Name, Flow: j.Tool, Status: f.State,
+		Attempts: max(j.Attempt, 1), Due: j.Due, Summary: f.Error}
+	if f.State == "missed" {
+		n.Event, n.Attempts = "schedule.dropped", 0
+	}
+	nt := &schedule.Notifier{Clock: s.clock, Desktop: func(string, string) error { return nil }}
+	if err := nt.Send(context.WithoutCancel(ctx), &schedule.Def{Name: j.Name, FlowName: j.Tool, Notify: j.Notify}, n); err != nil {
+		f.Notice = "failed: " + err.Error()
+		s.log("schedule %s: its failure notice was not delivered: %v", j.Name, err)
+	} else {
+		f.Notice = "sent"
+	}
+	return f
 }
 
 // note records how a fire went as its schedule's Last.

@@ -233,20 +233,7 @@ func TestClusterScheduleFiresOnce(t *testing.T) {
 			t.Errorf("%s %s: %d %s, want %d %q", c.method, c.path, code, body, c.code, c.want)
 		}
 	}
-	waitLog := func(sub string) {
-		t.Helper()
-		deadline := time.After(60 * time.Second) // only catches a hang
-		for {
-			select {
-			case m := <-logs:
-				if strings.Contains(m, sub) {
-					return
-				}
-			case <-deadline:
-				t.Fatalf("no log line %q", sub)
-			}
-		}
-	}
+	waitLog := func(sub string) { t.Helper(); waitLogLine(t, logs, sub) }
 	clock.Advance(time.Hour)
 	waitLog("schedule late: waiting for meter on desktop d2")
 	clock.Advance(5 * time.Minute) // still within the window
@@ -326,6 +313,22 @@ func TestClusterScheduleFiresOnce(t *testing.T) {
 	var o, e strings.Builder
 	if code := Cmd(ctx, []string{"list", "--url", bases[2], "--token", "wrong"}, &o, &e); code != 1 || !strings.Contains(e.String(), "401") {
 		t.Errorf("a wrong token: %d %s", code, e.String())
+	}
+}
+
+// waitLogLine waits for a line holding sub in logs (the lines before it are passed over).
+func waitLogLine(t *testing.T, logs <-chan string, sub string) {
+	t.Helper()
+	deadline := time.After(60 * time.Second) // only catches a hang
+	for {
+		select {
+		case m := <-logs:
+			if strings.Contains(m, sub) {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("no log line %q", sub)
+		}
 	}
 }
 

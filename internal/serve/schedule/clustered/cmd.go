@@ -19,7 +19,7 @@ import (
 )
 
 // CmdUsage is the usage of `rpa gateway schedule`.
-const CmdUsage = `rpa gateway schedule add NAME TOOL [--device ID] (--cron "0 8 * * 1-5" [--tz ZONE] | --every 15m) [--arg k=v ...] [--arg-json k=JSON ...] [--grace 1m] [--missed skip|once]
+const CmdUsage = `rpa gateway schedule add NAME TOOL [--device ID] (--cron "0 8 * * 1-5" [--tz ZONE] | --every 15m) [--arg k=v ...] [--arg-json k=JSON ...] [--grace 1m] [--missed skip|once] [--retries N --backoff D] [--notify URL]
        rpa gateway schedule list | show NAME | pause NAME | resume NAME | rm NAME
        (each: [--url URL] [--token T] [--json])`
 
@@ -39,7 +39,7 @@ func Cmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print the gateway's JSON")
 	var d Def
 	var kv, kvJSON cliflag.List
-	var every, grace time.Duration
+	var every, grace, backoff time.Duration
 	if sub == "add" {
 		fs.StringVar(&d.Device, "device", "", "the desktop (its --device-id) that runs it; default any desktop offering TOOL")
 		fs.StringVar(&d.Cron, "cron", "", `when: "MIN HOUR DOM MON DOW" (or @daily ...)`)
@@ -49,6 +49,9 @@ func Cmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fs.Var(&kvJSON, "arg-json", "the tool's argument k=JSON (a number, true, a list ...; repeatable)")
 		fs.DurationVar(&grace, "grace", schedule.DefaultGrace, "how long after its due time a fire may still land (a desktop linking late)")
 		fs.StringVar(&d.Missed, "missed", schedule.MissedSkip, "due times no replica saw in time: skip, or once (one run makes up for them)")
+		fs.IntVar(&d.Retries, "retries", 0, "call the tool this many more times when its result is an error")
+		fs.DurationVar(&backoff, "backoff", schedule.DefaultBackoff, "wait before the first retry; each next one waits twice as long (at most 1h)")
+		fs.StringVar(&d.Notify, "notify", "", "POST a JSON failure notice to this http(s) URL when a fire fails after its retries or is missed")
 	}
 	pos, done, code := cliflag.ParseArgs(fs, args[1:])
 	if done {
@@ -66,7 +69,7 @@ func Cmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return fail(2, errors.New("want NAME and TOOL"))
 		}
 		d.Name, d.Tool = pos[0], pos[1]
-		d.Every, d.Grace = schedule.Duration(every), schedule.Duration(grace)
+		d.Every, d.Grace, d.Backoff = schedule.Duration(every), schedule.Duration(grace), schedule.Duration(backoff)
 		d.Args = map[string]json.RawMessage{}
 		for _, a := range kv {
 			k, v, ok := strings.Cut(a, "=")

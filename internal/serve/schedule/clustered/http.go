@@ -10,8 +10,10 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rpa-dev/rpa/internal/link/cluster"
 	"github.com/rpa-dev/rpa/internal/link/gateway"
+	"github.com/rpa-dev/rpa/internal/serve/schedule"
 )
 
 // Start makes the cluster's schedules part of replica g (on node n): it serves them at
@@ -32,10 +34,46 @@ func Start(ctx context.Context, g *gateway.Gateway, n *cluster.Node, log *slog.L
 			return
 		}
 		s.Store(sc)
+		AddResource(g, sc)
 		if err := sc.Run(ctx); err != nil && ctx.Err() == nil {
 			log.Error("the cluster's schedules stopped", "err", err)
 		}
 	}()
+}
+
+// URI is the MCP resource of the cluster's schedules at the gateway, as rpa serve's
+// rpa://schedules is a desktop's.
+const URI = "rpa://schedules"
+
+// AddResource serves the cluster's schedules to agents at gateway g as the MCP resource URI:
+// {"schedules": [Record...]} as GET /schedules gives them, read from s's copy of the bucket,
+// webhook URLs cut to their host (schedule.HostOnly).
+func AddResource(g *gateway.Gateway, s *Scheduler) {
+	g.AddResource(&mcp.Resource{URI: URI, Name: "schedules", Title: "Schedules of the gateway cluster", MIMEType: "application/json",
+		Description: "The tools the gateway cluster calls on a schedule (rpa gateway schedule): the desktop or any offering the tool, " +
+			"when (cron and zone, or interval), the next time, arguments, retries, and the last fire; read-only."},
+		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			rs, err := s.List(ctx)
+			if err != nil {
+				return nil, err
+			}
+			js, err := json.Marshal(map[string]any{"schedules": forAgents(rs)})
+			if err != nil {
+				return nil, err
+			}
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: URI, MIMEType: "application/json", Text: string(js)}}}, nil
+		})
+}
+
+// forAgents is rs with webhook URLs cut to their host (a path or query may hold a token).
+func forAgents(rs []*Record) []*Record {
+	out := make([]*Record, len(rs))
+	for i, r := range rs {
+		c := *r
+		c.Def.Notify = schedule.HostOnly(c.Def.Notify)
+		out[i] = &c
+	}
+	return out
 }
 
 // Handler is the HTTP API of the cluster's schedules (docs/schedules.md, "In a gateway
@@ -66,7 +104,7 @@ func Handler(s func() *Scheduler) http.Handler {
 			writeErr(w, http.StatusServiceUnavailable, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"schedules": append([]*Record{}, l...)})
+		writeJSON(w, http.StatusOK, map[string]any{"schedules": forAgents(l)})
 	}))
 	mux.HandleFunc("POST /schedules", with(func(w http.ResponseWriter, r *http.Request, s *Scheduler) {
 		var d Def
@@ -85,7 +123,7 @@ func Handler(s func() *Scheduler) http.Handler {
 			writeErr(w, code, err)
 			return
 		}
-		writeJSON(w, http.StatusCreated, rec)
+		writeJSON(w, http.StatusCreated, forAgents([]*Record{rec})[0])
 	}))
 	mux.HandleFunc("GET /schedules/{name}", with(func(w http.ResponseWriter, r *http.Request, s *Scheduler) {
 		rec, err := s.Get(r.Context(), r.PathValue("name"))
@@ -93,7 +131,7 @@ func Handler(s func() *Scheduler) http.Handler {
 			writeErr(w, notFound(err), err)
 			return
 		}
-		writeJSON(w, http.StatusOK, rec)
+		writeJSON(w, http.StatusOK, forAgents([]*Record{rec})[0])
 	}))
 	mux.HandleFunc("DELETE /schedules/{name}", with(func(w http.ResponseWriter, r *http.Request, s *Scheduler) {
 		if err := s.Remove(r.Context(), r.PathValue("name")); err != nil {
@@ -110,7 +148,7 @@ func Handler(s func() *Scheduler) http.Handler {
 				writeErr(w, notFound(err), err)
 				return
 			}
-			writeJSON(w, http.StatusOK, rec)
+			writeJSON(w, http.StatusOK, forAgents([]*Record{rec})[0])
 		}))
 	}
 	return mux
