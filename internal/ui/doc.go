@@ -81,6 +81,14 @@
 // POST /run/{name}, GET /live/{id} (+ /events, server-sent events "step", "log", "done"; /shot;
 // POST /stop).
 //
+// The editor's element picker (picker.go, static/picker.js): POST /api/picker/start (file, text,
+// url) opens the page in a browser of its own (drivers.Driver, a temporary profile); without a
+// display GET /api/picker/{id}/frames streams its pictures (server-sent events "frame",
+// "closed"; drivers.Screencaster) and POST /api/picker/{id}/hover and /pick take a point of the
+// viewport (drivers.ElementPicker.EvalAt, selectorgen.At); with one POST
+// /api/picker/{id}/inspect waits for the click in its window (selectorgen.Inspect); POST
+// /api/picker/{id}/close ends it.
+//
 // # Tests
 //
 // console_test.go has the harness the pages' browser tests share (one Chromium per package):
