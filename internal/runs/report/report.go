@@ -56,6 +56,14 @@ func init() {
 		"report.selector":       {En: "selector", Zh: "选择器"},
 		"report.why":            {En: "why it did not match", Zh: "未匹配的原因"},
 		"report.page":           {En: "page", Zh: "页面"},
+		"report.heal":           {En: "Healing", Zh: "自愈"},
+		"report.healWhat":       {En: "What healing found", Zh: "自愈找到的元素"},
+		"report.healSelectors":  {En: "Selectors it proposes", Zh: "建议的选择器"},
+		"report.healScore":      {En: "Score", Zh: "匹配度"},
+		"report.healHealed":     {En: "healed to", Zh: "已自愈为"},
+		"report.healFound":      {En: "a candidate (not acted on)", Zh: "候选元素（未采用）"},
+		"report.healApply":      {En: "To apply:", Zh: "应用方法："},
+		"report.healApplyAfter": {En: "shows the patch of the flow (add --write to write it), or Apply on the console's healing page.", Zh: "会显示流程的补丁（加 --write 写入文件），也可以在控制台的自愈建议页面点击应用。"},
 		"report.failPage":       {En: "The page at the failure", Zh: "失败时的页面"},
 		"report.failShot":       {En: "screenshot at the failure", Zh: "失败时的截图"},
 		"report.timeline":       {En: "Timeline", Zh: "时间线"},
@@ -134,6 +142,32 @@ type Packet struct {
 	Title    string   `json:"title"`
 	Hints    []string `json:"hints"`
 	Snapshot string   `json:"snapshot"`
+	// Heal is what healing found at the failing step (PROTOCOL.md's
+	// failure.heal): its candidates, best first.
+	Heal *struct {
+		Status     string `json:"status"`
+		Candidates []struct {
+			Score     float64  `json:"score"`
+			Desc      string   `json:"desc"`
+			Selectors []string `json:"selectors"`
+		} `json:"candidates"`
+	} `json:"heal"`
+	// HealPatch is the change healing proposes for the failing line
+	// (failure.heal_patch): the new selector list.
+	HealPatch *struct {
+		Line int      `json:"line"`
+		New  []string `json:"new"`
+	} `json:"heal_patch"`
+}
+
+// healRow is one line healing has something to say about: the element it
+// healed to in this run, or the best candidate it found and did not act on.
+type healRow struct {
+	Line      int
+	Healed    bool   // the step healed (else a suggestion)
+	Desc      string // the candidate's role and name ("textbox 'Customer 客户'"), "" when unknown
+	Selectors string // its selector list as the patch would write it
+	Score     string // 0.59
 }
 
 type stepView struct {
@@ -172,6 +206,10 @@ type view struct {
 	Outputs          []outTable
 	OutputsJSON      string
 	OutputsTruncated bool
+	// Heal are the lines healing found a candidate for (healRows), and
+	// HealCmd the command that proposes their patch (`rpa heal FLOW`).
+	Heal    []healRow
+	HealCmd string
 }
 
 // ReportRows is how many rows of each output table the report shows.
@@ -247,6 +285,14 @@ func Render(w io.Writer, s *runs.Store, id string, o Options) error {
 			v.Packet = &p
 		}
 	}
+	v.Heal = healRows(s, run, v.Packet)
+	if len(v.Heal) > 0 {
+		flow := run.Flow
+		if run.FlowPath != "" {
+			flow = run.FlowPath
+		}
+		v.HealCmd = "rpa heal " + flow
+	}
 	// Text first: what is left of the cap goes to the screenshots.
 	var text bytes.Buffer
 	if err := page.Execute(&text, v); err != nil {
@@ -254,6 +300,48 @@ func Render(w io.Writer, s *runs.Store, id string, o Options) error {
 	}
 	v.placeShots(dir, o.MaxBytes-text.Len()-1024)
 	return page.Execute(w, v)
+}
+
+// healRows are the lines of run healing found a candidate for: the steps
+// it healed (the run's marks) and the failing step's best candidate (the
+// failure packet's heal, the selectors of its heal_patch when there is
+// one), by line.
+func healRows(s *runs.Store, run *runs.Run, p *Packet) []healRow {
+	var out []healRow
+	seen := map[int]bool{}
+	if marks, err := s.Marks(run.Flow, 0); err == nil {
+		for _, m := range marks {
+			if m.Run != run.ID || m.Matched != runs.MatchedHealed || len(m.Healed) == 0 || seen[m.Line] {
+				continue
+			}
+			seen[m.Line] = true
+			out = append(out, healRow{Line: m.Line, Healed: true, Selectors: selectorList(m.Healed), Score: strconv.FormatFloat(m.Score, 'f', 2, 64)})
+		}
+	}
+	if p != nil && p.Heal != nil && len(p.Heal.Candidates) > 0 && !seen[p.Line] {
+		c := p.Heal.Candidates[0]
+		sels := c.Selectors
+		if p.HealPatch != nil && len(p.HealPatch.New) > 0 {
+			sels = p.HealPatch.New
+		}
+		if len(sels) > 0 {
+			out = append(out, healRow{Line: p.Line, Desc: c.Desc, Selectors: selectorList(sels), Score: strconv.FormatFloat(c.Score, 'f', 2, 64)})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Line < out[j].Line })
+	return out
+}
+
+// selectorList is sels as a flow writes a list: ["#a", "text=B"].
+func selectorList(sels []string) string {
+	q := make([]string, len(sels))
+	for i, x := range sels {
+		q[i] = strconv.Quote(x)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return "[" + strings.Join(q, ", ") + "]"
 }
 
 // T is key's text in the report's language (package msg).
@@ -469,6 +557,10 @@ tr.failed td{background:#ffebe9}tr.skipped td{color:var(--skip)}
 {{range .Selectors}}<tr><td><code>{{.Selector}}</code></td><td>{{.Reason}}</td></tr>{{end}}</table>{{end}}
 {{if or .URL .Title}}<p class="meta">{{$.T "report.page"}} <code>{{.URL}}</code>{{with .Title}} — “{{.}}”{{end}}</p>{{end}}
 {{end}}
+{{if .Heal}}<h2>{{$.T "report.heal"}}</h2>
+<table id="heal"><tr><th>{{$.T "report.line"}}</th><th>{{$.T "report.healWhat"}}</th><th>{{$.T "report.healSelectors"}}</th><th>{{$.T "report.healScore"}}</th></tr>
+{{range .Heal}}<tr><td>{{.Line}}</td><td>{{if .Healed}}{{$.T "report.healHealed"}}{{else}}{{$.T "report.healFound"}}{{end}}{{with .Desc}} <span translate="no">{{.}}</span>{{end}}</td><td><code>{{.Selectors}}</code></td><td>{{.Score}}</td></tr>{{end}}</table>
+<p class="note" id="heal-apply">{{$.T "report.healApply"}} <code>{{.HealCmd}}</code> {{$.T "report.healApplyAfter"}}</p>{{end}}
 {{if .FailShot}}<h2>{{$.T "report.failPage"}}</h2><img id="failure-shot" alt="{{$.T "report.failShot"}}" src="{{.FailShot}}">{{end}}
 <h2>{{$.T "report.timeline"}}</h2>
 <table id="timeline"><tr><th>#</th><th>{{$.T "report.line"}}</th><th>{{$.T "report.action"}}</th><th>{{$.T "report.target"}}</th><th>{{$.T "report.status"}}</th><th style="width:22%">{{$.T "report.duration"}}</th></tr>
