@@ -10,6 +10,7 @@ import (
 
 	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/internal/host/hitl"
+	"github.com/rpa-dev/rpa/internal/runs"
 )
 
 // The Questions page: the `ask` and hitl_prompt questions of every local run
@@ -27,6 +28,9 @@ func init() {
 		"questions.intro":      {En: "Runs on this computer that need a person ask here first while the console is open (then the desktop dialog).", Zh: "控制台打开时，本机运行中需要人工处理的问题先在这里提问（其次才是桌面对话框）。"},
 		"questions.none":       {En: "No question is waiting.", Zh: "没有等待回答的问题。"},
 		"questions.from":       {En: "From", Zh: "来自"},
+		"questions.askFlow":    {En: "flow %s", Zh: "流程 %s"},
+		"questions.askRun":     {En: "run %s", Zh: "运行 %s"},
+		"questions.askCaller":  {En: "called by %s", Zh: "调用方 %s"},
 		"questions.asked":      {En: "Asked", Zh: "提问时间"},
 		"questions.deadline":   {En: "Answer before", Zh: "请在此时间前回答"},
 		"questions.answer":     {En: "Answer", Zh: "回答"},
@@ -71,12 +75,40 @@ type questionView struct {
 	Number   bool
 	// AskedText and DeadlineText are local clock times ("" for no deadline).
 	AskedText, DeadlineText string
+	// FromText says who asks: the flow, its run and its caller when the
+	// asker said (askerText), else the asking process.
+	FromText string `json:"fromText"`
 }
 
-func questionViews(ps []hitl.Pending) []questionView {
+// askerText is "flow greet · run ID · called by mcp Claude" in lang (the
+// caller's kind in words), or from when the question names no run.
+func askerText(lang string, a hitl.Asker, from string) string {
+	var parts []string
+	if a.Flow != "" {
+		parts = append(parts, Translate(lang, "questions.askFlow", a.Flow))
+	}
+	if a.Run != "" {
+		parts = append(parts, Translate(lang, "questions.askRun", a.Run))
+	}
+	if a.Caller != "" {
+		kind, rest, _ := strings.Cut(a.Caller, " ")
+		c := runs.CallerTextIn(lang, runs.Caller{Kind: kind})
+		if rest != "" {
+			c += " " + rest
+		}
+		parts = append(parts, Translate(lang, "questions.askCaller", c))
+	}
+	if len(parts) == 0 {
+		return from
+	}
+	return strings.Join(parts, " · ")
+}
+
+func questionViews(lang string, ps []hitl.Pending) []questionView {
 	out := make([]questionView, 0, len(ps))
 	for _, p := range ps {
-		v := questionView{Pending: p, Password: p.Input == "password", Number: p.Input == "number", AskedText: p.Asked.Local().Format("15:04:05")}
+		v := questionView{Pending: p, Password: p.Input == "password", Number: p.Input == "number", AskedText: p.Asked.Local().Format("15:04:05"),
+			FromText: askerText(lang, p.Asker, p.From)}
 		if !p.Deadline.IsZero() {
 			v.DeadlineText = p.Deadline.Local().Format("15:04:05")
 		}
@@ -87,7 +119,7 @@ func questionViews(ps []hitl.Pending) []questionView {
 
 // questionsPage lists the pending questions, each with its answer form.
 func questionsPage(s *Server, w http.ResponseWriter, r *http.Request) {
-	data := map[string]any{"Questions": questionViews(s.Questions().Pending())}
+	data := map[string]any{"Questions": questionViews(s.Lang(r), s.Questions().Pending())}
 	switch r.URL.Query().Get("m") {
 	case "sent":
 		data["Flash"] = s.T(r, "questions.sent")
@@ -98,7 +130,8 @@ func questionsPage(s *Server, w http.ResponseWriter, r *http.Request) {
 }
 
 // questionsEvents streams the pending questions (event "questions", data:
-// a JSON array of hitl.Pending, never an answer) at each change, with a
+// a JSON array of hitl.Pending with fromText, the asker in the request's
+// language; never an answer) at each change, with a
 // keep-alive comment every 20 s, until the client goes or the Server closes. While it
 // streams the broker takes questions.
 func questionsEvents(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -117,7 +150,7 @@ func questionsEvents(s *Server, w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
 	send := func() bool {
-		raw, _ := json.Marshal(b.Pending())
+		raw, _ := json.Marshal(questionViews(s.Lang(r), b.Pending()))
 		_, err := fmt.Fprintf(w, "event: questions\ndata: %s\n\n", raw)
 		fl.Flush()
 		return err == nil

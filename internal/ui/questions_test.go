@@ -223,12 +223,21 @@ return { "ok": true }
 		t.Fatal(err)
 	}
 	el(t, pg, "heading", "Your PIN")
+	// The card names the flow, the run and the caller, not the process.
+	waitText(t, pg, "flow verify · run ")
+	from, err := pg.Eval(step(t), `() => document.querySelector(".question .q-from").textContent`)
+	if err != nil {
+		t.Fatal(err)
+	}
 	fill(t, pg, "textbox", "Answer (typed hidden; never stored)", secret)
 	click(t, pg, "button", "Send")
 	waitFor(t, "the run ended", func() bool { return lr.Outcome() != nil })
 	out := lr.Outcome()
 	if !out.Success || out.RunID == "" {
 		t.Fatalf("outcome %+v", out)
+	}
+	if want := "flow verify · run " + out.RunID + " · called by mcp rpa-console"; from != want {
+		t.Errorf("the card says it is from %q, want %q", from, want)
 	}
 	for _, path := range []string{"/runs", "/runs/" + out.RunID, "/runs/" + out.RunID + "/report", "/questions"} {
 		if html := c.get(t, path); strings.Contains(html, secret) {

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rpa-dev/rpa/internal/host/localctl"
 	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
 )
 
@@ -190,6 +191,13 @@ func (s *Server) Serve(ctx context.Context) error {
 	}
 	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
 	defer s.Close()
+	// While it serves, a question asked where no page of it is open says where it is
+	// (hitl.Console; the address without the token).
+	if reg, err := localctl.Register(s.home(), localctl.Entry{Kind: localctl.KindUI, Program: "rpa ui", URL: "http://" + s.ln.Addr().String() + "/"}); err == nil {
+		defer reg.Close()
+	} else {
+		s.Logf("ui: the address will not be named to questions no page takes: %v", err)
+	}
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(s.ln) }()
 	select {

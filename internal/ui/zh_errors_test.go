@@ -2,12 +2,16 @@ package ui
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/rpa-dev/rpa/internal/host/hitl"
+	"github.com/rpa-dev/rpa/internal/host/localctl"
 )
 
 // zhPost posts body (JSON when it is not url.Values) to path as a person
@@ -92,5 +96,49 @@ func TestServerErrorsInChinese(t *testing.T) {
 	html := c.getLang(t, lr.URL(), "zh-CN")
 	if !strings.Contains(html, "参数 &#34;who&#34; 无效：应为 string，实际为 number") {
 		t.Errorf("live page of a refused call (%q):\n%s", lr.Outcome().CallError, html)
+	}
+}
+
+// TestServeNamesItsURL: while a console serves, the local registry names
+// its address (without the token) for questions no page takes
+// (hitl.Console); it is gone when Serve returns.
+func TestServeNamesItsURL(t *testing.T) {
+	home := t.TempDir()
+	s, err := New(Options{Home: home, FlowsDir: t.TempDir(), Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx) }()
+	want := strings.TrimSuffix(s.URL(), "?t="+s.Token())
+	waitFor(t, "the registry names the console", func() bool {
+		ents, _ := localctl.List(home, localctl.KindUI)
+		return len(ents) == 1 && ents[0].URL == want && !strings.Contains(ents[0].URL, s.Token())
+	})
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := localctl.List(home, localctl.KindUI); len(ents) != 0 {
+		t.Errorf("still registered: %+v", ents)
+	}
+}
+
+// TestAskerText: a question card names the flow, the run and the caller
+// (its kind in words in Chinese), or the process when the asker said none.
+func TestAskerText(t *testing.T) {
+	a := hitl.Asker{Flow: "billing", Run: "20261202T081500000-ab12", Caller: "mcp Claude"}
+	if got := askerText("en", a, "rpa serve (pid 4)"); got != "flow billing · run 20261202T081500000-ab12 · called by mcp Claude" {
+		t.Errorf("en: %q", got)
+	}
+	if got := askerText("zh", a, "rpa serve (pid 4)"); got != "流程 billing · 运行 20261202T081500000-ab12 · 调用方 MCP Claude" {
+		t.Errorf("zh: %q", got)
+	}
+	if got := askerText("zh", hitl.Asker{}, "rpa serve (pid 4)"); got != "rpa serve (pid 4)" {
+		t.Errorf("no asker: %q", got)
 	}
 }

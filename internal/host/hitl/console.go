@@ -23,6 +23,7 @@ import (
 	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/internal/host/home"
 	"github.com/rpa-dev/rpa/internal/host/localctl"
+	"github.com/rpa-dev/rpa/internal/msg"
 )
 
 // The console channel: while an `rpa ui` console is open on this $RPA_HOME,
@@ -41,6 +42,14 @@ import (
 // Closing the request withdraws the question. The answer crosses loopback
 // only; neither side writes it anywhere.
 
+func init() {
+	// What a question no console took says, for a person reading Chinese (msg.Localize).
+	msg.Register(map[string]msg.Text{
+		"out.hitl.noPage":    {En: "no console page is open: rpa ui runs at %s (pid %d); open that address in a browser to answer there", Zh: "没有打开的控制台页面：rpa ui 运行在 %s（pid %d）；请在浏览器中打开这个地址来回答"},
+		"out.hitl.noConsole": {En: "no console is open (rpa ui)", Zh: "没有打开的控制台（rpa ui）"},
+	})
+}
+
 // ConsoleAck is how long the console channel waits for a console to show a
 // question before it treats the console as unreachable.
 const ConsoleAck = 5 * time.Second
@@ -55,6 +64,8 @@ type consoleRequest struct {
 	Input     string `json:"input"`
 	TimeoutMs int64  `json:"timeoutMs,omitempty"`
 	From      string `json:"from,omitempty"`
+	// Asker is the run that asks (WithAsker), when the asker knows it.
+	Asker
 }
 
 // consoleEvent is one line of the reply.
@@ -91,6 +102,10 @@ func (c *Console) Ask(ctx context.Context, q core.Question) (core.Answer, error)
 		return core.Answer{}, Unavailable("console: %v", err)
 	}
 	if len(ents) == 0 {
+		// An rpa ui may run with no page open: name its address.
+		if uis, _ := localctl.List(dir, localctl.KindUI); len(uis) > 0 && uis[0].URL != "" {
+			return core.Answer{}, Unavailable("console: no console page is open: rpa ui runs at %s (pid %d); open that address in a browser to answer there", uis[0].URL, uis[0].PID)
+		}
 		return core.Answer{}, Unavailable("console: no console is open (rpa ui)")
 	}
 	var reasons []string
@@ -111,6 +126,7 @@ func (c *Console) askOne(ctx context.Context, e localctl.Entry, q core.Question)
 		from = thisProcess()
 	}
 	body := consoleRequest{Title: q.Title, Message: q.Message, Input: q.Input, From: from}
+	body.Asker, _ = AskerOf(ctx)
 	if dl, ok := ctx.Deadline(); ok {
 		body.TimeoutMs = time.Until(dl).Milliseconds()
 	}
@@ -236,12 +252,15 @@ var ErrNoQuestion = errors.New("no such question (answered or withdrawn)")
 // Pending is one question waiting in a console (Broker.Pending). It never
 // holds an answer.
 type Pending struct {
-	ID      string    `json:"id"`
-	Title   string    `json:"title"`
-	Message string    `json:"message,omitempty"`
-	Input   string    `json:"input"` // text, password or number
-	From    string    `json:"from,omitempty"`
-	Asked   time.Time `json:"asked"`
+	ID      string `json:"id"`
+	Title   string `json:"title"`
+	Message string `json:"message,omitempty"`
+	Input   string `json:"input"` // text, password or number
+	From    string `json:"from,omitempty"`
+	// Asker is the flow, run and caller that ask, when the asker said
+	// (WithAsker); From is then only the process.
+	Asker
+	Asked time.Time `json:"asked"`
 	// Deadline is when the asker gives up (zero: unknown).
 	Deadline time.Time `json:"deadline,omitempty"`
 }
@@ -441,16 +460,17 @@ func (b *Broker) Name() string { return "console" }
 // ends (then the question is withdrawn and ctx.Err() returned). Unavailable
 // while no page watches or once the broker is closed.
 func (b *Broker) Ask(ctx context.Context, q core.Question) (core.Answer, error) {
-	return b.ask(ctx, q, "", nil)
+	a, _ := AskerOf(ctx)
+	return b.ask(ctx, q, "", a, nil)
 }
 
-func (b *Broker) ask(ctx context.Context, q core.Question, from string, shown func(id string)) (core.Answer, error) {
+func (b *Broker) ask(ctx context.Context, q core.Question, from string, asker Asker, shown func(id string)) (core.Answer, error) {
 	var idb [12]byte
 	if _, err := rand.Read(idb[:]); err != nil {
 		return core.Answer{}, err
 	}
 	p := &pending{Pending: Pending{ID: hex.EncodeToString(idb[:]), Title: q.Title, Message: q.Message, Input: q.Input,
-		From: from, Asked: time.Now()}, answer: make(chan core.Answer, 1)}
+		From: from, Asker: asker, Asked: time.Now()}, answer: make(chan core.Answer, 1)}
 	if p.Input == "" {
 		p.Input = "text"
 	}
@@ -529,7 +549,7 @@ func (b *Broker) serveAsk(w http.ResponseWriter, r *http.Request) {
 	}
 	fl, _ := w.(http.Flusher)
 	enc := json.NewEncoder(w)
-	a, err := b.ask(ctx, core.Question{Title: q.Title, Message: q.Message, Input: q.Input}, q.From, func(id string) {
+	a, err := b.ask(ctx, core.Question{Title: q.Title, Message: q.Message, Input: q.Input}, q.From, q.Asker, func(id string) {
 		w.Header().Set("Content-Type", "application/x-ndjson")
 		_ = enc.Encode(consoleEvent{Event: "shown", ID: id})
 		if fl != nil {

@@ -3,6 +3,7 @@ package hitl
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/internal/host/localctl"
+	"github.com/rpa-dev/rpa/internal/msg"
 )
 
 // openConsole starts a broker registered in a fresh $RPA_HOME.
@@ -306,5 +308,48 @@ func TestHostConfigsAskConsoleFirst(t *testing.T) {
 		if !found {
 			t.Errorf("%s: the desktop channel does not ask the console first", name)
 		}
+	}
+}
+
+// TestConsoleNamesTheAsker: a question asked from a run's context (WithAsker)
+// reaches the console across loopback with the flow, the run and the caller.
+func TestConsoleNamesTheAsker(t *testing.T) {
+	b, home := openConsole(t)
+	seen := answerNext(t, b, core.Answer{Status: core.AnswerAnswered, Text: "1"})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	a := Asker{Flow: "billing", Run: "20261202T081500000-ab12", Caller: "mcp Claude"}
+	if _, err := (&Console{Home: home}).Ask(WithAsker(ctx, a), core.Question{Title: "Code?", Input: "text"}); err != nil {
+		t.Fatal(err)
+	}
+	if p := <-seen; p.Asker != a || p.From == "" {
+		t.Errorf("pending question %+v", p)
+	}
+	if _, ok := AskerOf(context.Background()); ok {
+		t.Error("a bare context has an asker")
+	}
+}
+
+// TestConsoleNoPageNamesTheURL: with an rpa ui running but none of its
+// pages open, a question says where the console is (its address without
+// the token), in Chinese too.
+func TestConsoleNoPageNamesTheURL(t *testing.T) {
+	home := t.TempDir()
+	reg, err := localctl.Register(home, localctl.Entry{Kind: localctl.KindUI, Program: "rpa ui", URL: "http://127.0.0.1:8731/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	_, err = (&Console{Home: home}).Ask(context.Background(), core.Question{Title: "Code?", Input: "text"})
+	want := fmt.Sprintf("console: no console page is open: rpa ui runs at http://127.0.0.1:8731/ (pid %d); open that address in a browser to answer there", os.Getpid())
+	if !errors.Is(err, ErrUnavailable) || err.Error() != want {
+		t.Fatalf("got %v, want %q", err, want)
+	}
+	if zh := msg.Localize("zh", err.Error()); !strings.Contains(zh, "没有打开的控制台页面：rpa ui 运行在 http://127.0.0.1:8731/") {
+		t.Errorf("zh: %s", zh)
+	}
+	reg.Close()
+	if _, err := (&Console{Home: home}).Ask(context.Background(), core.Question{Title: "Code?", Input: "text"}); err == nil || !strings.Contains(err.Error(), "no console is open (rpa ui)") {
+		t.Errorf("without rpa ui: %v", err)
 	}
 }

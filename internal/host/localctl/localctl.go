@@ -45,6 +45,10 @@ const (
 	// connect, rpa ui --serve-http/--connect): what it serves, for the
 	// consoles' Status page. It has no endpoint.
 	KindServe = "serve"
+	// KindUI is an `rpa ui` process for its whole life, whether a page of
+	// it is open or not: its URL (without the token), so that a question
+	// no console took can say where the console is.
+	KindUI = "ui"
 )
 
 // Entry is one registered process.
@@ -59,6 +63,9 @@ type Entry struct {
 	Token string `json:"token,omitempty"`
 	// Started is when the entry was registered (UTC).
 	Started time.Time `json:"started"`
+	// URL is a KindUI console's address for people, without its token
+	// ("http://127.0.0.1:8731/").
+	URL string `json:"url,omitempty"`
 	// Program describes the process for people ("rpa ui").
 	Program string `json:"program,omitempty"`
 	// Serves lists what a serving process serves, for people ("MCP over

@@ -260,6 +260,11 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 		}
 	}
 	healCtx, healFlush := heal.Attach(runCtx, o.Heal, f, store, run)
+	caller := o.Caller
+	if caller.Kind == "" {
+		caller.Kind = runs.CallerCLI
+	}
+	healCtx = hitl.WithAsker(healCtx, hitl.Asker{Flow: f.File.Name, Run: run, Caller: runs.RunCallerText(&runs.Run{Caller: caller, Schedule: o.Schedule})})
 	events, flush := func(interp.Event) {}, func() {}
 	if o.Progress != nil {
 		events, flush = o.Progress.Event, o.Progress.Flush

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/internal/host/hitl"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/runs/record"
 	"github.com/rpa-dev/rpa/internal/runs/report"
@@ -199,7 +200,17 @@ type callRecord struct {
 	rec     *record.Recorder
 	flow    *lang.Flow
 	profile string
-	owner   runs.Owner // who may resume it (resume.go)
+	owner   runs.Owner  // who may resume it (resume.go)
+	caller  runs.Caller // who called, for the questions the run asks (asker)
+}
+
+// asker names the run for the questions it asks (hitl.WithAsker): the
+// flow, the run's ID and its caller; only the flow when not recorded.
+func (c *callRecord) asker(flow string) hitl.Asker {
+	if c == nil {
+		return hitl.Asker{Flow: flow}
+	}
+	return hitl.Asker{Flow: flow, Run: c.rec.ID(), Caller: runs.CallerText(c.caller)}
 }
 
 // startRecord begins the record of a workflow call.
@@ -235,7 +246,7 @@ func (s *Server) startRecord(req *mcp.CallToolRequest, e *flowEntry, typed lang.
 		s.log.Warn("run not recorded", "tool", "workflow_"+e.flow.File.Name, "err", err)
 		return nil
 	}
-	return &callRecord{rec: rec, flow: e.flow, profile: profile, owner: runs.OwnerOf(caller)}
+	return &callRecord{rec: rec, flow: e.flow, profile: profile, owner: runs.OwnerOf(caller), caller: caller}
 }
 
 // hook wraps the run's Events hook (nil-safe).

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/rpa-dev/rpa/core"
+	"github.com/rpa-dev/rpa/internal/host/hitl"
 	"github.com/rpa-dev/rpa/internal/host/profiles"
 	"github.com/rpa-dev/rpa/internal/serve/mrtr"
 	"github.com/rpa-dev/rpa/internal/serve/tasks"
@@ -278,6 +279,7 @@ func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *f
 	events = s.tapEvents(req, events) // tap.go: an in-process watcher (the console)
 	events = rec.hook(events, l.Page())
 	hctx, healFlush := s.healCtx(ctx, e, rec) // heal.go
+	hctx = hitl.WithAsker(hctx, rec.asker(e.flow.File.Name))
 	res, page := interp.Run(hctx, e.flow, interp.Options{
 		Args:    typed,
 		Browser: l.Browser(),

@@ -49,7 +49,7 @@
     a.setAttribute("aria-labelledby", h.id);
     const m = a.querySelector(".q-message");
     if (q.message) m.textContent = q.message; else m.remove();
-    a.querySelector(".q-from").textContent = q.from || "";
+    a.querySelector(".q-from").textContent = q.fromText || q.from || "";
     a.querySelector(".q-asked").textContent = clock(q.asked);
     const dl = clock(q.deadline);
     if (dl) a.querySelector(".q-deadline").textContent = dl; else a.querySelector(".q-dl").remove();
