@@ -24,3 +24,21 @@ func TestHintsInChinese(t *testing.T) {
 		t.Errorf("en hints:\n%s", en)
 	}
 }
+
+// TestPageHintsInChinese: the sentences about a page that is to blame (a
+// sign-in page, an error, an HTTP error document) are the catalog's.
+func TestPageHintsInChinese(t *testing.T) {
+	for kind, want := range map[string]string{
+		drivers.PageSignIn:    "会话已过期或登录没有成功",
+		drivers.PageError:     "页面拒绝了流程提交的内容",
+		drivers.PageHTTPError: "服务器出错或地址不对",
+	} {
+		p := &Packet{URL: "https://x/a", Page: &drivers.PageState{Kind: kind, Text: "the page says so"}}
+		if zh := strings.Join(hints("zh", p, nil, "", "", ""), "\n"); !strings.Contains(zh, "the page says so："+want) || !strings.Contains(zh, "不是选择器的问题") {
+			t.Errorf("%s: %s", kind, zh)
+		}
+		if en := strings.Join(hints("en", p, nil, "", "", ""), "\n"); !strings.Contains(en, "the selectors are not to blame") {
+			t.Errorf("%s en: %s", kind, en)
+		}
+	}
+}

@@ -256,6 +256,9 @@ func init() {
 		"packet.disabled":     {En: "the element is disabled: a required field may be empty or invalid", Zh: "元素已禁用：可能有必填项为空或无效"},
 		"packet.emptyTable":   {En: "the table is empty", Zh: "表格为空"},
 		"packet.timeout":      {En: "the step timed out: the page may be slow or waiting for something (see problems)", Zh: "步骤超时：页面可能很慢，或在等待什么（见问题列表）"},
+		"packet.signIn":       {En: "%s: the session expired or the sign-in did not go through; sign in first (defaults login:, or the profile that holds the session), the selectors are not to blame", Zh: "%s：会话已过期或登录没有成功；请先登录（defaults login:，或使用保存会话的浏览器配置），不是选择器的问题"},
+		"packet.pageError":    {En: "%s: the page refused what the flow sent (check the values it was given); the selectors are not to blame", Zh: "%s：页面拒绝了流程提交的内容（请检查给它的值）；不是选择器的问题"},
+		"packet.httpError":    {En: "%s: the server failed or the address is wrong; the selectors are not to blame", Zh: "%s：服务器出错或地址不对；不是选择器的问题"},
 		"packet.passesNow":    {En: "passes now (the page changed after the failure)", Zh: "现在能通过（失败之后页面发生了变化）"},
 	})
 }
@@ -283,11 +286,11 @@ func hints(lg string, p *Packet, reps []drivers.SelectorReport, snap, dialog, al
 	if p.Page != nil {
 		switch p.Page.Kind {
 		case drivers.PageSignIn:
-			out = append(out, p.Page.Text+": the session expired or the sign-in did not go through; sign in first (defaults login:, or the profile that holds the session), the selectors are not to blame")
+			out = append(out, msg.T(lg, "packet.signIn", p.Page.Text))
 		case drivers.PageError:
-			out = append(out, p.Page.Text+": the page refused what the flow sent (check the values it was given); the selectors are not to blame")
+			out = append(out, msg.T(lg, "packet.pageError", p.Page.Text))
 		case drivers.PageHTTPError:
-			out = append(out, p.Page.Text+": the server failed or the address is wrong; the selectors are not to blame")
+			out = append(out, msg.T(lg, "packet.httpError", p.Page.Text))
 		}
 	}
 	covered, allMissing := "", len(reps) > 0
