@@ -1,0 +1,79 @@
+package rod_test
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpa-dev/rpa/drivers"
+	rodd "github.com/rpa-dev/rpa/drivers/rod"
+)
+
+// A fill located with drivers.PrepFill and a click located with
+// drivers.Aim send their preparation in the locate's evaluation: a fill is
+// the locate, the text and the check of the value; a click the locate, the
+// mouse's move, press and release, and the check that they reached the
+// element. A locate's aim holds no click a key makes (Enter on another
+// button) while its own click has not come.
+func TestPreparedActions(t *testing.T) {
+	cmds := rodd.CountCommands()
+	ctx := tctx(t, 60*time.Second)
+	b, err := rodd.New().Launch(ctx, drivers.LaunchOptions{UserDataDir: filepath.Join(t.TempDir(), "profile")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	p, err := b.NewPage(ctx, url("basic.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	locate(t, p, drivers.ForRead, "#title") // the document answers
+	sent := func() []string {
+		var out []string
+		for _, m := range cmds.Take() {
+			if strings.HasPrefix(m, "Runtime.") || strings.HasPrefix(m, "Input.") {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	sent()
+
+	el := locate(t, p, drivers.ForInput|drivers.PrepFill, "#name")
+	if err := el.Fill(ctx, "Zoë"); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := sent(), []string{"Runtime.evaluate", "Input.insertText", "Runtime.callFunctionOn"}; !slices.Equal(got, want) {
+		t.Errorf("a prepared fill sent %v, want %v", got, want)
+	}
+
+	el = locate(t, p, drivers.ForPointer|drivers.Aim, "#go")
+	if err := el.Click(ctx, "left", 1); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Runtime.evaluate", "Input.dispatchMouseEvent", "Input.dispatchMouseEvent", "Input.dispatchMouseEvent", "Runtime.callFunctionOn"}
+	if got := sent(); !slices.Equal(got, want) {
+		t.Errorf("an aimed click sent %v, want %v", got, want)
+	}
+	if v, err := p.Eval(ctx, `() => document.body.dataset.result`); err != nil || v != "hello:Zoë:true" {
+		t.Fatalf("after the click: %v %v", v, err)
+	}
+
+	// Aimed at #twice, the Enter on #go still clicks #go.
+	if _, err := p.Eval(ctx, `() => { document.body.dataset.result = 'pending' }`); err != nil {
+		t.Fatal(err)
+	}
+	locate(t, p, drivers.ForPointer|drivers.Aim, "#twice")
+	if err := locate(t, p, drivers.ForRead, "#go").Focus(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Press(ctx, "Enter"); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := p.Eval(ctx, `() => document.body.dataset.result`); err != nil || v != "hello:Zoë:true" {
+		t.Fatalf("Enter on #go with a click aimed at #twice: %v %v", v, err)
+	}
+}
