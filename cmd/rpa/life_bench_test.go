@@ -32,6 +32,18 @@ func BenchmarkServeSoak(b *testing.B) {
 	}
 }
 
+// BenchmarkServeRSS is rpa's own memory serving one profile (issue 24:
+// at most 30 MB): `rpa serve --http` (the built binary) runs
+// workflow_quick 20 times on one profile, then its resident set
+// (VmRSS, rpa alone, not Chromium) is reported as rpa-RSS-MB. Run:
+//
+//	go test ./cmd/rpa -run '^$' -bench ServeRSS -benchtime 1x -v
+func BenchmarkServeRSS(b *testing.B) {
+	for range b.N {
+		soak(b, 20)
+	}
+}
+
 func soak(b *testing.B, calls int) {
 	if _, err := os.Stat("/proc/self/status"); err != nil {
 		b.Skip("reads /proc")
@@ -65,11 +77,13 @@ func soak(b *testing.B, calls int) {
 				chPSS += pssKB(pid)
 			}
 			fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", srv.Process.Pid))
-			b.Logf("call %3d: rpa RSS %5.1f MB; Chromium RSS sum %6.1f MB, PSS sum %6.1f MB (%d processes); rpa fds %d; tabs open %d",
-				i, float64(rpaRSS)/1024, float64(chRSS)/1024, float64(chPSS)/1024, len(pids), len(fds), tabsOpen(profile))
+			st := fmt.Sprintf("/proc/%d/status", srv.Process.Pid)
+			b.Logf("call %3d: rpa RSS %5.1f MB (anonymous %.1f, file-backed %.1f); Chromium RSS sum %6.1f MB, PSS sum %6.1f MB (%d processes); rpa fds %d; tabs open %d",
+				i, float64(rpaRSS)/1024, float64(procKB(st, "RssAnon:"))/1024, float64(procKB(st, "RssFile:"))/1024, float64(chRSS)/1024, float64(chPSS)/1024, len(pids), len(fds), tabsOpen(profile))
 		}
 	}
 	b.ReportMetric(float64(time.Since(start).Milliseconds())/float64(calls), "ms/call")
+	b.ReportMetric(float64(rssKB(srv.Process.Pid))/1024, "rpa-RSS-MB")
 	b.StopTimer()
 	_ = srv.Process.Signal(syscall.SIGTERM)
 	waitGone(b, srv.Process.Pid)
