@@ -158,11 +158,12 @@ func pickerStart(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !s.readJSON(w, r, &req) {
 		return
 	}
-	fi, _, ok := s.FlowFile(req.File)
+	e, ok := s.editable(req.File) // a new flow that is only a draft too
 	if !ok {
 		s.apiError(w, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
 		return
 	}
+	fi := e.Info
 	u := strings.TrimSpace(req.URL)
 	if u == "" {
 		u = firstOpenURL(fi.Path, []byte(req.Text))
