@@ -389,7 +389,9 @@ func (m *Manager) Adopt(ctx context.Context, r *Record, work Work) error {
 		}
 		return fmt.Errorf("tasks: %w", err)
 	}
+	lt.mu.Lock() // tasks/get may read it already: enter made it live
 	lt.msg, lt.n = nr.Message, nr.Asked
+	lt.mu.Unlock()
 	m.o.Log.Info("task taken over from a process that is gone", "task", nr.ID, "tool", nr.Tool)
 	m.run(lt, wctx, work)
 	return nil
