@@ -392,6 +392,9 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	done := make(chan error, 1)
 	go func() { done <- s.q.Work(ctx, s.handle) }()
 	for {
+		// The next look is set before this one: the clock moving on while Tick reads the
+		// schedules (a FakeClock advanced meanwhile) does not wait for yet another Poll.
+		next := s.clock.After(s.c.Poll)
 		if err := s.Tick(ctx); err != nil && ctx.Err() == nil {
 			s.log("schedules: %v", err)
 		}
@@ -399,7 +402,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return <-done
 		case <-s.kick:
-		case <-s.clock.After(s.c.Poll):
+		case <-next:
 		}
 	}
 }
