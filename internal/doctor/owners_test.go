@@ -1,58 +1,36 @@
 package doctor
 
 import (
-	"bufio"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/rpa-dev/rpa/internal/testutil/holder"
+
 	"github.com/rpa-dev/rpa/internal/host/profiles"
 )
 
-// TestHelperHoldLock is not a test: run as a child with RPA_TEST_HOLD=DIR
-// it is a live rpa process holding DIR's profile lock (profiles.LockDir)
-// until its stdin closes.
-func TestHelperHoldLock(t *testing.T) {
-	dir := os.Getenv("RPA_TEST_HOLD")
-	if dir == "" {
-		t.Skip("a helper process")
-	}
-	l, err := profiles.LockDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Unlock()
-	os.Stdout.WriteString("held\n")
-	_, _ = bufio.NewReader(os.Stdin).ReadString('\n') // until the parent closes stdin
+// TestMain lets a test start this binary as a live rpa process holding a
+// profile's rpa lock (holdLock).
+func TestMain(m *testing.M) {
+	holder.Serve(map[string]holder.Hold{"lock": func(dir string) (func(), error) {
+		l, err := profiles.LockDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		return func() { l.Unlock() }, nil
+	}})
+	os.Exit(m.Run())
 }
 
 // holdLock starts a process that holds dir's rpa lock as a running rpa
 // does, and returns its pid; it ends with the test.
 func holdLock(t *testing.T, dir string) int {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperHoldLock$")
-	cmd.Env = append(os.Environ(), "RPA_TEST_HOLD="+dir)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = stdin.Close(); _ = cmd.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || line != "held\n" {
-		t.Fatalf("helper: %q %v", line, err)
-	}
-	return cmd.Process.Pid
+	return holder.Start(t, "lock", dir).PID()
 }
 
 // TestProfileOwners (issue 22): a profile whose browser a live rpa

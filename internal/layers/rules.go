@@ -38,7 +38,7 @@ NONE
   github.com/xuri/excelize/v2;
 
 # BASE: the shared vocabulary (core: error kinds, the host contract) and
-# small utilities. They import nothing of ours.
+# small utilities (testutil: for tests only). They import nothing of ours.
 NONE
 < core,
   internal/atomicfile,
@@ -47,7 +47,8 @@ NONE
   internal/columns,
   internal/httpauth,
   internal/msg,
-  internal/orderedjson
+  internal/orderedjson,
+  internal/testutil/holder
 < BASE;
 
 # LANGUAGE: the flow language, from text to a checked flow. It knows

@@ -1,44 +1,39 @@
 package lease
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rpa-dev/rpa/internal/testutil/holder"
 )
 
 // hang bounds a wait that only fails on a hang.
 const hang = 20 * time.Second
 
+// TestMain lets a test start this binary as another process that holds
+// a lease (startHolder).
 func TestMain(m *testing.M) {
-	if dir := os.Getenv("LEASE_TEST_HOLD"); dir != "" {
-		holdHelper(dir)
-		return
-	}
+	holder.Serve(map[string]holder.Hold{"lease": holdLease})
 	os.Exit(m.Run())
 }
 
-// holdHelper is the other process of the cross-process tests: it takes
-// the lease on "portal/admin" for run "run-other", prints "held", and
-// releases it when its stdin closes (or dies by kill -9 first).
-func holdHelper(dir string) {
+// holdLease is the other process of the cross-process tests: it takes
+// the lease on "portal/admin" in dir for run "run-other" until the test
+// lets go (or kills it with -9 first).
+func holdLease(dir string) (func(), error) {
 	l := &Local{Dir: dir}
 	ls, err := l.Acquire(context.Background(), Request{Account: "portal/admin", Holder: Holder{RunID: "run-other"}})
 	if err != nil {
-		fmt.Println("error:", err)
-		os.Exit(1)
+		return nil, err
 	}
-	fmt.Println("held")
-	_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
-	_ = ls.Release()
-	fmt.Println("released")
+	return func() { _ = ls.Release() }, nil
 }
 
 func acquire(t *testing.T, l Leaser, account, run string, wait time.Duration) Lease {
@@ -211,40 +206,15 @@ func TestBadAccountName(t *testing.T) {
 	}
 }
 
-// startHolder starts the helper process holding portal/admin in dir.
-func startHolder(t *testing.T, dir string) (*exec.Cmd, *bufio.Reader, func()) {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "LEASE_TEST_HOLD="+dir)
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	rd := bufio.NewReader(out)
-	line, err := rd.ReadString('\n')
-	if err != nil || line != "held\n" {
-		t.Fatalf("helper: %q %v", line, err)
-	}
-	return cmd, rd, func() { _ = in.Close() }
-}
-
 // TestOtherProcessHolds: another process's lease is busy here, naming its
 // run and pid; when it releases, a waiter here gets the account.
 func TestOtherProcessHolds(t *testing.T) {
 	dir := t.TempDir()
-	cmd, rd, release := startHolder(t, dir)
+	h := holder.Start(t, "lease", dir)
 	l := &Local{Dir: dir}
 	_, err := l.Acquire(context.Background(), Request{Account: "portal/admin", Holder: Holder{RunID: "run-mine"}})
 	var be *BusyError
-	if !errors.As(err, &be) || be.Holder.RunID != "run-other" || be.Holder.PID != cmd.Process.Pid {
+	if !errors.As(err, &be) || be.Holder.RunID != "run-other" || be.Holder.PID != h.PID() {
 		t.Fatalf("err = %v (%+v)", err, be)
 	}
 	done := make(chan error, 1)
@@ -255,8 +225,8 @@ func TestOtherProcessHolds(t *testing.T) {
 		}
 		done <- err
 	}()
-	release()
-	if line, _ := rd.ReadString('\n'); line != "released\n" {
+	h.Release()
+	if line, _ := h.Out.ReadString('\n'); line != "released\n" {
 		t.Fatalf("helper: %q", line)
 	}
 	if err := <-done; err != nil {
@@ -268,15 +238,15 @@ func TestOtherProcessHolds(t *testing.T) {
 // lock the account.
 func TestKilledHolderFreesAccount(t *testing.T) {
 	dir := t.TempDir()
-	cmd, _, _ := startHolder(t, dir)
+	h := holder.Start(t, "lease", dir)
 	l := &Local{Dir: dir}
 	if _, err := l.Acquire(context.Background(), Request{Account: "portal/admin"}); !errors.Is(err, ErrBusy) {
 		t.Fatalf("while held: %v", err)
 	}
-	if err := cmd.Process.Kill(); err != nil { // SIGKILL
+	if err := h.Cmd.Process.Kill(); err != nil { // SIGKILL
 		t.Fatal(err)
 	}
-	_ = cmd.Wait()
+	_ = h.Cmd.Wait()
 	ls := acquire(t, l, "portal/admin", "run-after", 0)
 	ls.Release()
 }

@@ -1,63 +1,30 @@
 package profiles
 
 import (
-	"bufio"
 	"errors"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/rpa-dev/rpa/internal/testutil/holder"
 )
 
 // TestMain lets a test start this binary as another process that holds a
-// profile lock (RPA_TEST_HOLD_LOCK=DIR) until its stdin closes.
+// profile lock (holdLock).
 func TestMain(m *testing.M) {
-	if dir := os.Getenv("RPA_TEST_HOLD_LOCK"); dir != "" {
-		if _, err := LockDir(dir); err != nil {
-			fmt.Println("error:", err)
-			os.Exit(1)
-		}
-		fmt.Println("locked")
-		_, _ = bufio.NewReader(os.Stdin).ReadString('\n') // until the parent closes stdin
-		os.Exit(0)
-	}
+	holder.Serve(map[string]holder.Hold{"lock": func(dir string) (func(), error) {
+		_, err := LockDir(dir) // held until the process exits
+		return nil, err
+	}})
 	os.Exit(m.Run())
 }
 
 // holdLock starts a process holding dir's lock; the returned func ends it.
 func holdLock(t *testing.T, dir string) (pid int, stop func()) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "RPA_TEST_HOLD_LOCK="+dir)
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, _ := bufio.NewReader(out).ReadString('\n')
-	if line != "locked\n" {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		t.Fatalf("lock holder said %q", line)
-	}
-	stopped := false
-	stop = func() {
-		if !stopped {
-			stopped = true
-			_ = in.Close()
-			_ = cmd.Wait()
-		}
-	}
-	t.Cleanup(stop)
-	return cmd.Process.Pid, stop
+	p := holder.Start(t, "lock", dir)
+	return p.PID(), p.Stop
 }
 
 func TestLockDirAcrossProcesses(t *testing.T) {
