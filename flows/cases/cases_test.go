@@ -1,25 +1,18 @@
 package cases
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
-	"io/fs"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/rpa-dev/rpa/drivers"
-	rodd "github.com/rpa-dev/rpa/drivers/rod"
+	"github.com/rpa-dev/rpa/flows/internal/flowtest"
+
 	"github.com/rpa-dev/rpa/interp"
-	"github.com/rpa-dev/rpa/lang"
-	"github.com/rpa-dev/rpa/lang/format"
 )
 
 // classPages maps a class case's folder to its page in testdata/pages.
@@ -37,17 +30,12 @@ var classPages = map[string]string{
 	"50-moving-targets":          "motion.html",
 }
 
-// One browser and one server of testdata/ for the package.
-var (
-	browser drivers.Browser
-	baseURL string
-)
-
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
+	os.Exit(flowtest.Main(m, "cases", pages()))
 }
 
-func run(m *testing.M) int {
+// pages serves testdata/ and what the cases ask of a server.
+func pages() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/", http.FileServer(http.Dir("testdata")))
 	// The class cases 40-45 run on the engine's own hard pages (one copy,
@@ -75,28 +63,7 @@ func run(m *testing.M) int {
 		w.Header().Set("Cache-Control", "no-store")
 		fmt.Fprint(w, "#banner { height: 200px !important }")
 	})
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
-	baseURL = srv.URL
-	dir, err := os.MkdirTemp("", "rpa-cases-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	b, err := rodd.New().Launch(ctx, drivers.LaunchOptions{UserDataDir: filepath.Join(dir, "profile")})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "launch:", err)
-		return 1
-	}
-	browser = b
-	code := m.Run()
-	if err := b.Close(); err != nil {
-		fmt.Fprintln(os.Stderr, "close:", err)
-	}
-	return code
+	return mux
 }
 
 // csv writes the file case 09 uploads: exactly "a,b\n1,2\n" (8 bytes).
@@ -254,139 +221,14 @@ var cases = []tcase{
 // TestCases runs every case flow against its page in headless Chromium and
 // compares the outputs with the case's expected end state.
 func TestCases(t *testing.T) {
-	flows, ds := lang.LoadDir(".")
-	if ds.HasErrors() {
-		t.Fatalf("load: %v", ds)
+	var cs []flowtest.Case
+	for _, c := range cases {
+		cs = append(cs, flowtest.Case{Flow: c.flow, Args: c.args, Want: c.want, Contains: c.contains, Suffix: c.suffix, Steps: c.steps})
 	}
-	seen := map[string]bool{}
-	for _, tc := range cases {
-		seen[tc.flow] = true
-		t.Run(tc.flow, func(t *testing.T) {
-			f, ok := flows[tc.flow]
-			if !ok {
-				t.Fatalf("no flow %s", tc.flow)
-			}
-			raw := map[string]any{"base_url": baseURL}
-			if tc.args != nil {
-				for k, v := range tc.args(t) {
-					raw[k] = v
-				}
-			}
-			args, err := f.CheckArgs(raw)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-			defer cancel()
-			res, page := interp.Run(ctx, f, interp.Options{
-				Args:    args,
-				Browser: browser,
-				Flows:   func(name string) (*lang.Flow, bool) { g, ok := flows[name]; return g, ok },
-			})
-			closeTabs(t, page)
-			if !res.Success {
-				t.Fatalf("flow failed: %+v\n%s", res.Error, steps(res))
-			}
-			got := outputs(t, res)
-			for k, want := range tc.want {
-				if !reflect.DeepEqual(got[k], want) {
-					t.Errorf("%s = %s, want %s", k, js(got[k]), js(want))
-				}
-			}
-			for k, sub := range tc.contains {
-				if s, _ := got[k].(string); !strings.Contains(s, sub) {
-					t.Errorf("%s = %q, want it to contain %q", k, s, sub)
-				}
-			}
-			for k, suf := range tc.suffix {
-				if s, _ := got[k].(string); !strings.HasSuffix(s, suf) {
-					t.Errorf("%s = %q, want it to end with %q", k, s, suf)
-				}
-			}
-			if tc.steps != nil {
-				tc.steps(t, res)
-			}
-		})
-	}
-	for name := range flows {
-		if !seen[name] {
-			t.Errorf("flow %s has no test case", name)
-		}
-	}
-}
-
-// closeTabs closes every tab the run left open, so cases start clean.
-func closeTabs(t *testing.T, last drivers.Page) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if last != nil {
-		_ = last.Close()
-	}
-	pages, err := browser.Pages(ctx)
-	if err != nil {
-		t.Logf("pages: %v", err)
-		return
-	}
-	for _, p := range pages {
-		_ = p.Close()
-	}
-}
-
-// outputs is the flow's return value as decoded JSON (what `rpa run
-// --json` and MCP clients see).
-func outputs(t *testing.T, res *interp.Result) map[string]any {
-	b, err := json.Marshal(res.Outputs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatalf("outputs %s: %v", b, err)
-	}
-	return m
-}
-
-func js(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
-}
-
-func steps(res *interp.Result) string {
-	var b strings.Builder
-	for _, s := range res.Results {
-		fmt.Fprintf(&b, "  %d line %d %s %s %dms %s\n", s.Index, s.Line, s.Action, s.Status, s.DurationMs, s.Error)
-	}
-	return b.String()
+	flowtest.Run(t, cs)
 }
 
 // The embedded flows are the files on disk, in canonical form.
 func TestEmbedded(t *testing.T) {
-	names, err := fs.Glob(FS, "*.flow")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(names) != len(cases) {
-		t.Errorf("embedded %d flows, the test has %d cases", len(names), len(cases))
-	}
-	for _, n := range names {
-		src, err := fs.ReadFile(FS, n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		disk, err := os.ReadFile(n)
-		if err != nil || string(disk) != string(src) {
-			t.Errorf("%s: embedded copy differs from the file (%v)", n, err)
-		}
-		f, ds := lang.Load(n, src)
-		if ds.HasErrors() {
-			t.Errorf("%s: %v", n, ds)
-			continue
-		}
-		if got := format.Flow(f.File); string(got) != string(src) {
-			t.Errorf("%s is not in canonical form (rpa fmt -w %s):\n%s", n, n, got)
-		}
-	}
+	flowtest.Embedded(t, FS, len(cases))
 }

@@ -1,65 +1,31 @@
 package gallery
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/rpa-dev/rpa/drivers"
-	rodd "github.com/rpa-dev/rpa/drivers/rod"
-	"github.com/rpa-dev/rpa/interp"
-	"github.com/rpa-dev/rpa/lang"
-	"github.com/rpa-dev/rpa/lang/format"
-)
-
-// One browser and one server of testdata/gallery for the package.
-var (
-	browser drivers.Browser
-	baseURL string
+	"github.com/rpa-dev/rpa/flows/internal/flowtest"
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
+	os.Exit(flowtest.Main(m, "gallery", pages()))
 }
 
-func run(m *testing.M) int {
+// pages serves testdata/gallery and what its widgets ask of a server.
+func pages() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/", http.FileServer(http.Dir(filepath.Join("..", "..", "testdata", "gallery"))))
 	// the upload widgets post here; the answer names what arrived
 	mux.HandleFunc("/upload", upload)
 	// the remote selects ask here: the names holding q, after 200 ms
 	mux.HandleFunc("/api/cities", cities)
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
-	baseURL = srv.URL
-	dir, err := os.MkdirTemp("", "rpa-gallery-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	b, err := rodd.New().Launch(ctx, drivers.LaunchOptions{UserDataDir: filepath.Join(dir, "profile")})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "launch:", err)
-		return 1
-	}
-	browser = b
-	code := m.Run()
-	if err := b.Close(); err != nil {
-		fmt.Fprintln(os.Stderr, "close:", err)
-	}
-	return code
+	return mux
 }
 
 // upload answers a multipart upload with {"name", "size"} of its file.
@@ -218,120 +184,14 @@ func csvFile(t *testing.T) map[string]any {
 // TestGallery runs every widget flow against its page and compares the
 // outputs with the widget's expected end state.
 func TestGallery(t *testing.T) {
-	flows, ds := lang.LoadDir(".")
-	if ds.HasErrors() {
-		t.Fatalf("load: %v", ds)
-	}
-	seen := map[string]bool{}
+	var cs []flowtest.Case
 	for _, w := range widgets {
-		seen[w.flow] = true
-		t.Run(w.flow, func(t *testing.T) {
-			f, ok := flows[w.flow]
-			if !ok {
-				t.Fatalf("no flow %s", w.flow)
-			}
-			raw := map[string]any{"base_url": baseURL}
-			if w.args != nil {
-				for k, v := range w.args(t) {
-					raw[k] = v
-				}
-			}
-			args, err := f.CheckArgs(raw)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-			defer cancel()
-			res, page := interp.Run(ctx, f, interp.Options{Args: args, Browser: browser})
-			closeTabs(t, page)
-			if !res.Success {
-				t.Fatalf("flow failed: %+v\n%s", res.Error, steps(res))
-			}
-			got := outputs(t, res)
-			for k, want := range w.want {
-				if !reflect.DeepEqual(got[k], want) {
-					t.Errorf("%s = %s, want %s", k, js(got[k]), js(want))
-				}
-			}
-		})
+		cs = append(cs, flowtest.Case{Flow: w.flow, Args: w.args, Want: w.want})
 	}
-	for name := range flows {
-		if !seen[name] {
-			t.Errorf("flow %s has no test", name)
-		}
-	}
-}
-
-// closeTabs closes every tab the run left open, so widgets start clean.
-func closeTabs(t *testing.T, last drivers.Page) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if last != nil {
-		_ = last.Close()
-	}
-	pages, err := browser.Pages(ctx)
-	if err != nil {
-		t.Logf("pages: %v", err)
-		return
-	}
-	for _, p := range pages {
-		_ = p.Close()
-	}
-}
-
-func outputs(t *testing.T, res *interp.Result) map[string]any {
-	b, err := json.Marshal(res.Outputs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatalf("outputs %s: %v", b, err)
-	}
-	return m
-}
-
-func js(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
-}
-
-func steps(res *interp.Result) string {
-	var b strings.Builder
-	for _, s := range res.Results {
-		fmt.Fprintf(&b, "  %d line %d %s %s %dms %s\n", s.Index, s.Line, s.Action, s.Status, s.DurationMs, s.Error)
-	}
-	return b.String()
+	flowtest.Run(t, cs)
 }
 
 // The embedded flows are the files on disk, in canonical form.
 func TestEmbedded(t *testing.T) {
-	names, err := fs.Glob(FS, "*.flow")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(names) != len(widgets) {
-		t.Errorf("embedded %d flows, the test has %d widgets", len(names), len(widgets))
-	}
-	for _, n := range names {
-		src, err := fs.ReadFile(FS, n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		disk, err := os.ReadFile(n)
-		if err != nil || string(disk) != string(src) {
-			t.Errorf("%s: embedded copy differs from the file (%v)", n, err)
-		}
-		f, ds := lang.Load(n, src)
-		if ds.HasErrors() {
-			t.Errorf("%s: %v", n, ds)
-			continue
-		}
-		if got := format.Flow(f.File); string(got) != string(src) {
-			t.Errorf("%s is not in canonical form (rpa fmt -w %s):\n%s", n, n, got)
-		}
-	}
+	flowtest.Embedded(t, FS, len(widgets))
 }

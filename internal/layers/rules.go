@@ -161,10 +161,11 @@ SERVING, AUTHORING, github.com/modelcontextprotocol/go-sdk < internal/ui
 < CONSOLE;
 
 # EXAMPLES: the demo app and the example flows (and the case and widget
-# gallery flows).
+# gallery flows, and flowtest, which runs those in their tests).
 NONE < internal/demoapp;
 LANGUAGE, internal/demoapp < flows, flows/cases, flows/gallery;
-flows, flows/cases, flows/gallery < EXAMPLES;
+LANGUAGE, RUNNING, BROWSERS < flows/internal/flowtest;
+flows, flows/cases, flows/gallery, flows/internal/flowtest < EXAMPLES;
 
 # COMMAND: the command line. cmd/rpa only wires; internal/cli is its frame,
 # internal/doctor the checks of rpa doctor.
