@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"sync"
 	"syscall"
 )
@@ -23,6 +24,30 @@ import (
 // handles are not numbered that way, their handle values are passed as
 // --remote-debugging-io-pipes=READ,WRITE (pipe_windows.go), as Chromium's
 // own ChromeDriver does (chrome/test/chromedriver/net/pipe_builder.cc).
+
+// attachPipes gives cmd the DevTools pipes (passPipes says how on this OS) and returns this end,
+// and a function that closes the browser's ends here once it started (so its exit reads as the
+// end of the pipe).
+func attachPipes(cmd *exec.Cmd) (*pipeConn, func(), error) {
+	childR, parentW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	parentR, childW, err := os.Pipe()
+	if err != nil {
+		childR.Close()
+		parentW.Close()
+		return nil, nil, err
+	}
+	if err := passPipes(cmd, childR, childW); err != nil {
+		childR.Close()
+		childW.Close()
+		parentR.Close()
+		parentW.Close()
+		return nil, nil, fmt.Errorf("cdp pipe: %w", err)
+	}
+	return newPipeConn(parentW, parentR), func() { childR.Close(); childW.Close() }, nil
+}
 
 // pipeConn is rod's CDP transport over the two pipes (cdp.WebSocketable).
 type pipeConn struct {
