@@ -411,17 +411,7 @@ func (b *browser) Alive() bool {
 // process group after 3s) or detaches from a remote one. It waits for the
 // process to exit.
 func (b *browser) Close() error {
-	b.mu.Lock()
-	already := b.closed
-	b.closed = true
-	pages := make([]*page, 0, len(b.pages))
-	for _, p := range b.pages {
-		pages = append(pages, p)
-	}
-	b.mu.Unlock()
-	for _, p := range pages {
-		p.stop()
-	}
+	already := b.markClosed()
 	if b.remote {
 		if !already {
 			// the profile's context and its tabs go with it (remote.go)
@@ -461,7 +451,18 @@ func (b *browser) Discard() error {
 	if b.remote || b.cmd == nil {
 		return b.Close()
 	}
+	b.markClosed()
+	b.kill()
+	<-b.exited
+	b.cancel()
+	return nil
+}
+
+// markClosed marks the browser closed and stops its pages' work; it reports whether it was
+// closed already.
+func (b *browser) markClosed() (already bool) {
 	b.mu.Lock()
+	already = b.closed
 	b.closed = true
 	pages := make([]*page, 0, len(b.pages))
 	for _, p := range b.pages {
@@ -471,10 +472,7 @@ func (b *browser) Discard() error {
 	for _, p := range pages {
 		p.stop()
 	}
-	b.kill()
-	<-b.exited
-	b.cancel()
-	return nil
+	return already
 }
 
 // PID returns the browser process id (0 when attached); for tests.
