@@ -90,16 +90,10 @@ func TestGatewayReplicasBinaries(t *testing.T) {
 	deskB := startProcArgs(t, wsURLs, 1, "deskB", src)
 	waitReplica := func(addr, id string, ok func(string) bool) {
 		t.Helper()
-		deadline := time.Now().Add(90 * time.Second)
-		for {
-			if r := replicaOf(addr, id); r != "" && ok(r) {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s never listed at %s as wanted (now %q); deskA:\n%s", id, addr, replicaOf(addr, id), deskA.log())
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+		waitFor(t, id+" listed at "+addr+" as wanted", func() bool {
+			r := replicaOf(addr, id)
+			return r != "" && ok(r)
+		}, func() string { return fmt.Sprintf("now %q; deskA:\n%s", replicaOf(addr, id), deskA.log()) })
 	}
 	g3 := listens[2]
 	waitReplica(g3, "deskA", func(r string) bool { return r == "g1" })

@@ -185,18 +185,18 @@ func getDevicesWith(hc *http.Client, base string) (devicesOut, error) {
 
 func waitDevice(t *testing.T, addr, id, tool string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if d, err := getDevices(addr); err == nil {
-			for _, dev := range d.Devices {
-				if dev.DeviceID == id && strings.Contains(strings.Join(dev.Tools, ","), tool) {
-					return
-				}
+	waitFor(t, fmt.Sprintf("device %s with %s listed at %s", id, tool, addr), func() bool {
+		d, err := getDevices(addr)
+		if err != nil {
+			return false
+		}
+		for _, dev := range d.Devices {
+			if dev.DeviceID == id && strings.Contains(strings.Join(dev.Tools, ","), tool) {
+				return true
 			}
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("device %s with %s never listed at %s", id, tool, addr)
+		return false
+	})
 }
 
 type bearerRT struct{}
@@ -311,17 +311,10 @@ func TestConnectOverTLS(t *testing.T) {
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(certPEM)
 	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	waitFor(t, "the desktop to register over wss", func() bool {
 		d, err := getDevicesWith(hc, "https://"+addr)
-		if err == nil && len(d.Devices) == 1 && d.Devices[0].DeviceID == "tls1" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("desktop never registered over wss: %+v %v", d, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return err == nil && len(d.Devices) == 1 && d.Devices[0].DeviceID == "tls1"
+	})
 }
 
 // selfSigned makes a certificate for 127.0.0.1 (PEM cert and key).

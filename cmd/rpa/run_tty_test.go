@@ -56,13 +56,18 @@ func itoa(n int) string {
 
 // screen collects what the program writes to the terminal.
 type screen struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	grew chan struct{} // closed at the next write (waitFor)
 }
 
 func (s *screen) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.grew != nil {
+		close(s.grew)
+		s.grew = nil
+	}
 	return s.buf.Write(p)
 }
 
@@ -72,17 +77,29 @@ func (s *screen) String() string {
 	return s.buf.String()
 }
 
-// waitFor waits until the screen shows n occurrences of want.
+// waitFor waits until the screen shows n occurrences of want, looking again at each write (the
+// bound only catches a hang).
 func (s *screen) waitFor(t *testing.T, want string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if strings.Count(s.String(), want) >= n {
+	guard := time.NewTimer(90 * time.Second)
+	defer guard.Stop()
+	for {
+		s.mu.Lock()
+		if strings.Count(s.buf.String(), want) >= n {
+			s.mu.Unlock()
 			return
 		}
-		time.Sleep(20 * time.Millisecond)
+		if s.grew == nil {
+			s.grew = make(chan struct{})
+		}
+		grew := s.grew
+		s.mu.Unlock()
+		select {
+		case <-grew:
+		case <-guard.C:
+			t.Fatalf("the terminal never showed %q; it shows:\n%s", want, s.String())
+		}
 	}
-	t.Fatalf("the terminal never showed %q; it shows:\n%s", want, s.String())
 }
 
 // On a terminal: `ask` prompts there, a password answer is read without

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rpa-dev/rpa/internal/runs"
 )
@@ -79,25 +78,19 @@ func TestServeKilledMidTask(t *testing.T) {
 	if runs.ValidID(runID) != nil || task["status"] != "working" {
 		t.Fatalf("created %v", created)
 	}
-	// Wait until the task's run waits (a bound that only catches a hang).
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		got := s.call("tasks/get", `{"taskId":"`+id+`"}`)["result"].(map[string]any)
-		if strings.HasPrefix(fmt.Sprint(got["statusMessage"]), `line 4: wait "#never"`) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the task never reached its wait: %v", got)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	// Wait until the task's run waits (tasks/get: the protocol's way to follow a task).
+	var got map[string]any
+	waitFor(t, "the task to reach its wait", func() bool {
+		got = s.call("tasks/get", `{"taskId":"`+id+`"}`)["result"].(map[string]any)
+		return strings.HasPrefix(fmt.Sprint(got["statusMessage"]), `line 4: wait "#never"`)
+	}, func() string { return fmt.Sprint(got) })
 	if err := s.cmd.Process.Kill(); err != nil { // SIGKILL
 		t.Fatal(err)
 	}
 	_ = s.cmd.Wait()
 
 	s2 := startStdio(t, bin, home, flows)
-	got := s2.call("tasks/get", `{"taskId":"`+id+`"}`)["result"].(map[string]any)
+	got = s2.call("tasks/get", `{"taskId":"`+id+`"}`)["result"].(map[string]any)
 	if got["status"] != "failed" || !strings.Contains(fmt.Sprint(got["statusMessage"]), "interrupted") || !strings.Contains(fmt.Sprint(got["statusMessage"]), runID) {
 		t.Errorf("after kill -9 and a restart: %v", got)
 	}

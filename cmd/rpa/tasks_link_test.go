@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -53,17 +54,12 @@ func TestGatewayKilledMidTask(t *testing.T) {
 	if err != nil || task == nil {
 		t.Fatalf("a task through the gateway: %v %v", task, err)
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for { // until the desktop's run sleeps (a bound that only catches a hang)
-		g, err := tc.Get(ctx, cs, task.TaskID)
-		if err == nil && strings.Contains(g.StatusMessage, "sleep") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the desktop never reached the sleep: %v %v\n%s", g, err, gw.log())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	var g *tasks.TaskV2
+	waitFor(t, "the desktop's run to reach the sleep", func() bool {
+		var err error
+		g, err = tc.Get(ctx, cs, task.TaskID)
+		return err == nil && strings.Contains(g.StatusMessage, "sleep")
+	}, func() string { return fmt.Sprintf("%v\n%s", g, gw.log()) })
 	gw.signal(syscall.SIGKILL)
 	gw.waitExit(t, 5*time.Second)
 

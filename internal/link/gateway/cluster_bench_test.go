@@ -207,6 +207,7 @@ func BenchmarkCluster(b *testing.B) {
 				switch {
 				case err == nil:
 					ok.Add(1)
+					changes.fire()
 				case cctx.Err() != nil:
 					silent.Add(1)
 				default:
@@ -216,7 +217,7 @@ func BenchmarkCluster(b *testing.B) {
 			}
 		}()
 	}
-	time.Sleep(200 * time.Millisecond) // calls are flowing
+	awaitFor(b, 5*time.Minute, func() bool { return ok.Load() >= 8 }, func() string { return "no calls answered before the kill" }) // calls are flowing
 	died := time.Now()
 	rs.crash(0)
 	for id := range where {
@@ -224,7 +225,8 @@ func BenchmarkCluster(b *testing.B) {
 	}
 	rs.waitLinkedFor(b, where, 2*time.Minute)
 	relink := time.Since(died)
-	time.Sleep(500 * time.Millisecond) // calls after the relink
+	after := ok.Load()
+	awaitFor(b, 5*time.Minute, func() bool { return ok.Load() >= after+int64(len(r1IDs)) }, func() string { return "no calls answered after the relink" }) // calls after the relink
 	close(stop)
 	wg.Wait()
 
@@ -239,40 +241,4 @@ func BenchmarkCluster(b *testing.B) {
 	b.ReportMetric(float64(ok.Load()), "calls-answered")
 	b.ReportMetric(float64(clear.Load()), "calls-clear-error")
 	b.ReportMetric(float64(silent.Load()), "calls-lost-silent")
-}
-
-// waitLinkedFor is waitLinked with a deadline of its own (thousands of desktops).
-func (rs *replicaSet) waitLinkedFor(t testing.TB, where map[string]string, d time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		bad := ""
-		for _, x := range rs.gws {
-			if x.dead {
-				continue
-			}
-			got := map[string]string{}
-			for _, info := range x.g.Devices() {
-				got[info.DeviceID] = info.Replica
-			}
-			for id, rep := range where {
-				r, has := got[id]
-				not, neg := strings.CutPrefix(rep, "!")
-				if !has || neg && r == not || !neg && rep != "" && r != rep {
-					bad = fmt.Sprintf("%s: %s on %q", x.g.rep.name, id, r)
-					break
-				}
-			}
-			if bad != "" {
-				break
-			}
-		}
-		if bad == "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("desktops not linked as wanted: %s", bad)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }

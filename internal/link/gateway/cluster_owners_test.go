@@ -87,10 +87,10 @@ func TestClusterRunOwners(t *testing.T) {
 
 	pa.host.Store(rs.gws[1].addr) // the load balancer sends the session's next request to r2
 	var got string
-	waitUntil(t, "the run's owner to be known on r2", func() bool {
+	poll(t, func() bool {
 		got, err = resume(a, made.RunID)
 		return err == nil
-	})
+	}, func() string { return "never: the run's owner to be known on r2" })
 	if !strings.Contains(got, `"resumed":"`+made.RunID+`"`) {
 		t.Fatalf("the owner's resume through r2: %q", got)
 	}
@@ -102,9 +102,11 @@ func TestClusterRunOwners(t *testing.T) {
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "the other session of the same token to reach the run once the owner's closed", func() bool {
+	poll(t, func() bool {
 		got, err = resume(b, made.RunID)
 		return err == nil && strings.Contains(got, `"resumed":"`+made.RunID+`"`)
+	}, func() string {
+		return "never: the other session of the same token to reach the run once the owner's closed"
 	})
 }
 
@@ -170,7 +172,7 @@ func TestClusterSessionQuestionsDoNotSwap(t *testing.T) {
 			}
 			select { // answer once both questions are out
 			case <-both:
-			case <-time.After(20 * time.Second):
+			case <-time.After(hangGuard):
 			}
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": req.Params.Message}}, nil
 		}})
@@ -219,7 +221,7 @@ func TestAgentMarksFollowClose(t *testing.T) {
 	rs := startReplicas(t, 3, nil)
 	r1, r2, r3 := rs.gws[0].g.rep.owners, rs.gws[1].g.rep.owners, rs.gws[2].g.rep.owners
 	for _, o := range []*ownerShare{r1, r2, r3} {
-		waitUntil(t, "the agents bucket", func() bool { return o.agents.Load() != nil })
+		poll(t, func() bool { return o.agents.Load() != nil }, func() string { return "never: the agents bucket" })
 	}
 	const n = 40
 	for i := range n {

@@ -60,7 +60,7 @@ func TestClusterDeviceRevoked(t *testing.T) {
 	}
 	select {
 	case <-a.done:
-	case <-time.After(30 * time.Second): // only catches a link that is never closed
+	case <-time.After(hangGuard): // only catches a link that is never closed
 		t.Fatal("the revoked device's link on r2 is still open")
 	}
 	if !errors.Is(a.err, connect.ErrRefused) || !strings.Contains(a.err.Error(), "revoked") {

@@ -132,10 +132,10 @@ func TestClusterTasks(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitTask(t, tcA, csA, task.TaskID, "cancelled", func(g *tasks.TaskV2) bool { return g.Status == "cancelled" })
-	waitUntil(t, "the desktop's run to be cancelled", func() bool {
+	poll(t, func() bool {
 		run, err := st.Get(tasks.RunIDOf(task.TaskID))
 		return err == nil && run.Status == runs.StatusCancelled
-	})
+	}, func() string { return "never: the desktop's run to be cancelled" })
 
 	// The creating replica dies while the task waits for an answer: the replica the desktop
 	// links to next takes it over.
@@ -153,7 +153,7 @@ func TestClusterTasks(t *testing.T) {
 	if got := outputsOf(t, done); got != verified {
 		t.Errorf("after the creating replica died: %s", got)
 	}
-	waitUntil(t, "no task live on the replicas left", func() bool { return rs.gws[1].g.Tasks().Live()+rs.gws[2].g.Tasks().Live() == 0 })
+	poll(t, func() bool { return rs.gws[1].g.Tasks().Live()+rs.gws[2].g.Tasks().Live() == 0 }, func() string { return "never: no task live on the replicas left" })
 }
 
 // lbSeen counts the requests the balancer sent to each host.

@@ -52,14 +52,12 @@ func startReplicas(t testing.TB, n int, mod func(i int, o *Options)) *replicaSet
 // waitAttached waits until the replica has the cluster state and sees n replicas.
 func (x *gw) waitAttached(t testing.TB, n int) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if reg := x.g.rep.reg.Load(); reg != nil && len(reg.Replicas()) == n {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("replica %s did not attach to the cluster state with %d replicas", x.g.rep.name, n)
+	await(t, func() bool {
+		reg := x.g.rep.reg.Load()
+		return reg != nil && len(reg.Replicas()) == n
+	}, func() string {
+		return fmt.Sprintf("replica %s did not attach to the cluster state with %d replicas", x.g.rep.name, n)
+	})
 }
 
 // urls lists the desktops' addresses of the replicas, starting with replica first.
@@ -84,9 +82,14 @@ func (rs *replicaSet) deskOn(t testing.TB, first int, id string, srv *mcp.Server
 // replica named in where ("" = any, "!r1" = any but r1).
 func (rs *replicaSet) waitLinked(t testing.TB, where map[string]string) {
 	t.Helper()
-	deadline := time.Now().Add(90 * time.Second) // only a hang: three replicas on a loaded machine
+	rs.waitLinkedFor(t, where, hangGuard)
+}
+
+// waitLinkedFor is waitLinked with a hang guard of its own (thousands of desktops).
+func (rs *replicaSet) waitLinkedFor(t testing.TB, where map[string]string, guard time.Duration) {
+	t.Helper()
 	var last string
-	for time.Now().Before(deadline) {
+	awaitFor(t, guard, func() bool {
 		ok := true
 		for _, x := range rs.gws {
 			if x.dead {
@@ -120,12 +123,8 @@ func (rs *replicaSet) waitLinked(t testing.TB, where map[string]string) {
 				}
 			}
 		}
-		if ok {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("desktops not linked as %v: %s", where, last)
+		return ok
+	}, func() string { return fmt.Sprintf("desktops not linked as %v: %s", where, last) })
 }
 
 // crash kills a replica as a crash would: its listener and links cut without a close frame,
@@ -274,25 +273,21 @@ func TestClusterDesktopOffline(t *testing.T) {
 	}
 }
 
+// waitDevicesLocal waits until n desktops are linked to this replica.
 func (x *gw) waitDevicesLocal(t testing.TB, n int) {
 	t.Helper()
-	x.waitDevicesLocalFor(t, n, 20*time.Second)
+	x.waitDevicesLocalFor(t, n, hangGuard)
 }
 
-// waitDevicesLocalFor waits up to d until n desktops are linked to this replica.
-func (x *gw) waitDevicesLocalFor(t testing.TB, n int, d time.Duration) {
+// waitDevicesLocalFor is waitDevicesLocal with a hang guard of its own (thousands of desktops).
+func (x *gw) waitDevicesLocalFor(t testing.TB, n int, guard time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
+	have := func() int {
 		x.g.mu.Lock()
-		have := len(x.g.devices)
-		x.g.mu.Unlock()
-		if have == n {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
+		defer x.g.mu.Unlock()
+		return len(x.g.devices)
 	}
-	t.Fatalf("replica has %d links, want %d", len(x.g.devices), n)
+	awaitFor(t, guard, func() bool { return have() == n }, func() string { return fmt.Sprintf("replica has %d links, want %d", have(), n) })
 }
 
 func TestClusterReplicaDies(t *testing.T) {
@@ -355,15 +350,10 @@ func TestClusterReplicaDies(t *testing.T) {
 	}
 }
 
+// waitRan waits until a test desktop started the run key.
 func waitRan(t testing.TB, r *runCount, key string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for r.get(key) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never ran", key)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	await(t, func() bool { return r.get(key) > 0 }, func() string { return key + " never ran" })
 }
 
 var _ = jsonrpc.CodeInternalError
@@ -372,14 +362,9 @@ var _ = slices.Contains[[]string]
 // waitOffers waits until the replica's tool index has n offers of tool.
 func (x *gw) waitOffers(t testing.TB, tool string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for len(x.g.offers(tool)) != n {
-		if time.Now().After(deadline) {
-			reg := x.g.rep.reg.Load()
-			t.Fatalf("%d offers of %s, want %d; present %+v\nlog:\n%s", len(x.g.offers(tool)), tool, n, reg.Present(), x.logs.String())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	await(t, func() bool { return len(x.g.offers(tool)) == n }, func() string {
+		return fmt.Sprintf("%d offers of %s, want %d; present %+v\nlog:\n%s", len(x.g.offers(tool)), tool, n, x.g.rep.reg.Load().Present(), x.logs.String())
+	})
 }
 
 // roundRobin is a load balancer without stickiness: each request goes to the next replica.
@@ -491,16 +476,10 @@ func TestClusterDeviceCredentials(t *testing.T) {
 	}
 	knows := func(i int, token, id string) {
 		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			if got, ok := rs.gws[i].g.rep.devices.owner(token); ok && got == id {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("r%d never learnt %s's token", i+1, id)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		await(t, func() bool {
+			got, ok := rs.gws[i].g.rep.devices.owner(token)
+			return ok && got == id
+		}, func() string { return fmt.Sprintf("r%d never learnt %s's token", i+1, id) })
 	}
 	// A, known to r1's file only, links to r2 (once r1 shared its file: a desktop refused
 	// before would wait its minute).
@@ -678,13 +657,7 @@ func TestClusterClockSkewedHeartbeat(t *testing.T) {
 	}
 	// r1 stops beating without a word: it is gone within the TTL, whatever its clock said.
 	rs.crash(0)
-	for reg.Alive("r1") {
-		select {
-		case <-ctx.Done():
-			t.Fatal("the silent replica never counted as gone")
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	await(t, func() bool { return !reg.Alive("r1") }, func() string { return "the silent replica never counted as gone" })
 }
 
 // The NATS connection of the replica holding a desktop is lost in the middle of a call (its HTTP

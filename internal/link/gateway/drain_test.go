@@ -14,16 +14,14 @@ import (
 	"github.com/rpa-dev/rpa/internal/runs"
 )
 
-func waitInFlight(t *testing.T, x *gw, n int) {
+// waitInFlight waits until the desktop runs the call key (r counts its runs), which the gateway
+// then has in flight.
+func waitInFlight(t *testing.T, x *gw, r *runCount, key string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if ds := x.g.Devices(); len(ds) == 1 && ds[0].InFlight == n {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("the desktop never had %d calls in flight", n)
+	await(t, func() bool {
+		ds := x.g.Devices()
+		return r.get(key) == 1 && len(ds) == 1 && ds[0].InFlight == 1
+	}, func() string { return "the desktop never had the call " + key + " in flight" })
 }
 
 func errMessage(m map[string]any) string {
@@ -35,8 +33,9 @@ func errMessage(m map[string]any) string {
 // TestShutdownDrains: on Shutdown new calls are refused with "the gateway is restarting", and the
 // call in flight still gets its answer before the links close.
 func TestShutdownDrains(t *testing.T) {
+	r := &runCount{}
 	x := startGateway(t, "", Options{})
-	startDesk(t, x.wsURL(), "d1", deskServer("d1", nil), nil)
+	startDesk(t, x.wsURL(), "d1", deskServer("d1", r), nil)
 	x.waitDevices(t, 1)
 	cs := agent(t, x.mcpURL(), nil)
 	late := newRawAgent(t, x.mcpURL())
@@ -49,12 +48,10 @@ func TestShutdownDrains(t *testing.T) {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"key": "k", "ms": 1500}})
 		first <- out{res, err}
 	}()
-	waitInFlight(t, x, 1)
+	waitInFlight(t, x, r, "k")
 	shut := make(chan error, 1)
 	go func() { shut <- x.g.Shutdown(context.Background()) }()
-	for !x.g.drain.draining() {
-		time.Sleep(time.Millisecond)
-	}
+	await(t, x.g.drain.draining, func() string { return "Shutdown never began to drain" }) // it logs as it begins
 	m := late.call(t, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"msg": "x"}})
 	if errCode(m) != CodeUnreachable || !strings.Contains(errMessage(m), "the gateway is restarting") {
 		t.Errorf("a call during the drain got %v, want -32004 the gateway is restarting", m)
@@ -71,15 +68,16 @@ func TestShutdownDrains(t *testing.T) {
 // TestShutdownTimeoutSaysRestarting: a call still running when the drain ends is told the gateway
 // is restarting (not that the desktop disconnected) and where its answer will be kept.
 func TestShutdownTimeoutSaysRestarting(t *testing.T) {
+	r := &runCount{}
 	x := startGateway(t, "", Options{})
-	startDesk(t, x.wsURL(), "d1", deskServer("d1", nil), nil)
+	startDesk(t, x.wsURL(), "d1", deskServer("d1", r), nil)
 	x.waitDevices(t, 1)
 	a := newRawAgent(t, x.mcpURL())
 	got := make(chan map[string]any, 1)
 	go func() {
 		got <- a.call(t, "tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"key": "k", "ms": 3000}})
 	}()
-	waitInFlight(t, x, 1)
+	waitInFlight(t, x, r, "k")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // no time to drain
 	if err := x.g.Shutdown(ctx); err == nil || !strings.Contains(err.Error(), "1 calls still in flight") {
@@ -114,15 +112,11 @@ func TestLostSessionAnswerKept(t *testing.T) {
 			resp.Body.Close()
 		}
 	}()
-	waitInFlight(t, x, 1)
+	waitInFlight(t, x, r, "lost")
 	drop() // the agent's connection goes away mid-call
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(x.logs.String(), "kept a late answer") {
-		if time.Now().After(deadline) {
-			t.Fatalf("no late answer kept; log:\n%s", x.logs.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	await(t, func() bool { return strings.Contains(x.logs.String(), "kept a late answer") }, func() string {
+		return "no late answer kept; log:\n" + x.logs.String()
+	})
 	if n := r.get("lost/cancelled"); n != 0 {
 		t.Errorf("the desktop's run was cancelled %d times", n)
 	}
@@ -149,13 +143,7 @@ func TestLostSessionAnswerKept(t *testing.T) {
 		t.Error("another agent read the kept answer")
 	}
 	a.delete(t)
-	deadline = time.Now().Add(10 * time.Second)
-	for x.g.agents.live(runs.SessionDigest(a.session)) {
-		if time.Now().After(deadline) {
-			t.Fatal("the agent's session is still open after DELETE")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll(t, func() bool { return !x.g.agents.live(runs.SessionDigest(a.session)) }, func() string { return "never: the agent's session to end after DELETE" })
 	if _, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri}); err != nil {
 		t.Errorf("once its session ended, an agent with the same token cannot read the kept answer: %v", err)
 	}
@@ -203,16 +191,12 @@ func TestCancelledCallNotAnswered(t *testing.T) {
 		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"key": "c", "ms": 20000}})
 		done <- err
 	}()
-	waitInFlight(t, x, 1)
+	waitInFlight(t, x, r, "c")
 	cancel()
 	<-done
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(deskLog.String(), "answer of a cancelled request dropped") {
-		if time.Now().After(deadline) {
-			t.Fatalf("the desktop did not drop the cancelled call's answer; log:\n%s", deskLog.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	await(t, func() bool { return strings.Contains(deskLog.String(), "answer of a cancelled request dropped") }, func() string {
+		return "the desktop did not drop the cancelled call's answer; log:\n" + deskLog.String()
+	})
 	if r.get("c/cancelled") != 1 {
 		t.Errorf("the tool was not cancelled")
 	}

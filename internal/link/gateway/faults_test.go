@@ -32,7 +32,7 @@ func TestGatewayRestartDuringCall(t *testing.T) {
 		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"key": "first", "ms": flowMs}})
 		callErr <- err
 	}()
-	waitUntil(t, "the flow to start on the desktop", func() bool { return r.get("first") == 1 })
+	await(t, func() bool { return r.get("first") == 1 }, func() string { return "the flow never started on the desktop" })
 	x.kill()
 	select {
 	case err := <-callErr:
@@ -42,7 +42,7 @@ func TestGatewayRestartDuringCall(t *testing.T) {
 		if r.get("first/done") != 0 { // it waited for the flow's end
 			t.Error("the agent's call failed only after the flow ended")
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(hangGuard):
 		t.Fatal("the agent's call hangs after the gateway died")
 	}
 	// The desktop tries (and fails) to re-dial while no gateway listens.
@@ -54,11 +54,11 @@ func TestGatewayRestartDuringCall(t *testing.T) {
 	// it for the agent, once: the outcome of the first call is not lost.
 	cs2 := agent(t, y.mcpURL(), nil)
 	var lr *mcp.ListResourcesResult
-	waitUntil(t, "the new gateway to keep the late answer", func() bool {
+	await(t, func() bool {
 		var err error
 		lr, err = cs2.ListResources(context.Background(), nil)
 		return err == nil && len(lr.Resources) > 0
-	})
+	}, func() string { return "the new gateway never kept the late answer" })
 	if r.get("first/done") != 1 || r.get("first") != 1 {
 		t.Errorf("the flow ran %d times, finished %d times", r.get("first"), r.get("first/done"))
 	}
@@ -93,7 +93,7 @@ func TestGatewayClosingKeepsAnswers(t *testing.T) {
 		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"key": "first", "ms": 2000}})
 		callErr <- err
 	}()
-	waitUntil(t, "the flow to start on the desktop", func() bool { return r.get("first") == 1 })
+	await(t, func() bool { return r.get("first") == 1 }, func() string { return "the flow never started on the desktop" })
 	_ = x.g.Close()
 	waitFailedDial(t, d) // its HTTP server still listens: the link is refused
 	if len(x.g.Devices()) != 0 {
@@ -106,10 +106,10 @@ func TestGatewayClosingKeepsAnswers(t *testing.T) {
 	y := startGateway(t, x.addr, Options{})
 	y.waitDevices(t, 1)
 	cs2 := agent(t, y.mcpURL(), nil)
-	waitUntil(t, "the next gateway to keep the answer", func() bool {
+	await(t, func() bool {
 		lr, err := cs2.ListResources(context.Background(), nil)
 		return err == nil && len(lr.Resources) == 1
-	})
+	}, func() string { return "the next gateway never kept the answer" })
 	if r.get("first/done") != 1 {
 		t.Errorf("the flow finished %d times, want 1 (not cancelled)", r.get("first/done"))
 	}
@@ -124,20 +124,9 @@ func waitState(t *testing.T, d *desk, s connect.State) {
 			if got == s {
 				return
 			}
-		case <-time.After(30 * time.Second):
-			t.Fatalf("the desktop never reached state %v", s)
+		case <-time.After(hangGuard):
+			t.Fatalf("desk %s never reached state %v", d.id, s)
 		}
-	}
-}
-
-// waitUntil waits for cond (a bounded poll: the bound only catches a hang).
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); !cond(); {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -153,7 +142,7 @@ func waitFailedDial(t *testing.T, d *desk) {
 			if n >= 3 && seen[n-3] == connect.StateDown && seen[n-2] == connect.StateDialing && seen[n-1] == connect.StateDown {
 				return
 			}
-		case <-time.After(30 * time.Second):
+		case <-time.After(hangGuard):
 			t.Fatalf("the desktop never failed a re-dial; states %v", seen)
 		}
 	}

@@ -113,6 +113,12 @@ type Options struct {
 
 	// clock is the time a replica's heartbeat shows (tests skew it); nil: time.Now.
 	clock func() time.Time
+	// onChange is called after the gateway's state changed: the cluster's registry changed (a
+	// desktop or a replica came or went), its tool index was synced (a desktop linked or went,
+	// here or on another replica), the cluster state was attached, a device token was learnt from the cluster, an answer was kept as a
+	// late answer. Tests wait on it instead
+	// of polling; nil: nothing is called.
+	onChange func()
 }
 
 // Gateway routes agents' calls to connected desktops. Serve Handler(); Close ends every link.
@@ -691,8 +697,16 @@ func (g *Gateway) collect() map[string][]offer {
 	return byName
 }
 
+// stateChanged calls Options.onChange, if any.
+func (g *Gateway) stateChanged() {
+	if g.opts.onChange != nil {
+		g.opts.onChange()
+	}
+}
+
 // syncLocked is sync with syncMu held.
 func (g *Gateway) syncLocked(changed ...string) {
+	defer g.stateChanged()
 	byName := g.collect()
 	g.mu.Lock()
 	old := g.index

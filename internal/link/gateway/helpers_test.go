@@ -37,6 +37,7 @@ func (r *runCount) add(k string) {
 		r.n = map[string]int{}
 	}
 	r.n[k]++
+	changes.fire()
 }
 
 func (r *runCount) get(k string) int {
@@ -197,6 +198,7 @@ type logBuf struct {
 func (l *logBuf) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	defer changes.fire()
 	return l.b.Write(p)
 }
 
@@ -229,14 +231,10 @@ func startGateway(t testing.TB, addr string, opts Options) *gw {
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
-	var ln net.Listener
-	var err error
-	for i := 0; i < 50; i++ { // a restarted gateway may need the old socket to be released
-		if ln, err = net.Listen("tcp", addr); err == nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	// A restarted gateway takes its predecessor's port: kill and crash closed its listener
+	// before they returned (and Go listens with SO_REUSEADDR, so the old links' TIME_WAIT does
+	// not hold the port).
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,6 +247,11 @@ func startGateway(t testing.TB, addr string, opts Options) *gw {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(lb, nil))
+	}
+	if prev := opts.onChange; prev != nil {
+		opts.onChange = func() { prev(); changes.fire() }
+	} else {
+		opts.onChange = changes.fire
 	}
 	g := New(opts)
 	hs := &http.Server{Handler: g.Handler()}
@@ -276,14 +279,79 @@ func (x *gw) mcpURL() string { return "http://" + x.addr + "/mcp" }
 // waitDevices waits until the gateway lists n devices.
 func (x *gw) waitDevices(t testing.TB, n int) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if len(x.g.Devices()) == n {
+	await(t, func() bool { return len(x.g.Devices()) == n }, func() string {
+		return fmt.Sprintf("gateway has %d devices, want %d", len(x.g.Devices()), n)
+	})
+}
+
+// signal wakes whoever waits for a change: fire closes the channel wait returned.
+type signal struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+func (s *signal) wait() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ch == nil {
+		s.ch = make(chan struct{})
+	}
+	return s.ch
+}
+
+func (s *signal) fire() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ch != nil {
+		close(s.ch)
+		s.ch = nil
+	}
+}
+
+// changes fires at every change a test of this package waits for: a gateway's state
+// (Options.onChange), a test desktop's run starting or ending (runCount), a log line (logBuf).
+// A change a waiter does not care for only makes it look again.
+var changes signal
+
+// hangGuard bounds every wait of these tests: it only catches a hang (three replicas on a
+// loaded machine take seconds to link), never a time the test relies on.
+const hangGuard = 90 * time.Second
+
+// await waits until cond holds, looking again at each change (changes); failing after
+// hangGuard with what's description of the state.
+func await(t testing.TB, cond func() bool, what func() string) {
+	t.Helper()
+	awaitFor(t, hangGuard, cond, what)
+}
+
+// awaitFor is await with a hang guard of its own (benchmarks linking thousands of desktops).
+func awaitFor(t testing.TB, guardAfter time.Duration, cond func() bool, what func() string) {
+	t.Helper()
+	guard := time.NewTimer(guardAfter)
+	defer guard.Stop()
+	for {
+		ch := changes.wait()
+		if cond() {
 			return
 		}
-		time.Sleep(5 * time.Millisecond)
+		select {
+		case <-ch:
+		case <-guard.C:
+			t.Fatalf("timed out: %s", what())
+		}
 	}
-	t.Fatalf("gateway has %d devices, want %d", len(x.g.Devices()), n)
+}
+
+// poll waits until cond holds, for a condition of code that tells nobody when it changes (a
+// store another process writes, a session's end): it looks every 10 ms, and its bound only
+// catches a hang.
+func poll(t testing.TB, cond func() bool, what func() string) {
+	t.Helper()
+	for deadline := time.Now().Add(hangGuard); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out: %s", what())
+		}
+	}
 }
 
 type bearer struct {

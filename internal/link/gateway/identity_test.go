@@ -28,21 +28,6 @@ func deviceFile(t *testing.T, ids ...string) (string, map[string]string) {
 	return path, toks
 }
 
-func waitStateOf(t *testing.T, d *desk, want connect.State) {
-	t.Helper()
-	deadline := time.After(20 * time.Second)
-	for {
-		select {
-		case s := <-d.states:
-			if s == want {
-				return
-			}
-		case <-deadline:
-			t.Fatalf("desk %s never reached state %v", d.id, want)
-		}
-	}
-}
-
 // TestImpostorRefused: a desktop holding another device's token, or the gateway's agent token,
 // cannot take a device's id; calls keep reaching the real desktop.
 func TestImpostorRefused(t *testing.T) {
@@ -94,7 +79,7 @@ func TestSameIDDoesNotFlap(t *testing.T) {
 	}
 	x := startGateway(t, "", Options{Devices: devs})
 	first := startDesk(t, x.wsURL(), "dup", deskServer("A", nil), func(o *connect.Options) { o.Token = toks["dup"] })
-	waitStateOf(t, first, connect.StateUp)
+	waitState(t, first, connect.StateUp)
 	x.waitDevices(t, 1)
 	logs := &logBuf{}
 	second := startDesk(t, x.wsURL(), "dup", deskServer("B", nil), func(o *connect.Options) {
@@ -103,7 +88,7 @@ func TestSameIDDoesNotFlap(t *testing.T) {
 		o.Backoff.Refused, o.Backoff.RefusedMax = 10*time.Millisecond, 20*time.Millisecond // so the test sees several tries
 	})
 	for i := 0; i < 3; i++ {
-		waitStateOf(t, second, connect.StateRefused)
+		waitState(t, second, connect.StateRefused)
 	}
 	select {
 	case s := <-first.states:
@@ -123,7 +108,7 @@ func TestSameIDDoesNotFlap(t *testing.T) {
 	}
 	// Once the first desktop leaves, the second gets the id.
 	first.stop()
-	waitStateOf(t, second, connect.StateUp)
+	waitState(t, second, connect.StateUp)
 }
 
 func TestDeviceTokensFile(t *testing.T) {
@@ -222,7 +207,7 @@ func TestRevokedDeviceLinkCloses(t *testing.T) {
 	}
 	select {
 	case <-revoked.done:
-	case <-time.After(20 * time.Second): // only catches a link that is never closed
+	case <-time.After(hangGuard): // only catches a link that is never closed
 		t.Fatal("the revoked device's link is still open")
 	}
 	if !errors.Is(revoked.err, connect.ErrRefused) || !strings.Contains(revoked.err.Error(), "revoked") {

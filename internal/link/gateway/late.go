@@ -141,6 +141,7 @@ func (g *Gateway) storeLate(r *LateResult, share bool) {
 			go g.rep.late.put(r)
 		}
 	}
+	g.stateChanged()
 }
 
 // validRunID accepts a run id fit for a URI path segment.

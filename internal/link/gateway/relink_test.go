@@ -85,19 +85,6 @@ func (p *dropProxy) setRefuse(v bool) {
 
 func (p *dropProxy) wsURL() string { return "ws://" + p.ln.Addr().String() + "/ws" }
 
-// waitFor polls cond (a state change of another goroutine) until it holds; the bound only
-// catches a hang.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("never: %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 func resultText(m map[string]any) string {
 	r, _ := m["result"].(map[string]any)
 	if r == nil {
@@ -129,7 +116,7 @@ func TestLinkDropMidCallAnswered(t *testing.T) {
 	go func() {
 		got <- raw.call(t, "tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"key": "k", "ms": 1500}})
 	}()
-	waitFor(t, "the desktop runs the call", func() bool { return r.get("k") == 1 })
+	await(t, func() bool { return r.get("k") == 1 }, func() string { return "never: the desktop runs the call" })
 	px.cut()
 	m := <-got
 	if resultText(m) != "d1 done k" {
@@ -184,7 +171,7 @@ func TestLinkDropAnswerKeptForCaller(t *testing.T) {
 	go func() {
 		got <- raw.call(t, "tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"key": "k", "ms": 1000}})
 	}()
-	waitFor(t, "the desktop runs the call", func() bool { return r.get("k") == 1 })
+	await(t, func() bool { return r.get("k") == 1 }, func() string { return "never: the desktop runs the call" })
 	px.setRefuse(true)
 	px.cut()
 	m := <-got
@@ -195,14 +182,14 @@ func TestLinkDropAnswerKeptForCaller(t *testing.T) {
 		!strings.Contains(e["message"].(string), `desktop "d1" disconnected during the call`) || !strings.Contains(e["message"].(string), uri) {
 		t.Fatalf("got %v, want -32004 naming the resource of the answer", m)
 	}
-	waitFor(t, "the desktop finishes the call", func() bool { return r.get("k/done") == 1 })
+	await(t, func() bool { return r.get("k/done") == 1 }, func() string { return "never: the desktop finishes the call" })
 	px.setRefuse(false)
 	x.waitDevices(t, 1)
 	var read map[string]any
-	waitFor(t, "the kept answer is readable by its caller", func() bool {
+	await(t, func() bool {
 		read = raw.call(t, "resources/read", map[string]any{"uri": uri})
 		return read["result"] != nil
-	})
+	}, func() string { return "the kept answer never became readable by its caller" })
 	contents, _ := read["result"].(map[string]any)["contents"].([]any)
 	var kept LateResult
 	if len(contents) != 1 || json.Unmarshal([]byte(contents[0].(map[string]any)["text"].(string)), &kept) != nil || !strings.Contains(string(kept.Result), "d1 done k") {
@@ -234,7 +221,7 @@ func TestGoAgentGetsToolErrors(t *testing.T) {
 		}
 		got <- res
 	}()
-	waitFor(t, "the desktop runs the call", func() bool { return r.get("k") == 1 })
+	await(t, func() bool { return r.get("k") == 1 }, func() string { return "never: the desktop runs the call" })
 	px.setRefuse(true)
 	px.cut()
 	res := <-got

@@ -225,6 +225,7 @@ func (r *replica) attach() {
 	defer reg.Stop()
 	_ = reg.Beat(ctx, r.record())
 	r.reg.Store(reg)
+	r.g.stateChanged()
 	r.log.Info("cluster state attached", "replicas", len(reg.Replicas()), "desktops", len(reg.Present()))
 	r.late.start(ctx)
 	r.devices.start(ctx)
@@ -347,6 +348,7 @@ func (r *replica) changed(ids []string) {
 	case r.taskKick <- struct{}{}:
 	default:
 	}
+	r.g.stateChanged()
 }
 
 // syncLoop rebuilds the agent-facing tool list after registry changes, at most every 20 ms (a

@@ -98,6 +98,7 @@ func (s *deviceShare) start(ctx context.Context) {
 						s.mu.Lock()
 						s.byHash = table
 						s.mu.Unlock()
+						s.r.g.stateChanged()
 					}
 					continue
 				}
@@ -125,6 +126,9 @@ func (s *deviceShare) start(ctx context.Context) {
 					}
 				}
 				s.mu.Unlock()
+				if !initial {
+					s.r.g.stateChanged()
+				}
 			}
 			_ = w.Stop()
 		}

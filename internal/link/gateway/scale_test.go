@@ -44,20 +44,15 @@ func TestScale200(t *testing.T) {
 	// Every desktop's own tool plus the shared ones (the last desktops' tools are listed a moment
 	// after they show in the registry).
 	want := n + len(sharedTools)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	listed := 0
+	await(t, func() bool {
 		lt, err := cs.ListTools(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(lt.Tools) == want {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("listed %d tools, want %d", len(lt.Tools), want)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		listed = len(lt.Tools)
+		return listed == want
+	}, func() string { return fmt.Sprintf("listed %d tools, want %d", listed, want) })
 	var wg sync.WaitGroup
 	work := make(chan int)
 	for w := 0; w < 16; w++ {

@@ -99,7 +99,7 @@ func TestFourProfilesQueue(t *testing.T) {
 	}
 	// The fourth waits for a browser and says so.
 	var queued *mcp.ProgressNotificationParams
-	waitLong(t, func() bool {
+	waitUntil(t, func() bool {
 		ev.mu.Lock()
 		defer ev.mu.Unlock()
 		for _, p := range ev.progress {

@@ -135,7 +135,7 @@ func TestTasksOverHTTP2026(t *testing.T) {
 	if err != nil || slow == nil {
 		t.Fatalf("slow task: %v %v", slow, err)
 	}
-	waitLong(t, func() bool { // a new browser starts for the profile: slow on a busy machine
+	waitUntil(t, func() bool { // a new browser starts for the profile: slow on a busy machine
 		g, err := a.Get(ctx, cs, slow.TaskID)
 		return err == nil && strings.HasPrefix(g.StatusMessage, `line 8: wait "#never"`)
 	})
@@ -154,7 +154,7 @@ func TestTasksOverHTTP2026(t *testing.T) {
 	if err != nil || !strings.HasSuffix(textOf(t, read), "/table") {
 		t.Fatalf("the profile after the cancel: %v %v", read, err)
 	}
-	waitLong(t, func() bool {
+	waitUntil(t, func() bool {
 		run, err := st.Get(tasks.RunIDOf(slow.TaskID))
 		return err == nil && run.Status == runs.StatusCancelled
 	})
@@ -198,7 +198,7 @@ func TestTaskQuestionInConsole(t *testing.T) {
 	}
 	// The person at the desktop answers the captcha in the console.
 	var q hitl.Pending
-	waitLong(t, func() bool {
+	waitUntil(t, func() bool {
 		p := b.Pending()
 		if len(p) == 1 {
 			q = p[0]
@@ -213,7 +213,7 @@ func TestTaskQuestionInConsole(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The question is withdrawn from the task's input.
-	waitLong(t, func() bool {
+	waitUntil(t, func() bool {
 		g, err := a.Get(ctx, cs, task.TaskID)
 		if err != nil {
 			return false
@@ -297,17 +297,5 @@ func TestTaskStatusNotifications(t *testing.T) {
 		if p.Status == tasks.Completed {
 			break
 		}
-	}
-}
-
-// waitLong is waitUntil with a bound of a minute (only a hang fails it).
-func waitLong(t testing.TB, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not reached in a minute")
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -32,7 +32,12 @@ func TestRestart(t *testing.T) {
 	dead := "999999999:1"
 	alice := Who{Owner: runs.Owner{Kind: runs.CallerMCP, Token: "t-alice"}}
 	st1 := openRuns(t, home)
-	m1 := New(Options{Store: RunStore(st1), Node: dead, Alive: func(string) bool { return true }})
+	completed := make(chan string, 4)
+	m1 := New(Options{Store: RunStore(st1), Node: dead, Alive: func(string) bool { return true }, Changed: func(r *Record) {
+		if r.Status == Completed {
+			completed <- r.ID
+		}
+	}})
 	block := make(chan struct{})
 	defer close(block)
 	running, err := m1.Start(ctx, Spec{Owner: alice.Owner, Tool: "work"}, func(ctx context.Context, h *Handle) (*mcp.CallToolResult, error) {
@@ -52,8 +57,13 @@ func TestRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for m1.Live() != 1 {
-		time.Sleep(5 * time.Millisecond)
+	select { // the finished task is stored
+	case id := <-completed:
+		if id != done.ID {
+			t.Fatalf("completed %s, want %s", id, done.ID)
+		}
+	case <-time.After(time.Minute): // only catches a hang
+		t.Fatal("the finished task never completed")
 	}
 	// "Restart": another process on the same store; the first one's node
 	// is gone.

@@ -3,6 +3,7 @@ package clustered
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -67,13 +68,26 @@ func desktop(t *testing.T, id string, urls []string, calls chan<- landed) (stop 
 // waitOffered waits until every gateway sees (device "" : no) desktop offering meter as want.
 func waitOffered(t *testing.T, gws []*gateway.Gateway, device, want string) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second) // only catches a hang
-	for _, g := range gws {
-		for g.Offered("meter", device) != want {
-			if time.Now().After(deadline) {
-				t.Fatalf("the replicas do not see desktop %q offering meter (want %q)", device, want)
+	poll(t, func() bool {
+		for _, g := range gws {
+			if g.Offered("meter", device) != want {
+				return false
 			}
-			time.Sleep(20 * time.Millisecond) // polling the cluster's view, not timing
+		}
+		return true
+	}, func() string {
+		return fmt.Sprintf("the replicas do not see desktop %q offering meter (want %q)", device, want)
+	})
+}
+
+// poll waits until cond holds: the cluster's view, the queue's state, the replicated bucket, which
+// tell an outside caller nothing when they change. It looks every 20 ms; its bound only catches a
+// hang.
+func poll(t *testing.T, cond func() bool, what func() string) {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal(what())
 		}
 	}
 }
@@ -129,14 +143,12 @@ func TestClusterScheduleFiresOnce(t *testing.T) {
 		}
 	})
 	// Every replica ready and seeing the others before a desktop links.
-	deadline := time.Now().Add(60 * time.Second) // only catches a hang
 	for _, g := range gws {
-		for st := g.Status(ctx); !st.Ready || len(st.Replicas) != len(gws); st = g.Status(ctx) {
-			if time.Now().After(deadline) {
-				t.Fatalf("replica not ready: %+v", st)
-			}
-			time.Sleep(20 * time.Millisecond) // polling the cluster's state, not timing
-		}
+		var st gateway.Status
+		poll(t, func() bool {
+			st = g.Status(ctx)
+			return st.Ready && len(st.Replicas) == len(gws)
+		}, func() string { return fmt.Sprintf("replica not ready: %+v", st) })
 	}
 	calls := make(chan landed, 100)
 	desktop(t, "d1", []string{urls[2], urls[0], urls[1]}, calls)
@@ -335,38 +347,30 @@ func waitLogLine(t *testing.T, logs <-chan string, sub string) {
 // idle waits until the queue of fires holds nothing waiting or in flight.
 func idle(t *testing.T, n *cluster.Node) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	for {
+	ctx := context.Background()
+	poll(t, func() bool {
 		c, err := n.JetStream().Consumer(ctx, "rpa_queue_"+QueueName, "workers")
-		if err == nil {
-			if info, err := c.Info(ctx); err == nil && info.NumPending == 0 && info.NumAckPending == 0 {
-				return
-			}
+		if err != nil {
+			return false
 		}
-		if ctx.Err() != nil {
-			t.Fatal("the queue of fires did not empty")
-		}
-		time.Sleep(20 * time.Millisecond) // polling the queue's state, not timing
-	}
+		info, err := c.Info(ctx)
+		return err == nil && info.NumPending == 0 && info.NumAckPending == 0
+	}, func() string { return "the queue of fires did not empty" })
 }
 
 // waitRecord waits until s's copy of schedule name satisfies ok (a replica's copy of the bucket
 // may be an instant behind a write).
 func waitRecord(t *testing.T, s *Scheduler, name string, ok func(*Record) bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second) // only catches a hang
-	for {
-		r, err := s.Get(context.Background(), name)
-		if err == nil && ok(r) {
-			return
+	var r *Record
+	var err error
+	poll(t, func() bool {
+		r, err = s.Get(context.Background(), name)
+		return err == nil && ok(r)
+	}, func() string {
+		if r != nil && r.Last != nil {
+			return fmt.Sprintf("schedule %s: %v %+v; last: %+v", name, err, r, *r.Last)
 		}
-		if time.Now().After(deadline) {
-			if r != nil && r.Last != nil {
-				t.Logf("last: %+v", *r.Last)
-			}
-			t.Fatalf("schedule %s: %v %+v", name, err, r)
-		}
-		time.Sleep(20 * time.Millisecond) // polling the replicated bucket, not timing
-	}
+		return fmt.Sprintf("schedule %s: %v %+v", name, err, r)
+	})
 }
