@@ -1,16 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
-	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/rpa-dev/rpa/internal/runs"
 )
@@ -24,56 +19,34 @@ wait "#never" wait: 60s retries: 0 timeout: 90s
 // kill -9 of `rpa serve` during a run: the next start lists the run as
 // interrupted and the database opens cleanly.
 func TestServeKilledMidRun(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "rpa")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := rpaBin(t)
 	home, flows := t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(flows, "stuck.flow"), []byte(stuckFlow), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "serve", "--stdio", "--flows", flows)
-	cmd.Env = append(os.Environ(), "RPA_HOME="+home)
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	cmd.Stderr = io.Discard
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	send := func(s string) { fmt.Fprintln(in, s) }
-	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"killer","version":"1"}}}`)
-	r := bufio.NewReader(out)
-	if line, err := r.ReadString('\n'); err != nil || !strings.Contains(line, `"id":1`) {
-		t.Fatalf("initialize: %q %v", line, err)
-	}
-	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"workflow_stuck","arguments":{}}}`)
+	s := startStdio(t, bin, home, flows)
+	s.send("tools/call", `{"name":"workflow_stuck","arguments":{}}`) // never answered: it waits
 
-	// Wait until the run is recorded and its wait has started (a bound
-	// that only catches a hang).
+	// Wait until the run is recorded and its wait has started (the store
+	// another process writes).
 	var id string
-	deadline := time.Now().Add(60 * time.Second)
-	for id == "" && time.Now().Before(deadline) {
-		time.Sleep(200 * time.Millisecond)
+	waitFor(t, "the run to show up as running with its first step", func() bool {
 		st, err := runs.Open(home, runs.Options{})
 		if err != nil {
-			continue
+			return false
 		}
+		defer st.Close()
 		if l, _ := st.List(runs.Filter{}); len(l) == 1 && l[0].Status == runs.StatusRunning {
 			if steps, _ := st.Steps(l[0].ID); len(steps) == 1 {
 				id = l[0].ID // open finished: the wait is running
 			}
 		}
-		st.Close()
-	}
-	if id == "" {
-		t.Fatal("the run never showed up as running with its first step")
-	}
-	if err := cmd.Process.Kill(); err != nil { // SIGKILL
+		return id != ""
+	})
+	if err := s.cmd.Process.Kill(); err != nil { // SIGKILL
 		t.Fatal(err)
 	}
-	cmd.Wait()
+	_ = s.cmd.Wait()
 
 	c := exec.Command(bin, "runs", "--json")
 	c.Env = append(os.Environ(), "RPA_HOME="+home)

@@ -41,11 +41,16 @@ func startStdio(t *testing.T, bin, home, flows string) *stdioServe {
 	return s
 }
 
+// send sends a request without waiting for its response.
+func (s *stdioServe) send(method, params string) {
+	s.id++
+	fmt.Fprintf(s.in, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", s.id, method, params)
+}
+
 // call sends a request and returns its response (notifications skipped).
 func (s *stdioServe) call(method, params string) map[string]any {
 	s.t.Helper()
-	s.id++
-	fmt.Fprintf(s.in, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", s.id, method, params)
+	s.send(method, params)
 	for {
 		line, err := s.out.ReadString('\n')
 		if err != nil {
@@ -62,10 +67,7 @@ func (s *stdioServe) call(method, params string) map[string]any {
 // next `rpa serve` on the same home says the task failed, "interrupted",
 // with its run ID (tasks/get and tasks/result), never working forever.
 func TestServeKilledMidTask(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "rpa")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := rpaBin(t)
 	home, flows := t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(flows, "stuck.flow"), []byte(stuckFlow), 0o644); err != nil {
 		t.Fatal(err)
