@@ -12,10 +12,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/rpa-dev/rpa/drivers"
-	"github.com/rpa-dev/rpa/drivers/rod"
 	"github.com/rpa-dev/rpa/internal/demoapp"
-	"github.com/rpa-dev/rpa/internal/host/profiles"
 	"github.com/rpa-dev/rpa/internal/link/connect"
 	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
 )
@@ -43,19 +40,7 @@ func TestDemoFlowThroughGateway(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "query_power_data.flow"), src, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	home := t.TempDir()
-	pool, err := profiles.New(profiles.Options{
-		Driver: rod.New(),
-		Idle:   -1,
-		Launch: func(id string) (drivers.LaunchOptions, error) {
-			d := filepath.Join(home, "profiles", id)
-			return drivers.LaunchOptions{UserDataDir: d}, os.MkdirAll(d, 0o700)
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pool.Close() })
+	pool := chromiumPool(t, t.TempDir())
 	deskLog := &logBuf{}
 	srv, err := mcpserver.New(mcpserver.Options{FlowsDir: dir, Pool: pool, Debounce: 20 * time.Millisecond, Logger: slogTo(deskLog)})
 	if err != nil {

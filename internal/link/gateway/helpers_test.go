@@ -12,6 +12,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,6 +22,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rpa-dev/rpa/drivers"
+	"github.com/rpa-dev/rpa/drivers/rod"
+	"github.com/rpa-dev/rpa/internal/host/profiles"
 	"github.com/rpa-dev/rpa/internal/link/connect"
 )
 
@@ -494,3 +500,37 @@ func errCode(m map[string]any) int {
 }
 
 func slogTo(w io.Writer) *slog.Logger { return slog.New(slog.NewTextHandler(w, nil)) }
+
+// chromiumPool is a pool of headless Chromium browsers, one per profile, under home/profiles,
+// closed with the test.
+func chromiumPool(t testing.TB, home string) *profiles.Pool {
+	t.Helper()
+	pool, err := profiles.New(profiles.Options{Driver: rod.New(), Idle: -1,
+		Launch: func(id string) (drivers.LaunchOptions, error) {
+			d := filepath.Join(home, "profiles", id)
+			return drivers.LaunchOptions{UserDataDir: d}, os.MkdirAll(d, 0o700)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Close() })
+	return pool
+}
+
+// verifySite serves the hitl package's pages (verify.html: a captcha, then an SMS code) and
+// returns their URL and a flows folder holding verify.flow, which asks both.
+func verifySite(t testing.TB) (site, flows string) {
+	t.Helper()
+	pages := filepath.Join("..", "..", "host", "hitl", "testdata")
+	s := httptest.NewServer(http.FileServer(http.Dir(pages)))
+	t.Cleanup(s.Close)
+	src, err := os.ReadFile(filepath.Join(pages, "verify.flow"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	flows = t.TempDir()
+	if err := os.WriteFile(filepath.Join(flows, "verify.flow"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return s.URL, flows
+}

@@ -3,10 +3,6 @@ package gateway
 import (
 	"context"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -16,10 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/rpa-dev/rpa/core"
-	"github.com/rpa-dev/rpa/drivers"
-	"github.com/rpa-dev/rpa/drivers/rod"
 	"github.com/rpa-dev/rpa/internal/host/hitl"
-	"github.com/rpa-dev/rpa/internal/host/profiles"
 	"github.com/rpa-dev/rpa/internal/link/connect"
 	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
 )
@@ -34,24 +27,8 @@ func TestHITLOverLink(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short: starts Chromium")
 	}
-	site := httptest.NewServer(http.FileServer(http.Dir(filepath.Join("..", "..", "host", "hitl", "testdata"))))
-	t.Cleanup(site.Close)
-	dir := t.TempDir()
-	src, err := os.ReadFile(filepath.Join("..", "..", "host", "hitl", "testdata", "verify.flow"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(dir, "verify.flow"), src, 0o644)
-	home := t.TempDir()
-	pool, err := profiles.New(profiles.Options{Driver: rod.New(), Idle: -1,
-		Launch: func(id string) (drivers.LaunchOptions, error) {
-			d := filepath.Join(home, "profiles", id)
-			return drivers.LaunchOptions{UserDataDir: d}, os.MkdirAll(d, 0o700)
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pool.Close() })
+	site, dir := verifySite(t)
+	pool := chromiumPool(t, t.TempDir())
 	var mu sync.Mutex
 	var desktopAsked []string
 	desktop := hitl.Func{N: hitl.ChannelDesktop, F: func(ctx context.Context, q core.Question) (core.Answer, error) {
@@ -94,7 +71,7 @@ func TestHITLOverLink(t *testing.T) {
 			asked = nil
 			mu.Unlock()
 			cs := agentAt(t, x.mcpURL(), &mcp.ClientOptions{ElicitationHandler: person}, version)
-			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_verify", Arguments: map[string]any{"base_url": site.URL}})
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_verify", Arguments: map[string]any{"base_url": site}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,10 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/rpa-dev/rpa/drivers"
-	"github.com/rpa-dev/rpa/drivers/rod"
 	"github.com/rpa-dev/rpa/internal/host/hitl"
-	"github.com/rpa-dev/rpa/internal/host/profiles"
 	"github.com/rpa-dev/rpa/internal/link/connect"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
@@ -33,27 +28,12 @@ func taskDesk(t *testing.T) (srv *mcpserver.Server, site string, st *runs.Store)
 	if testing.Short() {
 		t.Skip("short: starts Chromium")
 	}
-	s := httptest.NewServer(http.FileServer(http.Dir(filepath.Join("..", "..", "host", "hitl", "testdata"))))
-	t.Cleanup(s.Close)
-	dir := t.TempDir()
-	src, err := os.ReadFile(filepath.Join("..", "..", "host", "hitl", "testdata", "verify.flow"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(dir, "verify.flow"), src, 0o644)
+	site, dir := verifySite(t)
 	os.WriteFile(filepath.Join(dir, "hold.flow"), []byte("flow hold \"Open the page and wait\"\n\nparam base_url: string \"site\"\n\n"+
 		"open \"{{ base_url }}/verify.html\"\nwait \"#never\" timeout: 60s retries: 0\n"), 0o644)
 	home := t.TempDir()
-	pool, err := profiles.New(profiles.Options{Driver: rod.New(), Idle: -1,
-		Launch: func(id string) (drivers.LaunchOptions, error) {
-			d := filepath.Join(home, "profiles", id)
-			return drivers.LaunchOptions{UserDataDir: d}, os.MkdirAll(d, 0o700)
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pool.Close() })
-	st, err = runs.Open(home, runs.Options{})
+	pool := chromiumPool(t, home)
+	st, err := runs.Open(home, runs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +46,7 @@ func taskDesk(t *testing.T) (srv *mcpserver.Server, site string, st *runs.Store)
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	return srv, s.URL, st
+	return srv, site, st
 }
 
 // connectLinkOptions are the desktop server's options behind `rpa connect` (flowserver.LinkOptions).
