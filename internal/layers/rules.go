@@ -48,7 +48,10 @@ NONE
   internal/httpauth,
   internal/msg,
   internal/orderedjson,
-  internal/testutil/holder
+  internal/testutil/holder;
+github.com/modelcontextprotocol/go-sdk < internal/testutil/rawmcp;
+core, internal/atomicfile, internal/buildinfo, internal/cliflag, internal/columns, internal/httpauth, internal/msg,
+internal/orderedjson, internal/testutil/holder, internal/testutil/rawmcp
 < BASE;
 
 # LANGUAGE: the flow language, from text to a checked flow. It knows

@@ -78,7 +78,7 @@ fill "#user" user
 		raw := connectRaw(b, s)
 		var size int
 		for b.Loop() {
-			r := raw.call("tools/list", map[string]any{})
+			r := raw.Call("tools/list", map[string]any{})
 			if r.Error != nil {
 				b.Fatal(r.Error)
 			}
@@ -156,7 +156,7 @@ func BenchmarkCallOverhead(b *testing.B) {
 		cpu := startCPU()
 		defer cpu.report(b)
 		for b.Loop() {
-			r := raw.call("tools/call", map[string]any{"name": "workflow_read_title", "arguments": map[string]any{}})
+			r := raw.Call("tools/call", map[string]any{"name": "workflow_read_title", "arguments": map[string]any{}})
 			if r.Error != nil {
 				b.Fatal(r.Error)
 			}

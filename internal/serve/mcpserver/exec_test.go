@@ -23,7 +23,7 @@ func TestDesktopExecTool(t *testing.T) {
 		t.Fatal("desktop_exec listed without --allow-exec")
 	}
 	raw := connectRaw(t, off)
-	if code, msg := wireCode(t, raw.call("tools/call", map[string]any{"name": ToolDesktopExec, "arguments": map[string]any{"command": "id"}})); code != CodeUnknownTool {
+	if code, msg := wireCode(t, raw.Call("tools/call", map[string]any{"name": ToolDesktopExec, "arguments": map[string]any{"command": "id"}})); code != CodeUnknownTool {
 		t.Fatalf("disabled desktop_exec: code %d %s, want %d", code, msg, CodeUnknownTool)
 	}
 
@@ -40,7 +40,7 @@ func TestDesktopExecTool(t *testing.T) {
 		t.Errorf("result %v", m)
 	}
 	raw = connectRaw(t, on)
-	code, msg := wireCode(t, raw.call("tools/call", map[string]any{"name": ToolDesktopExec, "arguments": map[string]any{"command": "cat /etc/passwd"}}))
+	code, msg := wireCode(t, raw.Call("tools/call", map[string]any{"name": ToolDesktopExec, "arguments": map[string]any{"command": "cat /etc/passwd"}}))
 	if code != CodeBuiltinFailed || !strings.Contains(msg, `"echo *"`) {
 		t.Fatalf("refused: code %d %q", code, msg)
 	}

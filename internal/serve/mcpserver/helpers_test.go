@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpa-dev/rpa/internal/testutil/rawmcp"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -250,76 +252,13 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return b.rt.RoundTrip(r)
 }
 
-// rawClient speaks JSON-RPC frames directly, to see error codes the
-// go-sdk client hides (-32003, -32004).
-type rawClient struct {
-	t    testing.TB
-	conn mcp.Connection
-	id   int64
-	// notes are the notifications read while waiting for answers.
-	notes []*jsonrpc.Request
-}
-
-func connectRaw(t testing.TB, s *Server) *rawClient {
+// connectRaw connects a client speaking JSON-RPC frames itself (to see error codes the go-sdk
+// client hides: -32003, -32004) to s, at protocol 2025-06-18.
+func connectRaw(t testing.TB, s *Server) *rawmcp.Client {
 	t.Helper()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.MCP().Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	conn, err := ct.Connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	c := &rawClient{t: t, conn: conn}
-	c.call("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
-		"clientInfo": map[string]any{"name": "raw", "version": "1"}})
-	c.notify("notifications/initialized", map[string]any{})
+	c, _ := rawmcp.Pipe(t, s.MCP(), nil)
+	c.Initialize("2025-06-18", nil)
 	return c
-}
-
-func (c *rawClient) notify(method string, params any) {
-	raw, _ := json.Marshal(params)
-	if err := c.conn.Write(context.Background(), &jsonrpc.Request{Method: method, Params: raw}); err != nil {
-		c.t.Fatal(err)
-	}
-}
-
-// send writes a request and returns its id.
-func (c *rawClient) send(method string, params any) jsonrpc.ID {
-	c.id++
-	id, _ := jsonrpc.MakeID(float64(c.id))
-	raw, _ := json.Marshal(params)
-	if err := c.conn.Write(context.Background(), &jsonrpc.Request{ID: id, Method: method, Params: raw}); err != nil {
-		c.t.Fatal(err)
-	}
-	return id
-}
-
-// wait reads frames until the answer to id.
-func (c *rawClient) wait(id jsonrpc.ID) *jsonrpc.Response {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	for {
-		msg, err := c.conn.Read(ctx)
-		if err != nil {
-			c.t.Fatalf("reading the answer to %v: %v", id, err)
-		}
-		switch m := msg.(type) {
-		case *jsonrpc.Response:
-			if m.ID == id {
-				return m
-			}
-		case *jsonrpc.Request:
-			c.notes = append(c.notes, m)
-		}
-	}
-}
-
-func (c *rawClient) call(method string, params any) *jsonrpc.Response {
-	return c.wait(c.send(method, params))
 }
 
 // wireCode returns the JSON-RPC error code of a response (0 for success).

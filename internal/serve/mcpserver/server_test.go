@@ -218,7 +218,7 @@ func TestErrorCodesOnTheWire(t *testing.T) {
 		{"builtin failed", map[string]any{"name": "browser_read", "arguments": map[string]any{"action": "table", "profileId": "fresh"}}, CodeBuiltinFailed, `no browser is running for profile "fresh"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, msg := wireCode(t, raw.call("tools/call", tc.params))
+			code, msg := wireCode(t, raw.Call("tools/call", tc.params))
 			if code != tc.code || !strings.Contains(msg, tc.msg) {
 				t.Fatalf("code %d %q, want %d containing %q", code, msg, tc.code, tc.msg)
 			}
@@ -248,7 +248,7 @@ func TestBrowserCannotStart(t *testing.T) {
 	for _, p := range []map[string]any{
 		{"name": "workflow_hit", "arguments": map[string]any{"base_url": "http://127.0.0.1:1", "p": "a", "n": 1}},
 	} {
-		if code, msg := wireCode(t, raw.call("tools/call", p)); code != CodeBrowser || !strings.Contains(msg, "could not be started") {
+		if code, msg := wireCode(t, raw.Call("tools/call", p)); code != CodeBrowser || !strings.Contains(msg, "could not be started") {
 			t.Errorf("%v: code %d %q, want %d", p["name"], code, msg, CodeBrowser)
 		}
 	}
@@ -277,7 +277,7 @@ func TestBrowserReadNoBrowser(t *testing.T) {
 			args["profileId"] = profile
 			want = `no browser is running for profile "nobody"`
 		}
-		code, msg := wireCode(t, raw.call("tools/call", map[string]any{"name": "browser_read", "arguments": args}))
+		code, msg := wireCode(t, raw.Call("tools/call", map[string]any{"name": "browser_read", "arguments": args}))
 		if code != CodeBuiltinFailed || !strings.Contains(msg, want) {
 			t.Errorf("profile %q: code %d %q, want %d %q", profile, code, msg, CodeBuiltinFailed, want)
 		}

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpa-dev/rpa/internal/testutil/rawmcp"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/rpa-dev/rpa/drivers"
@@ -101,25 +103,13 @@ func BenchmarkTaskCall(b *testing.B) {
 	// with tasks/result (no polling), so the difference is the task's own
 	// cost (its record written when created, at each change and at the
 	// end; the run's statusMessage).
-	st2, ct := mcp.NewInMemoryTransports()
-	ss, err := s.MCP().Connect(ctx, tasks.LiftTransport(st2), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ss.Close()
-	conn, err := ct.Connect(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	raw := &rawClient{t: b, conn: conn}
-	raw.call("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
-		"clientInfo": map[string]any{"name": "bench", "version": "1"}})
-	raw.notify("notifications/initialized", map[string]any{})
+	raw, _ := rawmcp.Pipe(b, s.MCP(), func(st mcp.Transport) mcp.Transport { return tasks.LiftTransport(st) })
+	raw.Initialize("2025-11-25", nil)
 	b.Run("raw-plain", func(b *testing.B) {
 		cpu := startCPU()
 		defer cpu.report(b)
 		for b.Loop() {
-			if r := raw.call("tools/call", map[string]any{"name": "workflow_demo_query", "arguments": args}); r.Error != nil {
+			if r := raw.Call("tools/call", map[string]any{"name": "workflow_demo_query", "arguments": args}); r.Error != nil {
 				b.Fatal(r.Error)
 			}
 		}
@@ -128,7 +118,7 @@ func BenchmarkTaskCall(b *testing.B) {
 		cpu := startCPU()
 		defer cpu.report(b)
 		for b.Loop() {
-			r := raw.call("tools/call", map[string]any{"name": "workflow_demo_query", "arguments": args, "task": map[string]any{}})
+			r := raw.Call("tools/call", map[string]any{"name": "workflow_demo_query", "arguments": args, "task": map[string]any{}})
 			var created struct {
 				Task struct {
 					TaskID string `json:"taskId"`
@@ -137,7 +127,7 @@ func BenchmarkTaskCall(b *testing.B) {
 			if r.Error != nil || json.Unmarshal(r.Result, &created) != nil || created.Task.TaskID == "" {
 				b.Fatal(r.Error, string(r.Result))
 			}
-			if res := raw.call("tasks/result", map[string]any{"taskId": created.Task.TaskID}); res.Error != nil {
+			if res := raw.Call("tasks/result", map[string]any{"taskId": created.Task.TaskID}); res.Error != nil {
 				b.Fatal(res.Error)
 			}
 		}

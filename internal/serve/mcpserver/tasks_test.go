@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpa-dev/rpa/internal/testutil/rawmcp"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -249,24 +251,15 @@ func TestTaskQuestionInConsole(t *testing.T) {
 func TestTaskStatusNotifications(t *testing.T) {
 	site := newSite(t)
 	s, _ := newServer(t, Options{FlowsDir: copyFlows(t, "hit.flow"), NoWatch: true, Pool: newPool(t)})
-	st, ct := mcp.NewInMemoryTransports()
-	lt := s.ListenTransport(tasks.LiftTransport(st))
-	ss, err := s.MCP().Connect(context.Background(), lt, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
+	var lt mcp.Transport
+	c, ss := rawmcp.Pipe(t, s.MCP(), func(st mcp.Transport) mcp.Transport {
+		lt = s.ListenTransport(tasks.LiftTransport(st))
+		return lt
+	})
 	s.Listening(ss, lt)
-	conn, err := ct.Connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	c := &rawClient{t: t, conn: conn}
-	c.call("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
-		"clientInfo": map[string]any{"name": "raw", "version": "1"}})
-	c.notify("notifications/initialized", map[string]any{})
-	r := c.call("tools/call", map[string]any{"name": "workflow_hit", "arguments": map[string]any{"base_url": site.URL, "p": "n", "n": 1},
+	conn := c.Conn
+	c.Initialize("2025-11-25", nil)
+	r := c.Call("tools/call", map[string]any{"name": "workflow_hit", "arguments": map[string]any{"base_url": site.URL, "p": "n", "n": 1},
 		"task": map[string]any{}})
 	var created struct {
 		Task struct {

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpa-dev/rpa/internal/testutil/rawmcp"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -115,92 +117,13 @@ func newTestServer(t *testing.T, o Options) *testServer {
 	return ts
 }
 
-// raw is a client speaking JSON-RPC frames over an in-memory transport.
-type raw struct {
-	t    *testing.T
-	conn mcp.Connection
-	id   int64
-	// onRequest answers the server's requests (elicitation); nil: -32601.
-	onRequest func(req *jsonrpc.Request) (any, error)
-	mu        sync.Mutex
-	notes     []*jsonrpc.Request
-}
-
-func (ts *testServer) connect(t *testing.T, version string, caps map[string]any) *raw {
+func (ts *testServer) connect(t *testing.T, version string, caps map[string]any) *rawmcp.Client {
 	t.Helper()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := ts.srv.Connect(context.Background(), LiftTransport(st), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	conn, err := ct.Connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	c := &raw{t: t, conn: conn}
+	c, _ := rawmcp.Pipe(t, ts.srv, func(st mcp.Transport) mcp.Transport { return LiftTransport(st) })
 	if version < "2026" {
-		r := c.call("initialize", map[string]any{"protocolVersion": version, "capabilities": caps,
-			"clientInfo": map[string]any{"name": "raw", "version": "1"}})
-		if r.Error != nil {
-			t.Fatalf("initialize: %v", r.Error)
-		}
-		c.notify("notifications/initialized", map[string]any{})
+		c.Initialize(version, caps)
 	}
 	return c
-}
-
-func (c *raw) notify(method string, params any) {
-	b, _ := json.Marshal(params)
-	if err := c.conn.Write(context.Background(), &jsonrpc.Request{Method: method, Params: b}); err != nil {
-		c.t.Fatal(err)
-	}
-}
-
-func (c *raw) call(method string, params any) *jsonrpc.Response {
-	c.t.Helper()
-	c.id++
-	id, _ := jsonrpc.MakeID(float64(c.id))
-	b, _ := json.Marshal(params)
-	if err := c.conn.Write(context.Background(), &jsonrpc.Request{ID: id, Method: method, Params: b}); err != nil {
-		c.t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // only a hang
-	defer cancel()
-	for {
-		msg, err := c.conn.Read(ctx)
-		if err != nil {
-			c.t.Fatalf("%s: %v", method, err)
-		}
-		switch m := msg.(type) {
-		case *jsonrpc.Response:
-			if m.ID == id {
-				return m
-			}
-		case *jsonrpc.Request:
-			if !m.IsCall() {
-				c.mu.Lock()
-				c.notes = append(c.notes, m)
-				c.mu.Unlock()
-				continue
-			}
-			var res any
-			var rerr error = &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "no"}
-			if c.onRequest != nil {
-				res, rerr = c.onRequest(m)
-			}
-			resp := &jsonrpc.Response{ID: m.ID}
-			if rerr != nil {
-				resp.Error = rerr
-			} else {
-				resp.Result, _ = json.Marshal(res)
-			}
-			if err := c.conn.Write(context.Background(), resp); err != nil {
-				c.t.Fatal(err)
-			}
-		}
-	}
 }
 
 // modernMeta is the per-request _meta of a 2026-07-28 request; ext
@@ -243,7 +166,7 @@ func errorOf(t *testing.T, r *jsonrpc.Response) (int64, string) {
 }
 
 // waitStatus polls tasks/get (as a client does) until the task has status.
-func waitStatus(t *testing.T, c *raw, id, status string, params map[string]any) map[string]any {
+func waitStatus(t *testing.T, c *rawmcp.Client, id, status string, params map[string]any) map[string]any {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second) // only a hang
 	for {
@@ -251,7 +174,7 @@ func waitStatus(t *testing.T, c *raw, id, status string, params map[string]any) 
 		for k, v := range params {
 			p[k] = v
 		}
-		got := result(t, c.call(MethodGet, p))
+		got := result(t, c.Call(MethodGet, p))
 		if got["status"] == status {
 			return got
 		}
@@ -269,7 +192,7 @@ func TestTasksV1(t *testing.T) {
 
 	// The capability and the tool's execution.
 	c2 := ts.connect(t, "2025-11-25", map[string]any{})
-	init := c2.call("tools/list", map[string]any{})
+	init := c2.Call("tools/list", map[string]any{})
 	var tl struct {
 		Tools []struct {
 			Name      string         `json:"name"`
@@ -285,7 +208,7 @@ func TestTasksV1(t *testing.T) {
 
 	// A task call returns at once; the task completes; tasks/result is the
 	// tool's result tied to the task.
-	created := result(t, c.call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"ms": 50}, "task": map[string]any{"ttl": 60000}}))
+	created := result(t, c.Call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"ms": 50}, "task": map[string]any{"ttl": 60000}}))
 	task, _ := created["task"].(map[string]any)
 	id, _ := task["taskId"].(string)
 	if RunIDOf(id) == "" || task["status"] != "working" || task["ttl"] != float64(60000) || task["createdAt"] == nil {
@@ -295,21 +218,21 @@ func TestTasksV1(t *testing.T) {
 		t.Errorf("no immediate response: %v", created)
 	}
 	waitStatus(t, c, id, "completed", nil)
-	res := result(t, c.call(MethodResult, map[string]any{"taskId": id}))
+	res := result(t, c.Call(MethodResult, map[string]any{"taskId": id}))
 	if b, _ := json.Marshal(res["content"]); !strings.Contains(string(b), "done") {
 		t.Errorf("tasks/result %v", res)
 	}
 	if meta, _ := res["_meta"].(map[string]any); fmt.Sprint(meta[MetaRelatedTask]) != "map[taskId:"+id+"]" {
 		t.Errorf("tasks/result _meta %v", res["_meta"])
 	}
-	lst := result(t, c.call(MethodList, map[string]any{}))
+	lst := result(t, c.Call(MethodList, map[string]any{}))
 	if ts, _ := lst["tasks"].([]any); len(ts) != 1 {
 		t.Errorf("tasks/list %v", lst)
 	}
 
 	// A question: input_required, then tasks/result asks it (tied to the
 	// task) and returns the result.
-	c.onRequest = func(req *jsonrpc.Request) (any, error) {
+	c.OnRequest = func(req *jsonrpc.Request) (any, error) {
 		if req.Method != "elicitation/create" || !strings.Contains(string(req.Params), MetaRelatedTask) {
 			return nil, fmt.Errorf("unexpected %s %s", req.Method, req.Params)
 		}
@@ -318,40 +241,40 @@ func TestTasksV1(t *testing.T) {
 		}
 		return map[string]any{"action": "accept", "content": map[string]any{"answer": "482913"}}, nil
 	}
-	created = result(t, c.call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"ask": "Captcha?", "ask2": "SMS code?"}, "task": map[string]any{}}))
+	created = result(t, c.Call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"ask": "Captcha?", "ask2": "SMS code?"}, "task": map[string]any{}}))
 	id = created["task"].(map[string]any)["taskId"].(string)
 	got := waitStatus(t, c, id, "input_required", nil)
 	if !strings.Contains(fmt.Sprint(got["statusMessage"]), "Captcha?") {
 		t.Errorf("statusMessage %v", got["statusMessage"])
 	}
-	res = result(t, c.call(MethodResult, map[string]any{"taskId": id}))
+	res = result(t, c.Call(MethodResult, map[string]any{"taskId": id}))
 	if b, _ := json.Marshal(res["content"]); !strings.Contains(string(b), "done X7K2P,482913") {
 		t.Errorf("answers: %s", b)
 	}
 
 	// A tool error result makes a failed task on 2025-11-25; tasks/result
 	// still gives the result.
-	created = result(t, c.call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"isError": true}, "task": map[string]any{}}))
+	created = result(t, c.Call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"isError": true}, "task": map[string]any{}}))
 	id = created["task"].(map[string]any)["taskId"].(string)
 	waitStatus(t, c, id, "failed", nil)
-	if res := result(t, c.call(MethodResult, map[string]any{"taskId": id})); res["isError"] != true {
+	if res := result(t, c.Call(MethodResult, map[string]any{"taskId": id})); res["isError"] != true {
 		t.Errorf("isError result %v", res)
 	}
 	// A JSON-RPC error: failed, and tasks/result is that error.
-	created = result(t, c.call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"fail": "the browser is gone"}, "task": map[string]any{}}))
+	created = result(t, c.Call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"fail": "the browser is gone"}, "task": map[string]any{}}))
 	id = created["task"].(map[string]any)["taskId"].(string)
 	waitStatus(t, c, id, "failed", nil)
-	if code, msg := errorOf(t, c.call(MethodResult, map[string]any{"taskId": id})); code != -32004 || msg != "the browser is gone" {
+	if code, msg := errorOf(t, c.Call(MethodResult, map[string]any{"taskId": id})); code != -32004 || msg != "the browser is gone" {
 		t.Errorf("tasks/result of a failed task: %d %s", code, msg)
 	}
 
 	// Cancel: cancelled at once, and a second cancel is refused.
-	created = result(t, c.call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"ms": 60000}, "task": map[string]any{}}))
+	created = result(t, c.Call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"ms": 60000}, "task": map[string]any{}}))
 	id = created["task"].(map[string]any)["taskId"].(string)
-	if got := result(t, c.call(MethodCancel, map[string]any{"taskId": id})); got["status"] != "cancelled" {
+	if got := result(t, c.Call(MethodCancel, map[string]any{"taskId": id})); got["status"] != "cancelled" {
 		t.Errorf("tasks/cancel %v", got)
 	}
-	if code, msg := errorOf(t, c.call(MethodCancel, map[string]any{"taskId": id})); code != -32602 || msg != "Cannot cancel task: already in terminal status 'cancelled'" {
+	if code, msg := errorOf(t, c.Call(MethodCancel, map[string]any{"taskId": id})); code != -32602 || msg != "Cannot cancel task: already in terminal status 'cancelled'" {
 		t.Errorf("second cancel: %d %s", code, msg)
 	}
 	if err := ts.m.WaitIdle(ctxTimeout(t)); err != nil {
@@ -377,18 +300,18 @@ func TestTasksV1(t *testing.T) {
 		{"tools/call", map[string]any{"name": "work", "task": map[string]any{"ttl": 1.5}}, -32602, ""},
 		{"tools/call", map[string]any{"name": "plain", "task": map[string]any{}}, -32601, ""},
 	} {
-		code, msg := errorOf(t, c.call(tc.method, tc.params))
+		code, msg := errorOf(t, c.Call(tc.method, tc.params))
 		if code != tc.code || tc.msg != "" && msg != tc.msg {
 			t.Errorf("%s %v: %d %q, want %d %q", tc.method, tc.params, code, msg, tc.code, tc.msg)
 		}
 	}
 	// A huge ttl is cut to the maximum.
-	created = result(t, c.call("tools/call", map[string]any{"name": "work", "task": map[string]any{"ttl": 1e18}}))
+	created = result(t, c.Call("tools/call", map[string]any{"name": "work", "task": map[string]any{"ttl": 1e18}}))
 	if got := created["task"].(map[string]any)["ttl"]; got != float64(DefaultMaxTTL.Milliseconds()) {
 		t.Errorf("huge ttl became %v", got)
 	}
 	// Without a task param: a plain call, no task.
-	if got := result(t, c.call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{}})); got["task"] != nil || got["content"] == nil {
+	if got := result(t, c.Call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{}})); got["task"] != nil || got["content"] == nil {
 		t.Errorf("plain call %v", got)
 	}
 }
@@ -404,17 +327,17 @@ func TestTasksV2(t *testing.T) {
 	ts := newTestServer(t, Options{})
 	c := ts.connect(t, "2026-07-28", nil)
 
-	disc := result(t, c.call("server/discover", map[string]any{"_meta": modernMeta(true)}))
+	disc := result(t, c.Call("server/discover", map[string]any{"_meta": modernMeta(true)}))
 	if caps, _ := disc["capabilities"].(map[string]any); fmt.Sprint(caps["extensions"]) != "map["+Extension+":map[]]" || caps["tasks"] != nil {
 		t.Errorf("discover capabilities %v", disc["capabilities"])
 	}
 	// Without the extension declared: a plain result.
-	plain := result(t, c.call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{}, "_meta": modernMeta(false)}))
+	plain := result(t, c.Call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{}, "_meta": modernMeta(false)}))
 	if plain["resultType"] == "task" || plain["content"] == nil {
 		t.Errorf("a call without the extension became %v", plain)
 	}
 	// With it: a task, questions as inputRequests, answered by tasks/update.
-	created := result(t, c.call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"ask": "Captcha?", "ask2": "SMS?"},
+	created := result(t, c.Call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"ask": "Captcha?", "ask2": "SMS?"},
 		"task": map[string]any{"ttl": 5}, "_meta": modernMeta(true)}))
 	id, _ := created["taskId"].(string)
 	if created["resultType"] != "task" || created["status"] != "working" || RunIDOf(id) == "" || created["ttlMs"] != float64(DefaultTTL.Milliseconds()) {
@@ -435,7 +358,7 @@ func TestTasksV2(t *testing.T) {
 			t.Fatalf("input_required %v", got)
 		}
 		// A key that is not outstanding is ignored.
-		ack := result(t, c.call(MethodUpdate, map[string]any{"taskId": id, "_meta": modernMeta(true),
+		ack := result(t, c.Call(MethodUpdate, map[string]any{"taskId": id, "_meta": modernMeta(true),
 			"inputResponses": map[string]any{"zz": map[string]any{"action": "accept", "content": map[string]any{"answer": "no"}},
 				key: map[string]any{"action": "accept", "content": map[string]any{"answer": answer}}}}))
 		if ack["resultType"] != "complete" {
@@ -447,19 +370,19 @@ func TestTasksV2(t *testing.T) {
 		t.Errorf("result %s", b)
 	}
 	// isError stays completed on 2026-07-28; a JSON-RPC error is failed with it.
-	created = result(t, c.call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"isError": true}, "_meta": modernMeta(true)}))
+	created = result(t, c.Call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"isError": true}, "_meta": modernMeta(true)}))
 	if got := waitStatus(t, c, created["taskId"].(string), "completed", meta); got["result"].(map[string]any)["isError"] != true {
 		t.Errorf("isError task %v", got)
 	}
-	created = result(t, c.call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"fail": "gone"}, "_meta": modernMeta(true)}))
+	created = result(t, c.Call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"fail": "gone"}, "_meta": modernMeta(true)}))
 	if got := waitStatus(t, c, created["taskId"].(string), "failed", meta); fmt.Sprint(got["error"]) != "map[code:-32004 message:gone]" {
 		t.Errorf("failed task %v", got)
 	}
 	// Cancel is an ack, twice too.
-	created = result(t, c.call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"ms": 60000}, "_meta": modernMeta(true)}))
+	created = result(t, c.Call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"ms": 60000}, "_meta": modernMeta(true)}))
 	id = created["taskId"].(string)
 	for range 2 {
-		if ack := result(t, c.call(MethodCancel, map[string]any{"taskId": id, "_meta": modernMeta(true)})); ack["resultType"] != "complete" {
+		if ack := result(t, c.Call(MethodCancel, map[string]any{"taskId": id, "_meta": modernMeta(true)})); ack["resultType"] != "complete" {
 			t.Errorf("cancel %v", ack)
 		}
 	}
@@ -477,7 +400,7 @@ func TestTasksV2(t *testing.T) {
 		{MethodUpdate, map[string]any{"taskId": "x", "_meta": modernMeta(true), "inputResponses": map[string]any{}}, -32602},
 		{MethodCancel, map[string]any{"taskId": "x", "_meta": modernMeta(true)}, -32602},
 	} {
-		if code, msg := errorOf(t, c.call(tc.method, tc.params)); code != tc.code {
+		if code, msg := errorOf(t, c.Call(tc.method, tc.params)); code != tc.code {
 			t.Errorf("%s: %d %s, want %d", tc.method, code, msg, tc.code)
 		}
 	}
@@ -505,7 +428,7 @@ func TestCompletedTaskMessage(t *testing.T) {
 			for k, v := range era.call {
 				p[k] = v
 			}
-			created := result(t, c.call("tools/call", p))
+			created := result(t, c.Call("tools/call", p))
 			id, _ := created["taskId"].(string)
 			if task, ok := created["task"].(map[string]any); ok {
 				id, _ = task["taskId"].(string)
@@ -525,19 +448,19 @@ func TestTaskOwners(t *testing.T) {
 	who := "t-alice"
 	ts.who = func(mcp.Request) Who { return Who{Owner: runs.Owner{Kind: runs.CallerMCP, Token: who}} }
 	c := ts.connect(t, "2025-11-25", map[string]any{})
-	created := result(t, c.call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"ms": 60000}, "task": map[string]any{}}))
+	created := result(t, c.Call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"ms": 60000}, "task": map[string]any{}}))
 	id := created["task"].(map[string]any)["taskId"].(string)
 	who = "t-mallory"
 	for _, m := range []string{MethodGet, MethodResult, MethodCancel} {
-		if code, msg := errorOf(t, c.call(m, map[string]any{"taskId": id})); code != -32602 || msg != "Failed to retrieve task: Task not found" {
+		if code, msg := errorOf(t, c.Call(m, map[string]any{"taskId": id})); code != -32602 || msg != "Failed to retrieve task: Task not found" {
 			t.Errorf("%s by another caller: %d %s", m, code, msg)
 		}
 	}
-	if lst := result(t, c.call(MethodList, map[string]any{})); len(lst["tasks"].([]any)) != 0 {
+	if lst := result(t, c.Call(MethodList, map[string]any{})); len(lst["tasks"].([]any)) != 0 {
 		t.Errorf("another caller lists %v", lst)
 	}
 	who = "t-alice"
-	if got := result(t, c.call(MethodGet, map[string]any{"taskId": id})); got["status"] != "working" {
+	if got := result(t, c.Call(MethodGet, map[string]any{"taskId": id})); got["status"] != "working" {
 		t.Errorf("the owner's task after another caller's tries: %v", got)
 	}
 }
@@ -547,9 +470,9 @@ func TestTaskLimit(t *testing.T) {
 	ts := newTestServer(t, Options{Max: 2})
 	c := ts.connect(t, "2025-11-25", map[string]any{})
 	for i := 0; i < 2; i++ {
-		result(t, c.call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"ms": 60000}, "task": map[string]any{}}))
+		result(t, c.Call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"ms": 60000}, "task": map[string]any{}}))
 	}
-	if code, msg := errorOf(t, c.call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"ms": 1}, "task": map[string]any{}})); code != -32004 || !strings.Contains(msg, "too many tasks") {
+	if code, msg := errorOf(t, c.Call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"ms": 1}, "task": map[string]any{}})); code != -32004 || !strings.Contains(msg, "too many tasks") {
 		t.Errorf("third task: %d %s", code, msg)
 	}
 	if ts.m.Live() != 2 {
@@ -562,14 +485,13 @@ func TestTaskLimit(t *testing.T) {
 func TestNoParams(t *testing.T) {
 	ts := newTestServer(t, Options{})
 	c := ts.connect(t, "2025-11-25", map[string]any{})
-	for _, m := range []string{MethodList, MethodGet, MethodCancel, MethodResult} {
-		c.id++
-		id, _ := jsonrpc.MakeID(float64(c.id))
-		if err := c.conn.Write(context.Background(), &jsonrpc.Request{ID: id, Method: m}); err != nil {
+	for i, m := range []string{MethodList, MethodGet, MethodCancel, MethodResult} {
+		id, _ := jsonrpc.MakeID(fmt.Sprintf("no-params-%d", i)) // beside Call's numbered ids
+		if err := c.Conn.Write(context.Background(), &jsonrpc.Request{ID: id, Method: m}); err != nil {
 			t.Fatal(err)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		msg, err := c.conn.Read(ctx)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // only a hang
+		msg, err := c.Conn.Read(ctx)
 		cancel()
 		if err != nil {
 			t.Fatalf("%s without params: %v", m, err)
@@ -587,7 +509,7 @@ func TestListenForTasks(t *testing.T) {
 	ts := newTestServer(t, Options{})
 	c := ts.connect(t, "2026-07-28", nil)
 	params := map[string]any{"_meta": modernMeta(false), "notifications": map[string]any{"taskIds": []string{"x"}}}
-	if code, _ := errorOf(t, c.call("subscriptions/listen", params)); code != CodeMissingCapability {
+	if code, _ := errorOf(t, c.Call("subscriptions/listen", params)); code != CodeMissingCapability {
 		t.Errorf("listen for tasks without the extension: %d", code)
 	}
 }
