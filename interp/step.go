@@ -134,37 +134,17 @@ func (st *Step) Picture(ctx context.Context) ([]byte, error) {
 	return drivers.Capture(ctx, p, nil, false, func(v string) bool { return m.IsSecret(v) || m.String(v) != v })
 }
 
-// stepKind is a statement's keyword for Step.Kind.
+// stepKind is a statement's keyword for Step.Kind: "action" for an action, "assign" for an
+// assignment, else the statement's keyword (ast.Keyword), "?" for none.
 func stepKind(st ast.Stmt) string {
 	switch st.(type) {
 	case *ast.ActionStmt:
 		return "action"
 	case *ast.AssignStmt:
 		return "assign"
-	case *ast.IfStmt:
-		return "if"
-	case *ast.ForStmt:
-		return "for"
-	case *ast.WhileStmt:
-		return "while"
-	case *ast.BreakStmt:
-		return "break"
-	case *ast.ContinueStmt:
-		return "continue"
-	case *ast.TryStmt:
-		return "try"
-	case *ast.RetryStmt:
-		return "retry"
-	case *ast.FrameStmt:
-		return "frame"
-	case *ast.ReturnStmt:
-		return "return"
-	case *ast.FailStmt:
-		return "fail"
-	case *ast.AssertStmt:
-		return "assert"
-	case *ast.LogStmt:
-		return "log"
+	}
+	if k := ast.Keyword(st); k != "" {
+		return k
 	}
 	return "?"
 }

@@ -9,3 +9,22 @@ func TestIsFlowName(t *testing.T) {
 		}
 	}
 }
+
+func TestKeyword(t *testing.T) {
+	for _, c := range []struct {
+		s    Stmt
+		want string
+	}{
+		{&ActionStmt{Action: "click"}, "click"},
+		{&AssignStmt{Name: "x"}, "set"},
+		{&IfStmt{}, "if"}, {&ForStmt{}, "for"}, {&WhileStmt{}, "while"},
+		{&BreakStmt{}, "break"}, {&ContinueStmt{}, "continue"}, {&TryStmt{}, "try"},
+		{&RetryStmt{}, "retry"}, {&FrameStmt{}, "frame"}, {&ReturnStmt{}, "return"},
+		{&FailStmt{}, "fail"}, {&AssertStmt{}, "assert"}, {&LogStmt{}, "log"},
+		{nil, ""},
+	} {
+		if got := Keyword(c.s); got != c.want {
+			t.Errorf("Keyword(%T) = %q, want %q", c.s, got, c.want)
+		}
+	}
+}

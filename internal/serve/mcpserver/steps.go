@@ -126,38 +126,17 @@ func slice(src []byte, r ast.Range) string {
 
 var nonWord = regexp.MustCompile(`[^a-z0-9]+`)
 
+// stmtKind names a step by its statement's keyword (ast.Keyword; an action's name in lower
+// case with _ for anything not a letter or digit), "step" for none.
 func stmtKind(s ast.Stmt) string {
-	switch x := s.(type) {
-	case *ast.ActionStmt:
-		return nonWord.ReplaceAllString(strings.ToLower(x.Action), "_")
-	case *ast.AssignStmt:
-		return "set"
-	case *ast.IfStmt:
-		return "if"
-	case *ast.ForStmt:
-		return "for"
-	case *ast.WhileStmt:
-		return "while"
-	case *ast.TryStmt:
-		return "try"
-	case *ast.RetryStmt:
-		return "retry"
-	case *ast.FrameStmt:
-		return "frame"
-	case *ast.ReturnStmt:
-		return "return"
-	case *ast.FailStmt:
-		return "fail"
-	case *ast.AssertStmt:
-		return "assert"
-	case *ast.LogStmt:
-		return "log"
-	case *ast.BreakStmt:
-		return "break"
-	case *ast.ContinueStmt:
-		return "continue"
+	k := ast.Keyword(s)
+	if _, ok := s.(*ast.ActionStmt); ok {
+		return nonWord.ReplaceAllString(strings.ToLower(k), "_")
 	}
-	return "step"
+	if k == "" {
+		return "step"
+	}
+	return k
 }
 
 // usesName reports whether the statement's text mentions name as a word.
