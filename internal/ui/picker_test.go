@@ -34,8 +34,9 @@ func chromiumsOn(t *testing.T, dir string) []int {
 // real Chromium: Pick opens the flow's page (its address from the flow's `open`) as a live
 // picture in the editor; hovering the picture outlines the element under the pointer; a click
 // on the picture picks the button painted there, whose test id comes first (not its generated
-// id, never an XPath); inserted as a click at the editor's cursor, quoted; a second pick (the
-// labelled field) is inserted as a fill; the editor checks the text clean. Closing the picker
+// id, never an XPath); inserted as a click at the editor's cursor, quoted, with the other
+// selectors as its fallback list and its name as a comment; a second pick (the labelled field)
+// is inserted as a fill with its selector alone; the editor checks the text clean. Closing the picker
 // ends its Chromium and removes its profile.
 func TestPickerScreencast(t *testing.T) {
 	home := t.TempDir()
@@ -55,7 +56,7 @@ func TestPickerScreencast(t *testing.T) {
 	if err := pg.Press(step(t), "Control+End"); err != nil {
 		t.Fatal(err)
 	}
-	click(t, pg, "button", "Pick an element…")
+	click(t, pg, "button", "Pick")
 	el(t, pg, "dialog", "Pick an element")
 	waitText(t, pg, "Click an element on the picture.")
 	pic := el(t, pg, "img", "Live picture of the page: click an element to pick it")
@@ -118,10 +119,12 @@ func TestPickerScreencast(t *testing.T) {
 	if err := el(t, pg, "combobox", "Insert as").Select(step(t), "fill", ""); err != nil {
 		t.Fatal(err)
 	}
+	click(t, pg, "checkbox", "with the other selectors as fallbacks, and the element's name as a comment") // the chosen one alone
 	click(t, pg, "button", "Insert at the cursor")
 	waitText(t, pg, "Inserted at line 7.")
 	got, _ := text.Value(step(t))
-	want := pickerFlow(site.URL) + "click \"[data-testid=\\\"query\\\"]\"\nfill \"input[name=\\\"customer\\\"]\" \"\""
+	want := pickerFlow(site.URL) + `click ["[data-testid=\"query\"]", "aria/Query 查询[role=\"button\"]", "text=\"Query 查询\"", "button"] # button "Query 查询"` +
+		"\n" + `fill "input[name=\"customer\"]" ""`
 	if got != want {
 		t.Errorf("editor text:\n%s\nwant:\n%s", got, want)
 	}
@@ -240,7 +243,7 @@ func TestPickerWindow(t *testing.T) {
 	if err := pg.Navigate(step(t), c.ts.URL+"/flows/picked.flow/edit?t="+c.ui.Token()); err != nil {
 		t.Fatal(err)
 	}
-	click(t, pg, "button", "Pick an element…")
+	click(t, pg, "button", "Pick")
 	waitText(t, pg, "The page is open in a browser window on this desktop")
 	p := c.ui.pickers().cur
 	if p == nil || !p.window {

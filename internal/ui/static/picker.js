@@ -116,8 +116,14 @@
   document.getElementById("picker-insert").addEventListener("click", () => {
     if (!pick) return;
     const chosen = sels.querySelector("input[name=picker-sel]:checked");
-    const lit = pick.selectors[chosen ? Number(chosen.value) : 0].literal;
-    const forms = { sel: lit, click: "click " + lit, fill: "fill " + lit + ' ""', text: "value = text " + lit, table: "rows = table " + lit, wait: "wait " + lit };
+    const at = chosen ? Number(chosen.value) : 0;
+    let lit = pick.selectors[at].literal;
+    // the chosen selector first, the others after it: a fallback list (LANGUAGE.md, "Selectors")
+    const fb = document.getElementById("picker-fallbacks");
+    const withAll = fb && fb.checked && pick.selectors.length > 1;
+    if (withAll) lit = "[" + [pick.selectors[at]].concat(pick.selectors.filter((_, i) => i !== at)).map((s) => s.literal).join(", ") + "]";
+    const note = withAll ? " # " + pick.desc.replace(/\s+/g, " ") : "";
+    const forms = { sel: lit, click: "click " + lit + note, fill: "fill " + lit + ' ""' + note, text: "value = text " + lit + note, table: "rows = table " + lit + note, wait: "wait " + lit + note };
     let ins = forms[action.value] || lit;
     const [a, b] = cursor;
     if (action.value !== "sel") {
