@@ -19,31 +19,9 @@ import (
 // helper, which nothing retried, fingerprinted nothing after a
 // navigation.)
 func TestFirstCallAfterNavigation(t *testing.T) {
-	cmds := rodd.CountCommands()
 	ctx := tctx(t, 60*time.Second)
-	b, err := rodd.New().Launch(ctx, drivers.LaunchOptions{UserDataDir: filepath.Join(t.TempDir(), "profile")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	p, err := b.NewPage(ctx, url("basic.html"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	if len(cmds.Take()) == 0 {
-		t.Fatal("the browser's commands were not counted")
-	}
-
-	evaluations := func() []string {
-		var out []string
-		for _, m := range cmds.Take() {
-			if strings.HasPrefix(m, "Runtime.") {
-				out = append(out, m)
-			}
-		}
-		return out
-	}
+	p, cmds := countedPage(t, "basic.html")
+	evaluations := func() []string { return sent(cmds, "Runtime.") }
 	firstLocate := func(how string) {
 		t.Helper()
 		if err := p.WaitURL(ctx, "basic2.html"); err != nil {
@@ -93,4 +71,41 @@ func TestFirstCallAfterNavigation(t *testing.T) {
 	if err != nil || !slices.Contains(sels, "#title") {
 		t.Fatalf("the best candidate's selectors: %v %v", sels, err)
 	}
+}
+
+// countedPage opens name in a tab of a browser of the test's own whose
+// DevTools commands cmds counts (closed at the end of the test).
+func countedPage(t *testing.T, name string) (drivers.Page, *rodd.Commands) {
+	t.Helper()
+	cmds := rodd.CountCommands()
+	ctx := tctx(t, 60*time.Second)
+	b, err := rodd.New().Launch(ctx, drivers.LaunchOptions{UserDataDir: filepath.Join(t.TempDir(), "profile")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	p, err := b.NewPage(ctx, url(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	if len(cmds.Take()) == 0 {
+		t.Fatal("the browser's commands were not counted")
+	}
+	return p, cmds
+}
+
+// sent returns the methods of the commands sent since the last look that
+// start with one of prefixes.
+func sent(cmds *rodd.Commands, prefixes ...string) []string {
+	var out []string
+	for _, m := range cmds.Take() {
+		for _, p := range prefixes {
+			if strings.HasPrefix(m, p) {
+				out = append(out, m)
+				break
+			}
+		}
+	}
+	return out
 }

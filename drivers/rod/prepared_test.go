@@ -1,14 +1,11 @@
 package rod_test
 
 import (
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/rpa-dev/rpa/drivers"
-	rodd "github.com/rpa-dev/rpa/drivers/rod"
 )
 
 // A fill located with drivers.PrepFill and a click located with
@@ -18,35 +15,17 @@ import (
 // element. A locate's aim holds no click a key makes (Enter on another
 // button) while its own click has not come.
 func TestPreparedActions(t *testing.T) {
-	cmds := rodd.CountCommands()
 	ctx := tctx(t, 60*time.Second)
-	b, err := rodd.New().Launch(ctx, drivers.LaunchOptions{UserDataDir: filepath.Join(t.TempDir(), "profile")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	p, err := b.NewPage(ctx, url("basic.html"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p, cmds := countedPage(t, "basic.html")
 	locate(t, p, drivers.ForRead, "#title") // the document answers
-	sent := func() []string {
-		var out []string
-		for _, m := range cmds.Take() {
-			if strings.HasPrefix(m, "Runtime.") || strings.HasPrefix(m, "Input.") {
-				out = append(out, m)
-			}
-		}
-		return out
-	}
-	sent()
+	input := func() []string { return sent(cmds, "Runtime.", "Input.") }
+	input()
 
 	el := locate(t, p, drivers.ForInput|drivers.PrepFill, "#name")
 	if err := el.Fill(ctx, "Zoë"); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := sent(), []string{"Runtime.evaluate", "Input.insertText", "Runtime.callFunctionOn"}; !slices.Equal(got, want) {
+	if got, want := input(), []string{"Runtime.evaluate", "Input.insertText", "Runtime.callFunctionOn"}; !slices.Equal(got, want) {
 		t.Errorf("a prepared fill sent %v, want %v", got, want)
 	}
 
@@ -55,7 +34,7 @@ func TestPreparedActions(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"Runtime.evaluate", "Input.dispatchMouseEvent", "Input.dispatchMouseEvent", "Input.dispatchMouseEvent", "Runtime.callFunctionOn"}
-	if got := sent(); !slices.Equal(got, want) {
+	if got := input(); !slices.Equal(got, want) {
 		t.Errorf("an aimed click sent %v, want %v", got, want)
 	}
 	if v, err := p.Eval(ctx, `() => document.body.dataset.result`); err != nil || v != "hello:Zoë:true" {
