@@ -191,7 +191,9 @@ func Open(ctx context.Context, c Config) (*Scheduler, error) {
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
-	kv, err := c.Node.Bucket(ctx, Bucket, cluster.BucketOptions{Description: "rpa schedules of the gateway cluster"})
+	// Fresh: a schedule is changed by compare-and-set from every replica and read back at once
+	// (an add, then a show, through one replica's API).
+	kv, err := c.Node.Bucket(ctx, Bucket, cluster.BucketOptions{Fresh: true, Description: "rpa schedules of the gateway cluster"})
 	if err != nil {
 		return nil, err
 	}
