@@ -61,7 +61,7 @@ func TestConsolePersonsDay(t *testing.T) {
 	if err := pg.Press(step(t), "Control+End"); err != nil {
 		t.Fatal(err)
 	}
-	click(t, pg, "button", "Pick an element…")
+	click(t, pg, "button", "Pick")
 	waitText(t, pg, "Click an element on the picture.")
 	if _, err := pg.Eval(step(t), `() => new Promise((ok) => { const i = document.getElementById('picker-img'); const f = () => i.naturalWidth > 0 ? ok(true) : setTimeout(f, 20); f(); })`); err != nil {
 		t.Fatal(err)
@@ -98,8 +98,10 @@ func TestConsolePersonsDay(t *testing.T) {
 		switch {
 		case strings.HasPrefix(l, "param base_url:"):
 			out = append(out, l, `param username: string "Login username"`, `param password: secret "Login password"`)
-		case strings.HasPrefix(l, "fill ") && strings.HasSuffix(l, ` ""`):
-			picked = strings.TrimSuffix(l, ` ""`) + " username"
+		case strings.HasPrefix(l, "fill ") && strings.Contains(l, ` "" # `):
+			// fill [the picked selector and its fallbacks] "" # textbox "Username 用户名"
+			picked, _, _ = strings.Cut(l, ` "" # `)
+			picked += " username"
 			out = append(out, picked, `fill "#password" password`, `click "#submit"`, `wait url: "/query"`, `click "text=Query"`,
 				`rows = table "#data-table"`, `return { "rows": rows, "count": len(rows) }`)
 		default:
