@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -200,7 +201,14 @@ func (r *Registry) watch(ctx context.Context, kv jetstream.KeyValue, ready chan 
 		}
 		seen := map[string]bool{}
 		initial := true
+		var prog watchProgress
+		cctx, stopCheck := context.WithCancel(ctx)
+		go r.stallCheck(cctx, kv, w, &prog)
 		for e := range w.Updates() {
+			if e != nil {
+				prog.rev.Store(e.Revision())
+			}
+			prog.busy.Store(true)
 			if e == nil {
 				if initial {
 					initial = false
@@ -210,17 +218,66 @@ func (r *Registry) watch(ctx context.Context, kv jetstream.KeyValue, ready chan 
 						close(ready)
 					}
 				}
+				prog.busy.Store(false)
 				continue
 			}
 			if initial && e.Operation() == jetstream.KeyValuePut {
 				seen[e.Key()] = true
 			}
 			apply(ctx, e, initial)
+			prog.busy.Store(false)
 		}
+		stopCheck()
 		_ = w.Stop()
 		if ctx.Err() == nil {
 			r.n.log.Debug("a bucket watcher ended; starting it again", "bucket", kv.Bucket())
 			sleepCtx(ctx, 100*time.Millisecond)
+		}
+	}
+}
+
+// watchCheck is how often a watcher's progress is compared with its bucket's stream.
+const watchCheck = time.Second
+
+// watchProgress is what a watcher delivered: the newest revision, and whether an entry is
+// being applied now (a slow apply is not a stalled watcher).
+type watchProgress struct {
+	rev  atomic.Uint64
+	busy atomic.Bool
+}
+
+// stallCheck stops w when it falls behind its bucket's stream and stays there: NATS keeps a
+// watcher's consumer on one server, and when that server dies (a replica crashed) the watcher
+// hears nothing until its heartbeat check gives up, 10 s later (nats.go's ordered consumer),
+// while the desktops of the dead replica link elsewhere. Stopped, the watcher is started
+// again at once (watch) and replays the bucket. A stream that cannot answer (electing its
+// leader) is asked again at the next check.
+func (r *Registry) stallCheck(ctx context.Context, kv jetstream.KeyValue, w jetstream.KeyWatcher, prog *watchProgress) {
+	t := time.NewTicker(watchCheck)
+	defer t.Stop()
+	var behind, seen uint64 // the stream's last sequence the watcher lacked at the last check; its revision then
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		sctx, cancel := context.WithTimeout(ctx, watchCheck)
+		st, err := kv.Status(sctx)
+		cancel()
+		bs, ok := st.(*jetstream.KeyValueBucketStatus)
+		if err != nil || !ok || bs.StreamInfo() == nil {
+			continue
+		}
+		last, got := bs.StreamInfo().State.LastSeq, prog.rev.Load()
+		if behind != 0 && got < behind && got == seen && !prog.busy.Load() {
+			r.n.log.Info("a bucket watcher stalled (its server may be gone); starting it again", "bucket", kv.Bucket(), "has", got, "stream", last)
+			_ = w.Stop()
+			return
+		}
+		behind, seen = 0, got
+		if got < last {
+			behind = last
 		}
 	}
 }

@@ -139,6 +139,8 @@ type Gateway struct {
 
 	syncMu sync.Mutex
 	listed map[string]bool // agent-facing tool names registered with srv
+	syncs  syncQueue       // syncs asked for and not yet done (syncWith)
+	builds atomic.Int64    // index rebuilds so far (syncLocked)
 
 	drain     drainState   // Shutdown (drain.go)
 	closing   atomic.Bool  // Close began: no agent's request that ends now is a cancel
@@ -456,20 +458,21 @@ func (g *Gateway) serveWS(w http.ResponseWriter, r *http.Request) {
 		d.drop()
 		return
 	}
-	// Registry changes and the tool list change together (under syncMu), so /devices never
-	// shows a desktop whose tools agents cannot see yet, or the reverse.
-	g.syncMu.Lock()
-	g.mu.Lock()
-	old := g.devices[d.id]
-	g.devices[d.id] = d
-	delete(g.relinks, d.id)
-	n := len(g.devices)
-	g.mu.Unlock()
-	if old != nil {
-		old.drop()
-	}
-	g.syncLocked(d.id)
-	g.syncMu.Unlock()
+	// Registry changes and the tool list change together (under syncMu, in syncWith), so
+	// /devices never shows a desktop whose tools agents cannot see yet, or the reverse.
+	var old *device
+	var n int
+	g.syncWith(func() {
+		g.mu.Lock()
+		old = g.devices[d.id]
+		g.devices[d.id] = d
+		delete(g.relinks, d.id)
+		n = len(g.devices)
+		g.mu.Unlock()
+		if old != nil {
+			old.drop()
+		}
+	}, d.id)
 	if old != nil {
 		log.Info("a new link replaces the device's old one")
 		old.link.CloseWith(connect.CloseReplaced, "replaced by a newer link with the same device id")
@@ -488,19 +491,18 @@ func (g *Gateway) serveWS(w http.ResponseWriter, r *http.Request) {
 
 	err = <-done
 	d.drop()
-	g.syncMu.Lock()
-	g.mu.Lock()
-	current := g.devices[d.id] == d
-	if current {
-		delete(g.devices, d.id)
-	}
-	n = len(g.devices)
-	g.mu.Unlock()
-	if current && g.rep == nil {
-		g.dropped(d) // relink.go: calls for its tools wait for it a while
-	}
-	g.syncLocked(d.id)
-	g.syncMu.Unlock()
+	g.syncWith(func() {
+		g.mu.Lock()
+		current := g.devices[d.id] == d
+		if current {
+			delete(g.devices, d.id)
+		}
+		n = len(g.devices)
+		g.mu.Unlock()
+		if current && g.rep == nil {
+			g.dropped(d) // relink.go: calls for its tools wait for it a while
+		}
+	}, d.id)
 	log.Info("desktop disconnected", "err", err, "up_for", time.Since(d.since).Round(time.Millisecond).String(), "devices", n)
 }
 
@@ -667,10 +669,86 @@ func (g *Gateway) offers(name string) []offer {
 // cluster, to the other replicas. Tools of the devices named changed (they came, went or
 // re-registered) are re-added even when unchanged, so agents get
 // notifications/tools/list_changed.
-func (g *Gateway) sync(changed ...string) {
+func (g *Gateway) sync(changed ...string) { g.syncWith(nil, changed...) }
+
+// syncQueue holds the syncs asked for while one runs: the next one does them all at once.
+type syncQueue struct {
+	mu      sync.Mutex
+	pending []*syncReq
+	running bool
+}
+
+// syncReq is one sync asked for: apply (when set) changes the registry first, under syncMu.
+type syncReq struct {
+	apply   func()
+	changed []string
+	done    chan struct{}
+}
+
+// syncWith runs apply and then sync(changed...) under syncMu, and returns once both are done.
+// Syncs asked for while one runs are done together by the next one: its applies in the order
+// asked, then one rebuild of the index for all. A sync costs in proportion to every desktop of
+// the cluster, so a replica that hundreds of desktops link to at once (their replica died)
+// rebuilds it a few times, not once per desktop.
+func (g *Gateway) syncWith(apply func(), changed ...string) {
+	r := &syncReq{apply: apply, changed: changed, done: make(chan struct{})}
+	q := &g.syncs
+	q.mu.Lock()
+	q.pending = append(q.pending, r)
+	lead := !q.running
+	q.running = true
+	q.mu.Unlock()
+	if lead {
+		g.runSyncs(true)
+	}
+	<-r.done
+}
+
+// take returns the syncs asked for (nil when none is: then nobody runs them any more).
+func (q *syncQueue) take() []*syncReq {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	batch := q.pending
+	q.pending = nil
+	if len(batch) == 0 {
+		q.running = false
+	}
+	return batch
+}
+
+// runSyncs does the syncs asked for until none is left. The caller whose sync started them
+// (caller) goes on after the first batch, its own, and leaves the rest to a goroutine.
+func (g *Gateway) runSyncs(caller bool) {
+	for n := 0; ; n++ {
+		batch := g.syncs.take()
+		if batch == nil {
+			return
+		}
+		if caller && n > 0 {
+			go func() {
+				g.runBatch(batch)
+				g.runSyncs(false)
+			}()
+			return
+		}
+		g.runBatch(batch)
+	}
+}
+
+func (g *Gateway) runBatch(batch []*syncReq) {
+	var ids []string
 	g.syncMu.Lock()
-	defer g.syncMu.Unlock()
-	g.syncLocked(changed...)
+	for _, r := range batch {
+		if r.apply != nil {
+			r.apply()
+		}
+		ids = append(ids, r.changed...)
+	}
+	g.syncLocked(ids...)
+	g.syncMu.Unlock()
+	for _, r := range batch {
+		close(r.done)
+	}
 }
 
 // collect builds the index: tool name → offers, sorted by device id. A desktop linked here
@@ -707,6 +785,7 @@ func (g *Gateway) stateChanged() {
 // syncLocked is sync with syncMu held.
 func (g *Gateway) syncLocked(changed ...string) {
 	defer g.stateChanged()
+	g.builds.Add(1)
 	byName := g.collect()
 	g.mu.Lock()
 	old := g.index
