@@ -9,8 +9,9 @@
 // Local is its implementation on one machine: an OS file lock per account
 // under $RPA_HOME/vault/locks, which the kernel drops when the holding
 // process dies however it dies (kill -9 never leaves an account locked),
-// and a FIFO queue for the waiters of one process. A cluster of gateways
-// adds a lease in its shared store as another Leaser.
+// and a FIFO queue for the waiters of one process. A desktop linked to a
+// gateway cluster takes the account at the cluster too (flowserver.LinkLeaser:
+// a lease in the cluster's shared store, held by the gateway replica).
 //
 // Use:
 //

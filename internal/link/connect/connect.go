@@ -145,6 +145,8 @@ type Client struct {
 	outbox    map[string]*entry // answered entries not yet written to any link (sentOn == nil)
 	seq       uint64
 	lastPrune time.Time
+	own       map[string]chan *jsonrpc.Response // requests of the client's own (Call), by id
+	ownSeq    uint64
 }
 
 // entry is what the client remembers about one request id.
@@ -478,6 +480,12 @@ func (c *Client) handleMessage(link *mcpws.Link, s *session, msg jsonrpc.Message
 	case *jsonrpc.Response:
 		key := mcpws.IDKey(m.ID)
 		c.mu.Lock()
+		if ch := c.own[key]; ch != nil {
+			delete(c.own, key)
+			c.mu.Unlock()
+			ch <- m
+			return
+		}
 		_, ok := s.pendingOut[key]
 		delete(s.pendingOut, key)
 		c.mu.Unlock()
@@ -753,4 +761,56 @@ func (c *Client) outgoing(ctx context.Context, s *session, m *jsonrpc.Request) {
 		c.mu.Unlock()
 	}
 	go s.deliver(linkDownResponse(m.ID))
+}
+
+// ErrNotLinked is Call's error when no link is up, or the link ended before the answer came.
+var ErrNotLinked = errors.New("connect: not linked to the backend")
+
+// Call sends a request of the desktop's own (not of its MCP server: such as gateway.
+// MethodLeaseAcquire) to the backend on the current link and returns its result: the backend's
+// error answer as a *jsonrpc.Error, ErrNotLinked when no link is up or it ends first (the request
+// is not sent again on the next link), or ctx's error.
+func (c *Client) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	ch := make(chan *jsonrpc.Response, 1)
+	c.mu.Lock()
+	link := c.link
+	if link == nil {
+		c.mu.Unlock()
+		return nil, ErrNotLinked
+	}
+	c.ownSeq++
+	id, _ := jsonrpc.MakeID(fmt.Sprintf("desk-%d", c.ownSeq))
+	key := mcpws.IDKey(id)
+	if c.own == nil {
+		c.own = map[string]chan *jsonrpc.Response{}
+	}
+	c.own[key] = ch
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.own, key)
+		c.mu.Unlock()
+	}()
+	b, err := jsonrpc.EncodeMessage(&jsonrpc.Request{ID: id, Method: method, Params: raw})
+	if err != nil {
+		return nil, err
+	}
+	if err := link.WriteFrame(b); err != nil {
+		return nil, ErrNotLinked
+	}
+	select {
+	case resp := <-ch:
+		if resp.Error != nil {
+			return nil, resp.Error
+		}
+		return resp.Result, nil
+	case <-link.Done():
+		return nil, ErrNotLinked
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }

@@ -545,6 +545,8 @@ func (d *device) relay(m *jsonrpc.Request) (any, error) {
 	switch m.Method {
 	case "ping":
 		return map[string]any{}, nil
+	case mcpws.MethodLeaseAcquire, mcpws.MethodLeaseRelease:
+		return d.g.leaseRequest(d, m.Method, m.Params) // leases.go
 	case "elicitation/create", "sampling/createMessage":
 	default:
 		return nil, notAvailable(fmt.Sprintf("method %q is not available at the gateway", m.Method))

@@ -142,6 +142,8 @@ type Gateway struct {
 	syncs  syncQueue       // syncs asked for and not yet done (syncWith)
 	builds atomic.Int64    // index rebuilds so far (syncLocked)
 
+	leases leaseTable // account leases held for desktops (leases.go)
+
 	drain     drainState   // Shutdown (drain.go)
 	closing   atomic.Bool  // Close began: no agent's request that ends now is a cancel
 	late      *lateStore   // answers whose agent was gone (late.go)

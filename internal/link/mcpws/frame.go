@@ -23,6 +23,18 @@ type Register struct {
 // TypeRegister is the "type" of a Register message.
 const TypeRegister = "register"
 
+// Requests a desktop sends the backend over its link (JSON-RPC, ids of the desktop's own): an
+// account's lease across the desktops of a gateway cluster (PROTOCOL.md, "Accounts"). A
+// backend that does not hold leases answers -32601.
+const (
+	// MethodLeaseAcquire takes an account's lease: params {"account", "holder": {"run", "pid",
+	// "host", "since"}, "waitMs"}; result {"leaseId"}. An account held elsewhere for all of
+	// waitMs is -32004 with data {"kind": "account_busy", "holder": {...}}.
+	MethodLeaseAcquire = "rpa/lease/acquire"
+	// MethodLeaseRelease gives it back: params {"leaseId"}; result {}.
+	MethodLeaseRelease = "rpa/lease/release"
+)
+
 // Control reports whether frame is a link control message (a JSON object with a string "type"
 // field and no "jsonrpc" field) and returns its type. Frames that are not JSON objects are not
 // control messages (the JSON-RPC decoder reports them).

@@ -137,6 +137,9 @@ type Server struct {
 	MCP  *mcpserver.Server
 	cfg  Config
 	st   *runs.Store
+	// leases, for a desktop's server (LinkOptions): the accounts' leases on this machine and,
+	// once Dial made the link, across the desktops of a gateway cluster.
+	leases *LinkLeaser
 }
 
 // New checks c and builds the server: opts carries the caller's own
@@ -187,6 +190,10 @@ func New(c Config, opts mcpserver.Options, log *slog.Logger) (*Server, error) {
 	opts.Runs, opts.Evidence, opts.PacketBudget = s.st, c.Runs.Evidence, c.Runs.PacketBudget
 	opts.MaxTasks, opts.TaskTTL, opts.TaskMaxTTL = c.MaxTasks, c.TaskTTL, c.TaskMaxTTL
 	opts.AccountWait = c.AccountWait
+	if opts.RunCaller == runs.CallerLink && opts.Leases == nil {
+		s.leases = &LinkLeaser{Local: lease.NewLocal(home.Dir())}
+		opts.Leases = s.leases
+	}
 	if s.MCP, err = mcpserver.New(opts); err != nil {
 		s.Pool.Close()
 		s.st.Close()

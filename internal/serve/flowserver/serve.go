@@ -100,6 +100,9 @@ func (s *Server) Dial(o connect.Options) (*connect.Client, error) {
 		return nil, err
 	}
 	s.MCP.OnToolsChanged(c.ToolsChanged)
+	if s.leases != nil {
+		s.leases.SetClient(c)
+	}
 	return c, nil
 }
 
