@@ -51,6 +51,16 @@ func TestClusterRunOwners(t *testing.T) {
 	rs := startReplicas(t, 3, nil)
 	rs.deskOn(t, 0, "pc", runDesk())
 	rs.waitLinked(t, map[string]string{"pc": "r1"})
+	// Until a replica has opened the buckets of owners and open sessions, it knows only its own
+	// (the rule is applied with what it knows): the test starts once every replica has them.
+	poll(t, func() bool {
+		for _, x := range rs.gws {
+			if x.g.rep.owners.agents.Load() == nil {
+				return false
+			}
+		}
+		return true
+	}, func() string { return "every replica to open the owners' buckets" })
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	connect := func(host string) (*mcp.ClientSession, *pinned) {
@@ -118,6 +128,16 @@ func TestClusterPausedCall(t *testing.T) {
 	rs := startReplicas(t, 3, nil)
 	rs.deskOn(t, 0, "pc", deskServer("pc", nil))
 	rs.waitLinked(t, map[string]string{"pc": "r1"})
+	// Until a replica has opened the buckets of owners and open sessions, it knows only its own
+	// (the rule is applied with what it knows): the test starts once every replica has them.
+	poll(t, func() bool {
+		for _, x := range rs.gws {
+			if x.g.rep.owners.agents.Load() == nil {
+				return false
+			}
+		}
+		return true
+	}, func() string { return "every replica to open the owners' buckets" })
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	p := &pinned{rt: &http.Transport{}}
