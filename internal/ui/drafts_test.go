@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -131,6 +132,10 @@ func TestNewFlow(t *testing.T) {
 	edit := getPath(t, ts.URL, s.Token(), "/flows/usage.flow/edit")
 	if !strings.Contains(edit, "This flow is a draft") || !strings.Contains(edit, "open &#34;{{ base_url }}&#34;") {
 		t.Fatalf("editor:\n%s", edit)
+	}
+	// The editor checks a new flow's text as it is typed (it is a draft only).
+	if code, v := api(t, ts.URL, s.Token(), "/api/check", checkRequest{File: "usage.flow", Text: "flow usage\nopen 1 2\n"}); code != 200 || !strings.Contains(fmt.Sprint(v["diagnostics"]), "usage.flow:2") {
+		t.Fatalf("check of a new flow: %d %v", code, v)
 	}
 	// Publish makes the file; no draft stays.
 	code, v := api(t, ts.URL, s.Token(), "/api/publish", PublishRequest{File: "usage.flow", Hash: hashOf(b), Name: "usage", Description: "Read the usage table"})

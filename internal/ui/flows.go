@@ -259,12 +259,12 @@ func checkAPI(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !s.readJSON(w, r, &req) {
 		return
 	}
-	fi, _, ok := s.FlowFile(req.File)
+	e, ok := s.editable(req.File) // a flow of the folder, or a new flow that is a draft only
 	if !ok {
 		s.apiErrorFor(w, r, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
 		return
 	}
-	s.JSON(w, http.StatusOK, map[string]any{"diagnostics": localDiags(s.Lang(r), checkText(fi.Path, []byte(req.Text)))})
+	s.JSON(w, http.StatusOK, map[string]any{"diagnostics": localDiags(s.Lang(r), checkText(e.Info.Path, []byte(req.Text)))})
 }
 
 // localDiags is ds with their texts in lang (msg.Localize); Severity and Summary stay the

@@ -18,7 +18,7 @@ var uibVolatile = []struct {
 	{regexp.MustCompile(`\d{8}T\d{9}-[0-9a-f]{4}`), "RUNID"},
 	{regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?`), "DATETIME"},
 	{regexp.MustCompile(`\d{1,2}:\d\d:\d\d( [AP]M)?`), "TIME"},
-	{regexp.MustCompile(`pid \d+`), "pid N"},
+	{regexp.MustCompile(`pid \d+(, \d+)*`), "pid N"}, // (a browser's helper processes may follow its pid)
 	{regexp.MustCompile(`127\.0\.0\.1:\d+`), "127.0.0.1:PORT"},
 	{regexp.MustCompile(`\d+(\.\d+)? ?(ms|s)\b`), "DUR"},
 	{regexp.MustCompile(` \[ref=[a-z0-9]+\]`), ""},
