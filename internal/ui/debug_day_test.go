@@ -19,8 +19,9 @@ import (
 
 // TestConsolePersonsDay is a person's day in the console, in real headless Chromium against the
 // demo app, driven by accessible names: a new flow from the web-page template (a draft); the
-// element picker without a display (screencast) picks the login page's username field, inserted
-// as a fill at the cursor; the person writes the rest of the flow and saves the draft; the
+// element picker without a display (screencast) picks the login page's three elements (the
+// username and password fields and the sign-in button), inserted at the cursor as fill, fill and
+// click, which the run then uses; the person writes the rest of the flow and saves the draft; the
 // debugger stops at a breakpoint on the table line, steps, shows `rows` (50 rows, date first) in
 // the variables panel and continues to the end; Publish makes it the tool; an agent calls the tool
 // over MCP and gets the 50 rows in the page's column order; the run's rows export as XLSX from
@@ -54,62 +55,76 @@ func TestConsolePersonsDay(t *testing.T) {
 	waitText(t, pg, "Edit power_day.flow")
 	text := el(t, pg, "textbox", "Flow text")
 
-	// Pick the username field on the page (screencast: a click on the live picture).
+	// Pick the sign-in form's three elements on the page (screencast: a click on the live
+	// picture each), inserted as fill, fill and click.
 	if err := text.Focus(step(t)); err != nil {
 		t.Fatal(err)
 	}
 	if err := pg.Press(step(t), "Control+End"); err != nil {
 		t.Fatal(err)
 	}
-	click(t, pg, "button", "Pick")
-	waitText(t, pg, "Click an element on the picture.")
-	if _, err := pg.Eval(step(t), `() => new Promise((ok) => { const i = document.getElementById('picker-img'); const f = () => i.naturalWidth > 0 ? ok(true) : setTimeout(f, 20); f(); })`); err != nil {
-		t.Fatal(err)
-	}
-	p := c.ui.pickers().cur
-	if p == nil {
-		t.Fatal("no picker open")
-	}
-	v, err := p.pg.Eval(step(t), `() => { const r = document.querySelector('#username').getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2, innerWidth]; }`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := v.([]any)
-	if _, err := pg.Eval(step(t), `(x, y, vw) => { const i = document.getElementById('picker-img'), r = i.getBoundingClientRect(), k = r.width / vw;
+	for _, pick := range []struct{ css, as, name string }{
+		{"#username", "fill", `textbox "Username 用户名"`},
+		{"#password", "fill", `textbox "Password 密码"`},
+		{"#submit", "click", `button "Sign in 登录"`},
+	} {
+		click(t, pg, "button", "Pick")
+		waitText(t, pg, "Click an element on the picture.")
+		if _, err := pg.Eval(step(t), `() => new Promise((ok) => { const i = document.getElementById('picker-img'); const f = () => i.naturalWidth > 0 ? ok(true) : setTimeout(f, 20); f(); })`); err != nil {
+			t.Fatal(err)
+		}
+		p := c.ui.pickers().cur
+		if p == nil {
+			t.Fatal("no picker open")
+		}
+		v, err := p.pg.Eval(step(t), `(css) => { const r = document.querySelector(css).getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2, innerWidth]; }`, pick.css)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := v.([]any)
+		if _, err := pg.Eval(step(t), `(x, y, vw) => { const i = document.getElementById('picker-img'), r = i.getBoundingClientRect(), k = r.width / vw;
 		i.dispatchEvent(new MouseEvent('click', {bubbles: true, clientX: r.left + x * k, clientY: r.top + y * k})); return true; }`, at[0], at[1], at[2]); err != nil {
-		t.Fatal(err)
+			t.Fatal(err)
+		}
+		waitText(t, pg, "Picked "+pick.name+".")
+		if err := el(t, pg, "combobox", "Insert as").Select(step(t), pick.as, ""); err != nil {
+			t.Fatal(err)
+		}
+		click(t, pg, "button", "Insert at the cursor")
+		waitText(t, pg, "Inserted at line")
+		click(t, pg, "button", "Close the picker")
 	}
-	waitText(t, pg, `Picked textbox "Username 用户名".`)
-	if err := el(t, pg, "combobox", "Insert as").Select(step(t), "fill", ""); err != nil {
-		t.Fatal(err)
-	}
-	click(t, pg, "button", "Insert at the cursor")
-	waitText(t, pg, "Inserted at line")
-	click(t, pg, "button", "Close the picker")
 
-	// The person writes the rest around the picked line and saves the draft.
+	// The person writes the rest around the picked lines and saves the draft.
 	src, err := text.Value(step(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var picked string
+	var picked []string
 	var out []string
 	for _, l := range strings.Split(strings.TrimRight(src, "\n"), "\n") {
 		switch {
 		case strings.HasPrefix(l, "param base_url:"):
 			out = append(out, l, `param username: string "Login username"`, `param password: secret "Login password"`)
-		case strings.HasPrefix(l, "fill ") && strings.Contains(l, ` "" # `):
+		case strings.HasPrefix(l, "fill ") && strings.Contains(l, ` "" # textbox "Username`):
 			// fill [the picked selector and its fallbacks] "" # textbox "Username 用户名"
-			picked, _, _ = strings.Cut(l, ` "" # `)
-			picked += " username"
-			out = append(out, picked, `fill "#password" password`, `click "#submit"`, `wait url: "/query"`, `click "text=Query"`,
+			l, _, _ = strings.Cut(l, ` "" # `)
+			picked = append(picked, l)
+			out = append(out, l+" username")
+		case strings.HasPrefix(l, "fill ") && strings.Contains(l, ` "" # textbox "Password`):
+			l, _, _ = strings.Cut(l, ` "" # `)
+			picked = append(picked, l)
+			out = append(out, l+" password")
+		case strings.HasPrefix(l, "click ") && strings.Contains(l, `# button "Sign in`):
+			picked = append(picked, l)
+			out = append(out, l, `wait url: "/query"`, `click "text=Query"`,
 				`rows = table "#data-table"`, `return { "rows": rows, "count": len(rows) }`)
 		default:
 			out = append(out, l)
 		}
 	}
-	if picked == "" {
-		t.Fatalf("no picked fill line in:\n%s", src)
+	if len(picked) != 3 {
+		t.Fatalf("picked lines %q in:\n%s", picked, src)
 	}
 	final := strings.Join(out, "\n") + "\n"
 	if err := text.Fill(step(t), final); err != nil {
