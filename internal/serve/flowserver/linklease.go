@@ -91,15 +91,18 @@ type linkLease struct {
 	once sync.Once
 }
 
-// Release gives the backend's lease back (best effort: it also ends with the link), then this
-// machine's.
+// Release gives this machine's lease back, then the backend's (best effort: it also ends with
+// the link). In that order, whoever gets the account at the backend next finds this machine's
+// lease free too: a run here right after sees the account held by the other desktop, never by
+// the run that just ended.
 func (l *linkLease) Release() error {
+	err := l.Lease.Release()
 	l.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_, _ = l.c.Call(ctx, mcpws.MethodLeaseRelease, map[string]any{"leaseId": l.id})
 	})
-	return l.Lease.Release()
+	return err
 }
 
 // NoteRun passes the run's ID to this machine's lease (lease.RunNoter).
