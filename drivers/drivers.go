@@ -36,14 +36,6 @@ const (
 	Enabled                     // not disabled: LANGUAGE.md "Enabled" (fieldset, inert, aria-disabled on it or an ancestor)
 	Editable                    // not readonly; input, textarea, select or contenteditable
 	Receives                    // the element or a descendant receives the hit at its centre
-	// Aim and PrepFill are hints, not checks: the Element.Click of a
-	// single left click (Aim) or the Element.Fill (PrepFill) follows this
-	// Locate and nothing else does, so the driver may prepare that action
-	// in the same look (drivers/rod, in the locate's evaluation: the
-	// click's aim, scroll, hit test and interception; the fill's focus and
-	// selection).
-	Aim
-	PrepFill
 )
 
 // Preset check sets per action family.

@@ -384,7 +384,7 @@
   const instanceID = Math.random();
   function inst() { return instanceID; }
   const hitEvents = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'dblclick', 'auxclick', 'contextmenu'];
-  function arm(target, el, expect, soft) {
+  function arm(target, el, expect) {
     disarmNow();
     const win = target.ownerDocument.defaultView;
     const anchors = [target, el];
@@ -394,13 +394,9 @@
         if (root.mode === 'closed') anchors.push(root.host);
       }
     }
-    const st = { seen: 0, bad: '', soft, down: false };
+    const st = { seen: 0, bad: '' };
     const h = (ev) => {
       if (!ev.isTrusted) return;
-      // armed by a locate (soft), nothing is held until the click's own
-      // press: a click a key makes (Enter on a button) has none
-      if (st.soft && !st.down && ev.type !== 'pointerdown' && ev.type !== 'mousedown') return;
-      st.down = true;
       st.seen++;
       const path = ev.composedPath();
       if (!st.bad && !anchors.some((a) => path.includes(a))) st.bad = describe(path[0]);
@@ -425,11 +421,11 @@
   // aim prepares a pointer action on this element: it picks the target
   // (the element, or the k-th proxy of a hidden checkbox/radio), checks the
   // box did not move since the element was located, scrolls and hit-tests
-  // like locate, and, when arming, intercepts the click's events (see arm;
-  // soft when a locate aims). Returns [x, y, checked] (the frame's viewport; checked is the toggle's
+  // like locate, and, when arming, intercepts the click's events (see arm).
+  // Returns [x, y, checked] (the frame's viewport; checked is the toggle's
   // state or null) or "reason\tmessage" (reason "retry": aim again after a
   // frame; "none": no further proxy).
-  function aim(k, doArm, expect, soft) {
+  function aim(k, doArm, expect) {
     const el = this;
     if (!el.isConnected) return 'not_found\telement was detached';
     const t = toggleTarget(el, k);
@@ -449,21 +445,19 @@
       target = p; x = r.left + r.width / 2; y = r.top + r.height / 2;
     }
     aimTries = new WeakMap();
-    if (doArm) arm(target, el, expect, soft);
+    if (doArm) arm(target, el, expect);
     return [x, y, isToggle(el) ? !!el.checked : null, isToggle(el) ? el.type.toLowerCase() : ''];
   }
   let aimTries = new WeakMap();
 
   // disarm ends the interception of the last aim and reports [events seen,
   // the wrong target hit or "", the toggle's state or null, whether the
-  // effect the clicked widget declares is still due (see effectWait)];
-  // expect false leaves the effect out (a click that was not a single
-  // left one, aimed by a locate that could not know).
-  function disarm(expect) {
+  // effect the clicked widget declares is still due (see effectWait)].
+  function disarm() {
     const st = disarmNow();
     due = null;
     if (!st) return [0, '', null, false];
-    if (expect !== false && st.effect && st.seen && !st.bad && !effectDone(st.effect)) due = st.effect;
+    if (st.effect && st.seen && !st.bad && !effectDone(st.effect)) due = st.effect;
     return [st.seen, st.bad, isToggle(st.el) ? !!st.el.checked : null, !!due];
   }
 
@@ -666,9 +660,7 @@
   }
 
   // ---- checks ----
-  // aim and prepFill are not checks: locate also aims a click at what it
-  // found, or prepares a fill (see locate)
-  const C = { attached: 1, visible: 2, stable: 4, enabled: 8, editable: 16, receives: 32, aim: 64, prepFill: 128 };
+  const C = { attached: 1, visible: 2, stable: 4, enabled: 8, editable: 16, receives: 32 };
 
   // Synchronous checks except stable and receives.
   // t is the element pointer checks apply to (el, or the label or drawn
@@ -881,13 +873,6 @@
       const r = await attempt(root, parsed, sels, want, tries);
       if (r.el) {
         lastTarget = new WeakRef(r.el);
-        if (want & C.aim) {
-          // a click follows: aim at it in this same evaluation, arming the
-          // interception softly (it engages at the click's own press)
-          const a = aim.call(r.el, 0, true, true, true);
-          return [r.index, r.el, ...(Array.isArray(a) ? a : [a])];
-        }
-        if (want & C.prepFill) return [r.index, r.el, await prepFill.call(r.el)]; // a fill follows
         return sels.length === 1 ? r.el : [r.index, r.el];
       }
       if (!r.retry || !last) last = r;
