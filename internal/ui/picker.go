@@ -80,6 +80,7 @@ func init() {
 		"pick.files":      {En: "file: addresses are off for served flows (rpa ui --allow-files enables them)", Zh: "为已发布流程关闭了 file: 地址（使用 rpa ui --allow-files 开启）"},
 		"pick.failed":     {En: "The page could not be opened: %s", Zh: "无法打开页面：%s"},
 		"pick.gone":       {En: "The picker is not open any more; open it again.", Zh: "拾取器已关闭；请重新打开。"},
+		"pick.noPicking":  {En: "This browser cannot pick elements (its driver has no element picking).", Zh: "这个浏览器不能拾取元素（其驱动不支持拾取元素）。"},
 		"pick.pickFailed": {En: "The element could not be read: %s", Zh: "无法读取该元素：%s"},
 	})
 	Handle("POST /api/picker/start", pickerStart)
@@ -579,7 +580,7 @@ func pickerInspect(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	ep, ok := p.pg.(drivers.ElementPicker)
 	if !ok {
-		s.apiError(w, http.StatusNotImplemented, s.T(r, "pick.gone"))
+		s.apiError(w, http.StatusConflict, s.T(r, "pick.noPicking")) // (drivers/rod always can)
 		return
 	}
 	p.touch()
@@ -647,7 +648,7 @@ func (s *Server) pickerPoint(w http.ResponseWriter, r *http.Request) (*picker, d
 	}
 	ep, ok := p.pg.(drivers.ElementPicker)
 	if !ok {
-		s.apiError(w, http.StatusNotImplemented, s.T(r, "pick.gone"))
+		s.apiError(w, http.StatusConflict, s.T(r, "pick.noPicking")) // (drivers/rod always can)
 		return nil, nil, pt, false
 	}
 	p.touch()
