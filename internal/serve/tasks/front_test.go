@@ -465,6 +465,36 @@ func TestTaskOwners(t *testing.T) {
 	}
 }
 
+// TestUnboundList: callers bound to nothing (HTTP without --token) are
+// listed only their own session's tasks; another's task, once its
+// session ended, is reached by its id alone (PROTOCOL.md "Who sees a
+// task").
+func TestUnboundList(t *testing.T) {
+	ts := newTestServer(t, Options{})
+	session, aliveA := "s-alice", true
+	live := func(s string) bool { return s == "s-mallory" || s == "s-alice" && aliveA }
+	ts.who = func(mcp.Request) Who {
+		return Who{Owner: runs.Owner{Kind: runs.CallerMCP, Session: session}, Live: live}
+	}
+	c := ts.connect(t, "2025-11-25", map[string]any{})
+	created := result(t, c.Call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"ms": 60000}, "task": map[string]any{}}))
+	id := created["task"].(map[string]any)["taskId"].(string)
+	listed := func() []any { return result(t, c.Call(MethodList, map[string]any{}))["tasks"].([]any) }
+	if l := listed(); len(l) != 1 || l[0].(map[string]any)["taskId"] != id {
+		t.Errorf("alice lists %v", l)
+	}
+	session = "s-mallory"
+	for _, ended := range []bool{false, true} {
+		aliveA = !ended
+		if l := listed(); len(l) != 0 {
+			t.Errorf("another unbound session lists %v (alice's session ended: %v)", l, ended)
+		}
+	}
+	if got := result(t, c.Call(MethodGet, map[string]any{"taskId": id})); got["status"] != "working" {
+		t.Errorf("by its id once alice's session ended: %v", got)
+	}
+}
+
 // TestTaskLimit: one task more than Max is refused (busy), the others run.
 func TestTaskLimit(t *testing.T) {
 	ts := newTestServer(t, Options{Max: 2})

@@ -575,9 +575,10 @@ func (m *Manager) Get(ctx context.Context, who Who, id string) (*Record, error) 
 	return r, nil
 }
 
-// List returns the tasks who reaches (listed by its bearer token, else its
-// device, else as an unbound caller: OwnerKey) after cursor ("" from the first), at most
-// limit (0: 50), and the cursor of the next page ("" at the end).
+// List returns the tasks who lists (Who.Lists: by its bearer token, else
+// its device, else an unbound caller its own session's) after cursor (""
+// from the first), at most limit (0: 50), and the cursor of the next page
+// ("" at the end).
 func (m *Manager) List(ctx context.Context, who Who, cursor string, limit int) ([]*Record, string, error) {
 	if limit <= 0 {
 		limit = 50
@@ -589,7 +590,7 @@ func (m *Manager) List(ctx context.Context, who Who, cursor string, limit int) (
 	var out []*Record
 	now := time.Now()
 	for _, r := range rs {
-		if exp := r.Expires(); !exp.IsZero() && now.After(exp) || !who.Reaches(r.Owner) {
+		if exp := r.Expires(); !exp.IsZero() && now.After(exp) || !who.Lists(r.Owner) {
 			continue
 		}
 		out = append(out, r)

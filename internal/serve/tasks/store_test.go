@@ -150,7 +150,7 @@ func TestIDs(t *testing.T) {
 }
 
 // TestReaches: runs.Owner's rule, and an unbound owner's task reached by
-// its id from a caller likewise unbound.
+// its id from a caller likewise unbound (but not listed to it).
 func TestReaches(t *testing.T) {
 	tok := runs.Owner{Kind: runs.CallerMCP, Session: "s-1", Token: "t-a"}
 	live := func(s string) bool { return s == "s-1" }
@@ -159,22 +159,27 @@ func TestReaches(t *testing.T) {
 		who   runs.Owner
 		owner runs.Owner
 		want  bool
+		lists bool // Who.Lists: false where only the id reaches it
 	}{
-		{"its session", tok, tok, true},
-		{"same token, another session while the first lives", runs.Owner{Kind: runs.CallerMCP, Session: "s-2", Token: "t-a"}, tok, false},
-		{"same token, stateless", runs.Owner{Kind: runs.CallerMCP, Token: "t-a"}, runs.Owner{Kind: runs.CallerMCP, Token: "t-a"}, true},
-		{"another token", runs.Owner{Kind: runs.CallerMCP, Token: "t-b"}, runs.Owner{Kind: runs.CallerMCP, Token: "t-a"}, false},
-		{"unbound by unbound (stdio after a restart)", runs.Owner{Kind: runs.CallerMCP, Session: "s-9"}, runs.Owner{Kind: runs.CallerMCP, Session: "s-8"}, true},
-		{"unbound while its session lives", runs.Owner{Kind: runs.CallerMCP, Session: "s-9"}, runs.Owner{Kind: runs.CallerMCP, Session: "s-1"}, false},
-		{"unbound stateless", runs.Owner{Kind: runs.CallerMCP}, runs.Owner{Kind: runs.CallerMCP}, true},
-		{"a token's task by an unbound caller", runs.Owner{Kind: runs.CallerMCP}, runs.Owner{Kind: runs.CallerMCP, Token: "t-a"}, false},
-		{"an unbound task by a token", runs.Owner{Kind: runs.CallerMCP, Token: "t-a"}, runs.Owner{Kind: runs.CallerMCP, Session: "s-8"}, false},
-		{"the device over any link", runs.Owner{Kind: runs.CallerLink, Device: "pc1", Session: "s-5"}, runs.Owner{Kind: runs.CallerLink, Device: "pc1", Session: "s-4"}, true},
-		{"another device", runs.Owner{Kind: runs.CallerLink, Device: "pc2"}, runs.Owner{Kind: runs.CallerLink, Device: "pc1"}, false},
-		{"the desktop", runs.Desktop, tok, true},
+		{"its session", tok, tok, true, true},
+		{"unbound, its own session", runs.Owner{Kind: runs.CallerMCP, Session: "s-1"}, runs.Owner{Kind: runs.CallerMCP, Session: "s-1"}, true, true},
+		{"same token, another session while the first lives", runs.Owner{Kind: runs.CallerMCP, Session: "s-2", Token: "t-a"}, tok, false, false},
+		{"same token, stateless", runs.Owner{Kind: runs.CallerMCP, Token: "t-a"}, runs.Owner{Kind: runs.CallerMCP, Token: "t-a"}, true, true},
+		{"another token", runs.Owner{Kind: runs.CallerMCP, Token: "t-b"}, runs.Owner{Kind: runs.CallerMCP, Token: "t-a"}, false, false},
+		{"unbound by unbound (stdio after a restart)", runs.Owner{Kind: runs.CallerMCP, Session: "s-9"}, runs.Owner{Kind: runs.CallerMCP, Session: "s-8"}, true, false},
+		{"unbound while its session lives", runs.Owner{Kind: runs.CallerMCP, Session: "s-9"}, runs.Owner{Kind: runs.CallerMCP, Session: "s-1"}, false, false},
+		{"unbound stateless", runs.Owner{Kind: runs.CallerMCP}, runs.Owner{Kind: runs.CallerMCP}, true, false},
+		{"a token's task by an unbound caller", runs.Owner{Kind: runs.CallerMCP}, runs.Owner{Kind: runs.CallerMCP, Token: "t-a"}, false, false},
+		{"an unbound task by a token", runs.Owner{Kind: runs.CallerMCP, Token: "t-a"}, runs.Owner{Kind: runs.CallerMCP, Session: "s-8"}, false, false},
+		{"the device over any link", runs.Owner{Kind: runs.CallerLink, Device: "pc1", Session: "s-5"}, runs.Owner{Kind: runs.CallerLink, Device: "pc1", Session: "s-4"}, true, true},
+		{"another device", runs.Owner{Kind: runs.CallerLink, Device: "pc2"}, runs.Owner{Kind: runs.CallerLink, Device: "pc1"}, false, false},
+		{"the desktop", runs.Desktop, tok, true, true},
 	} {
 		if got := (Who{Owner: tc.who, Live: live}).Reaches(tc.owner); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+		if got := (Who{Owner: tc.who, Live: live}).Lists(tc.owner); got != tc.lists {
+			t.Errorf("%s: lists %v, want %v", tc.name, got, tc.lists)
 		}
 	}
 }

@@ -158,14 +158,23 @@ type Who struct {
 // stateless request has none) its tasks pass to every caller likewise
 // unbound, of the same kind; the task id, 128 random bits, keeps them to
 // whoever was given it (as both MCP revisions allow where a task cannot
-// be bound to an authorization context), and tasks/list shows them to
-// those callers too (what tasks/get reaches, tasks/list lists).
+// be bound to an authorization context). Lists says which of them
+// tasks/list shows: not these.
 func (w Who) Reaches(owner runs.Owner) bool {
-	if w.Owner.Owns(owner, w.Live) {
+	if w.Lists(owner) {
 		return true
 	}
 	return unbound(owner) && unbound(w.Owner) && owner.Kind == w.Owner.Kind &&
 		(owner.Session == "" || w.Live == nil || !w.Live(owner.Session))
+}
+
+// Lists reports whether tasks/list shows w a task owner started:
+// runs.Owner's rule alone. An unbound caller is listed only its own
+// session's tasks (a stateless one none): another unbound client's task
+// is reached by its id (Reaches) but never handed out by a listing, so
+// the id stays the secret that keeps it.
+func (w Who) Lists(owner runs.Owner) bool {
+	return w.Owner.Owns(owner, w.Live)
 }
 
 func unbound(o runs.Owner) bool { return !o.Desktop && o.Token == "" && o.Device == "" }
