@@ -495,6 +495,28 @@ func TestUnboundList(t *testing.T) {
 	}
 }
 
+// TestListShowsGet: tasks/list shows a live task's state as tasks/get
+// does, its latest statusMessage too (the store has it only every
+// messageEvery).
+func TestListShowsGet(t *testing.T) {
+	ts := newTestServer(t, Options{})
+	c := ts.connect(t, "2025-11-25", map[string]any{})
+	created := result(t, c.Call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"ms": 60000}, "task": map[string]any{}}))
+	id := created["task"].(map[string]any)["taskId"].(string)
+	deadline := time.Now().Add(time.Minute) // only a hang guard
+	var got map[string]any
+	for got = result(t, c.Call(MethodGet, map[string]any{"taskId": id})); got["statusMessage"] != "working"; got = result(t, c.Call(MethodGet, map[string]any{"taskId": id})) {
+		if time.Now().After(deadline) {
+			t.Fatalf("tasks/get never showed the work's message: %v", got)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	l := result(t, c.Call(MethodList, map[string]any{}))["tasks"].([]any)
+	if len(l) != 1 || l[0].(map[string]any)["statusMessage"] != got["statusMessage"] || l[0].(map[string]any)["status"] != got["status"] {
+		t.Errorf("tasks/get shows %v, tasks/list %v", got, l)
+	}
+}
+
 // TestTaskLimit: one task more than Max is refused (busy), the others run.
 func TestTaskLimit(t *testing.T) {
 	ts := newTestServer(t, Options{Max: 2})

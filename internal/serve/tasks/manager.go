@@ -563,22 +563,31 @@ func (m *Manager) Get(ctx context.Context, who Who, id string) (*Record, error) 
 	if exp := r.Expires(); !exp.IsZero() && time.Now().After(exp) {
 		return nil, ErrExpired
 	}
-	if !Terminal(r.Status) {
-		if lt := m.liveTask(id); lt != nil {
-			lt.mu.Lock()
-			r.Message = lt.message()
-			lt.mu.Unlock()
-		} else if r.Node != m.o.Node && !m.o.Alive(r.Node) {
-			r = m.orphaned(ctx, r)
-		}
+	return m.current(ctx, r), nil
+}
+
+// current is stored record r as it is now, what Get and List show: a live
+// task of this process with its latest statusMessage (the store has it
+// only every messageEvery), a live task of a process that is gone failed
+// ("interrupted") first.
+func (m *Manager) current(ctx context.Context, r *Record) *Record {
+	if Terminal(r.Status) {
+		return r
 	}
-	return r, nil
+	if lt := m.liveTask(r.ID); lt != nil {
+		lt.mu.Lock()
+		r.Message = lt.message()
+		lt.mu.Unlock()
+	} else if r.Node != m.o.Node && !m.o.Alive(r.Node) {
+		r = m.orphaned(ctx, r)
+	}
+	return r
 }
 
 // List returns the tasks who lists (Who.Lists: by its bearer token, else
 // its device, else an unbound caller its own session's) after cursor (""
 // from the first), at most limit (0: 50), and the cursor of the next page
-// ("" at the end).
+// ("" at the end). Each shows what Get shows.
 func (m *Manager) List(ctx context.Context, who Who, cursor string, limit int) ([]*Record, string, error) {
 	if limit <= 0 {
 		limit = 50
@@ -593,7 +602,7 @@ func (m *Manager) List(ctx context.Context, who Who, cursor string, limit int) (
 		if exp := r.Expires(); !exp.IsZero() && now.After(exp) || !who.Lists(r.Owner) {
 			continue
 		}
-		out = append(out, r)
+		out = append(out, m.current(ctx, r))
 	}
 	next := ""
 	if len(rs) > limit {
