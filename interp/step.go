@@ -130,8 +130,23 @@ func (st *Step) Picture(ctx context.Context) ([]byte, error) {
 	if p == nil {
 		return nil, nil
 	}
+	return drivers.Capture(ctx, p, nil, false, st.HoldsSecret())
+}
+
+// Page is the run's current tab (nil when it has none yet), for looking at
+// it while the hook blocks: the console's element picker shows it and
+// names elements on it while a debug run is paused. The run does not use
+// the tab until the hook returns, and it does not expect it changed then:
+// whoever looks must send it no input, must undo what it changed (as
+// drivers.MaskFields does) and must be done before the hook returns.
+func (st *Step) Page() drivers.Page { return st.r.CurrentPage() }
+
+// HoldsSecret reports whether a text holds a secret of the run (one of its
+// secret values, or a value derived from one): what Picture masks, for a
+// caller that pictures the tab itself (drivers.MaskFields).
+func (st *Step) HoldsSecret() drivers.HoldsSecret {
 	m := st.r.mask
-	return drivers.Capture(ctx, p, nil, false, func(v string) bool { return m.IsSecret(v) || m.String(v) != v })
+	return func(v string) bool { return m.IsSecret(v) || m.String(v) != v }
 }
 
 // stepKind is a statement's keyword for Step.Kind: "action" for an action, "assign" for an

@@ -84,6 +84,11 @@ type Target struct {
 	// ID and FieldName are its id and name attributes.
 	ID        string `json:"id"`
 	FieldName string `json:"fieldName"`
+	// Table is the target of the table or grid around the element (the
+	// nearest <table>, or element of role grid, treegrid or table, in the
+	// element's document): what a `table` read of a picked cell reads. Set
+	// by At and Inspect only; nil when the element is in none (or is one).
+	Table *Target `json:"table,omitempty"`
 }
 
 // Func returns the source of a JS function for drivers.Frame.Eval that
@@ -130,9 +135,16 @@ func decode(v any) (*Target, error) {
 }
 
 // onElement is the generator as a function run on an element (this),
-// for drivers.ElementPicker.
+// for drivers.ElementPicker: its target, with the target of the table
+// around it (Target.Table).
 func onElement(max int) string {
-	return fmt.Sprintf("function () {\n%s\nreturn globalThis.__rpaSelGen.target(this, %d);\n}", Script, max)
+	return fmt.Sprintf(`function () {
+%s
+const g = globalThis.__rpaSelGen, t = g.target(this, %[2]d);
+const tb = this.parentElement && this.parentElement.closest('table, [role=grid], [role=treegrid], [role=table]');
+if (tb) t.table = g.target(tb, %[2]d);
+return t;
+}`, Script, max)
 }
 
 // At returns target(el, max) for the element at (x, y) of p's viewport,

@@ -43,6 +43,11 @@ func init() {
 		"out.diag.noParam":      {En: "flow %q has no param %q", Zh: "流程 %q 没有参数 %q"},
 		"out.diag.utf16":        {En: "the file is UTF-16 text, not UTF-8", Zh: "文件是 UTF-16 文本，不是 UTF-8"},
 		"out.diag.saveUTF8":     {En: "save it as UTF-8", Zh: "请另存为 UTF-8"},
+		// Addresses `open` refuses (lang/actions.CheckOpenURL), also the console's picker.
+		"out.url.invalid":  {En: "%q is not a valid URL: %s", Zh: "%q 不是有效的 URL：%s"},
+		"out.url.noHost":   {En: "%q has no host (want %s)", Zh: "%q 没有主机名（应为 %s）"},
+		"out.url.relative": {En: "%q is not an absolute URL (want http://, https://, file:, about: or data:)", Zh: "%q 不是绝对 URL（应为 http://、https://、file:、about: 或 data:）"},
+		"out.url.scheme":   {En: "%q: scheme %q is not one open loads (want http, https, file, about or data)", Zh: "%q：open 不能打开 %q 协议的地址（应为 http、https、file、about 或 data）"},
 		// Arguments of a run (lang.BindArgs), as rpa run and the MCP tools say them.
 		"out.arg.bad":      {En: "argument %q: %s", Zh: "参数 %q：%s"},
 		"out.arg.missing":  {En: "required %s param is missing", Zh: "缺少必填的 %s 参数"},

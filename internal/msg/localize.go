@@ -109,8 +109,9 @@ func Localize(lang, s string) string {
 	return strings.Join(lines, "")
 }
 
-// jsonKey matches a line of indented JSON that starts with a key.
-var jsonKey = regexp.MustCompile(`^"(?:[^"\\]|\\.)*": `)
+// jsonKey matches a line of indented JSON that starts with a key and a value (a quoted text
+// with a sentence after it, `"x": scheme "y" is ...`, is a message, not JSON).
+var jsonKey = regexp.MustCompile(`^"(?:[^"\\]|\\.)*": (?:["{\[\d-]|true\b|false\b|null\b)`)
 
 // localizeLine localizes one line (depth bounds the recursion into arguments).
 func localizeLine(l string, depth int) string {

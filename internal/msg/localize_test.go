@@ -30,6 +30,8 @@ func TestLocalize(t *testing.T) {
 		{"ok then", "ok then"},                           // not an output line
 		{`{"error": "wrote a"}`, `{"error": "wrote a"}`}, // JSON stays
 		{`  "error": "wrote a",`, `  "error": "wrote a",`},
+		{`  "rows": 3,`, `  "rows": 3,`},
+		{`"a.csv": wrote b`, `"a.csv": 已写入 b`}, // a quoted text and a message: not JSON
 		{"nothing known", "nothing known"},
 	} {
 		if got := Localize("zh", c.in); got != c.want {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/internal/host/profiles"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/serve/localrun"
@@ -142,6 +143,15 @@ type debugSession struct {
 	watchers int
 	watched  bool
 	done     bool
+
+	// While paused: the run's tab and its secrets test (interp.Step.Page, HoldsSecret), lent to
+	// the element picker (openDebugPicker); lent ends the picker. pageMu is held while the page
+	// is being lent and while it is taken back, so the run goes on only once no picker acts on
+	// its page.
+	pageMu sync.Mutex
+	page   drivers.Page
+	holds  drivers.HoldsSecret
+	lent   func()
 }
 
 type debugKey struct{}
@@ -194,12 +204,12 @@ func debugStart(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	e, ok := s.editable(req.File)
 	if !ok {
-		s.apiError(w, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
+		s.apiErrorFor(w, r, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
 		return
 	}
 	f, ds := lang.LoadAt(e.Info.Path, e.Src)
 	if f == nil || ds.HasErrors() {
-		s.apiError(w, http.StatusUnprocessableEntity, s.T(r, "debug.broken", req.File))
+		s.apiErrorFor(w, r, http.StatusUnprocessableEntity, s.T(r, "debug.broken", req.File))
 		return
 	}
 	kv := map[string]string{}
@@ -210,7 +220,7 @@ func debugStart(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	args, err := f.ParseArgs(kv)
 	if err != nil {
-		s.apiError(w, http.StatusBadRequest, s.T(r, "debug.noargs", err.Error()))
+		s.apiErrorFor(w, r, http.StatusBadRequest, s.T(r, "debug.noargs", s.errText(r, err)))
 		return
 	}
 	d := &debugSession{id: randomID(), file: req.File, path: f.Path, profile: f.Profile(), started: time.Now(),
@@ -224,7 +234,7 @@ func debugStart(s *Server, w http.ResponseWriter, r *http.Request) {
 	for _, o := range t.m {
 		if d.profile != "" && o.profile == d.profile && !o.isDone() {
 			t.mu.Unlock()
-			s.apiError(w, http.StatusConflict, s.T(r, "debug.busy", d.profile, o.file))
+			s.apiErrorFor(w, r, http.StatusConflict, s.T(r, "debug.busy", d.profile, o.file))
 			return
 		}
 	}
@@ -353,17 +363,34 @@ func (d *debugSession) hook(ctx context.Context, st *interp.Step) error {
 		ev.Shot = d.nshot
 	}
 	d.paused = true
+	d.page, d.holds = st.Page(), st.HoldsSecret()
 	d.addLocked(ev)
 	d.mu.Unlock()
 	select {
 	case step := <-d.resume:
+		d.reclaim()
 		d.mu.Lock()
 		d.stepping = step
 		d.addLocked(DebugEvent{Kind: "resumed"})
 		d.mu.Unlock()
 		return nil
 	case <-ctx.Done():
+		d.reclaim()
 		return ctx.Err()
+	}
+}
+
+// reclaim takes the paused page back from the element picker before the run goes on: the
+// picker on it ends (its screencast stopped, the fields it masked given their values back).
+func (d *debugSession) reclaim() {
+	d.pageMu.Lock()
+	defer d.pageMu.Unlock()
+	d.mu.Lock()
+	end := d.lent
+	d.page, d.holds, d.lent = nil, nil, nil
+	d.mu.Unlock()
+	if end != nil {
+		end()
 	}
 }
 
@@ -422,7 +449,7 @@ func (d *debugSession) command(step bool) {
 func debugCommand(s *Server, w http.ResponseWriter, r *http.Request) {
 	d, ok := s.debugSession(r.PathValue("id"))
 	if !ok {
-		s.apiError(w, http.StatusNotFound, s.T(r, "debug.gone"))
+		s.apiErrorFor(w, r, http.StatusNotFound, s.T(r, "debug.gone"))
 		return
 	}
 	switch cmd := r.PathValue("cmd"); cmd {
@@ -452,7 +479,7 @@ func debugCommand(s *Server, w http.ResponseWriter, r *http.Request) {
 		}
 		d.mu.Unlock()
 	default:
-		s.apiError(w, http.StatusNotFound, s.T(r, "debug.badcmd", cmd))
+		s.apiErrorFor(w, r, http.StatusNotFound, s.T(r, "debug.badcmd", cmd))
 		return
 	}
 	s.JSON(w, http.StatusOK, map[string]any{"ok": true})

@@ -158,6 +158,12 @@ func (s *Server) apiErrorFor(w http.ResponseWriter, r *http.Request, status int,
 	s.apiError(w, status, msg.Localize(s.Lang(r), text))
 }
 
+// errText is err's text for a person reading r's language (msg.Localize: said in Chinese where
+// the catalog can), to put into a text of the catalog's.
+func (s *Server) errText(r *http.Request, err error) string {
+	return msg.Localize(s.Lang(r), err.Error())
+}
+
 // readJSON decodes a request body (at most 4 MB) into v (a pointer to a struct); on a problem
 // it answers 400 saying what was wrong and what the body should be (the struct's JSON shape,
 // e.g. {"file": string, "text": string}), never the decoder's Go terms, and returns false.

@@ -20,6 +20,7 @@ import (
 	"github.com/rpa-dev/rpa/drivers/selectorgen"
 	"github.com/rpa-dev/rpa/internal/host/hitl"
 	"github.com/rpa-dev/rpa/internal/host/profiles"
+	"github.com/rpa-dev/rpa/internal/msg"
 	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/actions"
 	"github.com/rpa-dev/rpa/lang/ast"
@@ -75,6 +76,7 @@ func init() {
 		"pick.fallbacks":  {En: "with the other selectors as fallbacks, and the element's name as a comment", Zh: "同时附上其余选择器作为后备，并以注释写明元素名称"},
 		"pick.inserted":   {En: "Inserted at line %s.", Zh: "已插入到第 %s 行。"},
 		"pick.inFrame":    {En: "The element is inside an iframe: %s", Zh: "该元素位于 iframe 中：%s"},
+		"pick.table":      {En: "As a table: the table around it, %s", Zh: "作为表格：其所在的表格 %s"},
 		"pick.noURL":      {En: "The flow opens no address the picker can work out: type the page's address.", Zh: "无法从流程中得出要打开的地址：请输入页面地址。"},
 		"pick.badURL":     {En: "The picker cannot open that address: %s", Zh: "拾取器无法打开该地址：%s"},
 		"pick.files":      {En: "file: addresses are off for served flows (rpa ui --allow-files enables them)", Zh: "为已发布流程关闭了 file: 地址（使用 rpa ui --allow-files 开启）"},
@@ -82,6 +84,8 @@ func init() {
 		"pick.gone":       {En: "The picker is not open any more; open it again.", Zh: "拾取器已关闭；请重新打开。"},
 		"pick.noPicking":  {En: "This browser cannot pick elements (its driver has no element picking).", Zh: "这个浏览器不能拾取元素（其驱动不支持拾取元素）。"},
 		"pick.pickFailed": {En: "The element could not be read: %s", Zh: "无法读取该元素：%s"},
+		"pick.notPaused":  {En: "The debug run is not paused: pick while it is paused, on its page.", Zh: "调试运行未处于暂停状态：请在它暂停时在其页面上拾取。"},
+		"pick.onDebug":    {En: "The debug run's page, paused before line %s: click an element on the picture.", Zh: "调试运行的页面（暂停在第 %s 行之前）：请在画面上点击一个元素。"},
 	})
 	Handle("POST /api/picker/start", pickerStart)
 	Handle("GET /api/picker/{id}/frames", pickerFrames)
@@ -130,10 +134,15 @@ type picker struct {
 	cancel context.CancelFunc
 	done   chan struct{} // closed when the browser is gone
 
-	br         drivers.Browser
+	br         drivers.Browser // nil when the page is a paused debug run's
 	pg         drivers.Page
-	profileDir string // a temporary profile under $RPA_HOME/tmp
+	profileDir string // a temporary profile under $RPA_HOME/tmp ("" on a debug run's page)
 	tmpDone    func()
+	// debug is the debug run whose paused page the picker shows ("": a browser of its own);
+	// unmask gives that page's masked fields their values back (drivers.MaskFields).
+	debug  string
+	unmask func()
+	cast   sync.WaitGroup // the screencast's goroutine
 
 	mu       sync.Mutex
 	wake     chan struct{} // closed and replaced at each new frame and at the end
@@ -152,6 +161,9 @@ type pickerStartRequest struct {
 	Text string `json:"text"`
 	// URL is the address typed; "" is the flow's first `open` (firstOpenURL).
 	URL string `json:"url"`
+	// Debug is a debug run of the flow paused now: the picker shows its page (the browser that
+	// is signed in, at the paused step) instead of opening URL. "" opens URL.
+	Debug string `json:"debug"`
 }
 
 // pickerStart opens a picker (closing the console's previous one): {id, url, window}.
@@ -162,10 +174,19 @@ func pickerStart(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	e, ok := s.editable(req.File) // a new flow that is only a draft too
 	if !ok {
-		s.apiError(w, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
+		s.apiErrorFor(w, r, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
 		return
 	}
 	fi := e.Info
+	if req.Debug != "" {
+		p, status, problem := s.openDebugPicker(r, fi.File, req.Debug)
+		if p == nil {
+			s.apiErrorFor(w, r, status, problem)
+			return
+		}
+		s.JSON(w, http.StatusOK, map[string]any{"id": p.id, "url": "", "window": false, "debug": p.debug})
+		return
+	}
 	u := strings.TrimSpace(req.URL)
 	if u == "" {
 		u = firstOpenURL(fi.Path, []byte(req.Text))
@@ -174,13 +195,13 @@ func pickerStart(s *Server, w http.ResponseWriter, r *http.Request) {
 		s.JSON(w, http.StatusUnprocessableEntity, map[string]any{"error": s.T(r, "pick.noURL"), "needURL": true})
 		return
 	}
-	if msg := s.pickURLProblem(r, u); msg != "" {
-		s.JSON(w, http.StatusUnprocessableEntity, map[string]any{"error": s.T(r, "pick.badURL", msg), "needURL": true})
+	if problem := s.pickURLProblem(r, u); problem != "" {
+		s.JSON(w, http.StatusUnprocessableEntity, map[string]any{"error": s.T(r, "pick.badURL", msg.Localize(s.Lang(r), problem)), "needURL": true})
 		return
 	}
 	p, err := s.openPicker(r.Context(), fi.File, u, pickerWindow())
 	if err != nil {
-		s.apiError(w, http.StatusBadGateway, s.T(r, "pick.failed", err.Error()))
+		s.apiErrorFor(w, r, http.StatusBadGateway, s.T(r, "pick.failed", s.errText(r, err)))
 		return
 	}
 	s.JSON(w, http.StatusOK, map[string]any{"id": p.id, "url": u, "window": p.window})
@@ -260,6 +281,59 @@ func staticString(e ast.Expr, defaults map[string]string) string {
 
 // openPicker launches the picker's browser on a temporary profile and opens u in it.
 func (s *Server) openPicker(ctx context.Context, file, u string, window bool) (*picker, error) {
+	s.closeCurrentPicker()
+	dir, tmpDone, err := profiles.Temp()
+	if err != nil {
+		return nil, err
+	}
+	p := s.newPicker(file, window)
+	p.profileDir, p.tmpDone = dir, tmpDone
+	lctx, lcancel := context.WithTimeout(ctx, 60*time.Second)
+	defer lcancel()
+	br, err := pickerDriver.Launch(lctx, drivers.LaunchOptions{UserDataDir: dir, Show: window && !pickerHeadless})
+	if err != nil {
+		p.cancel()
+		tmpDone()
+		return nil, err
+	}
+	p.br = br
+	pg, err := br.NewPage(lctx, u)
+	if err != nil {
+		p.cancel()
+		_ = br.Close()
+		tmpDone()
+		return nil, err
+	}
+	p.pg = pg
+	s.installPicker(p)
+	return p, nil
+}
+
+// newPicker is a picker of the console for flow file on ctx's end (not opened yet).
+func (s *Server) newPicker(file string, window bool) *picker {
+	id := make([]byte, 12)
+	_, _ = rand.Read(id)
+	pctx, cancel := context.WithCancel(s.runCtx)
+	return &picker{id: hex.EncodeToString(id), file: file, window: window, ctx: pctx, cancel: cancel,
+		done: make(chan struct{}), wake: make(chan struct{}), lastUse: time.Now()}
+}
+
+// installPicker makes p, open, the console's picker (closing one that started meanwhile: two
+// starts at once, the later one stays) and watches it.
+func (s *Server) installPicker(p *picker) {
+	ps := s.pickers()
+	ps.mu.Lock()
+	prev := ps.cur
+	ps.cur = p
+	ps.mu.Unlock()
+	if prev != nil {
+		prev.close()
+	}
+	go p.watch(s)
+}
+
+// closeCurrentPicker ends the console's picker, if one is open (a new one is opening).
+func (s *Server) closeCurrentPicker() {
 	ps := s.pickers()
 	ps.mu.Lock()
 	old := ps.cur
@@ -268,41 +342,46 @@ func (s *Server) openPicker(ctx context.Context, file, u string, window bool) (*
 	if old != nil {
 		old.close()
 	}
-	dir, tmpDone, err := profiles.Temp()
+}
+
+// openDebugPicker opens a picker on the page of debug run id, paused now (the browser signed in
+// by the flow's own steps, at the paused statement): no browser of its own, and nothing sent to
+// the page but what pictures it and names the element at a point. The page's secret-holding and
+// password fields are masked while the picker shows it (drivers.MaskFields, as the pause's
+// picture is) and get their values back when the picker ends, which it does before the run goes
+// on (debugSession.reclaim). On a problem it returns nil, the HTTP status and the text to say.
+func (s *Server) openDebugPicker(r *http.Request, file, id string) (*picker, int, string) {
+	d, ok := s.debugSession(id)
+	if !ok || d.file != file {
+		return nil, http.StatusNotFound, s.T(r, "debug.gone")
+	}
+	s.closeCurrentPicker()
+	d.pageMu.Lock()
+	defer d.pageMu.Unlock()
+	d.mu.Lock()
+	pg, holds, paused := d.page, d.holds, d.paused
+	d.mu.Unlock()
+	if !paused {
+		return nil, http.StatusConflict, s.T(r, "pick.notPaused")
+	}
+	if pg == nil {
+		return nil, http.StatusConflict, s.T(r, "debug.nopicture")
+	}
+	p := s.newPicker(file, false)
+	p.debug = id
+	ctx, cancel := context.WithTimeout(p.ctx, 10*time.Second)
+	unmask, err := drivers.MaskFields(ctx, pg, holds)
+	cancel()
 	if err != nil {
-		return nil, err
+		p.cancel()
+		return nil, http.StatusBadGateway, s.T(r, "pick.failed", err.Error())
 	}
-	id := make([]byte, 12)
-	_, _ = rand.Read(id)
-	pctx, cancel := context.WithCancel(s.runCtx)
-	p := &picker{id: hex.EncodeToString(id), file: file, window: window, ctx: pctx, cancel: cancel,
-		done: make(chan struct{}), profileDir: dir, tmpDone: tmpDone, wake: make(chan struct{}), lastUse: time.Now()}
-	lctx, lcancel := context.WithTimeout(ctx, 60*time.Second)
-	defer lcancel()
-	br, err := pickerDriver.Launch(lctx, drivers.LaunchOptions{UserDataDir: dir, Show: window && !pickerHeadless})
-	if err != nil {
-		cancel()
-		tmpDone()
-		return nil, err
-	}
-	p.br = br
-	pg, err := br.NewPage(lctx, u)
-	if err != nil {
-		cancel()
-		_ = br.Close()
-		tmpDone()
-		return nil, err
-	}
-	p.pg = pg
-	ps.mu.Lock()
-	prev := ps.cur
-	ps.cur = p
-	ps.mu.Unlock()
-	if prev != nil { // two starts at once: the later one stays
-		prev.close()
-	}
-	go p.watch(s)
-	return p, nil
+	p.pg, p.unmask = pg, unmask
+	d.mu.Lock()
+	d.lent = func() { s.endPicker(p) }
+	d.mu.Unlock()
+	s.installPicker(p)
+	return p, 0, ""
 }
 
 // watch ends the picker with the console, when nobody watched it for pickerGone or used it for
@@ -318,7 +397,7 @@ func (p *picker) watch(s *Server) {
 			return
 		case <-tick.C:
 		}
-		if !p.br.Alive() {
+		if p.br != nil && !p.br.Alive() {
 			s.endPicker(p)
 			return
 		}
@@ -339,8 +418,9 @@ func (p *picker) watch(s *Server) {
 	}
 }
 
-// close ends the picker: its browser (and every process of it), its temporary profile, its
-// streams. It may be called more than once.
+// close ends the picker: its streams, and its browser (and every process of it) and temporary
+// profile, or on a debug run's page the masks it put on (the page is the run's). When it
+// returns nothing of the picker acts on the page any more. It may be called more than once.
 func (p *picker) close() {
 	p.mu.Lock()
 	if p.closed {
@@ -356,6 +436,10 @@ func (p *picker) close() {
 	p.wake = make(chan struct{})
 	p.mu.Unlock()
 	p.cancel()
+	p.cast.Wait()
+	if p.unmask != nil {
+		p.unmask()
+	}
 	if p.br != nil {
 		_ = p.br.Close()
 	}
@@ -421,7 +505,9 @@ func (p *picker) join() bool {
 		}
 		cctx, stop := context.WithCancel(p.ctx)
 		p.castStop = stop
+		p.cast.Add(1)
 		go func() {
+			defer p.cast.Done()
 			_ = sc.Screencast(cctx, drivers.ScreencastOptions{Quality: pickerQuality, Every: time.Second / time.Duration(pickerFPS)}, p.onFrame)
 		}()
 	}
@@ -519,7 +605,7 @@ func pickerHover(s *Server, w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	v, box, found, err := ep.EvalAt(ctx, pt.X, pt.Y, hoverJS)
 	if err != nil {
-		s.apiError(w, http.StatusBadGateway, s.T(r, "pick.pickFailed", err.Error()))
+		s.apiErrorFor(w, r, http.StatusBadGateway, s.T(r, "pick.pickFailed", s.errText(r, err)))
 		return
 	}
 	s.JSON(w, http.StatusOK, map[string]any{"found": found, "box": box, "desc": v})
@@ -536,10 +622,20 @@ type Pick struct {
 	Selectors []PickSelector `json:"selectors"`
 	// Frames are the selector lists of the iframes around the element, outermost first.
 	Frames [][]string `json:"frames,omitempty"`
+	// Table is the table or grid around the element (its Desc and Selectors): what the editor
+	// inserts for the action "table" when a cell was picked. Nil when there is none.
+	Table *PickTable `json:"table,omitempty"`
 	// Box is the element's border box in the page's viewport, CSS pixels.
 	Box drivers.Box `json:"box"`
 	// Ms is how long finding it took, in milliseconds.
 	Ms float64 `json:"ms"`
+}
+
+// PickTable is the table around a picked element.
+type PickTable struct {
+	// Desc names the table for people; Selectors are its fallback list, best first.
+	Desc      string         `json:"desc"`
+	Selectors []PickSelector `json:"selectors"`
 }
 
 // PickSelector is one selector of a Pick with its literal for the editor's text.
@@ -561,7 +657,7 @@ func pickerPick(s *Server, w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	tg, box, err := selectorgen.At(ctx, ep, pt.X, pt.Y, 0)
 	if err != nil {
-		s.apiError(w, http.StatusBadGateway, s.T(r, "pick.pickFailed", err.Error()))
+		s.apiErrorFor(w, r, http.StatusBadGateway, s.T(r, "pick.pickFailed", s.errText(r, err)))
 		return
 	}
 	if tg == nil || len(tg.Selectors) == 0 {
@@ -575,12 +671,12 @@ func pickerPick(s *Server, w http.ResponseWriter, r *http.Request) {
 func pickerInspect(s *Server, w http.ResponseWriter, r *http.Request) {
 	p := s.lookupPicker(r.PathValue("id"))
 	if p == nil {
-		s.apiError(w, http.StatusNotFound, s.T(r, "pick.gone"))
+		s.apiErrorFor(w, r, http.StatusNotFound, s.T(r, "pick.gone"))
 		return
 	}
 	ep, ok := p.pg.(drivers.ElementPicker)
 	if !ok {
-		s.apiError(w, http.StatusConflict, s.T(r, "pick.noPicking")) // (drivers/rod always can)
+		s.apiErrorFor(w, r, http.StatusConflict, s.T(r, "pick.noPicking")) // (drivers/rod always can)
 		return
 	}
 	p.touch()
@@ -597,29 +693,36 @@ func pickerInspect(s *Server, w http.ResponseWriter, r *http.Request) {
 	p.touch()
 	if err != nil {
 		if p.ctx.Err() != nil {
-			s.apiError(w, http.StatusGone, s.T(r, "pick.closed"))
+			s.apiErrorFor(w, r, http.StatusGone, s.T(r, "pick.closed"))
 			return
 		}
-		s.apiError(w, http.StatusBadGateway, s.T(r, "pick.pickFailed", err.Error()))
+		s.apiErrorFor(w, r, http.StatusBadGateway, s.T(r, "pick.pickFailed", s.errText(r, err)))
 		return
 	}
 	s.JSON(w, http.StatusOK, makePick(p.file, tg, box, 0))
 }
 
-// makePick orders tg's selectors (XPaths left out when another selector names the element,
-// as the recorder does; positional ones last, as heal keeps them) and quotes them for the flow
-// file.
+// makePick is the Pick of tg: its selectors ordered for the flow file (pickSelectors), and the
+// table around it.
 func makePick(file string, tg *selectorgen.Target, box drivers.Box, took time.Duration) Pick {
 	pk := Pick{Desc: tg.Desc, Role: tg.Role, Name: tg.Name, Frames: tg.Frames, Box: box,
-		Ms: float64(took.Microseconds()) / 1000}
-	var late []PickSelector
-	yaml := !strings.HasSuffix(file, ".flow")
-	// as the recorder does: an XPath only when nothing else names the element
-	sels := slices.DeleteFunc(slices.Clone(tg.Selectors), func(s string) bool { return strings.HasPrefix(s, "xpath=") })
-	if len(sels) == 0 {
-		sels = tg.Selectors
+		Ms: float64(took.Microseconds()) / 1000, Selectors: pickSelectors(file, tg.Selectors)}
+	if tb := tg.Table; tb != nil && len(tb.Selectors) > 0 {
+		pk.Table = &PickTable{Desc: tb.Desc, Selectors: pickSelectors(file, tb.Selectors)}
 	}
-	for _, sel := range sels {
+	return pk
+}
+
+// pickSelectors orders sels (XPaths left out when another selector names the element, as the
+// recorder does; positional ones last, as heal keeps them) and quotes them for the flow file.
+func pickSelectors(file string, sels []string) []PickSelector {
+	var out, late []PickSelector
+	yaml := !strings.HasSuffix(file, ".flow")
+	named := slices.DeleteFunc(slices.Clone(sels), func(s string) bool { return strings.HasPrefix(s, "xpath=") })
+	if len(named) == 0 {
+		named = sels
+	}
+	for _, sel := range named {
 		lit := format.Quote(sel)
 		if yaml {
 			lit = strconv.Quote(sel)
@@ -629,10 +732,9 @@ func makePick(file string, tg *selectorgen.Target, box drivers.Box, took time.Du
 			late = append(late, ps)
 			continue
 		}
-		pk.Selectors = append(pk.Selectors, ps)
+		out = append(out, ps)
 	}
-	pk.Selectors = append(pk.Selectors, late...)
-	return pk
+	return append(out, late...)
 }
 
 // pickerPoint reads a point request for an open picker of picture mode.
@@ -643,12 +745,12 @@ func (s *Server) pickerPoint(w http.ResponseWriter, r *http.Request) (*picker, d
 	}
 	p := s.lookupPicker(r.PathValue("id"))
 	if p == nil {
-		s.apiError(w, http.StatusNotFound, s.T(r, "pick.gone"))
+		s.apiErrorFor(w, r, http.StatusNotFound, s.T(r, "pick.gone"))
 		return nil, nil, pt, false
 	}
 	ep, ok := p.pg.(drivers.ElementPicker)
 	if !ok {
-		s.apiError(w, http.StatusConflict, s.T(r, "pick.noPicking")) // (drivers/rod always can)
+		s.apiErrorFor(w, r, http.StatusConflict, s.T(r, "pick.noPicking")) // (drivers/rod always can)
 		return nil, nil, pt, false
 	}
 	p.touch()

@@ -142,3 +142,44 @@ func TestAskerText(t *testing.T) {
 		t.Errorf("no asker: %q", got)
 	}
 }
+
+// TestPickerAndDebugErrorsInChinese: the picker's and the debugger's API errors are said in the
+// reader's language, the errors they wrap (an address the picker refuses, arguments a debug run
+// refuses) too (apiErrorFor, errText), as the rest of the console's are.
+func TestPickerAndDebugErrorsInChinese(t *testing.T) {
+	c := newConsole(t, map[string]string{"greet.flow": crawlGreet})
+	for _, tc := range []struct {
+		path   string
+		body   any
+		code   int
+		zh, en string
+		gone   string // English that must not be left in zh ("": no English word at all)
+	}{
+		{"/api/picker/start", map[string]string{"file": "greet.flow", "url": "javascript:alert(1)"}, http.StatusUnprocessableEntity,
+			"拾取器无法打开该地址：\"javascript:alert(1)\"：open 不能打开 \"javascript\" 协议的地址", "The picker cannot open that address: ", "is not one open loads"},
+		{"/api/picker/start", map[string]string{"file": "greet.flow", "debug": "nosuch"}, http.StatusNotFound,
+			"没有这个调试运行（已结束）", "no such debug run (it ended)", ""},
+		{"/api/picker/start", map[string]string{"file": "nosuch.flow"}, http.StatusNotFound, "nosuch.flow", "nosuch.flow", ""},
+		{"/api/picker/nosuch/pick", map[string]float64{"x": 1, "y": 1}, http.StatusNotFound,
+			"拾取器已关闭；请重新打开。", "The picker is not open any more; open it again.", ""},
+		{"/api/debug", map[string]any{"file": "greet.flow", "args": map[string]string{"no_such": "1"}}, http.StatusBadRequest,
+			"参数：参数 \"no_such\"：没有这个参数", "the arguments: ", ""},
+		{"/api/debug/nosuch/step", map[string]any{}, http.StatusNotFound, "没有这个调试运行（已结束）", "no such debug run (it ended)", ""},
+	} {
+		for lang, want := range map[string]string{"zh": tc.zh, "en": tc.en} {
+			code, body := c.zhPost(t, lang, tc.path, tc.body)
+			var v struct {
+				Error string `json:"error"`
+			}
+			if err := json.Unmarshal([]byte(body), &v); err != nil || code != tc.code || !strings.Contains(v.Error, want) {
+				t.Errorf("%s %s: %d %s, want %d with %q", lang, tc.path, code, body, tc.code, want)
+				continue
+			}
+			if lang == "zh" && tc.gone != "" && strings.Contains(v.Error, tc.gone) {
+				t.Errorf("zh %s: %q left in %q", tc.path, tc.gone, v.Error)
+			} else if w := englishIn(v.Error); lang == "zh" && tc.gone == "" && len(w) > 0 {
+				t.Errorf("zh %s: English %q left in %q", tc.path, w, v.Error)
+			}
+		}
+	}
+}

@@ -86,7 +86,13 @@
       vars.append(t);
     }
   };
-  const running = (on) => { stepB.disabled = on; contB.disabled = on; };
+  // The element picker (picker.js) picks on the run's page while it is paused.
+  const picker = document.getElementById("picker");
+  const lend = (id, line) => {
+    if (!picker) return;
+    if (id) { picker.dataset.debug = id; picker.dataset.debugLine = String(line); } else { delete picker.dataset.debug; delete picker.dataset.debugLine; }
+  };
+  const running = (on) => { stepB.disabled = on; contB.disabled = on; if (on) lend(null); };
   const end = () => {
     running(true);
     stopB.disabled = true;
@@ -114,6 +120,7 @@
         noshot.textContent = msg(ev.noShot ? "shotfailed" : "nopicture");
       }
       running(false);
+      lend(id, ev.line);
     });
     es.addEventListener("resumed", () => { running(true); setStatus(msg("running")); });
     es.addEventListener("done", (m) => {

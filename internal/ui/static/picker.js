@@ -2,7 +2,9 @@
 // of the console's; without a display its live picture (screencast frames over server-sent
 // events) shows here: moving over it outlines the element under the pointer, a click picks it.
 // With a display the page opens in a window and the click there picks. The chosen selector is
-// inserted at the editor's cursor as the literal the server quoted.
+// inserted at the editor's cursor as the literal the server quoted. While a debug run is paused
+// (debug.js sets data-debug on the dialog), Pick shows the debug run's own page instead: the
+// browser the flow signed in, at the paused line; a typed address still opens a page of its own.
 "use strict";
 (() => {
   const dlg = document.getElementById("picker");
@@ -19,6 +21,7 @@
   const sels = document.getElementById("picker-sels");
   const framesNote = document.getElementById("picker-frames");
   const action = document.getElementById("picker-action");
+  const tableNote = document.getElementById("picker-table");
   const D = dlg.dataset;
   let id = null, es = null, fw = 0, fh = 0, cursor = [0, 0], pick = null;
 
@@ -42,29 +45,39 @@
     box.style.width = (b.w * k) + "px"; box.style.height = (b.h * k) + "px";
     box.hidden = false;
   };
-  const showPick = (v) => {
-    pick = v;
+  // chosen is what the action inserts: the table around a picked cell for "table", else the pick.
+  const chosen = () => (action.value === "table" && pick.table) ? pick.table : pick;
+  const listSelectors = () => {
+    const c = chosen();
     sels.replaceChildren();
-    v.selectors.forEach((s, i) => {
+    c.selectors.forEach((s, i) => {
       const rid = "picker-sel-" + i;
       sels.append(rpa.el("div", {}, rpa.el("input", { type: "radio", name: "picker-sel", id: rid, value: String(i), checked: i === 0 }), " ", rpa.el("label", { for: rid, text: s.selector })));
     });
+    tableNote.hidden = c === pick;
+    if (!tableNote.hidden) tableNote.textContent = D.table.replace("{table}", c.desc);
+  };
+  const showPick = (v) => {
+    pick = v;
+    listSelectors();
     framesNote.hidden = !(v.frames && v.frames.length);
     if (!framesNote.hidden) framesNote.textContent = D.inFrame.replace("{frames}", v.frames.map((f) => f[0]).join(" › "));
     result.hidden = false;
     say(D.picked.replace("{el}", v.desc));
     outline(v.box);
   };
-  const start = async () => {
+  action.addEventListener("change", () => { if (pick) listSelectors(); });
+  const start = async (onDebug) => {
     stop();
     result.hidden = true;
     say(D.opening);
+    const debug = onDebug ? D.debug || "" : "";
     try {
-      const v = await rpa.post("/api/picker/start", { file: D.file, text: text.value, url: urlIn.value });
+      const v = await rpa.post("/api/picker/start", { file: D.file, text: text.value, url: debug ? "" : urlIn.value, debug });
       id = v.id;
-      urlIn.value = v.url;
+      if (!debug) urlIn.value = v.url;
       if (v.window) { say(D.window); inspect(id); return; }
-      say(D.ready);
+      say(debug ? D.onDebug.replace("{line}", D.debugLine || "") : D.ready);
       es = new EventSource("/api/picker/" + id + "/frames");
       es.addEventListener("frame", (ev) => {
         const f = JSON.parse(ev.data);
@@ -73,6 +86,8 @@
         view.hidden = false;
       });
       es.addEventListener("closed", () => { stop(); say(D.closed); });
+      // a picker that ended before its stream opened (404): the browser gives the stream up
+      es.addEventListener("error", () => { if (es && es.readyState === EventSource.CLOSED) { stop(); say(D.closed); } });
     } catch (err) {
       say(err.message, true);
       if (err.body && err.body.needURL) urlIn.focus();
@@ -115,14 +130,15 @@
   // insert puts the chosen selector (as the chosen action) at the editor's cursor.
   document.getElementById("picker-insert").addEventListener("click", () => {
     if (!pick) return;
-    const chosen = sels.querySelector("input[name=picker-sel]:checked");
-    const at = chosen ? Number(chosen.value) : 0;
-    let lit = pick.selectors[at].literal;
+    const c = chosen();
+    const radio = sels.querySelector("input[name=picker-sel]:checked");
+    const at = radio ? Number(radio.value) : 0;
+    let lit = c.selectors[at].literal;
     // the chosen selector first, the others after it: a fallback list (LANGUAGE.md, "Selectors")
     const fb = document.getElementById("picker-fallbacks");
-    const withAll = fb && fb.checked && pick.selectors.length > 1;
-    if (withAll) lit = "[" + [pick.selectors[at]].concat(pick.selectors.filter((_, i) => i !== at)).map((s) => s.literal).join(", ") + "]";
-    const note = withAll ? " # " + pick.desc.replace(/\s+/g, " ") : "";
+    const withAll = fb && fb.checked && c.selectors.length > 1;
+    if (withAll) lit = "[" + [c.selectors[at]].concat(c.selectors.filter((_, i) => i !== at)).map((s) => s.literal).join(", ") + "]";
+    const note = withAll ? " # " + c.desc.replace(/\s+/g, " ") : "";
     const forms = { sel: lit, click: "click " + lit + note, fill: "fill " + lit + ' ""' + note, text: "value = text " + lit + note, table: "rows = table " + lit + note, wait: "wait " + lit + note };
     let ins = forms[action.value] || lit;
     const [a, b] = cursor;
@@ -136,13 +152,13 @@
     const line = text.value.slice(0, a + (ins.startsWith("\n") ? 1 : 0)).split("\n").length;
     say(D.inserted.replace("{line}", String(line)));
   });
-  form.addEventListener("submit", (e) => { e.preventDefault(); start(); });
+  form.addEventListener("submit", (e) => { e.preventDefault(); start(false); });
   openBtn.addEventListener("click", () => {
     cursor = [text.selectionStart, text.selectionEnd];
     result.hidden = true;
     pick = null;
     dlg.showModal();
-    start();
+    start(true);
   });
   document.getElementById("picker-close").addEventListener("click", () => dlg.close());
   dlg.addEventListener("close", () => { stop(); text.focus(); text.setSelectionRange(cursor[0], cursor[1]); });
