@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -68,14 +67,14 @@ func chromium(tb testing.TB, dir string) (string, func()) {
 	// The shared browser is reached over a DevTools port of its own (rpa's
 	// launches use a pipe and no port).
 	cmd := exec.Command(bin, append(args, "--remote-debugging-port=0")...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(cmd)
 	parser := launcher.NewURLParser()
 	cmd.Stderr = parser
 	if err := cmd.Start(); err != nil {
 		tb.Fatal(err)
 	}
 	kill := func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(cmd)
 		_ = cmd.Wait()
 	}
 	select {

@@ -105,3 +105,11 @@ func ClickAt(ctx context.Context, p drivers.Page, x, y float64) error {
 	}
 	return mouse(rp, proto.InputDispatchMouseEventTypeMouseReleased, pt, proto.InputMouseButtonLeft, 1)
 }
+
+// SetProcessGroup and KillProcessGroup are the launcher's own process-group
+// helpers (procgroup_*.go), so a test's extra browser is started and ended
+// the same way on every OS; for tests.
+var (
+	SetProcessGroup  = setProcessGroup
+	KillProcessGroup = killProcessGroup
+)

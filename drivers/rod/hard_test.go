@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -255,7 +254,7 @@ func startIsolated() (string, func(), error) {
 	cmd := exec.Command(bin, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
 		"--remote-debugging-port=0", "--user-data-dir="+filepath.Join(dir, "profile"), "about:blank")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	rodd.SetProcessGroup(cmd)
 	parser := launcher.NewURLParser()
 	cmd.Stderr = parser
 	if err := cmd.Start(); err != nil {
@@ -263,7 +262,7 @@ func startIsolated() (string, func(), error) {
 		return "", nil, err
 	}
 	stop := func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		rodd.KillProcessGroup(cmd)
 		_ = cmd.Wait()
 		_ = os.RemoveAll(dir)
 	}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -236,7 +235,7 @@ func TestBrowserCrash(t *testing.T) {
 	if pid == 0 {
 		t.Fatal("no pid")
 	}
-	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil {
+	if err := killGroup(pid); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(5 * time.Second)

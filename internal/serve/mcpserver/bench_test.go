@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -179,14 +178,6 @@ func BenchmarkCallOverhead(b *testing.B) {
 // a figure less distorted than wall time when the machine is
 // oversubscribed. The browser's own CPU is not included.
 type cpuClock struct{ start time.Duration }
-
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 func startCPU() *cpuClock { return &cpuClock{processCPU()} }
 
