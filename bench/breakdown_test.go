@@ -404,16 +404,16 @@ func TestActionBreakdown(t *testing.T) {
 
 // maxCommands bounds the DevTools commands rpa sends per action of the
 // reference flow on a kept tab (the median of the rounds, which does not
-// depend on the machine's load): open navigates; a fill locates, prepares
-// the field (focus, select all), inserts the text and verifies the value;
-// a click locates, aims (scroll, hit test, the interception armed), sends
-// the mouse's move, press and release (in one round trip) and disarms; a
-// select locates and picks; the table locates and reads. The wait after
-// the login is the load's lifecycle event. TestActionBreakdown fails when
-// an action sends more.
+// depend on the machine's load): open navigates; a fill locates and
+// prepares the field (focus, select all) in one evaluation, inserts the
+// text and verifies the value; a click locates and aims (scroll, hit test,
+// the interception armed) in one evaluation, sends the mouse's move, press
+// and release (in one round trip) and disarms; a select locates and picks;
+// the table locates and reads. The wait after the login is the load's
+// lifecycle event. TestActionBreakdown fails when an action sends more.
 var maxCommands = map[string]int{
-	"1 open": 1, "2 fill": 4, "3 fill": 4, "4 click": 6, "5 wait": 0,
-	"6 select": 2, "7 click": 6, "8 table": 2, "rest": 0, "total": 25,
+	"1 open": 1, "2 fill": 3, "3 fill": 3, "4 click": 5, "5 wait": 0,
+	"6 select": 2, "7 click": 5, "8 table": 2, "rest": 0, "total": 21,
 }
 
 // breakdown measures rounds of rpa and the floor through a counting proxy

@@ -36,6 +36,16 @@ const (
 	Enabled                     // not disabled: LANGUAGE.md "Enabled" (fieldset, inert, aria-disabled on it or an ancestor)
 	Editable                    // not readonly; input, textarea, select or contenteditable
 	Receives                    // the element or a descendant receives the hit at its centre
+	// Aim and PrepFill are hints, not checks: the Element.Click of a
+	// single left click (Aim) or the Element.Fill (PrepFill) follows this
+	// Locate and nothing else does, so the driver may prepare that action
+	// in the same look (drivers/rod, in the locate's evaluation: the
+	// click's aim, scroll, hit test and interception, once the page's due
+	// tasks ran and the element still stands where it was found stable;
+	// the fill's focus and selection). They never weaken a check: the
+	// click is still verified to have reached the element.
+	Aim
+	PrepFill
 )
 
 // Preset check sets per action family.

@@ -105,6 +105,9 @@ func click(ctx context.Context, c *Call) (any, error) {
 		return nil, err
 	}
 	want := drivers.ForPointer
+	if button == "left" && count == 1 {
+		want |= drivers.Aim // the click follows at once (drivers.Aim)
+	}
 	if force {
 		want = drivers.Attached
 	}
@@ -145,7 +148,7 @@ func fill(ctx context.Context, c *Call) (any, error) {
 	if err := c.Unpack("selector", &sels, "value", &v); err != nil {
 		return nil, err
 	}
-	el, err := c.Locate(ctx, sels, drivers.ForInput)
+	el, err := c.Locate(ctx, sels, drivers.ForInput|drivers.PrepFill) // the fill follows at once
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-rod/rod"
@@ -19,14 +20,66 @@ import (
 )
 
 // element is a handle on a DOM element (a remote object in its frame's JS
-// context).
+// context). A locate that aimed a click (drivers.Aim) returns the element
+// in an array with the aim's answer: held is that array (the element at
+// index 1), which the element's engine and healing calls run on, and obj
+// is fetched only for what needs the node itself (node).
 type element struct {
-	f   *frame
-	obj *proto.RuntimeRemoteObject
+	f    *frame
+	mu   sync.Mutex
+	obj  *proto.RuntimeRemoteObject
+	held *proto.RuntimeRemoteObject
+	// aimed is the answer of the action's preparation the locate ran
+	// (drivers.Aim, PrepFill), for the action's first try
+	aimed *gson.JSON
+}
+
+// callee is what the element's engine calls run on (see frame.run).
+func (e *element) callee() (*proto.RuntimeRemoteObject, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.obj == nil && e.held != nil {
+		return e.held, true
+	}
+	return e.obj, false
+}
+
+// node returns the element's own remote object (one call the first time
+// for an element a locate returned held).
+func (e *element) node(ctx context.Context) (*proto.RuntimeRemoteObject, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.obj == nil {
+		res, err := e.f.invoke(ctx, e.held, true, retObject, "function () { return this }", nil)
+		if err != nil {
+			return nil, err
+		}
+		e.obj = res
+	}
+	return e.obj, nil
+}
+
+// takeAimed returns the preparation's answer the locate gave, once.
+func (e *element) takeAimed() *gson.JSON {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	a := e.aimed
+	e.aimed = nil
+	return a
+}
+
+// call runs engine op on the element (frame.call).
+func (e *element) call(ctx context.Context, byValue bool, op string, args ...any) (*proto.RuntimeRemoteObject, error) {
+	this, held := e.callee()
+	return e.f.run(ctx, engineScript, this, held, retOf(byValue), op, args...)
 }
 
 func (e *element) value(ctx context.Context, op string, args ...any) (gson.JSON, error) {
-	return e.f.value(ctx, e.obj, op, args...)
+	res, err := e.call(ctx, true, op, args...)
+	if err != nil {
+		return gson.JSON{}, err
+	}
+	return res.Value, nil
 }
 
 func (e *element) err(ctx context.Context, what string, err error) error {
@@ -134,10 +187,17 @@ func (e *element) pointer(ctx context.Context, what string, intercept, expect bo
 	misses := 0
 	clicks := 0
 	var last error
+	// the locate aimed already (drivers.Aim: a single left click)
+	aimed := e.takeAimed()
 	for {
-		v, err := e.value(ctx, "aim", proxy, intercept, expect)
-		if err != nil {
-			return e.err(ctx, what, err)
+		var v gson.JSON
+		if aimed != nil && intercept && expect {
+			v, aimed = *aimed, nil
+		} else {
+			var err error
+			if v, err = e.value(ctx, "aim", proxy, intercept, expect); err != nil {
+				return e.err(ctx, what, err)
+			}
 		}
 		if s, ok := v.Val().(string); ok {
 			kind, msg, _ := strings.Cut(s, "\t")
@@ -177,7 +237,7 @@ func (e *element) pointer(ctx context.Context, what string, intercept, expect bo
 		before, kind := arr[2], arr[3].Str()
 		if err := act(pt); err != nil {
 			if intercept {
-				_, _ = e.value(context.Background(), "disarm")
+				_, _ = e.value(context.Background(), "disarm", expect)
 			}
 			return e.err(ctx, what, err)
 		}
@@ -189,7 +249,7 @@ func (e *element) pointer(ctx context.Context, what string, intercept, expect bo
 		// (and when the click navigated or removed the document) the click
 		// is taken as delivered; the page disarms itself (see arm).
 		dctx, cancel := context.WithTimeout(ctx, disarmWait)
-		d, err := e.value(dctx, "disarm")
+		d, err := e.value(dctx, "disarm", expect)
 		cancel()
 		if err != nil {
 			return nil
@@ -334,8 +394,10 @@ const retryPause = 16 * time.Millisecond
 
 // fillOnce is one try of Fill; again says whether another try may help.
 func (e *element) fillOnce(ctx context.Context, value string) (again bool, err error) {
-	mode, err := e.value(ctx, "prepFill")
-	if err != nil {
+	var mode gson.JSON
+	if prep := e.takeAimed(); prep != nil {
+		mode = *prep // the locate prepared the fill (drivers.PrepFill)
+	} else if mode, err = e.value(ctx, "prepFill"); err != nil {
 		return false, e.err(ctx, "fill", err)
 	}
 	if kind, thief, ok := strings.Cut(mode.Str(), "\t"); ok && kind == "stolen" {
@@ -579,7 +641,7 @@ const selectWait = 5 * time.Second
 // checkbox or radio inside it, else e. stdlib finds it by interface
 // assertion.
 func (e *element) CheckTarget(ctx context.Context) (drivers.Element, error) {
-	res, err := e.f.call(ctx, e.obj, false, "checkTarget")
+	res, err := e.call(ctx, false, "checkTarget")
 	if err != nil {
 		return nil, e.err(ctx, "check", err)
 	}
@@ -612,14 +674,18 @@ func (e *element) SetFiles(ctx context.Context, paths []string) error {
 		}
 		abs[i] = a
 	}
-	res, err := evaluate(e.f.rp.Context(ctx), rod.Eval(`function () { return this.localName === 'input' && this.type === 'file' }`).This(e.obj))
+	obj, err := e.node(ctx)
+	if err != nil {
+		return e.err(ctx, "upload to", err)
+	}
+	res, err := evaluate(e.f.rp.Context(ctx), rod.Eval(`function () { return this.localName === 'input' && this.type === 'file' }`).This(obj))
 	if err != nil {
 		return e.err(ctx, "upload to", err)
 	}
 	if !res.Value.Bool() {
 		return e.chooseFiles(ctx, abs)
 	}
-	err = proto.DOMSetFileInputFiles{Files: abs, ObjectID: e.obj.ObjectID}.Call(e.f.rp.Context(ctx))
+	err = proto.DOMSetFileInputFiles{Files: abs, ObjectID: obj.ObjectID}.Call(e.f.rp.Context(ctx))
 	return e.err(ctx, "upload to", err)
 }
 
@@ -748,8 +814,12 @@ func (e *element) Form(ctx context.Context) (map[string]any, error) {
 // Screenshot is a PNG of the element's box (scrolled into view first).
 func (e *element) Screenshot(ctx context.Context) ([]byte, error) {
 	rp := e.f.rp.Context(ctx)
-	_ = proto.DOMScrollIntoViewIfNeeded{ObjectID: e.obj.ObjectID}.Call(rp)
-	q, err := proto.DOMGetContentQuads{ObjectID: e.obj.ObjectID}.Call(rp)
+	obj, err := e.node(ctx)
+	if err != nil {
+		return nil, e.err(ctx, "screenshot", err)
+	}
+	_ = proto.DOMScrollIntoViewIfNeeded{ObjectID: obj.ObjectID}.Call(rp)
+	q, err := proto.DOMGetContentQuads{ObjectID: obj.ObjectID}.Call(rp)
 	if err != nil || len(q.Quads) == 0 {
 		if err == nil {
 			err = fmt.Errorf("no box")
@@ -785,7 +855,7 @@ func (e *element) Screenshot(ctx context.Context) ([]byte, error) {
 func (e *element) Describe(ctx context.Context) string {
 	c, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	v, err := e.f.value(c, e.obj, "desc")
+	v, err := e.value(c, "desc")
 	if err != nil {
 		return "element"
 	}

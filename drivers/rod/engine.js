@@ -384,7 +384,7 @@
   const instanceID = Math.random();
   function inst() { return instanceID; }
   const hitEvents = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'dblclick', 'auxclick', 'contextmenu'];
-  function arm(target, el, expect) {
+  function arm(target, el, expect, soft) {
     disarmNow();
     const win = target.ownerDocument.defaultView;
     const anchors = [target, el];
@@ -394,9 +394,13 @@
         if (root.mode === 'closed') anchors.push(root.host);
       }
     }
-    const st = { seen: 0, bad: '' };
+    const st = { seen: 0, bad: '', soft, down: false };
     const h = (ev) => {
       if (!ev.isTrusted) return;
+      // armed by a locate (soft), nothing is held until the click's own
+      // press: a click a key makes (Enter on a button) has none
+      if (st.soft && !st.down && ev.type !== 'pointerdown' && ev.type !== 'mousedown') return;
+      st.down = true;
       st.seen++;
       const path = ev.composedPath();
       if (!st.bad && !anchors.some((a) => path.includes(a))) st.bad = describe(path[0]);
@@ -421,11 +425,11 @@
   // aim prepares a pointer action on this element: it picks the target
   // (the element, or the k-th proxy of a hidden checkbox/radio), checks the
   // box did not move since the element was located, scrolls and hit-tests
-  // like locate, and, when arming, intercepts the click's events (see arm).
-  // Returns [x, y, checked] (the frame's viewport; checked is the toggle's
+  // like locate, and, when arming, intercepts the click's events (see arm;
+  // soft when a locate aims). Returns [x, y, checked] (the frame's viewport; checked is the toggle's
   // state or null) or "reason\tmessage" (reason "retry": aim again after a
   // frame; "none": no further proxy).
-  function aim(k, doArm, expect) {
+  function aim(k, doArm, expect, soft) {
     const el = this;
     if (!el.isConnected) return 'not_found\telement was detached';
     const t = toggleTarget(el, k);
@@ -445,19 +449,21 @@
       target = p; x = r.left + r.width / 2; y = r.top + r.height / 2;
     }
     aimTries = new WeakMap();
-    if (doArm) arm(target, el, expect);
+    if (doArm) arm(target, el, expect, soft);
     return [x, y, isToggle(el) ? !!el.checked : null, isToggle(el) ? el.type.toLowerCase() : ''];
   }
   let aimTries = new WeakMap();
 
   // disarm ends the interception of the last aim and reports [events seen,
   // the wrong target hit or "", the toggle's state or null, whether the
-  // effect the clicked widget declares is still due (see effectWait)].
-  function disarm() {
+  // effect the clicked widget declares is still due (see effectWait)];
+  // expect false leaves the effect out (a click that was not a single
+  // left one, aimed by a locate that could not know).
+  function disarm(expect) {
     const st = disarmNow();
     due = null;
     if (!st) return [0, '', null, false];
-    if (st.effect && st.seen && !st.bad && !effectDone(st.effect)) due = st.effect;
+    if (expect !== false && st.effect && st.seen && !st.bad && !effectDone(st.effect)) due = st.effect;
     return [st.seen, st.bad, isToggle(st.el) ? !!st.el.checked : null, !!due];
   }
 
@@ -660,7 +666,9 @@
   }
 
   // ---- checks ----
-  const C = { attached: 1, visible: 2, stable: 4, enabled: 8, editable: 16, receives: 32 };
+  // aim and prepFill are not checks: locate also aims a click at what it
+  // found, or prepares a fill (see locate)
+  const C = { attached: 1, visible: 2, stable: 4, enabled: 8, editable: 16, receives: 32, aim: 64, prepFill: 128 };
 
   // Synchronous checks except stable and receives.
   // t is the element pointer checks apply to (el, or the label or drawn
@@ -847,10 +855,27 @@
     });
   }
 
-  // locate waits up to sliceMs for a match that passes want. It resolves to
-  // the element (one selector), [index, element] (several), or a string
-  // "reason\tmessage", or "reason\tmessage\tfinal" when no wait can help
-  // (see attempt).
+  // settledAim aims the click a locate found el for (drivers.Aim). The
+  // click's events follow its answer at once, without the round trip a
+  // separate aim gave the page, so it first lets the page's due tasks run
+  // (a timer of 0 ms: a tree that takes no click until the timeout its
+  // re-render set, ant-design-vue's listChanging), then requires that el
+  // is still where the stability check saw it (aim's comparison with
+  // lastBox), that no animation of its place settles on it any more, and
+  // that it is still visible and enabled (want's) and receives the hit at
+  // the aim point (aim's hit test). Returns aim's answer: [x, y, ...], or
+  // "reason\tmessage" (look again).
+  async function settledAim(el, want) {
+    await new Promise((res) => setTimeout(res, 0));
+    const t = toggleTarget(el, 0) || el;
+    if (!el.isConnected || !t.isConnected) return 'not_found\telement was detached';
+    const moving = settling(t);
+    if (moving) return 'retry\t' + describe(t) + ' is still moving (an animation of ' + describe(moving) + ' runs)';
+    const r = syncCheck(el, want & (C.visible | C.enabled), t);
+    if (r) return r[0] + '\t' + r[1];
+    return aim.call(el, 0, true, true, true);
+  }
+
   // parseList parses a fallback list; bad entries are kept as throwing
   // stubs (see attempt), unless all are bad.
   function parseList(sels) {
@@ -862,6 +887,12 @@
     return out;
   }
 
+  // locate waits up to sliceMs for a match that passes want. It resolves to
+  // the element (one selector), [index, element] (several), [index,
+  // element, the aim's answer...] (want has aim: see settledAim), [index,
+  // element, prepFill's answer] (want has prepFill), or a string
+  // "reason\tmessage", or "reason\tmessage\tfinal" when no wait can help
+  // (see attempt).
   async function locate(sels, want, sliceMs, ...roots) {
     learnRoots(roots);
     const root = document;
@@ -873,6 +904,20 @@
       const r = await attempt(root, parsed, sels, want, tries);
       if (r.el) {
         lastTarget = new WeakRef(r.el);
+        if (want & C.aim) {
+          // a click follows: aim at it in this same evaluation (see
+          // settledAim), arming the interception softly (it engages at
+          // the click's own press)
+          const a = await settledAim(r.el, want);
+          if (Array.isArray(a)) return [r.index, r.el, ...a];
+          const [reason, msg] = a.split('\t');
+          last = { reason: reason === 'retry' ? 'not_visible' : reason, msg };
+          const left = end - Date.now();
+          if (left <= 0) return last.reason + '\t' + last.msg;
+          await frame(Math.min(left, 100));
+          continue;
+        }
+        if (want & C.prepFill) return [r.index, r.el, await prepFill.call(r.el)]; // a fill follows
         return sels.length === 1 ? r.el : [r.index, r.el];
       }
       if (!r.retry || !last) last = r;

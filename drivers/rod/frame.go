@@ -73,7 +73,26 @@ func (f *frame) origin(ctx context.Context) (float64, float64, error) {
 // the document). byValue decides whether the result is JSON or a remote
 // object; promises are awaited.
 func (f *frame) call(ctx context.Context, this *proto.RuntimeRemoteObject, byValue bool, op string, args ...any) (*proto.RuntimeRemoteObject, error) {
-	return f.run(ctx, engineScript, this, byValue, op, args...)
+	return f.run(ctx, engineScript, this, false, retOf(byValue), op, args...)
+}
+
+// ret is the form of a call's result.
+type ret int
+
+const (
+	retObject ret = iota // a remote object
+	retValue             // its JSON value
+	// retDeep is a remote object with, one level deep, its values
+	// (RemoteObject.deepSerializedValue): an array's numbers and strings,
+	// its elements as nodes (their backend ids), never their children.
+	retDeep
+)
+
+func retOf(byValue bool) ret {
+	if byValue {
+		return retValue
+	}
+	return retObject
 }
 
 // script is JavaScript of which each document keeps one instance, under a
@@ -109,20 +128,21 @@ const scriptMissing = "\x00rpa: not installed"
 // attached) get its source on their first call.
 var engineScript = newScript("rpa.engine/2", engineSource)
 
-// run runs op of s in the frame with args, as call does. A navigation in
-// the middle of a document call (this nil) has it run again in the new
-// document.
-func (f *frame) run(ctx context.Context, s *script, this *proto.RuntimeRemoteObject, byValue bool, op string, args ...any) (*proto.RuntimeRemoteObject, error) {
+// run runs op of s in the frame with args, as call does; with held, this
+// is the array a locate returned the element in (at index 1: see
+// element.held). A navigation in the middle of a document call (this nil)
+// has it run again in the new document.
+func (f *frame) run(ctx context.Context, s *script, this *proto.RuntimeRemoteObject, held bool, r ret, op string, args ...any) (*proto.RuntimeRemoteObject, error) {
 	all := append([]any{op}, args...)
 	ctx, done := f.pg.b.whileRunning(ctx)
 	defer done()
 	for attempt := 0; ; attempt++ {
-		res, err := f.invoke(ctx, this, byValue, s.call, all)
+		res, err := f.invoke(ctx, this, held, r, s.call, all)
 		if err != nil && context.Cause(ctx) == errExited {
 			return nil, errExited // a call the dead browser never answers ends now
 		}
 		if err == nil && res != nil && res.Type == proto.RuntimeRemoteObjectTypeString && res.Value.Str() == scriptMissing {
-			res, err = f.invoke(ctx, this, byValue, s.install, all)
+			res, err = f.invoke(ctx, this, held, r, s.install, all)
 		}
 		if err != nil && this == nil && attempt < 20 && ctx.Err() == nil &&
 			(transientEvalErr(err) || strings.Contains(err.Error(), "Could not find object with given id")) {
@@ -146,10 +166,14 @@ func (f *frame) run(ctx context.Context, s *script, this *proto.RuntimeRemoteObj
 // ours would refresh that cache (the healing helper's calls failed on it
 // after a navigation). With a remote object among the arguments (a closed
 // shadow root) the call goes to that object, which lives in the document
-// meant. Element calls are calls on the element; an iframe's document
-// calls go to its rod page.
-func (f *frame) invoke(ctx context.Context, this *proto.RuntimeRemoteObject, byValue bool, fn string, args []any) (*proto.RuntimeRemoteObject, error) {
+// meant. Element calls are calls on the element (or on the array holding
+// it, with held); an iframe's document calls go to its rod page. retDeep
+// is for top document calls with plain arguments only.
+func (f *frame) invoke(ctx context.Context, this *proto.RuntimeRemoteObject, held bool, r ret, fn string, args []any) (*proto.RuntimeRemoteObject, error) {
 	rp := f.rp.Context(ctx)
+	if held {
+		fn = "function (...a) { return (" + fn + ").apply(this[1], a) }"
+	}
 	if this == nil && f.parent == nil {
 		for _, a := range args {
 			if o, ok := a.(*proto.RuntimeRemoteObject); ok {
@@ -162,16 +186,24 @@ func (f *frame) invoke(ctx context.Context, this *proto.RuntimeRemoteObject, byV
 			if err != nil {
 				return nil, err
 			}
-			return evalTop(rp, "("+fn+").apply(globalThis, "+string(raw)+")", byValue)
+			return evalTop(rp, "("+fn+").apply(globalThis, "+string(raw)+")", r)
 		}
 	}
-	return evaluate(rp, &rod.EvalOptions{ByValue: byValue, AwaitPromise: true, ThisObj: this, JS: fn, JSArgs: args})
+	if r == retDeep {
+		return nil, errors.New("rpa: a deep result is for the top document's calls")
+	}
+	return evaluate(rp, &rod.EvalOptions{ByValue: r == retValue, AwaitPromise: true, ThisObj: this, JS: fn, JSArgs: args})
 }
 
 // evalTop evaluates expr in rp's current top document, awaiting a
 // promise; an exception is a *rod.EvalError, as rod's Evaluate gives.
-func evalTop(rp *rod.Page, expr string, byValue bool) (*proto.RuntimeRemoteObject, error) {
-	res, err := proto.RuntimeEvaluate{Expression: expr, AwaitPromise: true, ReturnByValue: byValue}.Call(rp)
+func evalTop(rp *rod.Page, expr string, r ret) (*proto.RuntimeRemoteObject, error) {
+	ev := proto.RuntimeEvaluate{Expression: expr, AwaitPromise: true, ReturnByValue: r == retValue}
+	if r == retDeep {
+		one := 1
+		ev.SerializationOptions = &proto.RuntimeSerializationOptions{Serialization: proto.RuntimeSerializationOptionsSerializationDeep, MaxDepth: &one}
+	}
+	res, err := ev.Call(rp)
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +276,7 @@ func needsRoots(sels []string) bool {
 // (DOM.describeNode with pierce) and returns them as JS objects, so the
 // engine can search inside them.
 func (f *frame) closedRoots(ctx context.Context) ([]any, error) {
-	doc, err := f.invoke(ctx, nil, false, `function () { return document }`, nil)
+	doc, err := f.invoke(ctx, nil, false, retObject, `function () { return document }`, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -302,6 +334,15 @@ func (f *frame) locate(ctx context.Context, sels []string, want drivers.Checks, 
 		return nil, -1, core.Errorf(core.KindNotFound, "no selector given")
 	}
 	pierce := needsRoots(sels)
+	// A click's aim (drivers.Aim) or a fill's preparation (PrepFill)
+	// comes back with the element in one evaluation: a Runtime.evaluate of
+	// the top document, whose result is the array [index, element, the
+	// answer...], by object and, one level deep, by value (retDeep);
+	// elsewhere the action prepares itself.
+	aim := want&(drivers.Aim|drivers.PrepFill) != 0 && f.parent == nil && !pierce
+	if !aim {
+		want &^= drivers.Aim | drivers.PrepFill
+	}
 	lastKind, lastMsg := core.KindNotFound, "no element matches "+quoteList(sels)
 	seen := false            // whether the page reported a reason yet
 	var finalSince time.Time // since when every match is of a kind no wait can fix
@@ -312,7 +353,7 @@ func (f *frame) locate(ctx context.Context, sels []string, want drivers.Checks, 
 			// wait on a busy machine): look once more so the error says why.
 			c, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 			defer cancel()
-			args := []any{sels, int(want), 0}
+			args := []any{sels, int(want &^ (drivers.Aim | drivers.PrepFill)), 0} // a look only
 			if pierce {
 				if roots, err := f.closedRoots(c); err == nil {
 					args = append(args, roots...)
@@ -350,7 +391,11 @@ func (f *frame) locate(ctx context.Context, sels []string, want drivers.Checks, 
 				args = append(args, roots...)
 			}
 		}
-		res, err := f.call(ctx, nil, false, "locate", args...)
+		r := retObject
+		if aim {
+			r = retDeep
+		}
+		res, err := f.run(ctx, engineScript, nil, false, r, "locate", args...)
 		if err != nil {
 			if ctx.Err() != nil {
 				return fail(ctx.Err())
@@ -387,6 +432,12 @@ func (f *frame) locate(ctx context.Context, sels []string, want drivers.Checks, 
 			}
 		case res.Subtype == proto.RuntimeRemoteObjectSubtypeNode:
 			return &element{f: f, obj: res}, 0, nil
+		case aim && res.Subtype == proto.RuntimeRemoteObjectSubtypeArray && res.DeepSerializedValue != nil:
+			idx, aimed, err := aimedOf(res.DeepSerializedValue)
+			if err != nil {
+				return nil, -1, wrapErr(ctx, "locate", err)
+			}
+			return &element{f: f, held: res, aimed: aimed}, idx, nil
 		case res.Subtype == proto.RuntimeRemoteObjectSubtypeArray:
 			idx, el, err := f.unpair(ctx, res)
 			if err != nil {
@@ -397,6 +448,30 @@ func (f *frame) locate(ctx context.Context, sels []string, want drivers.Checks, 
 			return nil, -1, core.Errorf(core.KindBrowser, "locate: unexpected engine result %s", res.Type)
 		}
 	}
+}
+
+// aimedOf reads the selector's index and the answer of the action's
+// preparation (the aim's, see pointer; prepFill's, see fillOnce) from a
+// locate's [index, element, answer...] serialized one level deep.
+func aimedOf(d *proto.RuntimeDeepSerializedValue) (int, *gson.JSON, error) {
+	vals := d.Value.Arr()
+	if len(vals) < 3 || vals[1].Get("type").Str() != "node" {
+		return 0, nil, fmt.Errorf("unexpected locate result %s", d.Value.JSON("", ""))
+	}
+	var answer []any
+	for _, v := range vals[2:] {
+		switch v.Get("type").Str() {
+		case "number", "string", "boolean":
+			answer = append(answer, v.Get("value").Val())
+		default:
+			answer = append(answer, nil)
+		}
+	}
+	a := gson.New(answer)
+	if len(answer) == 1 {
+		a = gson.New(answer[0]) // "reason\tmessage"
+	}
+	return vals[0].Get("value").Int(), &a, nil
 }
 
 // unpair reads [index, element] from a remote array.
@@ -817,5 +892,5 @@ func (f *frame) Eval(ctx context.Context, js string, args ...any) (any, error) {
 // the init script missed) does not make the first call wait for it (the
 // call ends with the tab's session at the latest).
 func (f *frame) prime() {
-	go func() { _, _ = f.run(context.Background(), engineScript, nil, true, "inst") }()
+	go func() { _, _ = f.run(context.Background(), engineScript, nil, false, retValue, "inst") }()
 }

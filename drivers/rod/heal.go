@@ -35,10 +35,10 @@ return (
 
 var _ drivers.Healer = (*frame)(nil)
 
-// heal runs op of heal.js in f (this: the element, or nil) and decodes
-// its JSON result into out.
-func (f *frame) heal(ctx context.Context, this *proto.RuntimeRemoteObject, out any, op string, args ...any) error {
-	res, err := f.run(ctx, healScript, this, true, op, args...)
+// heal runs op of heal.js in f (this: the element, or nil; held as in
+// frame.run) and decodes its JSON result into out.
+func (f *frame) heal(ctx context.Context, this *proto.RuntimeRemoteObject, held bool, out any, op string, args ...any) error {
+	res, err := f.run(ctx, healScript, this, held, retValue, op, args...)
 	if err != nil {
 		return wrapErr(ctx, "heal "+op, err)
 	}
@@ -55,7 +55,8 @@ func (f *frame) Fingerprint(ctx context.Context, el drivers.Element) (*drivers.F
 		return nil, &core.Error{Kind: core.KindBrowser, Msg: fmt.Sprintf("fingerprint: not an element of this driver (%T)", el)}
 	}
 	var fp drivers.Fingerprint
-	if err := e.f.heal(ctx, e.obj, &fp, "fp"); err != nil {
+	this, held := e.callee()
+	if err := e.f.heal(ctx, this, held, &fp, "fp"); err != nil {
 		return nil, err
 	}
 	return &fp, nil
@@ -68,7 +69,7 @@ func (f *frame) Candidates(ctx context.Context, fp *drivers.Fingerprint, max int
 		return nil, nil
 	}
 	var out []drivers.HealCandidate
-	if err := f.heal(ctx, nil, &out, "cands", fp, max, visible); err != nil {
+	if err := f.heal(ctx, nil, false, &out, "cands", fp, max, visible); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -78,7 +79,7 @@ func (f *frame) Candidates(ctx context.Context, fp *drivers.Fingerprint, max int
 // Candidates call in this document.
 func (f *frame) CandidateSelectors(ctx context.Context, ref int) ([]string, error) {
 	var out []string
-	if err := f.heal(ctx, nil, &out, "sels", ref); err != nil {
+	if err := f.heal(ctx, nil, false, &out, "sels", ref); err != nil {
 		return nil, err
 	}
 	return out, nil

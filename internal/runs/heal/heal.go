@@ -159,15 +159,28 @@ func (h *Hook) Found(ctx context.Context, c *stdlib.Call, f drivers.Frame, el dr
 	if !ok {
 		return
 	}
-	// The fingerprint is taken beside the action, not before it: its
-	// evaluation is sent now (the page runs it before the action's input
-	// events) and the action does not wait for its answer. Flush waits.
+	// The fingerprint is of the element as the step found it, not as the
+	// action left it: the action waits for it, up to fingerprintFirst (a
+	// driver may send the action's input right away, its preparation done
+	// in the locate: drivers.Aim, PrepFill). A later answer is still
+	// kept; Flush waits for it.
 	msels := maskSels(c, sels)
 	flow, line, at := c.Flow, c.Line, time.Now()
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), fingerprintWait)
+	taken := make(chan struct{})
+	defer func() {
+		t := time.NewTimer(fingerprintFirst)
+		defer t.Stop()
+		select {
+		case <-taken:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+	}()
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
+		defer close(taken)
 		defer cancel()
 		fp, err := hf.Fingerprint(fctx, el)
 		if err != nil {
@@ -182,8 +195,12 @@ func (h *Hook) Found(ctx context.Context, c *stdlib.Call, f drivers.Frame, el dr
 	}()
 }
 
-// fingerprintWait bounds one fingerprint's evaluation.
-const fingerprintWait = 5 * time.Second
+// fingerprintWait bounds one fingerprint's evaluation; fingerprintFirst
+// bounds how long the action waits for it.
+const (
+	fingerprintWait  = 5 * time.Second
+	fingerprintFirst = time.Second
+)
 
 // Flush waits for the fingerprints being taken and writes the marks kept
 // so far to the store.
