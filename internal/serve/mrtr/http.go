@@ -1,8 +1,13 @@
 package mrtr
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -26,7 +31,8 @@ import (
 // handler alone cannot keep a 2025-11-25 session. opts configures both
 // (Stateless is set for the one and cleared for the other); a stateless
 // call is cancelled when its POST goes away (PropagateRequestCancellation:
-// nothing else can cancel it).
+// nothing else can cancel it). A request that needs a session sent without
+// one (before initialize) is answered -32600 (BeforeInitialize).
 func StreamableHandler(getServer func(*http.Request) *mcp.Server, opts *mcp.StreamableHTTPOptions) http.Handler {
 	var o mcp.StreamableHTTPOptions
 	if opts != nil {
@@ -52,7 +58,64 @@ func (h *eraHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.stateless.ServeHTTP(w, r)
 		return
 	}
+	if BeforeInitialize(w, r) {
+		return
+	}
 	h.stateful.ServeHTTP(w, r)
+}
+
+// BeforeInitialize answers a POST of a 2025-11-25 (or older) request that
+// needs a session but has no Mcp-Session-Id (a tools/list before
+// initialize) and reports whether it did: HTTP 400 (the transport's
+// answer to a request without its session) with the JSON-RPC error -32600
+// Invalid Request, "method M is invalid during session initialization".
+// The SDK's stateful handler made a session for such a request, kept it,
+// and answered with a plain error, which went out as code 0, a code
+// JSON-RPC 2.0 (section 5.1) does not define; over stdio the same request
+// gets the same -32600 (mcpserver.WithErrorCode). What MCP's lifecycle
+// allows before initialize (initialize, ping, notifications, what the
+// SDK's session lets through) and a request carrying the 2026-07-28
+// per-request _meta go on; so does a body that is not one JSON-RPC request
+// or is past the SDK's size limit (the SDK answers those). r's body is
+// left readable.
+func BeforeInitialize(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method != http.MethodPost || r.Body == nil || r.Header.Get("Mcp-Session-Id") != "" {
+		return false
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, mcp.DefaultMaxRequestBodyBytes+1))
+	rest := r.Body
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(body), rest), rest}
+	if err != nil || len(body) > mcp.DefaultMaxRequestBodyBytes {
+		return false
+	}
+	msg, err := jsonrpc.DecodeMessage(body)
+	req, ok := msg.(*jsonrpc.Request)
+	if err != nil || !ok || !req.IsCall() {
+		return false
+	}
+	switch req.Method {
+	case "initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "server/discover":
+		return false
+	}
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(req.Params, &p) == nil && p.Meta["io.modelcontextprotocol/protocolVersion"] != nil {
+		return false // the SDK's session lets a request of the per-request protocol through
+	}
+	b, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{
+		Code:    jsonrpc.CodeInvalidRequest,
+		Message: fmt.Sprintf("method %q is invalid during session initialization (send initialize first; its answer's Mcp-Session-Id header names the session)", req.Method)}})
+	if err != nil {
+		return false
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	_, _ = w.Write(b)
+	return true
 }
 
 // StatelessRequest reports whether r is a request of the stateless
