@@ -13,6 +13,7 @@ import (
 
 	"github.com/rpa-dev/rpa/drivers/selectorgen"
 	"github.com/rpa-dev/rpa/lang"
+	"github.com/rpa-dev/rpa/lang/ast"
 	"github.com/rpa-dev/rpa/lang/diag"
 )
 
@@ -63,7 +64,6 @@ type MetaError struct {
 // Error names the field and what is wrong with it.
 func (e *MetaError) Error() string { return e.Field + ": " + e.Msg }
 
-var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // step is an entry with its step number.
@@ -75,7 +75,10 @@ type step struct {
 // Compile turns the log into flow text and checks it with lang. A bad
 // Meta is a *MetaError; problems of the flow itself are Diagnostics.
 func Compile(l *Log, m Meta) (*Output, error) {
-	if !nameRE.MatchString(m.Name) {
+	if why := ast.FlowNameTooLong(m.Name); why != "" {
+		return nil, &MetaError{"name", why}
+	}
+	if !ast.IsFlowName(m.Name) {
 		return nil, &MetaError{"name", fmt.Sprintf("%q is not a flow name ([a-z][a-z0-9_]*)", m.Name)}
 	}
 	if strings.Contains(m.Description, "{{") {

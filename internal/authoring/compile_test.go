@@ -182,6 +182,7 @@ func TestCompileMetaErrors(t *testing.T) {
 		field string
 	}{
 		{Meta{Name: "Bad Name"}, "name"},
+		{Meta{Name: "a" + strings.Repeat("b", 119)}, "name"}, // workflow_NAME past MCP's 128
 		{Meta{Name: "x", Params: []Param{{Name: "p", Step: 99}}}, "params[0].step"},
 		{Meta{Name: "x", Params: []Param{{Name: "p", Step: 4}}}, "params[0].step"},
 		{Meta{Name: "x", Params: []Param{{Name: "p", Type: "secret", Default: "x", HasDefault: true}}}, "params[0].default"},
@@ -194,6 +195,9 @@ func TestCompileMetaErrors(t *testing.T) {
 		var me *MetaError
 		if !errors.As(err, &me) || me.Field != c.field {
 			t.Errorf("%+v: got %v, want an error on %s", c.m, err, c.field)
+		}
+		if len(c.m.Name) > 100 && (me == nil || !strings.Contains(me.Msg, "too long (120 characters; at most 119") || strings.Contains(me.Msg, c.m.Name)) {
+			t.Errorf("a long name: %v", err)
 		}
 	}
 	// a clash the checker finds is a diagnostic, not a Go error

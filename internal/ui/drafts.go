@@ -7,12 +7,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/rpa-dev/rpa/internal/atomicfile"
 	"github.com/rpa-dev/rpa/internal/runs/heal"
 	"github.com/rpa-dev/rpa/lang"
+	"github.com/rpa-dev/rpa/lang/ast"
 	"github.com/rpa-dev/rpa/lang/format"
 )
 
@@ -42,6 +42,7 @@ func init() {
 		"new.url":            {En: "Address of the page", Zh: "页面地址"},
 		"new.create":         {En: "Create the flow", Zh: "创建流程"},
 		"new.badName":        {En: "The flow name must start with a lower-case letter and hold only lower-case letters, digits and _.", Zh: "流程名称必须以小写字母开头，只含小写字母、数字和 _。"},
+		"new.longName":       {En: "The flow name is too long (%d characters; at most %d, so that its tool name workflow_NAME has at most MCP's 128).", Zh: "流程名称太长（%d 个字符；最多 %d 个，使工具名称 workflow_NAME 不超过 MCP 的 128 个字符）。"},
 		"new.exists":         {En: "%s already exists in the folder; choose another name.", Zh: "文件夹中已有 %s；请换一个名称。"},
 		"new.badURL":         {En: "The address must start with http:// or https://.", Zh: "地址必须以 http:// 或 https:// 开头。"},
 		"new.failed":         {En: "The flow could not be created: %s", Zh: "无法创建流程：%s"},
@@ -183,8 +184,6 @@ func (s *Server) withDrafts(list []FlowInfo, sc, drafts *folderScan) []FlowInfo 
 	return list
 }
 
-var flowName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
-
 // newFlowPage is the New flow form.
 func newFlowPage(s *Server, w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
@@ -210,7 +209,11 @@ func newFlowCreate(s *Server, w http.ResponseWriter, r *http.Request) {
 		v := url.Values{"name": {name}, "description": {desc}, "url": {addr}, "template": {tpl}, "e": {s.T(r, key, args...)}}
 		http.Redirect(w, r, "/flows/new?"+v.Encode(), http.StatusSeeOther)
 	}
-	if !flowName.MatchString(name) {
+	if len(name) > ast.MaxFlowName {
+		back("new.longName", len(name), ast.MaxFlowName)
+		return
+	}
+	if !ast.IsFlowName(name) {
 		back("new.badName")
 		return
 	}

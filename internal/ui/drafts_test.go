@@ -137,6 +137,12 @@ func TestNewFlow(t *testing.T) {
 	if code, v := api(t, ts.URL, s.Token(), "/api/check", checkRequest{File: "usage.flow", Text: "flow usage\nopen 1 2\n"}); code != 200 || !strings.Contains(fmt.Sprint(v["diagnostics"]), "usage.flow:2") {
 		t.Fatalf("check of a new flow: %d %v", code, v)
 	}
+	// A tool name past MCP's 128 characters is refused, the field named.
+	long := "a" + strings.Repeat("b", 120)
+	if code, v := api(t, ts.URL, s.Token(), "/api/publish", PublishRequest{File: "usage.flow", Hash: hashOf(b), Name: long}); code != 400 || v["field"] != "name" ||
+		!strings.Contains(fmt.Sprint(v["error"]), "too long (121 characters; at most 119") {
+		t.Fatalf("publish under a name too long: %d %v", code, v)
+	}
 	// Publish makes the file; no draft stays.
 	code, v := api(t, ts.URL, s.Token(), "/api/publish", PublishRequest{File: "usage.flow", Hash: hashOf(b), Name: "usage", Description: "Read the usage table"})
 	if code != 200 || v["file"] != "usage.flow" {
@@ -153,6 +159,7 @@ func TestNewFlow(t *testing.T) {
 		want string
 	}{
 		{url.Values{"name": {"Bad Name"}, "template": {"open"}, "url": {"http://x"}}, "must start with a lower-case letter"},
+		{url.Values{"name": {long}, "template": {"open"}, "url": {"http://x"}}, "too long (121 characters; at most 119"},
 		{url.Values{"name": {"taken"}, "template": {"open"}, "url": {"http://x"}}, "taken.flow already exists"},
 		{url.Values{"name": {"usage"}, "template": {"open"}, "url": {"http://x"}}, "usage.flow already exists"},
 		{url.Values{"name": {"fresh"}, "template": {"open"}, "url": {"file:///etc/passwd"}}, "must start with http://"},

@@ -38,6 +38,7 @@ func init() {
 		"pub.save_first":  {En: "Save your changes before publishing.", Zh: "发布前请先保存修改。"},
 		"pub.done":        {En: "Published %s.", Zh: "已发布 %s。"},
 		"pub.badname":     {En: "Tool name %q: use lower-case letters, digits and _, starting with a letter.", Zh: "工具名称 %q：只能用小写字母、数字和 _，且以字母开头。"},
+		"pub.longname":    {En: "Tool name: too long (%d characters; at most %d, so that workflow_NAME has at most MCP's 128).", Zh: "工具名称太长（%d 个字符；最多 %d 个，使 workflow_NAME 不超过 MCP 的 128 个字符）。"},
 		"pub.noparam":     {En: "The flow has no parameter %q.", Zh: "流程没有参数 %q。"},
 		"pub.needdefault": {En: "%s: give a default, or mark it required.", Zh: "%s：请填写默认值，或设为必填。"},
 		"pub.baddefault":  {En: "Default of %s: %s", Zh: "%s 的默认值：%s"},
@@ -93,6 +94,9 @@ func rewriteFlow(lang string, path string, src []byte, req PublishRequest) ([]by
 		return nil, &fieldError{"", Translate(lang, "pub.broken")}
 	}
 	if req.Name != "" {
+		if len(req.Name) > ast.MaxFlowName {
+			return nil, &fieldError{"name", Translate(lang, "pub.longname", len(req.Name), ast.MaxFlowName)}
+		}
 		if !ast.IsFlowName(req.Name) {
 			return nil, &fieldError{"name", Translate(lang, "pub.badname", req.Name)}
 		}

@@ -211,6 +211,8 @@ func (c *checker) run() {
 	c.push()
 	if f.Name == "" {
 		c.errorf(f.NameRange, "missing flow name")
+	} else if why := ast.FlowNameTooLong(f.Name); why != "" {
+		c.errorf(f.NameRange, "flow name %s", why)
 	} else if !ast.IsFlowName(f.Name) {
 		c.errorf(f.NameRange, "bad flow name %q", f.Name).Detail = "a flow name is lower-case letters, digits and _, starting with a letter"
 	}

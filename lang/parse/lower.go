@@ -102,7 +102,9 @@ func (p *parser) flowLine(fl *g.FlowLine, r ast.Range) {
 	p.sawFlow = true
 	p.f.Name = fl.Name.Value
 	p.f.NameRange = p.tokRange(*fl.Name)
-	if !ast.IsFlowName(fl.Name.Value) {
+	if why := ast.FlowNameTooLong(fl.Name.Value); why != "" {
+		p.errorf(p.f.NameRange, "flow name %s", why)
+	} else if !ast.IsFlowName(fl.Name.Value) {
 		p.errorf(p.f.NameRange, "flow name %q must match [a-z][a-z0-9_]*", fl.Name.Value)
 	}
 	if fl.Desc != nil {

@@ -98,7 +98,7 @@ var (
 	tabSchema = authSchema(`"index": {"type": "integer", "minimum": 0, "description": "0-based tab index"},
   "url": {"type": "string", "description": "switch to the first tab whose address contains this"}`)
 	backSchema = authSchema(``)
-	saveSchema = authSchema(`"name": {"type": "string", "description": "flow NAME ([a-z][a-z0-9_]*); the tool becomes workflow_NAME"},
+	saveSchema = authSchema(`"name": {"type": "string", "description": "flow NAME ([a-z][a-z0-9_]*, at most 119 characters); the tool becomes workflow_NAME"},
   "description": {"type": "string", "description": "what the flow does (the tool's description)"},
   "overwrite": {"type": "boolean", "description": "replace an existing flow file of that name"}, `+paramsProp, "name")
 	previewSchema = authSchema(`"name": {"type": "string"}, "description": {"type": "string"}, ` + paramsProp)

@@ -230,6 +230,12 @@ func TestAuthoringDeadEndAndErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "name") {
 		t.Errorf("bad name: %v", err)
 	}
+	// A name whose tool name would pass MCP's 128 characters: the field and the length, not the name.
+	long := "a" + strings.Repeat("b", 200)
+	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: ToolFlowSave, Arguments: map[string]any{"name": long}})
+	if err == nil || !strings.Contains(err.Error(), "name") || !strings.Contains(err.Error(), "too long (201 characters; at most 119") || strings.Contains(err.Error(), long) {
+		t.Errorf("a name too long: %v", err)
+	}
 	a.call(ToolFlowSave, map[string]any{"name": "detour"})
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: ToolFlowSave, Arguments: map[string]any{"name": "detour"}})
 	if err != nil || !res.IsError {

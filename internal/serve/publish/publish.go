@@ -59,6 +59,9 @@ func File(path string, o Options) (*Published, error) {
 // any other error is bad options or a file that could not be read or
 // written. Nothing is written unless it is published.
 func Source(path string, src []byte, o Options) (*Published, error) {
+	if why := ast.FlowNameTooLong(o.Name); why != "" {
+		return nil, fmt.Errorf("--name: %s", why)
+	}
 	if o.Name != "" && !ast.IsFlowName(o.Name) {
 		return nil, fmt.Errorf("--name %q: want [a-z][a-z0-9_]*", o.Name)
 	}

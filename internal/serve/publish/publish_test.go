@@ -52,6 +52,10 @@ func TestSource(t *testing.T) {
 		t.Fatalf("helper breaking its caller: %v", err)
 	}
 
+	long := "a" + strings.Repeat("b", 119) // workflow_NAME past MCP's 128
+	if _, err := Source(filepath.Join(work, "helper.flow"), []byte(helperA), Options{Dir: served, Name: long}); err == nil || !strings.Contains(err.Error(), "--name: too long (120 characters") {
+		t.Fatalf("--name too long: %v", err)
+	}
 	p, err := Source(filepath.Join(work, "helper.flow"), []byte(helperA), Options{Dir: served, Name: "greeter", Description: "Says hi"})
 	if err != nil || p.Flow != "greeter" {
 		t.Fatalf("rename: %+v %v", p, err)
