@@ -67,7 +67,8 @@ func TestVaultCommand(t *testing.T) {
 			t.Errorf("set %s: %d %q", c.stdin, code, errOut)
 		}
 	}
-	if code, _, errOut := vaultIn(t, "", "rm", "portal/admn"); code != exitFailed || !strings.Contains(errOut, `did you mean "portal/admin"?`) {
+	// No such account: bad input, exit 2 (README), as `rpa schedule rm`.
+	if code, _, errOut := vaultIn(t, "", "rm", "portal/admn"); code != exitUsage || !strings.Contains(errOut, `did you mean "portal/admin"?`) {
 		t.Errorf("rm unknown: %d %q", code, errOut)
 	}
 	// A wrong passphrase: exit 1, a clear message, the vault unchanged.
@@ -91,6 +92,9 @@ func TestVaultCommand(t *testing.T) {
 	// Export, then import on another desktop.
 	exp := filepath.Join(t.TempDir(), "accounts.vault")
 	t.Setenv("RPA_VAULT_EXPORT_PASSPHRASE", "moving-day-2")
+	if code, _, errOut := vaultIn(t, "", "export", "portal/admn", "-o", filepath.Join(t.TempDir(), "x.vault")); code != exitUsage || !strings.Contains(errOut, `did you mean "portal/admin"?`) {
+		t.Errorf("export unknown: %d %q", code, errOut)
+	}
 	if code, out, errOut := vaultIn(t, "", "export", "portal/admin", "-o", exp); code != 0 || !strings.Contains(out, "exported to") {
 		t.Fatalf("export: %d %q %q", code, out, errOut)
 	}
@@ -101,9 +105,15 @@ func TestVaultCommand(t *testing.T) {
 	if code, out, errOut := vaultIn(t, "", "import", exp); code != 0 || !strings.Contains(out, "imported 1 accounts: portal/admin") {
 		t.Fatalf("import: %d %q %q", code, out, errOut)
 	}
-	if code, _, errOut := vaultIn(t, "", "import", exp); code != exitFailed || !strings.Contains(errOut, "--overwrite") {
+	if code, _, errOut := vaultIn(t, "", "import", exp); code != exitUsage || !strings.Contains(errOut, "--overwrite") {
 		t.Errorf("import again: %d %q", code, errOut)
 	}
+	// An export file's wrong passphrase: it would not open, exit 1.
+	t.Setenv("RPA_VAULT_EXPORT_PASSPHRASE", "not-moving-day")
+	if code, _, errOut := vaultIn(t, "", "import", exp, "--overwrite"); code != exitFailed {
+		t.Errorf("import with a wrong passphrase: %d %q", code, errOut)
+	}
+	t.Setenv("RPA_VAULT_EXPORT_PASSPHRASE", "moving-day-2")
 	if code, _, _ := vaultIn(t, "", "import", exp, "--overwrite"); code != 0 {
 		t.Errorf("import --overwrite: %d", code)
 	}

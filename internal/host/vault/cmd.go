@@ -51,12 +51,13 @@ type Cmd struct {
 // Refused is the package's Refused, for cmd/rpa's command frame.
 func (c *Cmd) Refused(err error) bool { return Refused(err) }
 
-// Refused reports whether err is the vault refusing (exit 1: no such
-// account, a damaged or wrong-key file, an import clash) rather than bad
-// input (exit 2).
+// Refused reports whether err is a vault or export file that would not
+// open (exit 1: a wrong passphrase or key, a damaged file) rather than bad
+// input (exit 2, README's code for it: no such account, an import over
+// accounts the vault holds, a bad name or field, a missing passphrase;
+// nothing was changed).
 func Refused(err error) bool {
-	return errors.Is(err, ErrNotFound) || errors.Is(err, ErrDamaged) || errors.Is(err, ErrWrongKey) ||
-		errors.As(err, new(*ImportError))
+	return errors.Is(err, ErrDamaged) || errors.Is(err, ErrWrongKey)
 }
 
 // Register declares the flags of the subcommands on fs.
