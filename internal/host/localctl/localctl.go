@@ -9,10 +9,12 @@
 //
 // A file is written atomically (temp + rename) with mode 0600, so only the
 // same user reads the token, and removed by Close. A process killed before
-// Close leaves its file behind: List ignores (and removes) files whose pid is
-// no longer running, so the next start comes up clean. A reused pid may make
-// a stale file look alive: its address then refuses the connection and the
-// caller treats the entry as unreachable.
+// Close leaves its file behind: List and Register (the next start of any
+// registering process) remove the files whose process is gone, so the next
+// start comes up clean. An entry carries its process's start mark
+// (home.ProcessStart), so a pid the system gave a later process does not
+// keep a stale file alive (where the mark cannot be read, macOS, the pid
+// alone decides).
 package localctl
 
 import (
@@ -63,6 +65,9 @@ type Entry struct {
 	Token string `json:"token,omitempty"`
 	// Started is when the entry was registered (UTC).
 	Started time.Time `json:"started"`
+	// ProcStart is the process's start mark (home.ProcessStart) when it
+	// could be read: an entry whose pid now runs another process is stale.
+	ProcStart string `json:"procStart,omitempty"`
 	// URL is a KindUI console's address for people, without its token
 	// ("http://127.0.0.1:8731/").
 	URL string `json:"url,omitempty"`
@@ -96,8 +101,10 @@ type Registration struct {
 	kind    string
 	pid     int
 	started time.Time
-	mu      sync.Mutex
-	closed  bool
+	// procStart is the entry's ProcStart, kept across Updates.
+	procStart string
+	mu        sync.Mutex
+	closed    bool
 }
 
 // Register writes e (PID defaults to this process, Started to now) as
@@ -116,21 +123,25 @@ func Register(home string, e Entry) (*Registration, error) {
 	if e.Started.IsZero() {
 		e.Started = time.Now().UTC()
 	}
+	if e.ProcStart == "" {
+		e.ProcStart = procStart(e.PID)
+	}
 	dir := Dir(home)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("localctl: %w", err)
 	}
-	r := &Registration{path: filepath.Join(dir, e.Kind+"-"+strconv.Itoa(e.PID)+".json"), kind: e.Kind, pid: e.PID, started: e.Started}
+	_, _ = List(home, "") // removes the files of processes that are gone (a kill -9 leaves them)
+	r := &Registration{path: filepath.Join(dir, e.Kind+"-"+strconv.Itoa(e.PID)+".json"), kind: e.Kind, pid: e.PID, started: e.Started, procStart: e.ProcStart}
 	if err := r.Update(e); err != nil {
 		return nil, err
 	}
 	return r, nil
 }
 
-// Update rewrites the entry as e; its Kind, PID and Started stay those
-// registered. After Close it does nothing.
+// Update rewrites the entry as e; its Kind, PID, Started and ProcStart stay
+// those registered. After Close it does nothing.
 func (r *Registration) Update(e Entry) error {
-	e.Kind, e.PID, e.Started = r.kind, r.pid, r.started
+	e.Kind, e.PID, e.Started, e.ProcStart = r.kind, r.pid, r.started, r.procStart
 	b, err := json.Marshal(e)
 	if err != nil {
 		return err
@@ -164,8 +175,9 @@ func (r *Registration) Close() error {
 }
 
 // List returns the entries of kind ("" for all) whose process is running,
-// newest first. Files of dead processes are removed; unreadable or malformed
-// files are skipped. A missing folder is no entries, not an error.
+// newest first. Files of processes that are gone (Running) are removed;
+// unreadable or malformed files are skipped. A missing folder is no
+// entries, not an error.
 func List(home, kind string) ([]Entry, error) {
 	ents, err := os.ReadDir(Dir(home))
 	if errors.Is(err, os.ErrNotExist) {
@@ -192,7 +204,7 @@ func List(home, kind string) ([]Entry, error) {
 		if json.Unmarshal(b, &e) != nil || e.PID <= 0 || (e.Kind == KindConsole && e.Addr == "") {
 			continue
 		}
-		if !Alive(e.PID) {
+		if !Running(e) {
 			_ = os.Remove(p)
 			continue
 		}
@@ -208,3 +220,23 @@ func List(home, kind string) ([]Entry, error) {
 // Alive reports whether a process with this pid is running (a zombie
 // counts as gone): home.ProcessAlive, which the profile locks use too.
 func Alive(pid int) bool { return home.ProcessAlive(pid) }
+
+// procStart is pid's home.ProcessStart, "" when it cannot be read.
+func procStart(pid int) string {
+	m, _ := home.ProcessStart(pid)
+	return m
+}
+
+// Running reports whether e's process still runs: its pid is alive and, when
+// both marks can be read, started when e's did (else the pid was given to
+// a later process and e is stale).
+func Running(e Entry) bool {
+	if !Alive(e.PID) {
+		return false
+	}
+	if e.ProcStart == "" {
+		return true
+	}
+	now, ok := home.ProcessStart(e.PID)
+	return !ok || now == e.ProcStart
+}

@@ -6,8 +6,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"testing"
 	"time"
+
+	"github.com/rpa-dev/rpa/internal/host/home"
 )
 
 func TestRegisterListClose(t *testing.T) {
@@ -110,5 +113,64 @@ func TestServeEntryUpdate(t *testing.T) {
 	}
 	if l, _ := List(home, ""); len(l) != 0 {
 		t.Fatalf("an Update after Close wrote the entry back: %+v", l)
+	}
+}
+
+// TestRegisterRemovesStale: a process killed before Close (kill -9) left
+// its file; the next Register, of any kind, removes it, with no List of
+// that kind ever made (nothing lists serve entries but a console's Status
+// page).
+func TestRegisterRemovesStale(t *testing.T) {
+	home := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(Dir(home), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(Entry{Kind: KindServe, PID: cmd.ProcessState.Pid(), Program: "rpa serve", Started: time.Now()})
+	stale := filepath.Join(Dir(home), "serve-"+strconv.Itoa(cmd.ProcessState.Pid())+".json")
+	if err := os.WriteFile(stale, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Register(home, Entry{Kind: KindUI, URL: "http://127.0.0.1:1/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the killed process's entry is still there after the next Register: %v", err)
+	}
+}
+
+// TestReusedPID: an entry whose pid now runs a process that started
+// later (another start mark) is stale: not listed, removed. Where no mark
+// can be read (macOS) the pid alone decides and the case does not apply.
+func TestReusedPID(t *testing.T) {
+	mark, ok := home.ProcessStart(os.Getpid())
+	if !ok {
+		t.Skip("no process start marks on " + runtime.GOOS)
+	}
+	dir := t.TempDir()
+	if err := os.MkdirAll(Dir(dir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(Entry{Kind: KindServe, PID: os.Getpid(), Program: "rpa serve", Started: time.Now(), ProcStart: mark + "0"})
+	stale := filepath.Join(Dir(dir), "serve-reused.json")
+	if err := os.WriteFile(stale, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Register(dir, Entry{Kind: KindServe, Program: "rpa serve"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	l, err := List(dir, KindServe)
+	if err != nil || len(l) != 1 || l[0].ProcStart != mark {
+		t.Fatalf("List = %+v, %v (want this process's own entry, its mark %s)", l, err, mark)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the entry of a reused pid is still there: %v", err)
 	}
 }
