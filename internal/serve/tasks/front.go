@@ -233,8 +233,10 @@ func (f *Front) call(ctx context.Context, method string, req mcp.Request, modern
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error(), Data: json.RawMessage(`{"field":"task"}`)}
 		}
 		if !f.Taskable(p.Name) {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
-				Message: fmt.Sprintf("tool %q does not run as a task (its execution.taskSupport is not set): call it without the task param", p.Name)}
+			// MCP 2025-11-25 (Tasks, tool-level negotiation): a task request for a
+			// tool whose taskSupport is absent or "forbidden" is -32601.
+			return nil, &MethodNotFoundError{Message: fmt.Sprintf(
+				"tool %q does not support task-augmented calls (its execution.taskSupport is forbidden): call it without the task param", p.Name)}
 		}
 		spec = &Spec{TTL: ttl}
 	}
@@ -350,7 +352,31 @@ func notFound() error {
 }
 
 func methodNotFound(method, why string) error {
-	return &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("Method not found: %s (%s)", method, why)}
+	return &MethodNotFoundError{Message: fmt.Sprintf("Method not found: %s (%s)", method, why)}
+}
+
+// MethodNotFoundError is a JSON-RPC -32601 error that reaches the client
+// with its own Message. The go-sdk's connection (internal/jsonrpc2,
+// processResult) replaces every error a handler returns that errors.Is
+// matches jsonrpc2.ErrMethodNotFound (a *jsonrpc.Error of code -32601
+// does) with `method not found: "METHOD"`, so a -32601 that says why (a
+// tool that does not run as a task, a method of the other protocol era)
+// went out as `method not found: "tools/call"`. This type does not match
+// that sentinel (no Is, no Unwrap) but gives the wire its code through
+// As, which the SDK's toWireError uses to pick the code. (For upstream: the
+// rewrite should keep a *jsonrpc.Error's own message.)
+type MethodNotFoundError struct{ Message string }
+
+// Error is the message.
+func (e *MethodNotFoundError) Error() string { return e.Message }
+
+// As makes e a *jsonrpc.Error of code -32601 for errors.As.
+func (e *MethodNotFoundError) As(target any) bool {
+	p, ok := target.(**jsonrpc.Error)
+	if ok {
+		*p = &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: e.Message}
+	}
+	return ok
 }
 
 func missingCapability() error {

@@ -293,12 +293,12 @@ func TestTasksV1(t *testing.T) {
 		{MethodResult, map[string]any{"taskId": runs.NewID(time.Now()) + "." + strings.Repeat("0", 32)}, -32602, "Failed to retrieve task: Task not found"},
 		{MethodGet, map[string]any{"taskId": 7}, -32602, ""},
 		{MethodList, map[string]any{"cursor": "garbage"}, -32602, "cursor: not a cursor of tasks/list"},
-		{MethodUpdate, map[string]any{"taskId": id}, -32601, ""},
+		{MethodUpdate, map[string]any{"taskId": id}, -32601, "Method not found: tasks/update (tasks/update belongs to protocol 2026-07-28; on 2025-11-25 a task's question comes through tasks/result)"},
 		{"tools/call", map[string]any{"name": "work", "task": "soon"}, -32602, `task: want an object {"ttl"?: milliseconds}, got "soon"`},
 		{"tools/call", map[string]any{"name": "work", "task": map[string]any{"ttl": 0}}, -32602, "task.ttl: 0 is not a time to live; want a positive whole number of milliseconds"},
 		{"tools/call", map[string]any{"name": "work", "task": map[string]any{"ttl": -5}}, -32602, ""},
 		{"tools/call", map[string]any{"name": "work", "task": map[string]any{"ttl": 1.5}}, -32602, ""},
-		{"tools/call", map[string]any{"name": "plain", "task": map[string]any{}}, -32601, ""},
+		{"tools/call", map[string]any{"name": "plain", "task": map[string]any{}}, -32601, `tool "plain" does not support task-augmented calls (its execution.taskSupport is forbidden): call it without the task param`},
 	} {
 		code, msg := errorOf(t, c.Call(tc.method, tc.params))
 		if code != tc.code || tc.msg != "" && msg != tc.msg {
