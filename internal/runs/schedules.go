@@ -628,6 +628,15 @@ func (s *Store) DropFire(id int64, state, reason string, notify bool, runID stri
 	return c > 0, nil
 }
 
+// WaitFire says why queued fire id waits (Fire.Waiting, "" for no
+// reason), for rpa schedule show; a fire no longer queued is left as it is.
+func (s *Store) WaitFire(id int64, why string) error {
+	if _, err := s.db.Exec(`UPDATE schedule_fires SET waiting=?1 WHERE id=?2 AND state='queued' AND waiting<>?1`, why, id); err != nil {
+		return fmt.Errorf("schedule fire %d: %w", id, err)
+	}
+	return nil
+}
+
 // KeepFires is how many finished fires are kept per schedule (the newest).
 const KeepFires = 200
 

@@ -121,6 +121,8 @@ type Store interface {
 	StartRun(id int64, h runs.Holder, runID string) error
 	EndFire(id int64, h runs.Holder, e runs.FireEnd, now time.Time) (bool, error)
 	DropFire(id int64, state, reason string, notify bool, runID string, now time.Time) (bool, error)
+	// WaitFire says why a queued fire waits (runs.Store.WaitFire).
+	WaitFire(id int64, why string) error
 	// RecordUnstarted records an attempt that ended before its flow ran
 	// as a run (runs.Store.RecordUnstarted).
 	RecordUnstarted(r *runs.Run, o runs.Outcome) (string, error)
@@ -396,7 +398,7 @@ func (s *Scheduler) advance(r *runs.ScheduleRecord, d *Def, now time.Time) time.
 			case runs.FireMissed:
 				s.log("schedule %s: %s", r.Name, f.Error)
 			default:
-				s.log("schedule %s: fired for %s (%s)", r.Name, FormatDue(f.Due), f.Kind)
+				s.log("schedule %s: fired for %s (%s)", r.Name, FormatDue(f.Due), KindText(f.Kind))
 			}
 		}
 		s.Kick()
@@ -555,7 +557,16 @@ func (s *Scheduler) dispatch(ctx context.Context, defs map[string]*Def, now time
 		case s.heldBack(f.ID, now):
 			continue
 		}
-		if s.slots() == 0 || ctx.Err() != nil {
+		if ctx.Err() != nil {
+			continue
+		}
+		if s.slots() == 0 {
+			why := fmt.Sprintf("%s runs %d scheduled runs at once already, its most (--max-running %d)", s.c.Program, s.c.MaxRunning, s.c.MaxRunning)
+			if f.Waiting != why {
+				if err := s.c.Store.WaitFire(f.ID, why); err != nil {
+					s.log("schedule %s: %v", f.Schedule, err)
+				}
+			}
 			continue
 		}
 		c, err := s.c.Store.ClaimFire(f.ID, s.me, now)
@@ -569,6 +580,21 @@ func (s *Scheduler) dispatch(ctx context.Context, defs map[string]*Def, now time
 		s.start(ctx, c.Fire, d)
 	}
 	return wait
+}
+
+// KindText is a fire's kind for people: "on time" (runs.FireCron, the
+// stored kind of any due time, an --every schedule's too), "catching up
+// missed times", "run now", "missed".
+func KindText(kind string) string {
+	switch kind {
+	case runs.FireCron:
+		return "on time"
+	case runs.FireCatchUp:
+		return "catching up missed times"
+	case runs.FireManual:
+		return "run now"
+	}
+	return kind
 }
 
 // readyAt is when queued fire f could first start: its retry's time, else

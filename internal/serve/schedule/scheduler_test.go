@@ -517,6 +517,55 @@ func TestSiteLimit(t *testing.T) {
 	}
 }
 
+// TestMaxRunningSaysWhy: a fire queued because the process already runs
+// --max-running scheduled runs says so (rpa schedule show: "queued,
+// waiting: ..."), and the log names an --every schedule's due time "on
+// time", not "(cron)".
+func TestMaxRunningSaysWhy(t *testing.T) {
+	e := newEnv(t)
+	e.add(Def{Name: "a", Every: Duration(time.Hour)})
+	e.add(Def{Name: "b", Every: Duration(time.Hour)})
+	r := &fakeRunner{st: e.st, hold: make(chan struct{})}
+	var logMu sync.Mutex
+	var logged []string
+	s := New(Config{Store: e.st, Runner: r, Clock: e.clock, Program: "rpa schedule daemon", MaxRunning: 1,
+		Log: func(m string) { logMu.Lock(); logged = append(logged, m); logMu.Unlock() }})
+	s.Tick(context.Background()) // sets the first due times
+	e.clock.Advance(time.Hour)
+	s.Tick(context.Background()) // queues both, starts one
+	s.Tick(context.Background())
+	d, err := Show(e.st, "b", e.clock.Now(), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	da, _ := Show(e.st, "a", e.clock.Now(), 10)
+	if len(da.Active) == 1 && da.Active[0].State == runs.FireQueued {
+		d = da // whichever of the two waits
+	}
+	var b strings.Builder
+	if err := WriteDetail(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "queued, waiting: rpa schedule daemon runs 1 scheduled runs at once already, its most (--max-running 1)") {
+		t.Errorf("show of the waiting fire:\n%s", b.String())
+	}
+	logMu.Lock()
+	all := strings.Join(logged, "\n")
+	logMu.Unlock()
+	if !strings.Contains(all, "(on time)") || strings.Contains(all, "(cron)") {
+		t.Errorf("log:\n%s", all)
+	}
+	for i := 0; i < 2; i++ {
+		r.hold <- struct{}{}
+		s.Wait()
+		s.Tick(context.Background())
+	}
+	s.Wait()
+	if r.count() != 2 {
+		t.Fatalf("%d runs", r.count())
+	}
+}
+
 // A run whose profile is in use waits BusyWait and runs then, the wait
 // not counted as an attempt; a run-now is queued as a manual fire.
 func TestBusyAndRunNow(t *testing.T) {

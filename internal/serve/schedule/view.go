@@ -348,10 +348,10 @@ func WriteDetail(w io.Writer, d *Detail) error {
 	return err
 }
 
-// fireLine is one fire for people: "08:00 cron  failed after 3 attempts
-// (runs A B C): why" or "queued, waiting: why".
+// fireLine is one fire for people: "08:00  on time  failed after 3
+// attempts (runs A B C): why" or "queued, waiting: why".
 func fireLine(f *runs.Fire) string {
-	s := FormatDue(f.Due) + "  " + f.Kind + "  " + f.State
+	s := FormatDue(f.Due) + "  " + KindText(f.Kind) + "  " + f.State
 	switch f.State {
 	case runs.FireQueued:
 		if f.Waiting != "" {
