@@ -15,6 +15,7 @@ import (
 
 	"github.com/rpa-dev/rpa/internal/cli"
 	"github.com/rpa-dev/rpa/internal/cliflag"
+	_ "github.com/rpa-dev/rpa/internal/noprof" // no heap-profile sampling (its doc says why)
 )
 
 // commands is rpa's command table.
