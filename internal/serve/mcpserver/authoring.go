@@ -77,33 +77,40 @@ const paramsProp = `"params": {"type": "array", "description": "params of the fl
   "returns": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 1},
     "description": "outputs of the flow: key → the step of a browser_read (reads named with as are outputs already)"}`
 
-var (
-	openSchema     = authSchema(`"url": {"type": "string", "description": "address to open (http, https)"}`, "url")
-	snapshotSchema = authSchema(`"maxTokens": {"type": "integer", "minimum": 100, "maximum": 50000, "description": "budget of the answer in tokens (characters / 4); default 2000"},
+// authoringSchemas are the authoring tools' inputSchemas.
+type authoringSchemas struct{ open, snapshot, click, fill, selectOpt, check, press, hover, wait, tab, back, save, preview, reset, read *Schema }
+
+// authSchemas compiles the authoring tools' inputSchemas once, when
+// EnableAuthoring first adds the tools: a server without --authoring never
+// uses them, and compiling them at start cost every rpa process about 1 MB
+// of allocations and 160 kB kept (issue 24, BenchmarkServeRSS).
+var authSchemas = sync.OnceValue(func() (s authoringSchemas) {
+	s.open = authSchema(`"url": {"type": "string", "description": "address to open (http, https)"}`, "url")
+	s.snapshot = authSchema(`"maxTokens": {"type": "integer", "minimum": 100, "maximum": 50000, "description": "budget of the answer in tokens (characters / 4); default 2000"},
   "selector": {"type": "string", "description": "only this part of the page: a ref or a CSS selector"}`)
-	clickSchema = authSchema(refProp, "ref")
-	fillSchema  = authSchema(refProp+`, "value": {"type": "string", "description": "the text to put in the field (replaces what is there)"},
+	s.click = authSchema(refProp, "ref")
+	s.fill = authSchema(refProp+`, "value": {"type": "string", "description": "the text to put in the field (replaces what is there)"},
   "param": {"type": "string", "description": "name of the flow param this value becomes (its default is the value)"},
   "secret": {"type": "boolean", "description": "the value is a secret: a secret param, never written, never shown (password fields always are)"}`, "ref", "value")
-	selectSchema = authSchema(refProp+`, "option": {"type": "string", "description": "the option's value or label"},
+	s.selectOpt = authSchema(refProp+`, "option": {"type": "string", "description": "the option's value or label"},
   "param": {"type": "string", "description": "name of the flow param this option becomes"}`, "ref", "option")
-	checkSchema = authSchema(refProp+`, "checked": {"type": "boolean", "description": "the state to set"}`, "ref", "checked")
-	pressSchema = authSchema(`"key": {"type": "string", "description": "key or chord: Enter, Tab, Escape, Control+A"}, `+
+	s.check = authSchema(refProp+`, "checked": {"type": "boolean", "description": "the state to set"}`, "ref", "checked")
+	s.press = authSchema(`"key": {"type": "string", "description": "key or chord: Enter, Tab, Escape, Control+A"}, `+
 		`"ref": {"type": "string", "description": "element to focus first (optional)"}`, "key")
-	hoverSchema = authSchema(refProp, "ref")
-	waitSchema  = authSchema(`"text": {"type": "string", "description": "wait until the page shows this text"},
+	s.hover = authSchema(refProp, "ref")
+	s.wait = authSchema(`"text": {"type": "string", "description": "wait until the page shows this text"},
   "url": {"type": "string", "description": "wait until the address contains this (re: prefix for a regexp)"},
   "ref": {"type": "string", "description": "wait until this element is visible"},
   "timeout": {"type": "number", "minimum": 1, "maximum": 120, "description": "seconds (default 10)"}`)
-	tabSchema = authSchema(`"index": {"type": "integer", "minimum": 0, "description": "0-based tab index"},
+	s.tab = authSchema(`"index": {"type": "integer", "minimum": 0, "description": "0-based tab index"},
   "url": {"type": "string", "description": "switch to the first tab whose address contains this"}`)
-	backSchema = authSchema(``)
-	saveSchema = authSchema(`"name": {"type": "string", "description": "flow NAME ([a-z][a-z0-9_]*, at most 119 characters); the tool becomes workflow_NAME"},
+	s.back = authSchema(``)
+	s.save = authSchema(`"name": {"type": "string", "description": "flow NAME ([a-z][a-z0-9_]*, at most 119 characters); the tool becomes workflow_NAME"},
   "description": {"type": "string", "description": "what the flow does (the tool's description)"},
   "overwrite": {"type": "boolean", "description": "replace an existing flow file of that name"}, `+paramsProp, "name")
-	previewSchema = authSchema(`"name": {"type": "string"}, "description": {"type": "string"}, ` + paramsProp)
-	resetSchema   = authSchema(``)
-	readSchema    = schemaOf(`{
+	s.preview = authSchema(`"name": {"type": "string"}, "description": {"type": "string"}, ` + paramsProp)
+	s.reset = authSchema(``)
+	s.read = schemaOf(`{
   "type": "object",
   "properties": {
     "action": {"type": "string", "enum": ["text", "table", "form", "html", "url", "screenshot"],
@@ -116,7 +123,8 @@ var (
   "required": ["action"],
   "additionalProperties": false
 }`)
-)
+	return s
+})
 
 // authoringState holds the sessions, one per profile.
 type authoringState struct {
@@ -141,30 +149,31 @@ func (a *authoringState) session(profile string) *authoring.Session {
 // flow_preview and flow_reset, and browser_read with ref and as.
 // tools/list_changed follows.
 func (s *Server) EnableAuthoring() {
+	sc := authSchemas()
 	st := &authoringState{sessions: map[string]*authoring.Session{}}
 	def := func(name, desc string, sch *Schema, fn callFunc, ann *mcp.ToolAnnotations) *tool {
 		return &tool{def: &mcp.Tool{Name: name, Description: desc, InputSchema: sch.JSON, Annotations: ann}, schema: sch, fn: fn}
 	}
 	ro := &mcp.ToolAnnotations{ReadOnlyHint: true}
 	ts := []*tool{
-		def(ToolBrowserOpen, "Open an address in the authoring session's browser (logged as a step). Answers with a small snapshot of the page.", openSchema, s.authOpen(st), nil),
+		def(ToolBrowserOpen, "Open an address in the authoring session's browser (logged as a step). Answers with a small snapshot of the page.", sc.open, s.authOpen(st), nil),
 		def(ToolBrowserSnapshot, "The page as an accessibility tree, one node per line (`- role \"name\" [state] [ref=e12]`); act on elements by their ref. "+
-			"Bounded by maxTokens (default 2000); when cut it says what was left out and how to ask for it (selector, maxTokens).", snapshotSchema, s.authSnapshot(st), ro),
-		def(ToolBrowserClick, "Click an element by its ref (logged as a step). Answers with what changed on the page.", clickSchema, s.authClick(st), nil),
-		def(ToolBrowserFill, "Fill a field by its ref (logged as a step). param names the flow param the value becomes; secret makes it a secret param (never written or shown; password fields always are).", fillSchema, s.authFill(st), nil),
-		def(ToolBrowserSelect, "Choose an option of a select by its ref (logged as a step); param names the flow param it becomes.", selectSchema, s.authSelect(st), nil),
-		def(ToolBrowserCheck, "Check or uncheck a checkbox or radio by its ref (logged as a step).", checkSchema, s.authCheck(st), nil),
-		def(ToolBrowserPress, "Press a key, on an element (ref) or the focused one (logged as a step).", pressSchema, s.authPress(st), nil),
-		def(ToolBrowserHover, "Move the mouse over an element by its ref (logged as a step).", hoverSchema, s.authHover(st), nil),
-		def(ToolBrowserWait, "Wait for a text, an address or an element (logged as a step: the flow waits there too).", waitSchema, s.authWait(st), nil),
-		def(ToolBrowserTab, "Switch to another tab by index or address (logged as a step).", tabSchema, s.authTab(st), nil),
-		def(ToolBrowserBack, "Go back one page. Going back from a page reached by a step drops that detour from the flow.", backSchema, s.authBack(st), nil),
+			"Bounded by maxTokens (default 2000); when cut it says what was left out and how to ask for it (selector, maxTokens).", sc.snapshot, s.authSnapshot(st), ro),
+		def(ToolBrowserClick, "Click an element by its ref (logged as a step). Answers with what changed on the page.", sc.click, s.authClick(st), nil),
+		def(ToolBrowserFill, "Fill a field by its ref (logged as a step). param names the flow param the value becomes; secret makes it a secret param (never written or shown; password fields always are).", sc.fill, s.authFill(st), nil),
+		def(ToolBrowserSelect, "Choose an option of a select by its ref (logged as a step); param names the flow param it becomes.", sc.selectOpt, s.authSelect(st), nil),
+		def(ToolBrowserCheck, "Check or uncheck a checkbox or radio by its ref (logged as a step).", sc.check, s.authCheck(st), nil),
+		def(ToolBrowserPress, "Press a key, on an element (ref) or the focused one (logged as a step).", sc.press, s.authPress(st), nil),
+		def(ToolBrowserHover, "Move the mouse over an element by its ref (logged as a step).", sc.hover, s.authHover(st), nil),
+		def(ToolBrowserWait, "Wait for a text, an address or an element (logged as a step: the flow waits there too).", sc.wait, s.authWait(st), nil),
+		def(ToolBrowserTab, "Switch to another tab by index or address (logged as a step).", sc.tab, s.authTab(st), nil),
+		def(ToolBrowserBack, "Go back one page. Going back from a page reached by a step drops that detour from the flow.", sc.back, s.authBack(st), nil),
 		def(ToolBrowserRead, "Read the current page of a browser profile (default the authoring session's): its text, a table as {headers, rows}, a form's fields, HTML, URL, "+
-			"or a screenshot; of one element by ref or selector. as names the read: it becomes an output of the saved flow. Password and secret values read as ***.", readSchema, s.authRead(st), ro),
+			"or a screenshot; of one element by ref or selector. as names the read: it becomes an output of the saved flow. Password and secret values read as ***.", sc.read, s.authRead(st), ro),
 		def(ToolFlowSave, "Compile the authoring session's steps into a checked, parameterised flow, write it to the served folder and publish it as workflow_NAME. "+
-			"Answers with the flow text and its diagnostics.", saveSchema, s.authSave(st, true), nil),
-		def(ToolFlowPreview, "The flow flow_save would write, without saving it.", previewSchema, s.authSave(st, false), ro),
-		def(ToolFlowReset, "Start the authoring session's log again (the page stays as it is).", resetSchema, s.authReset(st), nil),
+			"Answers with the flow text and its diagnostics.", sc.save, s.authSave(st, true), nil),
+		def(ToolFlowPreview, "The flow flow_save would write, without saving it.", sc.preview, s.authSave(st, false), ro),
+		def(ToolFlowReset, "Start the authoring session's log again (the page stays as it is).", sc.reset, s.authReset(st), nil),
 	}
 	s.setTools(ts, nil)
 }
