@@ -274,26 +274,12 @@ func (s *Scheduler) Leader() (bool, string) {
 // Tick does one round at the clock's time and returns how long to sleep:
 // take or renew the lease (nothing more without it), end the attempts of
 // fires whose process died, queue the due times, start what may start,
-// send due notices.
+// send due notices. The lease is held while there is no schedule too: the
+// process is the one that fires the first schedule added (rpa schedule add
+// and list name it at once; it gave the lease up while idle, so they said
+// nobody fires until its next tick, up to PollEvery later).
 func (s *Scheduler) Tick(ctx context.Context) time.Duration {
 	now := s.clock.Now()
-	recs, err := s.c.Store.Schedules()
-	if err != nil {
-		s.log("schedules: %v", err)
-		return PollEvery
-	}
-	active, err := s.c.Store.ActiveFires()
-	if err != nil {
-		s.log("schedules: %v", err)
-		return PollEvery
-	}
-	if len(recs) == 0 && len(active) == 0 && !s.busy() {
-		if s.isLeader() {
-			_ = s.lease.Release()
-			s.setLeader(false, "")
-		}
-		return PollEvery
-	}
 	held, holder, err := s.lease.Take(now)
 	if err != nil {
 		s.log("schedules: lease: %v", err)
@@ -301,6 +287,11 @@ func (s *Scheduler) Tick(ctx context.Context) time.Duration {
 	}
 	s.setLeader(held, holder)
 	if !held {
+		return PollEvery
+	}
+	recs, err := s.c.Store.Schedules()
+	if err != nil {
+		s.log("schedules: %v", err)
 		return PollEvery
 	}
 	wait := PollEvery
@@ -339,12 +330,6 @@ func (s *Scheduler) logLocked(format string, a ...any) {
 	if s.c.Log != nil {
 		s.c.Log(fmt.Sprintf(format, a...))
 	}
-}
-
-func (s *Scheduler) busy() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.running) > 0 || len(s.sending) > 0
 }
 
 // DecodeDef reads a definition the store holds.

@@ -517,6 +517,24 @@ func TestSiteLimit(t *testing.T) {
 	}
 }
 
+// TestIdleHoldsLease: a scheduler with no schedule yet holds the lease
+// from its first tick, so the first schedule added is shown fired by it at
+// once (it gave the lease up while idle: rpa schedule add and list said no
+// process fires schedules until its next tick).
+func TestIdleHoldsLease(t *testing.T) {
+	e := newEnv(t)
+	s, _ := e.scheduler(e.st, &fakeRunner{st: e.st}, "rpa ui")
+	tick(s)
+	if ok, holder := s.Leader(); !ok || !strings.Contains(holder, "rpa ui (pid") {
+		t.Fatalf("an idle scheduler: leader %v %q", ok, holder)
+	}
+	e.add(Def{Name: "first", Every: Duration(time.Hour)})
+	d, err := Show(e.st, "first", e.clock.Now(), 0)
+	if err != nil || !strings.Contains(d.FiredBy, "rpa ui (pid") {
+		t.Fatalf("the first schedule added: fired by %q, %v", d.FiredBy, err)
+	}
+}
+
 // TestMaxRunningSaysWhy: a fire queued because the process already runs
 // --max-running scheduled runs says so (rpa schedule show: "queued,
 // waiting: ..."), and the log names an --every schedule's due time "on
