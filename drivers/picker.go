@@ -50,20 +50,42 @@ type ScreenFrame struct {
 // window: the console's element picker (docs/console.md, "Pick"). The JS
 // function js runs on the element found (`function (...args) { this }`),
 // as Frame.Eval runs one in a document, and its JSON-decoded result is
-// returned: callers pass package selectorgen's generator to get the
-// element's selectors. Optional; drivers/rod implements it.
+// returned; it also runs on each iframe element around the element, in
+// that iframe's parent document (Picked.Frames): callers pass package
+// selectorgen's generator to get the element's selectors and its frames'.
+// Optional; drivers/rod implements it.
 type ElementPicker interface {
 	// EvalAt finds the element at (x, y) of the viewport, in CSS pixels
 	// (CDP DOM.getNodeForLocation: the element painted on top there, in
-	// the top document or a same-origin iframe's; a text node gives its
-	// parent element; in a cross-origin iframe, the iframe element), and
-	// calls js on it with args. box is the element's border box in the
-	// viewport. found is false (and v nil) when no element is there.
-	EvalAt(ctx context.Context, x, y float64, js string, args ...any) (v any, box Box, found bool, err error)
+	// the top document or an iframe's of the same renderer, whatever its
+	// origin; a text node gives its parent element; in an iframe that
+	// lives in another renderer process, the iframe element, Apart set),
+	// and calls js on it with args. Found is false when no element is
+	// there.
+	EvalAt(ctx context.Context, x, y float64, js string, args ...any) (Picked, error)
 	// Inspect lets the person point at an element in the page's window:
 	// the browser's own highlight (CDP Overlay inspect mode) follows the
 	// pointer, and the element clicked (the click does not reach the page)
 	// gets js with args. It waits until that click or until ctx ends, and
 	// leaves inspect mode either way (the page takes clicks again).
-	Inspect(ctx context.Context, js string, args ...any) (v any, box Box, err error)
+	Inspect(ctx context.Context, js string, args ...any) (Picked, error)
+}
+
+// Picked is what an ElementPicker found.
+type Picked struct {
+	// Found is false when no element was there (the rest is zero).
+	Found bool
+	// V is js's JSON-decoded result on the element.
+	V any
+	// Box is the element's border box in the top viewport, CSS pixels
+	// (the offsets of the iframes around it added).
+	Box Box
+	// Frames are js's results on the iframe elements around the element,
+	// outermost first (empty in the top document): what `frame` statements
+	// enter, in order, to reach it.
+	Frames []any
+	// Apart says the element is an iframe whose document lives in another
+	// renderer process (an out-of-process frame: another site, with site
+	// isolation on), which the picker cannot look into.
+	Apart bool
 }

@@ -34,8 +34,8 @@ func TestInspect(t *testing.T) {
 	}
 	res := make(chan result, 1)
 	go func() {
-		v, box, err := ep.Inspect(ctx, `function (tag) { return tag + ':' + this.id; }`, "picked")
-		res <- result{v, box, err}
+		pk, err := ep.Inspect(ctx, `function (tag) { return tag + ':' + this.id; }`, "picked")
+		res <- result{pk.V, pk.Box, err}
 	}()
 	// click until the pick comes back: clicks before inspect mode is on
 	// reach the page, the one that picks does not
@@ -68,7 +68,7 @@ func TestInspect(t *testing.T) {
 	// a cancelled Inspect returns and leaves inspect mode: a click reaches the page again
 	cctx, cancel := context.WithCancel(ctx)
 	go cancel()
-	if _, _, err := ep.Inspect(cctx, `function () { return 1; }`); err == nil {
+	if _, err := ep.Inspect(cctx, `function () { return 1; }`); err == nil {
 		t.Error("a cancelled Inspect returned no error")
 	}
 	if err := rodd.ClickAt(ctx, p, x, y); err != nil {

@@ -89,6 +89,9 @@ type Target struct {
 	// element's document): what a `table` read of a picked cell reads. Set
 	// by At and Inspect only; nil when the element is in none (or is one).
 	Table *Target `json:"table,omitempty"`
+	// Apart says the element is an iframe whose document the picker could
+	// not look into (drivers.Picked.Apart). Set by At and Inspect only.
+	Apart bool `json:"apart,omitempty"`
 }
 
 // Func returns the source of a JS function for drivers.Frame.Eval that
@@ -149,31 +152,56 @@ return t;
 
 // At returns target(el, max) for the element at (x, y) of p's viewport,
 // in CSS pixels (drivers.ElementPicker.EvalAt: the element painted on top
-// there), with its border box in the viewport. It returns a nil Target
-// when no element is there. The console's element picker calls it with
-// the point a person clicked on the page's picture.
+// there), with its border box in the viewport. Its Frames are the
+// selector lists of the iframes around it, outermost first, also across
+// origins (each computed in its iframe's parent document). It returns a
+// nil Target when no element is there. The console's element picker
+// calls it with the point a person clicked on the page's picture.
 func At(ctx context.Context, p drivers.ElementPicker, x, y float64, max int) (*Target, drivers.Box, error) {
-	v, box, found, err := p.EvalAt(ctx, x, y, onElement(max))
-	if err != nil || !found {
-		return nil, box, err
+	pk, err := p.EvalAt(ctx, x, y, onElement(max))
+	if err != nil || !pk.Found {
+		return nil, pk.Box, err
 	}
-	t, err := decode(v)
-	return t, box, err
+	t, err := picked(pk)
+	return t, pk.Box, err
 }
 
 // Inspect waits for the person to click an element in p's visible window
 // (drivers.ElementPicker.Inspect: the browser highlights the element under
-// the pointer) and returns its target(el, max) and border box.
+// the pointer) and returns its target(el, max) (Frames as At has them)
+// and border box.
 func Inspect(ctx context.Context, p drivers.ElementPicker, max int) (*Target, drivers.Box, error) {
-	v, box, err := p.Inspect(ctx, onElement(max))
+	pk, err := p.Inspect(ctx, onElement(max))
 	if err != nil {
-		return nil, box, err
+		return nil, pk.Box, err
 	}
-	t, err := decode(v)
+	t, err := picked(pk)
 	if err == nil && t == nil {
 		err = fmt.Errorf("selectorgen: the element clicked has no selectors")
 	}
-	return t, box, err
+	return t, pk.Box, err
+}
+
+// picked is the Target of what an ElementPicker found with onElement:
+// its frames' selectors from the frame elements' targets.
+func picked(pk drivers.Picked) (*Target, error) {
+	t, err := decode(pk.V)
+	if err != nil || t == nil {
+		return t, err
+	}
+	t.Apart = pk.Apart
+	t.Frames = [][]string{}
+	for _, fv := range pk.Frames {
+		ft, err := decode(fv)
+		if err != nil {
+			return nil, err
+		}
+		if ft == nil || len(ft.Selectors) == 0 {
+			return nil, fmt.Errorf("selectorgen: an iframe around the element has no selectors")
+		}
+		t.Frames = append(t.Frames, ft.Selectors)
+	}
+	return t, nil
 }
 
 // Positional reports whether sel names its element by where it stands

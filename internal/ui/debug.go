@@ -202,9 +202,8 @@ func debugStart(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !s.readJSON(w, r, &req) {
 		return
 	}
-	e, ok := s.editable(req.File)
+	e, ok := s.editableFor(w, r, req.File)
 	if !ok {
-		s.apiErrorFor(w, r, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
 		return
 	}
 	f, ds := lang.LoadAt(e.Info.Path, e.Src)

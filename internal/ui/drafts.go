@@ -94,6 +94,15 @@ type edited struct {
 	FileSrc []byte
 }
 
+// editableFor is editable(file) for an API request: when the folder has neither the file nor a
+// draft of it, it answers 404 (edit.noflow, in r's language) and ok is false.
+func (s *Server) editableFor(w http.ResponseWriter, r *http.Request, file string) (e edited, ok bool) {
+	if e, ok = s.editable(file); !ok {
+		s.apiErrorFor(w, r, http.StatusNotFound, s.T(r, "edit.noflow", file))
+	}
+	return e, ok
+}
+
 // editable reads file's flow as the editor edits it, from disk (call it under lockFile when
 // writing). ok is false when the folder has neither the file nor a draft of it.
 func (s *Server) editable(file string) (e edited, ok bool) {

@@ -265,9 +265,8 @@ func checkAPI(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !s.readJSON(w, r, &req) {
 		return
 	}
-	e, ok := s.editable(req.File) // a flow of the folder, or a new flow that is a draft only
+	e, ok := s.editableFor(w, r, req.File) // a flow of the folder, or a new flow that is a draft only
 	if !ok {
-		s.apiErrorFor(w, r, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
 		return
 	}
 	s.JSON(w, http.StatusOK, map[string]any{"diagnostics": localDiags(s.Lang(r), checkText(e.Info.Path, []byte(req.Text)))})
@@ -306,16 +305,14 @@ func saveAPI(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !s.readJSON(w, r, &req) {
 		return
 	}
-	e, ok := s.editable(req.File)
+	e, ok := s.editableFor(w, r, req.File)
 	if !ok {
-		s.apiErrorFor(w, r, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
 		return
 	}
 	fi := e.Info
 	unlock := s.lockFile(fi.Path)
 	defer unlock()
-	if e, ok = s.editable(req.File); !ok { // read again under the lock
-		s.apiErrorFor(w, r, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
+	if e, ok = s.editableFor(w, r, req.File); !ok { // read again under the lock
 		return
 	}
 	cur := e.Src

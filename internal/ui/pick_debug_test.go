@@ -3,6 +3,7 @@ package ui
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -229,4 +230,91 @@ func TestPickBehindSignIn(t *testing.T) {
 	if strings.Contains(c.log.String(), demoPassword) {
 		t.Error("the password reached the console's log")
 	}
+}
+
+// TestPickerInFrame: a click on the picture over a button inside an iframe of another origin
+// picks the button, not the iframe (the launched Chromium keeps such frames in its renderer);
+// the dialog says which frame it is in, and the inserted click goes inside a `frame` statement of
+// the iframe's best selector (LANGUAGE.md), which a run of the flow replays: the click reaches
+// the button (the frame's page tells the top page, which shows "paid").
+func TestPickerInFrame(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("RPA_HOME", home)
+	page := func(body string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = w.Write([]byte(`<!doctype html><meta charset="utf-8"><body style="margin:0">` + body + `</body>`))
+		}
+	}
+	card := httptest.NewServer(page(`<button data-testid="pay" style="margin:40px;width:200px;height:60px" onclick="parent.postMessage('paid', '*')">Pay 支付</button>`))
+	defer card.Close()
+	shop := httptest.NewServer(page(`<h1 id="state" style="height:80px;margin:0">Shop</h1><iframe name="card" title="Card" src="` +
+		strings.Replace(card.URL, "127.0.0.1", "localhost", 1) + `" style="width:400px;height:200px;border:2px solid #000"></iframe>
+		<script>addEventListener("message", (e) => { document.getElementById("state").textContent = e.data; });</script>`))
+	defer shop.Close()
+	src := "flow framed \"Pay in the card frame\"\n\nparam base_url: string = \"" + shop.URL + "\" \"The shop\"\n\nopen \"{{base_url}}/\"\n"
+	c := newConsoleIn(t, home, map[string]string{"framed.flow": src})
+	pg := personPage(t, step(t))
+	if err := pg.Navigate(step(t), c.ts.URL+"/flows/framed.flow/edit?t="+c.ui.Token()); err != nil {
+		t.Fatal(err)
+	}
+	text := el(t, pg, "textbox", "Flow text")
+	if err := text.Focus(step(t)); err != nil {
+		t.Fatal(err)
+	}
+	if err := pg.Press(step(t), "Control+End"); err != nil {
+		t.Fatal(err)
+	}
+	click(t, pg, "button", "Pick")
+	waitText(t, pg, "Click an element on the picture.")
+	p := c.ui.pickers().cur
+	if p == nil {
+		t.Fatal("no picker open")
+	}
+	// The button's centre in the top viewport: the iframe's content box plus the button's box.
+	fr, err := p.pg.Frame(step(t), []string{"iframe"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := fr.Eval(step(t), `() => new Promise((ok) => { const f = () => { const b = document.querySelector("button"); if (!b) return setTimeout(f, 20); const r = b.getBoundingClientRect(); ok([r.left + r.width / 2, r.top + r.height / 2]); }; f(); })`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := v.([]any)
+	x, y := 2+at[0].(float64), 80+2+at[1].(float64)
+	if _, err := pg.Eval(step(t), `() => new Promise((ok) => { const i = document.getElementById('picker-img'); const f = () => i.naturalWidth > 0 ? ok(true) : setTimeout(f, 20); f(); })`); err != nil {
+		t.Fatal(err)
+	}
+	vw, _ := p.pg.Eval(step(t), `() => innerWidth`)
+	if _, err := pg.Eval(step(t), `(x, y, vw) => { const i = document.getElementById('picker-img'), r = i.getBoundingClientRect(), k = r.width / vw;
+		i.dispatchEvent(new MouseEvent('click', {bubbles: true, clientX: r.left + x * k, clientY: r.top + y * k})); return true; }`, x, y, vw); err != nil {
+		t.Fatal(err)
+	}
+	waitText(t, pg, `Picked button "Pay 支付".`)
+	waitText(t, pg, `The element is inside an iframe: iframe[name="card"]`)
+	if err := el(t, pg, "combobox", "Insert as").Select(step(t), "click", ""); err != nil {
+		t.Fatal(err)
+	}
+	click(t, pg, "checkbox", "with the other selectors as fallbacks, and the element's name as a comment")
+	click(t, pg, "button", "Insert at the cursor")
+	waitText(t, pg, "Inserted at line 6.")
+	click(t, pg, "button", "Close the picker")
+	got, _ := text.Value(step(t))
+	want := src + "frame \"iframe[name=\\\"card\\\"]\" {\n    click \"[data-testid=\\\"pay\\\"]\"\n}"
+	if got != want {
+		t.Fatalf("editor text:\n%s\nwant:\n%s", got, want)
+	}
+
+	// The inserted lines replay: saved, run (Debug, Continue), the click reached the button.
+	if err := text.Fill(step(t), got+"\nwait text: \"paid\"\n"); err != nil {
+		t.Fatal(err)
+	}
+	waitText(t, pg, "No problems.")
+	click(t, pg, "button", "Save")
+	waitText(t, pg, "Saved")
+	click(t, pg, "button", "Debug")
+	click(t, pg, "button", "Start debugging")
+	waitText(t, pg, "Paused before line")
+	click(t, pg, "button", "Continue")
+	waitText(t, pg, "The run ended: ok.")
 }

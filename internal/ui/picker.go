@@ -3,9 +3,7 @@ package ui
 import (
 	"context"
 	"crypto/rand"
-	"encoding/base64"
 	"encoding/hex"
-	"fmt"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -76,6 +74,7 @@ func init() {
 		"pick.fallbacks":  {En: "with the other selectors as fallbacks, and the element's name as a comment", Zh: "同时附上其余选择器作为后备，并以注释写明元素名称"},
 		"pick.inserted":   {En: "Inserted at line %s.", Zh: "已插入到第 %s 行。"},
 		"pick.inFrame":    {En: "The element is inside an iframe: %s", Zh: "该元素位于 iframe 中：%s"},
+		"pick.apart":      {En: "This is a frame whose page runs apart from this one (another site, in a browser process of its own): the picker cannot look inside it. Its selector is what a frame statement enters; write the element's selector inside that frame by hand.", Zh: "这是一个框架，其页面与本页面分开运行（另一个网站，在浏览器的独立进程中）：拾取器无法查看其内部。它的选择器可用于 frame 语句进入该框架；框架内元素的选择器请手动填写。"},
 		"pick.table":      {En: "As a table: the table around it, %s", Zh: "作为表格：其所在的表格 %s"},
 		"pick.noURL":      {En: "The flow opens no address the picker can work out: type the page's address.", Zh: "无法从流程中得出要打开的地址：请输入页面地址。"},
 		"pick.badURL":     {En: "The picker cannot open that address: %s", Zh: "拾取器无法打开该地址：%s"},
@@ -172,9 +171,8 @@ func pickerStart(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !s.readJSON(w, r, &req) {
 		return
 	}
-	e, ok := s.editable(req.File) // a new flow that is only a draft too
+	e, ok := s.editableFor(w, r, req.File) // a new flow that is only a draft too
 	if !ok {
-		s.apiErrorFor(w, r, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
 		return
 	}
 	fi := e.Info
@@ -281,7 +279,7 @@ func staticString(e ast.Expr, defaults map[string]string) string {
 
 // openPicker launches the picker's browser on a temporary profile and opens u in it.
 func (s *Server) openPicker(ctx context.Context, file, u string, window bool) (*picker, error) {
-	s.closeCurrentPicker()
+	s.closePickers()
 	dir, tmpDone, err := profiles.Temp()
 	if err != nil {
 		return nil, err
@@ -321,6 +319,12 @@ func (s *Server) newPicker(file string, window bool) *picker {
 // installPicker makes p, open, the console's picker (closing one that started meanwhile: two
 // starts at once, the later one stays) and watches it.
 func (s *Server) installPicker(p *picker) {
+	s.setPicker(p)
+	go p.watch(s)
+}
+
+// setPicker makes p (nil: none) the console's picker and closes the one it replaces.
+func (s *Server) setPicker(p *picker) {
 	ps := s.pickers()
 	ps.mu.Lock()
 	prev := ps.cur
@@ -328,19 +332,6 @@ func (s *Server) installPicker(p *picker) {
 	ps.mu.Unlock()
 	if prev != nil {
 		prev.close()
-	}
-	go p.watch(s)
-}
-
-// closeCurrentPicker ends the console's picker, if one is open (a new one is opening).
-func (s *Server) closeCurrentPicker() {
-	ps := s.pickers()
-	ps.mu.Lock()
-	old := ps.cur
-	ps.cur = nil
-	ps.mu.Unlock()
-	if old != nil {
-		old.close()
 	}
 }
 
@@ -355,7 +346,7 @@ func (s *Server) openDebugPicker(r *http.Request, file, id string) (*picker, int
 	if !ok || d.file != file {
 		return nil, http.StatusNotFound, s.T(r, "debug.gone")
 	}
-	s.closeCurrentPicker()
+	s.closePickers()
 	d.pageMu.Lock()
 	defer d.pageMu.Unlock()
 	d.mu.Lock()
@@ -460,17 +451,8 @@ func (s *Server) endPicker(p *picker) {
 	p.close()
 }
 
-// closePickers ends the console's picker (Server.Close).
-func (s *Server) closePickers() {
-	ps := s.pickers()
-	ps.mu.Lock()
-	p := ps.cur
-	ps.cur = nil
-	ps.mu.Unlock()
-	if p != nil {
-		p.close()
-	}
-}
+// closePickers ends the console's picker, if one is open (a new one is opening; Server.Close).
+func (s *Server) closePickers() { s.setPicker(nil) }
 
 // lookup is the console's picker with id, nil when it is not open (any more).
 func (s *Server) lookupPicker(id string) *picker {
@@ -537,53 +519,37 @@ func (p *picker) onFrame(f drivers.ScreenFrame) {
 	p.mu.Unlock()
 }
 
-// pickerFrames streams the page's pictures (text/event-stream): "frame" events
+// pickerFrames streams the page's pictures (text/event-stream, Server.stream): "frame" events
 // {seq, w, h, jpeg (base64)}, the latest picture only (a slow viewer skips pictures), and
 // "closed" when the picker ends.
 func pickerFrames(s *Server, w http.ResponseWriter, r *http.Request) {
 	p := s.lookupPicker(r.PathValue("id"))
-	if p == nil {
-		http.NotFound(w, r)
-		return
-	}
-	if !p.join() {
+	if p == nil || !p.join() {
 		http.NotFound(w, r)
 		return
 	}
 	defer p.leave()
-	rc := startSSE(w)
-	sent := 0
-	for {
+	s.stream(w, r, func(after int) ([]sseEvent, <-chan struct{}) {
 		p.mu.Lock()
-		f, seq, wake, closed := p.frame, p.seq, p.wake, p.closed
-		p.mu.Unlock()
-		if closed {
-			fmt.Fprint(w, "event: closed\ndata: {}\n\n")
-			_ = rc.Flush()
-			return
+		defer p.mu.Unlock()
+		if p.closed {
+			return []sseEvent{{seq: p.seq + 1, name: "closed", data: struct{}{}, last: true}}, p.wake
 		}
-		if seq > sent {
-			sent = seq
-			if _, err := fmt.Fprintf(w, "event: frame\ndata: {\"seq\":%d,\"w\":%s,\"h\":%s,\"jpeg\":\"%s\"}\n\n", seq,
-				strconv.FormatFloat(f.Width, 'f', -1, 64), strconv.FormatFloat(f.Height, 'f', -1, 64),
-				base64.StdEncoding.EncodeToString(f.JPEG)); err != nil {
-				return
-			}
-			if err := rc.Flush(); err != nil {
-				return
-			}
+		if p.seq <= after {
+			return nil, p.wake
 		}
-		select {
-		case <-wake:
-		case <-r.Context().Done():
-			return
-		case <-time.After(15 * time.Second):
-			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
-				return
-			}
-			_ = rc.Flush()
-		}
-	}
+		return []sseEvent{{seq: p.seq, name: "frame", data: pictureEvent{Seq: p.seq, W: p.frame.Width, H: p.frame.Height, JPEG: p.frame.JPEG}}}, p.wake
+	})
+}
+
+// pictureEvent is a "frame" event of pickerFrames.
+type pictureEvent struct {
+	Seq int `json:"seq"`
+	// W and H are the page's viewport in CSS pixels (drivers.ScreenFrame).
+	W float64 `json:"w"`
+	H float64 `json:"h"`
+	// JPEG is the picture (base64 in JSON).
+	JPEG []byte `json:"jpeg"`
 }
 
 // pointRequest is a point of the page's viewport in CSS pixels.
@@ -603,12 +569,12 @@ func pickerHover(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
 	defer cancel()
-	v, box, found, err := ep.EvalAt(ctx, pt.X, pt.Y, hoverJS)
+	pk, err := ep.EvalAt(ctx, pt.X, pt.Y, hoverJS)
 	if err != nil {
 		s.apiErrorFor(w, r, http.StatusBadGateway, s.T(r, "pick.pickFailed", s.errText(r, err)))
 		return
 	}
-	s.JSON(w, http.StatusOK, map[string]any{"found": found, "box": box, "desc": v})
+	s.JSON(w, http.StatusOK, map[string]any{"found": pk.Found, "box": pk.Box, "desc": pk.V})
 }
 
 // Pick is what the picker found: POST /api/picker/{id}/pick's and /inspect's answer.
@@ -620,8 +586,13 @@ type Pick struct {
 	Name string `json:"name"`
 	// Selectors is the fallback list, best first (package selectorgen; positional ones last).
 	Selectors []PickSelector `json:"selectors"`
-	// Frames are the selector lists of the iframes around the element, outermost first.
-	Frames [][]string `json:"frames,omitempty"`
+	// Frames are the selector lists of the iframes around the element, outermost first (also
+	// across origins): the editor puts what it inserts inside `frame` statements of their best
+	// selectors.
+	Frames [][]PickSelector `json:"frames,omitempty"`
+	// Apart says the element is an iframe whose page runs in a process of its own (another
+	// site, with site isolation on): the picker could not look inside it, and says so.
+	Apart bool `json:"apart,omitempty"`
 	// Table is the table or grid around the element (its Desc and Selectors): what the editor
 	// inserts for the action "table" when a cell was picked. Nil when there is none.
 	Table *PickTable `json:"table,omitempty"`
@@ -705,8 +676,11 @@ func pickerInspect(s *Server, w http.ResponseWriter, r *http.Request) {
 // makePick is the Pick of tg: its selectors ordered for the flow file (pickSelectors), and the
 // table around it.
 func makePick(file string, tg *selectorgen.Target, box drivers.Box, took time.Duration) Pick {
-	pk := Pick{Desc: tg.Desc, Role: tg.Role, Name: tg.Name, Frames: tg.Frames, Box: box,
+	pk := Pick{Desc: tg.Desc, Role: tg.Role, Name: tg.Name, Box: box, Apart: tg.Apart,
 		Ms: float64(took.Microseconds()) / 1000, Selectors: pickSelectors(file, tg.Selectors)}
+	for _, f := range tg.Frames {
+		pk.Frames = append(pk.Frames, pickSelectors(file, f))
+	}
 	if tb := tg.Table; tb != nil && len(tb.Selectors) > 0 {
 		pk.Table = &PickTable{Desc: tb.Desc, Selectors: pickSelectors(file, tb.Selectors)}
 	}

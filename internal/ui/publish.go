@@ -213,16 +213,14 @@ func publishAPI(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	lg := s.Lang(r)
-	e, ok := s.editable(req.File)
+	e, ok := s.editableFor(w, r, req.File)
 	if !ok {
-		s.apiErrorFor(w, r, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
 		return
 	}
 	fi := e.Info
 	unlock := s.lockFile(fi.Path)
 	defer unlock()
-	if e, ok = s.editable(req.File); !ok { // read again under the lock
-		s.apiErrorFor(w, r, http.StatusNotFound, s.T(r, "edit.noflow", req.File))
+	if e, ok = s.editableFor(w, r, req.File); !ok { // read again under the lock
 		return
 	}
 	src := e.Src // the draft when there is one: publishing makes it the file

@@ -60,8 +60,10 @@
   const showPick = (v) => {
     pick = v;
     listSelectors();
-    framesNote.hidden = !(v.frames && v.frames.length);
-    if (!framesNote.hidden) framesNote.textContent = D.inFrame.replace("{frames}", v.frames.map((f) => f[0]).join(" › "));
+    framesNote.hidden = !(v.frames && v.frames.length) && !v.apart;
+    framesNote.setAttribute("role", v.apart ? "alert" : "note");
+    if (v.apart) framesNote.textContent = D.apart;
+    else if (!framesNote.hidden) framesNote.textContent = D.inFrame.replace("{frames}", v.frames.map((f) => f[0].selector).join(" › "));
     result.hidden = false;
     say(D.picked.replace("{el}", v.desc));
     outline(v.box);
@@ -141,6 +143,12 @@
     const note = withAll ? " # " + c.desc.replace(/\s+/g, " ") : "";
     const forms = { sel: lit, click: "click " + lit + note, fill: "fill " + lit + ' ""' + note, text: "value = text " + lit + note, table: "rows = table " + lit + note, wait: "wait " + lit + note };
     let ins = forms[action.value] || lit;
+    // inside iframes: the action goes into `frame` statements, outermost first (LANGUAGE.md)
+    if (action.value !== "sel" && pick.frames && pick.frames.length) {
+      for (let i = pick.frames.length - 1; i >= 0; i--) {
+        ins = "frame " + pick.frames[i][0].literal + " {\n" + ins.split("\n").map((l) => "    " + l).join("\n") + "\n}";
+      }
+    }
     const [a, b] = cursor;
     if (action.value !== "sel") {
       if (a > 0 && text.value[a - 1] !== "\n") ins = "\n" + ins;
