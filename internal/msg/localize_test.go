@@ -66,3 +66,20 @@ func TestWriter(t *testing.T) {
 		t.Fatal("English wraps the writer")
 	}
 }
+
+// TestEngineLines: the engine's messages a failed step says, as a run record or the console
+// shows them, in Chinese (engine.go), the selectors and names in them kept as they are.
+func TestEngineLines(t *testing.T) {
+	for in, want := range map[string]string{
+		`click: no element matches "#go", "text=Go"`:                                                               `click: 没有元素匹配 "#go", "text=Go"`,
+		`wait: timed out after 10s waiting for "#t": "#t" matches table#t, which is not visible (display: none)`:   `wait：等待 "#t"，10s 后超时："#t" 匹配到 table#t，但它不可见（display: none）`,
+		`timed out after 30s (button#submit is covered by div#consent)`:                                            `30s 后超时（button#submit 被 div#consent 挡住了）`,
+		`wait: gave up after 1.2s waiting for text "done": the page is a sign-in page: it asks for a password`:     `wait：等待 文本 "done"，1.2s 后放弃：页面是登录页：它要求输入密码`,
+		`button#off is disabled (aria-disabled="true")`:                                                            `button#off 已禁用（aria-disabled="true"）`,
+		`wait: timed out after 1s waiting for text "x": the page had settled (nothing loaded or changed for 1.5s)`: `wait：等待 文本 "x"，1s 后超时：页面已稳定（1.5s 内没有加载或变化）`,
+	} {
+		if got := Localize("zh", in); got != want {
+			t.Errorf("%s\n got %s\nwant %s", in, got, want)
+		}
+	}
+}

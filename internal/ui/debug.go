@@ -13,6 +13,7 @@ import (
 
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/internal/host/profiles"
+	"github.com/rpa-dev/rpa/internal/msg"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/serve/localrun"
 	"github.com/rpa-dev/rpa/interp"
@@ -267,7 +268,7 @@ func debugStart(s *Server, w http.ResponseWriter, r *http.Request) {
 		ev := DebugEvent{Kind: "done"}
 		switch {
 		case err != nil:
-			ev.Status, ev.Error = "error", err.Error()
+			ev.Status, ev.Error = "error", msg.Localize(lg, err.Error())
 			var ie *profiles.InUseError
 			if errors.As(err, &ie) {
 				ev.Error = Translate(lg, "debug.inuse", ie.Profile)
@@ -283,7 +284,7 @@ func debugStart(s *Server, w http.ResponseWriter, r *http.Request) {
 				ev.Status = "cancelled"
 			}
 			if re := out.Result.Error; re != nil {
-				ev.Error, ev.ErrorLine = re.Message, re.Line
+				ev.Error, ev.ErrorLine = msg.Localize(lg, re.Message), re.Line
 			}
 		}
 		d.finish(ev)

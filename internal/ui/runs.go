@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rpa-dev/rpa/internal/msg"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/runs/report"
 )
@@ -136,10 +137,11 @@ func (s *Server) runRow(r *http.Request, run *runs.Run) runRow {
 // runErrorText is a run's error in one line: "not_found at line 7 (click): no element matches",
 // leaving out the parts the run store does not have (no empty parentheses, no dangling colon);
 // "" when there is no error. In Chinese the kind is said in words (runs.KindText); the action and
-// the engine's message are code and data, marked translate="no" (the message is the engine's
-// English, or the flow's own words for `fail`).
-func runErrorText(lg, kind string, line int, action, msg string) template.HTML {
-	if kind == "" && msg == "" {
+// the engine's message are code and data, marked translate="no": the message is the engine's
+// English (said in Chinese where the catalog can, msg.Localize, and then not marked), or the
+// flow's own words for `fail`.
+func runErrorText(lg, kind string, line int, action, message string) template.HTML {
+	if kind == "" && message == "" {
 		return ""
 	}
 	zh := lg == "zh"
@@ -162,14 +164,18 @@ func runErrorText(lg, kind string, line int, action, msg string) template.HTML {
 			h = raw(action)
 		}
 	}
+	m := raw(message)
+	if loc := msg.Localize(lg, message); loc != message {
+		m = esc(loc)
+	}
 	switch {
 	case h == "":
-		h = raw(msg)
-	case msg == "":
+		h = m
+	case message == "":
 	case zh:
-		h += "：" + raw(msg)
+		h += "：" + m
 	default:
-		h += ": " + raw(msg)
+		h += ": " + m
 	}
 	return template.HTML(h)
 }

@@ -32,6 +32,10 @@ func TestRunErrorText(t *testing.T) {
 			t.Errorf("%+v: %q", c, got)
 		}
 	}
+	// The engine's message in Chinese where the catalog has it (then not marked).
+	if got := string(runErrorText("zh", "not_found", 7, "click", `no element matches "#go"`)); !strings.Contains(got, `：没有元素匹配 &#34;#go&#34;`) || strings.Count(got, "translate") != 1 {
+		t.Errorf("a known engine message: %s", got)
+	}
 	// The engine's message is data: escaped, and marked translate="no".
 	if got := runErrorText("zh", "fail", 0, "", "<b>"); !strings.Contains(string(got), `<span translate="no">&lt;b&gt;</span>`) {
 		t.Errorf("message: %s", got)
