@@ -347,6 +347,10 @@ func selectorList(sels []string) string {
 // T is key's text in the report's language (package msg).
 func (v *view) T(key string, args ...any) string { return msg.T(v.Lang, key, args...) }
 
+// Loc is an engine's message in the report's language (msg.Localize: said in Chinese where the
+// catalog can, else as it is).
+func (v *view) Loc(s string) string { return msg.Localize(v.Lang, s) }
+
 // Kind is an error kind in the report's language (runs.KindText).
 func (v *view) Kind(kind string) string { return runs.KindText(v.Lang, kind) }
 
@@ -550,7 +554,7 @@ tr.failed td{background:#ffebe9}tr.skipped td{color:var(--skip)}
 <p class="note">{{$.T "report.export"}} <code>{{.Export}}</code></p>{{end}}
 {{with .OutputsJSON}}<pre id="outputs-json">{{.}}</pre>{{end}}{{end}}
 {{if .Run.ErrorKind}}<h2>{{$.T "report.error"}}</h2>
-<div class="err" id="error"><b>{{$.Kind .Run.ErrorKind}}</b>{{with errorActionOf .Run}} {{$.T "report.in"}} <code>{{.}}</code>{{end}}{{if .Run.ErrorLine}} {{$.T "report.atLine" .Run.ErrorLine}}{{end}}: <span translate="no">{{.Run.ErrorMessage}}</span></div>{{end}}
+<div class="err" id="error"><b>{{$.Kind .Run.ErrorKind}}</b>{{with errorActionOf .Run}} {{$.T "report.in"}} <code>{{.}}</code>{{end}}{{if .Run.ErrorLine}} {{$.T "report.atLine" .Run.ErrorLine}}{{end}}: {{$e := $.Loc .Run.ErrorMessage}}<span{{if eq $e .Run.ErrorMessage}} translate="no"{{end}}>{{$e}}</span></div>{{end}}
 {{with .Packet}}
 {{range .Hints}}<div class="hint">{{.}}</div>{{end}}
 {{if .Selectors}}<h2>{{$.T "report.selectors"}}</h2><table id="selectors"><tr><th>{{$.T "report.selector"}}</th><th>{{$.T "report.why"}}</th></tr>
@@ -566,7 +570,7 @@ tr.failed td{background:#ffebe9}tr.skipped td{color:var(--skip)}
 <table id="timeline"><tr><th>#</th><th>{{$.T "report.line"}}</th><th>{{$.T "report.action"}}</th><th>{{$.T "report.target"}}</th><th>{{$.T "report.status"}}</th><th style="width:22%">{{$.T "report.duration"}}</th></tr>
 {{range .Steps}}<tr class="{{.Status}}" id="step-{{.Index}}"><td>{{.Index}}</td><td>{{.Line}}</td><td><code>{{.Action}}</code></td>
 <td>{{with .Target}}<code>{{.}}</code>{{end}}{{if and .Selector (ne .Selector .Target)}}<br>{{$.T "report.matched"}} <code>{{.Selector}}</code>{{end}}{{with .Fallback}}<br><span class="note">{{.}}</span>{{end}}
-{{with .Source}}<div class="src"><code>{{.}}</code></div>{{end}}{{with .Error}}<div class="s-failed" translate="no">{{.}}</div>{{end}}
+{{with .Source}}<div class="src"><code>{{.}}</code></div>{{end}}{{with .Error}}{{$e := $.Loc .}}<div class="s-failed"{{if eq $e .}} translate="no"{{end}}>{{$e}}</div>{{end}}
 {{with .Shot}}<details><summary>{{$.T "report.shot"}}</summary><img alt="{{$.T "report.shotAfter"}}" src="{{.}}"></details>{{end}}</td>
 <td class="s-{{.Status}}">{{$.T (print "report.st." .Status)}}{{with .ErrorKind}} ({{$.Kind .}}){{end}}</td>
 <td><div class="bar" style="width:{{pct .BarPct}}"></div>{{ms .DurationMs}}</td></tr>
