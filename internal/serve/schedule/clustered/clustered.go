@@ -611,11 +611,13 @@ func (s *Scheduler) notice(ctx context.Context, j job, f Fired) Fired {
 	return f
 }
 
-// note records how a fire went as its schedule's Last.
+// note records how a fire went as its schedule's Last, unless Last already tells of a later
+// fire or a later try of this one: a retry is queued before its try's note is written and may
+// be handled by another worker first, so the notes of one fire can arrive out of order.
 func (s *Scheduler) note(ctx context.Context, j job, f Fired) {
 	f.Due, f.Kind, f.By, f.Ended = j.Due, j.Kind, s.c.Node.Name(), s.clock.Now()
 	_, err := s.update(context.WithoutCancel(ctx), j.Name, func(r *Record) error {
-		if r.Last == nil || !r.Last.Due.After(f.Due) {
+		if r.Last == nil || f.Due.After(r.Last.Due) || (f.Due.Equal(r.Last.Due) && f.Attempt >= r.Last.Attempt) {
 			r.Last = &f
 		}
 		return nil
