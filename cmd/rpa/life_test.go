@@ -64,7 +64,11 @@ func lifeFlows(t testing.TB, site string) string {
 }
 
 // lifeBin is the rpa binary: the one the package's tests share, or for a
-// benchmark one built once for it.
+// benchmark one built once for it the way tools/release builds what ships
+// (CGO_ENABLED=0, -trimpath, -ldflags "-s -w"): what BenchmarkServeRSS
+// measures is the memory of the rpa people run, not of a host build that,
+// where a C compiler is installed, links glibc's loader, libc and its
+// per-thread malloc arenas (2.3 MB more of an idle rpa serve's RSS; issue 24).
 func lifeBin(tb testing.TB) string {
 	if t, ok := tb.(*testing.T); ok {
 		return rpaBin(t)
@@ -76,7 +80,9 @@ func lifeBin(tb testing.TB) string {
 			return
 		}
 		benchBin = filepath.Join(dir, "rpa")
-		if out, err := exec.Command("go", "build", "-o", benchBin, ".").CombinedOutput(); err != nil {
+		cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", benchBin, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
 			benchBinErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})
