@@ -408,7 +408,8 @@ func TestActionBreakdown(t *testing.T) {
 // prepares the field (focus, select all) in one evaluation, inserts the
 // text and verifies the value; a click locates and aims (scroll, hit test,
 // the interception armed) in one evaluation, sends the mouse's move, press
-// and release (in one round trip) and disarms; a select locates and picks;
+// and release and, beside them, the disarm that answers once the click was
+// handled (one round trip); a select locates and picks;
 // the table locates and reads. The wait after the login is the load's
 // lifecycle event. TestActionBreakdown fails when an action sends more.
 var maxCommands = map[string]int{

@@ -3,6 +3,7 @@ package rod
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -235,22 +236,35 @@ func (e *element) pointer(ctx context.Context, what string, intercept, expect bo
 		}
 		pt := proto.Point{X: arr[0].Num() + ox, Y: arr[1].Num() + oy}
 		before, kind := arr[2], arr[3].Str()
+		// A single left click's check that it reached the element is sent
+		// beside its events, not after their answer: the page answers it
+		// once the click's 'click' event was handled (engine
+		// disarmOnClick), one round trip sooner.
+		var early <-chan disarmed
+		ectx, ecancel := context.WithCancel(ctx)
+		if intercept && expect {
+			early = e.disarmOnClick(ectx)
+		}
 		if err := act(pt); err != nil {
+			ecancel()
+			if early != nil {
+				<-early
+			}
 			if intercept {
 				_, _ = e.value(context.Background(), "disarm", expect)
 			}
 			return e.err(ctx, what, err)
 		}
 		if !intercept {
+			ecancel()
 			return nil
 		}
 		// The answer can be held up: a popup the click opened shares this
 		// renderer and shows a dialog before anyone attached to it. Then
 		// (and when the click navigated or removed the document) the click
 		// is taken as delivered; the page disarms itself (see arm).
-		dctx, cancel := context.WithTimeout(ctx, disarmWait)
-		d, err := e.value(dctx, "disarm", expect)
-		cancel()
+		d, err := e.disarm(ctx, early, expect)
+		ecancel()
 		if err != nil {
 			return nil
 		}
@@ -292,8 +306,56 @@ func (e *element) pointer(ctx context.Context, what string, intercept, expect bo
 	}
 }
 
-// disarmWait bounds the check that a click reached its element.
+// disarmWait bounds the check that a click reached its element, from the
+// answer to its events.
 const disarmWait = 500 * time.Millisecond
+
+// clickWait bounds how long the page holds disarmOnClick's answer for the
+// click's 'click' event; then the driver disarms after the events' answer.
+const clickWait = 200 * time.Millisecond
+
+// disarmed is the answer of disarmOnClick.
+type disarmed struct {
+	v   gson.JSON
+	err error
+}
+
+// disarmOnClick sends the engine's disarmOnClick beside a single left
+// click's events: the page answers the interception's record (see
+// disarm) once the click was handled, or "pending" when no click came
+// within clickWait (the interception stays armed).
+func (e *element) disarmOnClick(ctx context.Context) <-chan disarmed {
+	ch := make(chan disarmed, 1)
+	go func() {
+		v, err := e.value(ctx, "disarmOnClick", true, int(clickWait/time.Millisecond))
+		ch <- disarmed{v, err}
+	}()
+	return ch
+}
+
+// disarm ends the interception after a click's events were answered and
+// returns its record: early's answer when it has one (disarmOnClick),
+// else the engine's disarm; an error (or no answer within disarmWait)
+// means the page could not be asked.
+func (e *element) disarm(ctx context.Context, early <-chan disarmed, expect bool) (gson.JSON, error) {
+	t := time.NewTimer(disarmWait)
+	defer t.Stop()
+	if early != nil {
+		select {
+		case a := <-early:
+			var ee *rod.EvalError
+			if a.err == nil && a.v.Str() != "pending" || a.err != nil && !errors.As(a.err, &ee) {
+				return a.v, a.err
+			}
+			// "pending", or the engine failed: disarm after the events
+		case <-t.C:
+			return gson.JSON{}, context.DeadlineExceeded
+		}
+	}
+	dctx, cancel := context.WithTimeout(ctx, disarmWait)
+	defer cancel()
+	return e.value(dctx, "disarm", expect)
+}
 
 // effectWait waits (within ctx, at most effectWaitMax) for the effect a
 // click's widget declares; it returns "" when it came, else what did not

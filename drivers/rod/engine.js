@@ -405,6 +405,7 @@
       const path = ev.composedPath();
       if (!st.bad && !anchors.some((a) => path.includes(a))) st.bad = describe(path[0]);
       if (st.bad) { ev.preventDefault(); ev.stopImmediatePropagation(); }
+      if (ev.type === 'click') { st.clicked = true; if (st.wake) st.wake(); }
     };
     for (const t of hitEvents) win.addEventListener(t, h, true);
     st.off = () => { for (const t of hitEvents) win.removeEventListener(t, h, true); };
@@ -465,6 +466,25 @@
     if (!st) return [0, '', null, false];
     if (expect !== false && st.effect && st.seen && !st.bad && !effectDone(st.effect)) due = st.effect;
     return [st.seen, st.bad, isToggle(st.el) ? !!st.el.checked : null, !!due];
+  }
+
+  // disarmOnClick is disarm once the click's 'click' event was handled (a
+  // task after it, so that the page's own handlers and what they queued
+  // as microtasks ran): the driver sends it beside a single left click's
+  // events, and it may run before they arrive. It waits up to ms for that
+  // click, else resolves to "pending" with the interception still armed
+  // (the driver then disarms after the events' answer).
+  function disarmOnClick(expect, ms) {
+    const st = armed;
+    if (!st || st.clicked) return disarm(expect);
+    return new Promise((res) => {
+      const t = setTimeout(() => { st.wake = null; res('pending'); }, ms);
+      st.wake = () => {
+        clearTimeout(t);
+        st.wake = null;
+        setTimeout(() => res(armed === st ? disarm(expect) : 'pending'), 0);
+      };
+    });
   }
 
   function toggleState() { return isToggle(this) ? !!this.checked : null; }
@@ -1941,7 +1961,7 @@
     pageState,
     locate, all, count, waitState, explainState, waitText, text, value, html, docHTML, attr, isPassword, checked, prepFill,
     afterFill, clearValue, setValue, effectWait, checkTarget, focus, isFocused, prepType, afterType, who: whoAmI, selectOption, scrollIntoView, scrollContent, scrollPage,
-    table, form, docForm, docText, desc, frameState, iframeSrc, domReady, forceClick, aim, disarm, toggleState, contentOrigin, inst,
+    table, form, docForm, docText, desc, frameState, iframeSrc, domReady, forceClick, aim, disarm, disarmOnClick, toggleState, contentOrigin, inst,
   };
   const engine = function (op, ...args) {
     const f = api[op];
