@@ -24,7 +24,7 @@ var (
 func chkBinary(t *testing.T) string {
 	t.Helper()
 	chkBinOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "rpa-bin-")
+		dir, err := binDir("rpa-bin-")
 		if err != nil {
 			chkBinErr = err
 			return

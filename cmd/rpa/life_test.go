@@ -74,7 +74,7 @@ func lifeBin(tb testing.TB) string {
 		return rpaBin(t)
 	}
 	benchBinOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "rpa-bench-bin-")
+		dir, err := binDir("rpa-bench-bin-")
 		if err != nil {
 			benchBinErr = err
 			return

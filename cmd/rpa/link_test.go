@@ -40,7 +40,7 @@ var (
 func linkBin(t *testing.T) string {
 	t.Helper()
 	linkBinOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "rpa-link-bin-")
+		dir, err := binDir("rpa-link-bin-")
 		if err != nil {
 			linkBinErr = err
 			return

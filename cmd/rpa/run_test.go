@@ -37,7 +37,7 @@ var (
 func rpaBin(t *testing.T) string {
 	t.Helper()
 	runBinOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "rpa-run-bin-")
+		dir, err := binDir("rpa-run-bin-")
 		if err != nil {
 			runBinErr = err
 			return
