@@ -39,8 +39,8 @@ func recordRun(t *testing.T, home string, status string, args map[string]any) st
 	o := runs.Outcome{Status: status, DurationMs: 480}
 	step := runs.Step{Index: 2, Action: "click", Line: 7, Status: "ok", DurationMs: 40, Target: "#greet", Selector: "#greet", SelectorIndex: 1}
 	if status == runs.StatusFailed {
-		step.Status, step.Error, step.ErrorKind = "failed", "no element matches", "not_found"
-		o.ErrorKind, o.ErrorMessage, o.ErrorLine, o.ErrorAction = "not_found", "no element matches", 7, "click"
+		step.Status, step.Error, step.ErrorKind = "failed", `no element matches "#old-button", "#greet"`, "not_found"
+		o.ErrorKind, o.ErrorMessage, o.ErrorLine, o.ErrorAction = "not_found", `no element matches "#old-button", "#greet"`, 7, "click"
 	}
 	if err := st.AddStep(run.ID, step); err != nil {
 		t.Fatal(err)
@@ -85,7 +85,7 @@ func TestRunsPageReportAndRerun(t *testing.T) {
 
 	// The failed run: its steps, error, and report.
 	click(t, pg, "link", failID)
-	waitText(t, pg, "not_found at line 7 (click): no element matches")
+	waitText(t, pg, `not_found at line 7 (click): no element matches "#old-button", "#greet"`)
 	el(t, pg, "heading", "Steps")
 	el(t, pg, "link", "Rerun with the same arguments")
 	uibCheck(t, c, pg, "runs_detail")
