@@ -2,6 +2,7 @@ package rod_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,5 +77,58 @@ func TestInspect(t *testing.T) {
 	}
 	if n, _ := p.Eval(ctx, `() => window.clicks`); n.(float64) != before+1 {
 		t.Errorf("after Inspect ended a click did not reach the page (%v clicks, %v before)", n, before)
+	}
+}
+
+// TestPickApart: in a browser with site isolation on (a remote pool's, an attached Chrome), a
+// point on an iframe of another site, whose document lives in another renderer process, gives
+// the iframe element with Apart set (the picker says it cannot look inside), with the frame
+// around it (the same-origin basket frame) in Frames; an element of an in-process frame is not
+// apart.
+func TestPickApart(t *testing.T) {
+	ws := isolatedWS(t)
+	ctx := tctx(t, 60*time.Second)
+	b, err := rodd.New().Launch(ctx, drivers.LaunchOptions{Remote: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	p, err := b.NewPage(ctx, url("frames.html")+"?xorigin="+strings.Replace(srv2.URL, "127.0.0.1", "localhost", 1)+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	shop, err := p.Frame(ctx, []string{"#shop-frame"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	coupon, err := shop.Frame(ctx, []string{"iframe[name=coupon]"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rodd.IsOutOfProcess(coupon) {
+		t.Skip("the coupon frame is in the page's renderer: site isolation is off in this Chromium")
+	}
+	origin := func(f drivers.Frame, sel string) (float64, float64) {
+		v, err := f.Eval(ctx, `(s) => { const e = document.querySelector(s), r = e.getBoundingClientRect(); return [r.left + e.clientLeft, r.top + e.clientTop, r.width, r.height]; }`, sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := v.([]any)
+		return a[0].(float64), a[1].(float64)
+	}
+	sx, sy := origin(p, "#shop-frame")
+	cx, cy := origin(shop, "iframe[name=coupon]")
+	pk, err := p.(drivers.ElementPicker).EvalAt(ctx, sx+cx+20, sy+cy+10, `function () { return this.localName + (this.name ? '[' + this.name + ']' : ''); }`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !pk.Found || pk.V != "iframe[coupon]" || !pk.Apart || len(pk.Frames) != 1 || pk.Frames[0] != "iframe[shop]" {
+		t.Errorf("on the other site's frame: %+v, want the coupon iframe, apart, inside the shop frame", pk)
+	}
+	// the basket frame's own elements (same origin, same renderer) are picked inside it, not apart
+	pk, err = p.(drivers.ElementPicker).EvalAt(ctx, sx+5, sy+5, `function () { return this.ownerDocument === document ? 'top' : 'inner'; }`)
+	if err != nil || !pk.Found || pk.Apart || len(pk.Frames) != 1 {
+		t.Errorf("in the basket frame: %+v %v", pk, err)
 	}
 }
