@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/rpa-dev/rpa/internal/cliflag"
@@ -88,6 +89,7 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return fail(stderr, exitUsage, "gateway", err)
 	}
 	cc.Finish(home.Dir(), opts.Token)
+	opts.DataDir = cmp.Or(cc.DataDir, filepath.Join(home.Dir(), "gateway")) // the key of call ids
 	cc.Logger = opts.Logger
 	if err := cc.Check(); err != nil {
 		return fail(stderr, exitUsage, "gateway", err)

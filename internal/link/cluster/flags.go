@@ -21,7 +21,7 @@ func (c *Config) Register(fs *flag.FlagSet) {
 		}
 		return nil
 	})
-	fs.StringVar(&c.DataDir, "data", "", "the embedded NATS's data folder (default $RPA_HOME/gateway)")
+	fs.StringVar(&c.DataDir, "data", "", "the gateway's data folder: the embedded NATS's data, the key that signs call ids (default $RPA_HOME/gateway)")
 	fs.StringVar(&c.Name, "replica-name", "", "this replica's name in the cluster (default HOSTNAME-PORT)")
 	fs.StringVar(&c.RouteTLS.CA, "cluster-tls-ca", "", "CA (PEM) that verifies the other replicas' route certificates")
 	fs.StringVar(&c.RouteTLS.Cert, "cluster-tls-cert", "", "this replica's route certificate (PEM): routes use TLS")

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -399,19 +398,21 @@ func (d *device) readLoop() error {
 			c := d.pending[key]
 			d.mu.Unlock()
 			if c == nil {
-				if id, ok := m.ID.Raw().(string); ok && strings.HasPrefix(id, "gw-") && d.g.rep != nil {
+				id, _ := m.ID.Raw().(string)
+				switch {
+				case !d.g.ids.valid(id): // (callids.go)
+					d.g.log.Warn("dropping an answer to an id this gateway never issued", "device", d.id, "id", fmt.Sprintf("%.100s", key))
+				case d.g.rep != nil:
 					// In a cluster the call may belong to an agent on another replica (the
 					// desktop moved here with its answer): hand it to the one that made it.
 					go d.g.rep.answerArrived(d.id, id, m)
-					continue
-				}
-				if id, ok := m.ID.Raw().(string); ok && strings.HasPrefix(id, "gw-") && len(m.Result) > 0 && !d.g.cancelled.has(id) {
+				case len(m.Result) > 0 && !d.g.cancelled.has(id):
 					// An answer to a call of an earlier gateway process (or one whose waiter gave
 					// up): keep it for the agent rather than drop it.
 					d.g.keepLate(d.id, "", id, m)
-					continue
+				default:
+					d.g.log.Warn("dropping an answer to an id this gateway does not know", "device", d.id, "id", key)
 				}
-				d.g.log.Warn("dropping an answer to an id this gateway does not know", "device", d.id, "id", key)
 				continue
 			}
 			select {

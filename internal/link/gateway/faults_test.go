@@ -21,7 +21,8 @@ import (
 // the flow ran once, and the agent's retry succeeds.
 func TestGatewayRestartDuringCall(t *testing.T) {
 	r := &runCount{}
-	x := startGateway(t, "", Options{})
+	data := t.TempDir() // the key of call ids: the next gateway process verifies this one's
+	x := startGateway(t, "", Options{DataDir: data})
 	d := startDesk(t, x.wsURL(), "d1", deskServer("d1", r), nil)
 	x.waitDevices(t, 1)
 	cs := agent(t, x.mcpURL(), nil)
@@ -47,7 +48,7 @@ func TestGatewayRestartDuringCall(t *testing.T) {
 	}
 	// The desktop tries (and fails) to re-dial while no gateway listens.
 	waitFailedDial(t, d)
-	y := startGateway(t, x.addr, Options{})
+	y := startGateway(t, x.addr, Options{DataDir: data})
 	y.waitDevices(t, 1)
 
 	// The kept answer reaches the new gateway after the flow ends; it keeps
@@ -83,7 +84,8 @@ func TestGatewayRestartDuringCall(t *testing.T) {
 // answer reaches the next gateway.
 func TestGatewayClosingKeepsAnswers(t *testing.T) {
 	r := &runCount{}
-	x := startGateway(t, "", Options{})
+	data := t.TempDir() // the key of call ids: the next gateway process verifies this one's
+	x := startGateway(t, "", Options{DataDir: data})
 	d := startDesk(t, x.wsURL(), "d1", deskServer("d1", r), nil)
 	x.waitDevices(t, 1)
 	waitState(t, d, connect.StateUp)
@@ -103,7 +105,7 @@ func TestGatewayClosingKeepsAnswers(t *testing.T) {
 	if err := <-callErr; err == nil {
 		t.Fatal("the call succeeded through a closed gateway")
 	}
-	y := startGateway(t, x.addr, Options{})
+	y := startGateway(t, x.addr, Options{DataDir: data})
 	y.waitDevices(t, 1)
 	cs2 := agent(t, y.mcpURL(), nil)
 	await(t, func() bool {

@@ -107,6 +107,11 @@ type Options struct {
 	// (DefaultRelinkWait when 0; negative: not at all): see DefaultRelinkWait. Alone, not in a
 	// cluster, whose replicas ask each other for a moved desktop's calls.
 	RelinkWait time.Duration
+	// DataDir keeps what the gateway must remember across restarts: the key that signs its call
+	// ids (CallKeyFile; callids.go), so an answer to a call of an earlier process is still
+	// kept. `rpa gateway` gives --data (default $RPA_HOME/gateway). "": a key in memory, and
+	// answers to an earlier process's calls are dropped.
+	DataDir string
 	// TaskNode names this gateway process in its tasks (runs.ThisProcess when ""): a gateway
 	// takes over the live tasks of a node that is gone (tests name in-process gateways).
 	TaskNode string
@@ -115,8 +120,8 @@ type Options struct {
 	clock func() time.Time
 	// onChange is called after the gateway's state changed: the cluster's registry changed (a
 	// desktop or a replica came or went), its tool index was synced (a desktop linked or went,
-	// here or on another replica), the cluster state was attached, a device token was learnt from the cluster, an answer was kept as a
-	// late answer. Tests wait on it instead
+	// here or on another replica), the cluster state was attached, a device token was learnt from the cluster, the cluster's
+	// key of call ids was agreed, an answer was kept as a late answer. Tests wait on it instead
 	// of polling; nil: nothing is called.
 	onChange func()
 }
@@ -128,6 +133,7 @@ type Gateway struct {
 	srv   *mcp.Server
 	epoch string
 	seq   atomic.Uint64
+	ids   *callKeys // signs and verifies call ids (callids.go)
 
 	mu      sync.Mutex
 	devices map[string]*device
@@ -218,6 +224,7 @@ func New(opts Options) *Gateway {
 		opts:    opts,
 		log:     opts.Logger,
 		epoch:   hex.EncodeToString(e[:]),
+		ids:     loadCallKeys(opts.DataDir, opts.Logger),
 		devices: map[string]*device{},
 		claims:  map[string]*device{},
 		listed:  map[string]bool{},
@@ -270,9 +277,9 @@ func (g *Gateway) replicaName() string {
 func (g *Gateway) MCP() *mcp.Server { return g.srv }
 
 // nextID returns a request id never used before, even by an earlier gateway process (desktops
-// remember answered ids for 10 minutes and would not run a reused one).
+// remember answered ids for 10 minutes and would not run a reused one), signed (callids.go).
 func (g *Gateway) nextID() jsonrpc.ID {
-	id, _ := jsonrpc.MakeID(fmt.Sprintf("gw-%s-%d", g.epoch, g.seq.Add(1)))
+	id, _ := jsonrpc.MakeID(g.ids.sign(fmt.Sprintf("gw-%s-%d", g.epoch, g.seq.Add(1))))
 	return id
 }
 
@@ -941,7 +948,7 @@ func (g *Gateway) call(ctx context.Context, req *mcp.CallToolRequest, name strin
 	if resp.Error != nil {
 		return nil, rpcErr(resp.Error)
 	}
-	g.noteRun(owner, resp.Result)
+	g.noteRun(owner, pick.id, resp.Result)
 	if g.posts.gone(req) {
 		// The agent's connection went away during the call: this answer would be lost.
 		g.keepLate(pick.id, name, c.id, resp)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"sort"
 	"strings"
@@ -92,8 +93,19 @@ func (g *Gateway) Late(id string) (LateResult, bool) {
 	return *r, true
 }
 
-// keepLate stores a desktop's answer nobody is waiting for and lists it as a resource.
+// keepLate stores a desktop's answer nobody is waiting for and lists it as a resource: only for
+// a call id this gateway (an earlier process of it, or a replica of its cluster) issued
+// (callids.go), and once per call. The answer is listed under the run id it names when that run
+// id is its desktop's (claimRun: another desktop cannot take it over), else under the call id.
 func (g *Gateway) keepLate(device, tool, callID string, resp *jsonrpc.Response) {
+	if !g.ids.valid(callID) {
+		g.log.Warn("dropping an answer to a call id this gateway never issued", "device", device, "id", fmt.Sprintf("%.100q", callID))
+		return
+	}
+	if _, dup := g.late.get(callID); dup {
+		g.log.Debug("dropping a second answer to a call (kept already)", "device", device, "id", callID)
+		return
+	}
 	r := &LateResult{ID: callID, CallID: callID, Device: device, Tool: tool, At: time.Now().UTC(), Result: resp.Result}
 	if resp.Error != nil {
 		var we *jsonrpc.Error
@@ -109,11 +121,12 @@ func (g *Gateway) keepLate(device, tool, callID string, resp *jsonrpc.Response) 
 			RunID string `json:"runId"`
 		} `json:"structuredContent"`
 	}
-	if json.Unmarshal(resp.Result, &res) == nil && validRunID(res.StructuredContent.RunID) {
-		r.ID = res.StructuredContent.RunID
-	}
-	if o, ok := g.ownerOf(callID); ok && r.ID != callID {
-		g.setOwner(r.ID, o) // the run id names the same agent's call
+	o, owned := g.ownerOf(callID)
+	if json.Unmarshal(resp.Result, &res) == nil && validRunID(res.StructuredContent.RunID) && device != "" {
+		// The run id names the same agent's call, if it is this desktop's.
+		if g.claimRun(res.StructuredContent.RunID, device, o, owned) {
+			r.ID = res.StructuredContent.RunID
+		}
 	}
 	g.storeLate(r, true)
 }

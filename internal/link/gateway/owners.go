@@ -30,7 +30,8 @@ const ResumeRunArg = "resumeRunId"
 // maxRunOwners bounds how many calls' owners the gateway remembers (oldest forgotten first).
 const maxRunOwners = 8192
 
-// runOwners remembers the agent of each forwarded call, by call id and run id, for LateTTL.
+// runOwners remembers the agent of each forwarded call, by call id and run id, for LateTTL, and
+// the desktop that named each run id.
 type runOwners struct {
 	ttl   time.Duration
 	mu    sync.Mutex
@@ -39,11 +40,23 @@ type runOwners struct {
 }
 
 type ownerAt struct {
-	o  runs.Owner
+	ownerRec
 	at time.Time
 }
 
-func (r *runOwners) set(id string, o runs.Owner, now time.Time) {
+// ownerRec is what is known of a call or run id: its agent (unless Unowned), and for a run id
+// the desktop that named it first. In a cluster it is the value in OwnersBucket.
+type ownerRec struct {
+	runs.Owner
+	// RunDevice is, for a run id, the desktop whose answer named it first: no other desktop's
+	// answer can take the run id (and its agent's reading rights) over.
+	RunDevice string `json:"runDevice,omitempty"`
+	// Unowned: a run id whose agent is not known (named by an answer to an earlier gateway
+	// process's call).
+	Unowned bool `json:"unowned,omitempty"`
+}
+
+func (r *runOwners) set(id string, rec ownerRec, now time.Time) {
 	if id == "" {
 		return
 	}
@@ -55,21 +68,21 @@ func (r *runOwners) set(id string, o runs.Owner, now time.Time) {
 	if _, ok := r.m[id]; !ok {
 		r.order = append(r.order, id)
 	}
-	r.m[id] = ownerAt{o, now}
+	r.m[id] = ownerAt{rec, now}
 	for len(r.order) > 0 && (len(r.order) > maxRunOwners || now.Sub(r.m[r.order[0]].at) > r.ttl) {
 		delete(r.m, r.order[0])
 		r.order = r.order[1:]
 	}
 }
 
-func (r *runOwners) get(id string) (runs.Owner, bool) {
+func (r *runOwners) get(id string) (ownerRec, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e, ok := r.m[id]
 	if !ok || time.Since(e.at) > r.ttl {
-		return runs.Owner{}, false
+		return ownerRec{}, false
 	}
-	return e.o, true
+	return e.ownerRec, true
 }
 
 // agents knows which agent sessions are open (by digest). In a cluster onOpen (at each request
@@ -111,23 +124,47 @@ func (a *agents) live(digest string) bool {
 }
 
 // setOwner records o as the agent of call or run id (in a cluster, for every replica).
-func (g *Gateway) setOwner(id string, o runs.Owner) {
-	g.owners.set(id, o, time.Now())
+func (g *Gateway) setOwner(id string, o runs.Owner) { g.setRecord(id, ownerRec{Owner: o}) }
+
+func (g *Gateway) setRecord(id string, rec ownerRec) {
+	g.owners.set(id, rec, time.Now())
 	if g.rep != nil {
-		g.rep.owners.put(id, o)
+		g.rep.owners.put(id, rec)
 	}
 }
 
-// ownerOf returns the agent of call or run id: recorded here, else (in a cluster) by the
+// record returns what is known of call or run id: recorded here, else (in a cluster) by the
 // replica that forwarded it.
-func (g *Gateway) ownerOf(id string) (runs.Owner, bool) {
-	if o, ok := g.owners.get(id); ok {
-		return o, true
+func (g *Gateway) record(id string) (ownerRec, bool) {
+	if rec, ok := g.owners.get(id); ok {
+		return rec, true
 	}
 	if g.rep != nil {
 		return g.rep.owners.get(id)
 	}
-	return runs.Owner{}, false
+	return ownerRec{}, false
+}
+
+// ownerOf returns the agent of call or run id.
+func (g *Gateway) ownerOf(id string) (runs.Owner, bool) {
+	rec, ok := g.record(id)
+	if !ok || rec.Unowned {
+		return runs.Owner{}, false
+	}
+	return rec.Owner, true
+}
+
+// claimRun records run id runID as desktop device's, with agent o (owned: o is known). A run
+// id another desktop named first stays that desktop's: false, and nothing is recorded (a
+// desktop naming another's run id would otherwise take that run's answer and resources from
+// its agent to its own).
+func (g *Gateway) claimRun(runID, device string, o runs.Owner, owned bool) bool {
+	if prev, ok := g.record(runID); ok && prev.RunDevice != "" && prev.RunDevice != device {
+		g.log.Warn("ignoring a run id another desktop named first", "device", device, "run", runID, "first", prev.RunDevice)
+		return false
+	}
+	g.setRecord(runID, ownerRec{Owner: o, RunDevice: device, Unowned: !owned})
+	return true
 }
 
 // liveAgent reports whether the agent session digest is open: here, or (in a cluster) on any
@@ -166,15 +203,16 @@ func (g *Gateway) mayUse(req mcp.Request, id string) bool {
 	return false
 }
 
-// noteRun records the agent of a forwarded call under the run id its answer names.
-func (g *Gateway) noteRun(o runs.Owner, result json.RawMessage) {
+// noteRun records the agent of a call forwarded to desktop device under the run id its answer
+// names (claimRun).
+func (g *Gateway) noteRun(o runs.Owner, device string, result json.RawMessage) {
 	var res struct {
 		StructuredContent struct {
 			RunID string `json:"runId"`
 		} `json:"structuredContent"`
 	}
 	if json.Unmarshal(result, &res) == nil && validRunID(res.StructuredContent.RunID) {
-		g.setOwner(res.StructuredContent.RunID, o)
+		g.claimRun(res.StructuredContent.RunID, device, o, true)
 	}
 }
 

@@ -54,6 +54,7 @@ const (
 	hdrAsk     = "Rpa-Ask"
 	hdrReplica = "Rpa-Replica"
 	hdrLink    = "Rpa-Link"
+	hdrDevice  = "Rpa-Device" // on a result: the desktop that answered
 )
 
 // Timing of the relay between replicas.
@@ -74,7 +75,7 @@ func ctlSubject(replica string) string       { return "rpa.ctl." + replica }
 func ansSubject(epoch, id string) string     { return "rpa.ans." + epoch + "." + id }
 func probeSubject(replica string) string     { return "rpa.rep." + replica + ".probe" }
 
-// validToken accepts a peer-given string as one subject token (call ids: gw-EPOCH-N).
+// validToken accepts a peer-given string as one subject token (call ids: gw-EPOCH-N-MAC).
 func validToken(s string) bool {
 	if s == "" || len(s) > 100 {
 		return false
@@ -227,6 +228,11 @@ func (r *replica) attach() {
 	r.reg.Store(reg)
 	r.g.stateChanged()
 	r.log.Info("cluster state attached", "replicas", len(reg.Replicas()), "desktops", len(reg.Present()))
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		r.shareCallKey(ctx) // callids.go
+	}()
 	r.late.start(ctx)
 	r.devices.start(ctx)
 	r.wg.Add(1)
@@ -989,7 +995,7 @@ func (r *replica) keepFromMsg(id string, m *nats.Msg) {
 		return
 	}
 	if resp, err := decodeResponse(data); err == nil && !r.g.cancelled.has(id) {
-		r.g.keepLate("", "", id, resp)
+		r.g.keepLate(m.Header.Get(hdrDevice), "", id, resp)
 	}
 }
 
@@ -1177,7 +1183,7 @@ func (r *replica) hold(d *device, m *nats.Msg) {
 	if err != nil {
 		return
 	}
-	out, err := r.n.Msg(ctx, inbox, nats.Header{hdrOp: {"result"}}, b)
+	out, err := r.n.Msg(ctx, inbox, nats.Header{hdrOp: {"result"}, hdrDevice: {d.id}}, b)
 	if err == nil {
 		actx, acancel := context.WithTimeout(context.Background(), 10*time.Second)
 		_, err = r.n.Conn().RequestMsgWithContext(actx, out)

@@ -10,7 +10,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/rpa-dev/rpa/internal/link/cluster"
-	"github.com/rpa-dev/rpa/internal/runs"
 )
 
 // Run ownership in a cluster (owners.go): the agent of every call forwarded through any replica
@@ -43,7 +42,7 @@ type ownerShare struct {
 	marked         map[string]time.Time // session digests marked open by this replica, when
 	// Before the buckets open (the replica attaching to the cluster): what is to be written
 	// once they are (at most maxPending owners).
-	early map[string]runs.Owner
+	early map[string]ownerRec
 }
 
 // maxPending bounds the owners kept for the bucket before it opens.
@@ -78,8 +77,8 @@ func (s *ownerShare) start(ctx context.Context) {
 	}
 }
 
-// put records the agent of call or run id (in the background: the call does not wait).
-func (s *ownerShare) put(id string, o runs.Owner) {
+// put records what is known of call or run id (in the background: the call does not wait).
+func (s *ownerShare) put(id string, rec ownerRec) {
 	if id == "" {
 		return
 	}
@@ -87,15 +86,15 @@ func (s *ownerShare) put(id string, o runs.Owner) {
 	if p == nil {
 		s.mu.Lock()
 		if s.early == nil {
-			s.early = map[string]runs.Owner{}
+			s.early = map[string]ownerRec{}
 		}
 		if len(s.early) < maxPending {
-			s.early[id] = o
+			s.early[id] = rec
 		}
 		s.mu.Unlock()
 		return
 	}
-	b, err := json.Marshal(o)
+	b, err := json.Marshal(rec)
 	if err != nil {
 		return
 	}
@@ -108,23 +107,23 @@ func (s *ownerShare) put(id string, o runs.Owner) {
 	}()
 }
 
-// get returns the agent of call or run id as another replica recorded it.
-func (s *ownerShare) get(id string) (runs.Owner, bool) {
+// get returns what another replica recorded of call or run id.
+func (s *ownerShare) get(id string) (ownerRec, bool) {
 	p := s.owners.Load()
 	if p == nil || id == "" {
-		return runs.Owner{}, false
+		return ownerRec{}, false
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	e, err := (*p).Get(ctx, cluster.Key(id))
 	if err != nil {
-		return runs.Owner{}, false
+		return ownerRec{}, false
 	}
-	var o runs.Owner
-	if json.Unmarshal(e.Value(), &o) != nil {
-		return runs.Owner{}, false
+	var rec ownerRec
+	if json.Unmarshal(e.Value(), &rec) != nil {
+		return ownerRec{}, false
 	}
-	return o, true
+	return rec, true
 }
 
 // opened marks session digest open (renewed at most every agentMarkTTL/3). The first mark of a

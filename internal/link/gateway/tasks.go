@@ -157,11 +157,11 @@ func (g *Gateway) startTask(ctx context.Context, req *mcp.CallToolRequest, name 
 		if err := json.Unmarshal(resp.Result, &res); err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "desktop sent a bad tools/call result: " + err.Error()}
 		}
-		g.noteRun(owner, resp.Result)
+		g.noteRun(owner, pick.id, resp.Result)
 		return taskStarted(tr.Start(ctx, func(context.Context, *tasks.Handle) (*mcp.CallToolResult, error) { return &res, nil }))
 	}
 	runID := tasks.RunIDOf(dtask)
-	g.setOwner(runID, owner) // the agent owns the run's resources (owners.go)
+	g.claimRun(runID, pick.id, owner, true) // the agent owns the run's resources (owners.go)
 	tr.SetRun(runID, pick.id+" "+dtask)
 	err = tr.Start(ctx, func(wctx context.Context, h *tasks.Handle) (*mcp.CallToolResult, error) {
 		return g.follow(wctx, h, pick.id, dtask, caps)
