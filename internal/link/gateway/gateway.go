@@ -241,6 +241,13 @@ func New(opts Options) *Gateway {
 			Resources: &mcp.ResourceCapabilities{ListChanged: true},
 		},
 		Logger: opts.Logger,
+		// In a cluster: a session adopted from another replica keeps its id (sessions.go).
+		GetSessionID: func() string {
+			if g.rep != nil {
+				return g.rep.sessions.sessionID()
+			}
+			return rand.Text()
+		},
 	})
 	if opts.Cluster != nil {
 		g.rep = newReplica(g, opts.Cluster)

@@ -166,7 +166,7 @@ func newReplica(g *Gateway, n *cluster.Node) *replica {
 	r.late = &lateShare{r: r}
 	r.devices = &deviceShare{r: r}
 	r.owners = &ownerShare{r: r}
-	r.sessions = &sessionShare{r: r, adopted: map[string]*adoptedSession{}, touched: map[string]time.Time{}}
+	r.sessions = &sessionShare{r: r, touched: map[string]time.Time{}}
 	return r
 }
 

@@ -2,7 +2,9 @@ package gateway
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -45,16 +47,14 @@ type sessionShare struct {
 
 	next http.Handler // the SDK's handlers (set by wrap)
 
-	mu      sync.Mutex
-	adopted map[string]*adoptedSession
-	touched map[string]time.Time // last write of each local session's record
-}
+	// gate keeps new sessions from being opened while a session of another replica is (adopt):
+	// the SDK takes a new session's id from the server's one GetSessionID, which gives the
+	// adopted session's id (pending) only then.
+	gate    sync.RWMutex
+	pending atomic.Pointer[string]
 
-// adoptedSession is a session started on another replica and continued here.
-type adoptedSession struct {
-	t     *mcp.StreamableServerTransport
-	ss    *mcp.ServerSession
-	timer *time.Timer
+	mu      sync.Mutex
+	touched map[string]time.Time // last write of each local session's record
 }
 
 func sessionKey(id string) string {
@@ -93,7 +93,6 @@ func (s *sessionShare) record(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		id := ss.ID()
 		s.mu.Lock()
-		_, adopted := s.adopted[id]
 		last := s.touched[id]
 		refresh := method == "initialize" || time.Since(last) > max(s.r.g.opts.AgentIdle/4, time.Minute)
 		if refresh {
@@ -110,15 +109,15 @@ func (s *sessionShare) record(next mcp.MethodHandler) mcp.MethodHandler {
 		rec := sessionRecord{Initialize: ss.InitializeParams(), Version: version, Replica: s.r.name}
 		if method == "initialize" {
 			// Stored before the client has the answer: its next request may land anywhere.
-			s.put(id, rec, adopted)
+			s.put(id, rec)
 		} else {
-			go s.put(id, rec, adopted)
+			go s.put(id, rec)
 		}
 		return res, err
 	}
 }
 
-func (s *sessionShare) put(id string, rec sessionRecord, adopted bool) {
+func (s *sessionShare) put(id string, rec sessionRecord) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	kv := s.bucket(ctx)
@@ -134,7 +133,6 @@ func (s *sessionShare) put(id string, rec sessionRecord, adopted bool) {
 			}
 		}
 	}
-	_ = adopted
 	b, _ := json.Marshal(rec)
 	if _, err := kv.Put(ctx, sessionKey(id), b); err != nil {
 		s.r.log.Debug("cannot share an agent session", "err", err)
@@ -142,12 +140,20 @@ func (s *sessionShare) put(id string, rec sessionRecord, adopted bool) {
 }
 
 // wrap serves requests of sessions this replica does not hold (started on another replica)
-// by continuing them here; everything else goes to next (the SDK's handlers).
+// by continuing them here (adopt); everything goes to next (the SDK's handlers).
 func (s *sessionShare) wrap(next http.Handler) http.Handler {
 	s.next = next
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get("Mcp-Session-Id")
-		if id == "" || mrtr.StatelessRequest(r) {
+		if mrtr.StatelessRequest(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if id == "" {
+			if r.Method == http.MethodPost { // it may open a session: not while one is adopted
+				s.gate.RLock()
+				defer s.gate.RUnlock()
+			}
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -155,34 +161,14 @@ func (s *sessionShare) wrap(next http.Handler) http.Handler {
 			return // every answer in it was for another replica (sessions_ids.go)
 		}
 		w = &tagWriter{ResponseWriter: w, tag: s.r.name} // requests to the client carry our tag
-		s.mu.Lock()
-		a := s.adopted[id]
-		s.mu.Unlock()
-		if a == nil && !s.held(id) {
-			a = s.adopt(r.Context(), id)
+		if !s.held(id) {
+			s.adopt(r.Context(), id)
 		}
-		if a == nil {
-			next.ServeHTTP(w, r) // ours, or unknown: the SDK answers (404 for unknown)
-			if r.Method == http.MethodDelete {
-				go s.forget(id)
-			}
-			return
-		}
-		a.timer.Reset(s.idle())
+		next.ServeHTTP(w, r) // ours (or adopted), or unknown: the SDK answers (404 for unknown)
 		if r.Method == http.MethodDelete {
-			s.end(id, a, true)
-			w.WriteHeader(http.StatusNoContent)
-			return
+			go s.forget(id)
 		}
-		a.t.ServeHTTP(w, r)
 	})
-}
-
-func (s *sessionShare) idle() time.Duration {
-	if d := s.r.g.opts.AgentIdle; d > 0 {
-		return d
-	}
-	return 24 * time.Hour
 }
 
 // held reports whether the SDK's handler here holds the session.
@@ -195,62 +181,66 @@ func (s *sessionShare) held(id string) bool {
 	return false
 }
 
-// adopt opens, here, a session another replica started (nil when the cluster does not know it).
-func (s *sessionShare) adopt(ctx context.Context, id string) *adoptedSession {
+// sessionID is the server's GetSessionID: the id of the session being adopted, else a new one.
+func (s *sessionShare) sessionID() string {
+	if p := s.pending.Load(); p != nil {
+		return *p
+	}
+	return rand.Text()
+}
+
+// adopt opens, here, a session another replica started (nothing when the cluster does not know
+// it), through the SDK's own handler: an initialize with the params the client sent at its start
+// and its notifications/initialized, answered to nobody, under the session's id. The session is
+// then the SDK's as one started here: every method of the server (tasks/*), its idle timeout,
+// DELETE.
+func (s *sessionShare) adopt(ctx context.Context, id string) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	kv := s.bucket(ctx)
 	if kv == nil {
-		return nil
+		return
 	}
 	e, err := kv.Get(ctx, sessionKey(id))
 	if err != nil {
 		if !errors.Is(err, jetstream.ErrKeyNotFound) {
 			s.r.log.Debug("cannot look an agent session up", "err", err)
 		}
-		return nil
+		return
 	}
 	var rec sessionRecord
 	if json.Unmarshal(e.Value(), &rec) != nil || rec.Initialize == nil {
-		return nil
+		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if a := s.adopted[id]; a != nil {
-		return a
+	init := *rec.Initialize
+	init.ProtocolVersion = cmp.Or(rec.Version, init.ProtocolVersion)
+	s.gate.Lock()
+	defer s.gate.Unlock()
+	if s.held(id) { // adopted meanwhile
+		return
 	}
-	t := &mcp.StreamableServerTransport{SessionID: id}
-	version := rec.Version
-	if version == "" {
-		version = rec.Initialize.ProtocolVersion
+	s.pending.Store(&id)
+	defer s.pending.Store(nil)
+	post := func(sid string, msg any) *httptest.ResponseRecorder {
+		body, _ := json.Marshal(msg)
+		req, _ := http.NewRequestWithContext(context.WithoutCancel(ctx), http.MethodPost, "/mcp", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", init.ProtocolVersion)
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+		}
+		w := httptest.NewRecorder()
+		s.next.ServeHTTP(w, req)
+		return w
 	}
-	ss, err := s.r.g.srv.Connect(context.Background(), t, &mcp.ServerSessionOptions{State: &mcp.ServerSessionState{
-		InitializeParams: rec.Initialize, InitializedParams: &mcp.InitializedParams{}, NegotiatedProtocolVersion: version, LogLevel: "info",
-	}})
-	if err != nil {
-		s.r.log.Warn("cannot continue an agent session started on another replica", "err", err)
-		return nil
+	w := post("", map[string]any{"jsonrpc": "2.0", "id": "rpa-adopt", "method": "initialize", "params": &init})
+	if got := w.Header().Get("Mcp-Session-Id"); w.Code != http.StatusOK || got != id {
+		s.r.log.Warn("cannot continue an agent session started on another replica", "status", w.Code, "answer", strings.TrimSpace(w.Body.String()))
+		return
 	}
-	a := &adoptedSession{t: t, ss: ss}
-	a.timer = time.AfterFunc(s.idle(), func() { s.end(id, a, false) })
-	s.adopted[id] = a
+	post(id, map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
 	s.r.log.Info("continuing an agent session started on another replica", "started_on", rec.Replica)
-	return a
-}
-
-// end closes an adopted session; with forget (the client's DELETE) the cluster forgets it too.
-func (s *sessionShare) end(id string, a *adoptedSession, forget bool) {
-	s.mu.Lock()
-	if s.adopted[id] == a {
-		delete(s.adopted, id)
-	}
-	delete(s.touched, id)
-	s.mu.Unlock()
-	a.timer.Stop()
-	_ = a.ss.Close()
-	if forget {
-		s.forget(id)
-	}
 }
 
 // forget removes a session the client ended (DELETE) from the cluster.
@@ -320,20 +310,10 @@ func (s *sessionShare) onAnswers(m *nats.Msg) {
 	}
 	key := strings.TrimPrefix(m.Subject, answersSubject)
 	id := ""
-	var a *adoptedSession
-	s.mu.Lock()
-	for sid, ad := range s.adopted {
-		if sessionKey(sid) == key {
-			id, a = sid, ad
-		}
-	}
-	s.mu.Unlock()
-	if a == nil {
-		for ss := range s.r.g.srv.Sessions() {
-			if ss.ID() != "" && sessionKey(ss.ID()) == key {
-				id = ss.ID()
-				break
-			}
+	for ss := range s.r.g.srv.Sessions() {
+		if ss.ID() != "" && sessionKey(ss.ID()) == key {
+			id = ss.ID()
+			break
 		}
 	}
 	if id == "" {
@@ -346,10 +326,5 @@ func (s *sessionShare) onAnswers(m *nats.Msg) {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Session-Id", id)
-	w := httptest.NewRecorder()
-	if a != nil {
-		a.t.ServeHTTP(w, req)
-	} else {
-		s.next.ServeHTTP(w, req)
-	}
+	s.next.ServeHTTP(httptest.NewRecorder(), req)
 }
