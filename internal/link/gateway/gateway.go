@@ -307,6 +307,8 @@ func (g *Gateway) Handler() http.Handler {
 	if g.rep != nil {
 		mcpH = g.rep.sessions.wrap(mcpH) // sessions started on other replicas continue here
 	}
+	// A method the server does not have: JSON-RPC -32601, not the SDK's HTTP 400 text.
+	mcpH = mrtr.MethodNotFound(mcpH)
 	mux.Handle("/mcp", httpauth.OriginGuard(g.opts.AllowOrigins, g.auth(g.posts.bind(mcpH))))
 	mux.Handle("/devices", g.auth(http.HandlerFunc(g.serveDevices)))
 	mux.Handle("/status", g.auth(http.HandlerFunc(g.serveStatus)))

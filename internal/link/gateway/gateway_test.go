@@ -261,3 +261,18 @@ func TestAgentCancelReachesDesktop(t *testing.T) {
 	}
 	await(t, func() bool { return r.get("c/cancelled") == 1 }, func() string { return "the desktop's run was not cancelled" })
 }
+
+// TestUnknownMethod: a call of a method the gateway does not have is a JSON-RPC -32601 answer
+// with the call's id (HTTP 200), as over stdio and on rpa serve --http; the SDK answered HTTP
+// 400 with the text "JSON RPC not handled".
+func TestUnknownMethod(t *testing.T) {
+	x := startGateway(t, "", Options{})
+	a := newRawAgent(t, x.mcpURL())
+	m := a.call(t, "nosuch/method", map[string]any{})
+	if errCode(m) != -32601 || !strings.Contains(errMessage(m), "nosuch/method") {
+		t.Errorf("unknown method: %v", m)
+	}
+	if m := a.call(t, "ping", map[string]any{}); m["error"] != nil {
+		t.Errorf("the session after them: %v", m)
+	}
+}

@@ -140,6 +140,10 @@ func TestClusterTasksOnAdoptedSession(t *testing.T) {
 	if got := fmt.Sprint(res["content"]); !strings.Contains(got, "one,two") {
 		t.Errorf("tasks/result through r3: %v", res)
 	}
+	// A method the server does not have is JSON-RPC -32601 on the adopted session too.
+	if m := s.post(r2, map[string]any{"jsonrpc": "2.0", "id": 99, "method": "nosuch/method", "params": map[string]any{}}); errCode(m) != -32601 {
+		t.Errorf("an unknown method on r2: %v", m)
+	}
 	continued := 0
 	for _, x := range rs.gws[1:] {
 		continued += strings.Count(x.logs.String(), "continuing an agent session started on another replica")

@@ -1,11 +1,8 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/json"
-	"io"
 	"net"
 	"net/http"
 	"slices"
@@ -13,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/rpa-dev/rpa/internal/serve/mrtr"
@@ -55,7 +51,7 @@ func (s *Server) HTTPHandler(tokens ...string) http.Handler {
 	h = s.httpPeers.track(h) // owner.go: a reconnecting client finds its profile
 	h = s.httpCalls.dropCancelled(h)
 	h = s.httpReqs.bind(h)
-	h = methodNotFound(h)
+	h = mrtr.MethodNotFound(h)
 	if tokens = slices.DeleteFunc(slices.Clone(tokens), func(t string) bool { return t == "" }); len(tokens) > 0 {
 		h = requireBearers(tokens, h)
 	}
@@ -162,85 +158,6 @@ func (rs *httpRequests) onGone(req *mcp.CallToolRequest, stop func()) func() boo
 	return context.AfterFunc(v.(context.Context), stop)
 }
 
-// notHandled starts the SDK's HTTP 400 text for a method the server does
-// not have (jsonrpc2.ErrNotHandled, which the package does not export).
-const notHandled = "JSON RPC not handled"
-
-// maxHeldBody bounds how much of a POST body methodNotFound keeps to find
-// the call's id (the SDK's own default limit).
+// maxHeldBody bounds how much of a POST body a wrapper keeps (the SDK's own
+// default limit).
 const maxHeldBody = mcp.DefaultMaxRequestBodyBytes
-
-// methodNotFound turns the SDK's HTTP 400 "JSON RPC not handled" for a
-// POSTed call into a JSON-RPC -32601 error response with the call's id.
-func methodNotFound(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || r.Body == nil {
-			next.ServeHTTP(w, r)
-			return
-		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, maxHeldBody+1))
-		r.Body.Close()
-		if err != nil {
-			http.Error(w, "reading the request: "+err.Error(), http.StatusBadRequest)
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		hw := &holdWriter{ResponseWriter: w}
-		next.ServeHTTP(hw, r)
-		if !hw.held {
-			return
-		}
-		var call struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-		}
-		if bytes.HasPrefix(hw.buf.Bytes(), []byte(notHandled)) && json.Unmarshal(body, &call) == nil && len(call.ID) > 0 && string(call.ID) != "null" {
-			raw, _ := json.Marshal(struct {
-				JSONRPC string          `json:"jsonrpc"`
-				ID      json.RawMessage `json:"id"`
-				Error   jsonrpc.Error   `json:"error"`
-			}{"2.0", call.ID, jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found: " + call.Method}})
-			w.Header().Del("X-Content-Type-Options")
-			w.Header().Set("Content-Type", "application/json")
-			w.Header().Del("Content-Length")
-			w.WriteHeader(http.StatusOK)
-			w.Write(raw)
-			return
-		}
-		w.WriteHeader(http.StatusBadRequest)
-		w.Write(hw.buf.Bytes())
-	})
-}
-
-// holdWriter holds back an HTTP 400 answer (a short text) so that
-// methodNotFound can replace it; everything else passes through.
-type holdWriter struct {
-	http.ResponseWriter
-	held bool
-	buf  bytes.Buffer
-}
-
-func (h *holdWriter) WriteHeader(code int) {
-	if code == http.StatusBadRequest {
-		h.held = true
-		return
-	}
-	h.ResponseWriter.WriteHeader(code)
-}
-
-func (h *holdWriter) Write(p []byte) (int, error) {
-	if h.held {
-		return h.buf.Write(p)
-	}
-	return h.ResponseWriter.Write(p)
-}
-
-// Flush passes through (the SDK streams SSE events).
-func (h *holdWriter) Flush() {
-	if f, ok := h.ResponseWriter.(http.Flusher); ok && !h.held {
-		f.Flush()
-	}
-}
-
-// Unwrap gives http.ResponseController the underlying writer.
-func (h *holdWriter) Unwrap() http.ResponseWriter { return h.ResponseWriter }
