@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"strings"
@@ -68,5 +69,28 @@ func TestServe(t *testing.T) {
 	}
 	if err := New(Options{}).Serve(context.Background(), ln, ServeOptions{KeyFile: "k"}); err == nil {
 		t.Error("half a TLS pair served")
+	}
+}
+
+// TestStatusAlone: a gateway alone reports its mode and desktops, and no replicas (it listed a
+// placeholder {"name":"","started":"0001-01-01T00:00:00Z"}).
+func TestStatusAlone(t *testing.T) {
+	x := startGateway(t, "", Options{})
+	startDesk(t, x.wsURL(), "d1", deskServer("d1", nil), nil)
+	x.waitDevices(t, 1)
+	resp, err := httpClient(testToken).Get("http://" + x.addr + "/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var st map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		t.Fatal(err)
+	}
+	if st["mode"] != "alone" || st["ready"] != true || st["devices"] != 1.0 || st["totalDevices"] != 1.0 {
+		t.Errorf("status: %v", st)
+	}
+	if r, ok := st["replicas"]; ok {
+		t.Errorf("a gateway alone lists replicas: %v", r)
 	}
 }

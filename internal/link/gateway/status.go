@@ -20,7 +20,7 @@ type Status struct {
 	Devices   int             `json:"devices"`             // desktops linked to this replica
 	JetStream string          `json:"jetstream,omitempty"` // "ok", or why the cluster state is not usable
 	Peers     []string        `json:"peers,omitempty"`     // NATS servers routed to (embedded) or known (nats)
-	Replicas  []ReplicaStatus `json:"replicas"`            // every replica alive (alone: this one)
+	Replicas  []ReplicaStatus `json:"replicas,omitempty"`  // every replica alive (alone: none, there are no replicas)
 	Total     int             `json:"totalDevices"`        // desktops linked anywhere
 }
 
@@ -44,7 +44,6 @@ func (g *Gateway) Status(ctx context.Context) Status {
 		st.Ready, st.Reason = false, "draining"
 	}
 	if g.rep == nil {
-		st.Replicas = []ReplicaStatus{{Name: "", Devices: local, InFlight: st.InFlight, Draining: st.Draining, Self: true}}
 		return st
 	}
 	r := g.rep
