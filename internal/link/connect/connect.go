@@ -70,7 +70,8 @@ type Options struct {
 	URL string
 	// More are further addresses of the same backend (the other replicas of an `rpa gateway`
 	// cluster). The desktop links to the first of URL, More... that answers, and when its link
-	// ends it dials the next one at once (after a jitter of up to RelinkJitter), going through
+	// ends it dials another one at once, picked at random (so the desktops of a replica that died
+	// spread over the others), after a jitter of up to RelinkJitter, going through
 	// every address before it waits by Backoff.
 	More []string
 	// RelinkJitter bounds the random wait before re-dialling after a link ended, when there are
@@ -227,13 +228,19 @@ func (c *Client) setState(s State, attrs ...any) {
 
 // Run keeps the link until ctx is done (then it returns nil) or, with Once, until the first link
 // ends or the first dial fails. With several addresses (More) a failed dial tries the next one at
-// once; the Backoff wait comes only after every address failed in a row.
+// once, and a link that ended is followed by a dial of another address picked at random
+// (relinkOrder); the Backoff wait comes only after every address failed in a row.
 func (c *Client) Run(ctx context.Context) error {
 	sch := &schedule{b: c.opts.Backoff}
 	defer c.closeSessions()
 	urls := c.URLs()
-	cur, failed := 0, 0 // the address to dial; dials failed in a row since the last wait
+	// The addresses in the order they are dialled (the first is next; a failed dial moves it to
+	// the end): as given, URL first, at the start; after a link ended, the others in a random
+	// order, then that one (relinkOrder).
+	order := relinkOrder(-1, len(urls), nil)
+	failed := 0 // dials failed in a row since the last wait
 	for {
+		cur := order[0]
 		url := urls[cur]
 		c.setState(StateDialing, "url", redact(url))
 		link, err := mcpws.Dial(ctx, url, c.opts.Token, c.opts.Link)
@@ -257,9 +264,9 @@ func (c *Client) Run(ctx context.Context) error {
 				c.setState(StateDown, "err", err.Error())
 				return fmt.Errorf("%w: %v", ErrDisconnected, err)
 			}
-			cur = (cur + 1) % len(urls)
+			order = append(order[1:], cur)
 			if failed++; failed < len(urls) {
-				c.setState(StateDown, "err", err.Error(), "next", redact(urls[cur]))
+				c.setState(StateDown, "err", err.Error(), "next", redact(urls[order[0]]))
 				continue
 			}
 			failed = 0
@@ -295,9 +302,9 @@ func (c *Client) Run(ctx context.Context) error {
 		}
 		if len(urls) > 1 {
 			// Another replica at once: the one this link was on died or drains.
-			cur = (cur + 1) % len(urls)
+			order = relinkOrder(cur, len(urls), rand.IntN)
 			wait := jitter(c.opts.RelinkJitter)
-			c.setState(StateDown, "reason", why, "up_for", time.Since(up).Round(time.Millisecond).String(), "next", redact(urls[cur]), "retry_in", wait.Round(time.Millisecond).String())
+			c.setState(StateDown, "reason", why, "up_for", time.Since(up).Round(time.Millisecond).String(), "next", redact(urls[order[0]]), "retry_in", wait.Round(time.Millisecond).String())
 			if !sleep(ctx, wait) {
 				return nil
 			}
@@ -309,6 +316,27 @@ func (c *Client) Run(ctx context.Context) error {
 			return nil
 		}
 	}
+}
+
+// relinkOrder is the order in which a desktop whose link to address ended dials the n
+// addresses: the others in a random order (intn is rand.IntN), then that one; the desktops of a
+// replica that dies or drains so spread over the others instead of all landing on the next one.
+// With ended -1 (the start) or intn nil, the others keep their order.
+func relinkOrder(ended, n int, intn func(int) int) []int {
+	order := make([]int, 0, n)
+	for i := range n {
+		if i != ended {
+			order = append(order, i)
+		}
+	}
+	for i := len(order) - 1; ended >= 0 && intn != nil && i > 0; i-- { // Fisher-Yates
+		j := intn(i + 1)
+		order[i], order[j] = order[j], order[i]
+	}
+	if ended >= 0 {
+		order = append(order, ended)
+	}
+	return order
 }
 
 // URLs is every address of the backend, URL first.

@@ -686,3 +686,30 @@ func TestClusterNATSLostMidCall(t *testing.T) {
 		t.Fatalf("the call whose holder lost NATS: %v\nr2:\n%s", err, rs.gws[1].logs.String())
 	}
 }
+
+// TestClusterRelinkSpreads: the desktops of a replica that dies spread over the replicas left
+// (each picks another address at random), instead of all landing on the address after the dead
+// one. 16 desktops: all on one replica by chance has odds 2 in 65,536.
+func TestClusterRelinkSpreads(t *testing.T) {
+	rs := startReplicas(t, 3, nil)
+	where := map[string]string{}
+	for i := range 16 {
+		id := fmt.Sprintf("d%02d", i)
+		rs.deskOn(t, 0, id, deskServer(id, nil))
+		where[id] = "r1"
+	}
+	rs.waitLinked(t, where)
+	rs.crash(0)
+	for id := range where {
+		where[id] = "!r1"
+	}
+	rs.waitLinked(t, where)
+	per := map[string]int{}
+	for _, d := range rs.gws[1].g.Devices() {
+		per[d.Replica]++
+	}
+	if per["r2"] == 0 || per["r3"] == 0 {
+		t.Errorf("the dead replica's desktops relinked as %v, want some on each of r2 and r3", per)
+	}
+	t.Logf("relinked: %v", per)
+}
