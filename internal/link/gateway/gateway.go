@@ -926,17 +926,11 @@ func (g *Gateway) forward(name string) mcp.ToolHandler {
 // context progress notifications go out in (the agent's request); ask, when set, carries the
 // desktop's elicitation and sampling requests to the agent (else they go to its session).
 func (g *Gateway) call(ctx context.Context, req *mcp.CallToolRequest, name string, pctx context.Context, ask mrtr.AskFunc) (*mcp.CallToolResult, error) {
-	if !g.drain.enter() {
-		return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: msgRestarting}
-	}
-	defer g.drain.leave()
-	pick, args, err := g.pick(ctx, req, name)
+	pick, args, leave, err := g.openCall(ctx, req, name)
 	if err != nil {
 		return nil, err
 	}
-	if err := g.checkResume(req, args); err != nil { // owners.go
-		return nil, err
-	}
+	defer leave()
 	owner := g.agentOwner(req)
 	c := &call{agent: req.Session, ctx: ctx, pctx: pctx, ask: ask, tool: name, owner: owner}
 	params := map[string]any{"name": name, "arguments": args}
@@ -963,6 +957,24 @@ func (g *Gateway) call(ctx context.Context, req *mcp.CallToolRequest, name strin
 		g.keepLate(pick.id, name, c.id, resp)
 	}
 	return callResult(resp)
+}
+
+// openCall begins an agent's call of tool name (a plain call or a task): refused while the
+// gateway drains, else counted in flight until leave is called; the desktop picked (pick) and a
+// resumeRunId checked against its run's owner (owners.go). On an error nothing is left to leave.
+func (g *Gateway) openCall(ctx context.Context, req *mcp.CallToolRequest, name string) (pick *offer, args map[string]json.RawMessage, leave func(), err error) {
+	if !g.drain.enter() {
+		return nil, nil, nil, &jsonrpc.Error{Code: CodeUnreachable, Message: msgRestarting}
+	}
+	pick, args, err = g.pick(ctx, req, name)
+	if err == nil {
+		err = g.checkResume(req, args)
+	}
+	if err != nil {
+		g.drain.leave()
+		return nil, nil, nil, err
+	}
+	return pick, args, g.drain.leave, nil
 }
 
 // toolsCall sends tools/call to the desktop of pick and waits for its answer: down its link

@@ -113,17 +113,11 @@ func taskSupport(raw json.RawMessage) bool {
 // startTask runs an agent's call of tool name as the task tr asks for (see the top of this file).
 // The desktop's task exists, and the gateway's is stored, before the agent gets its task.
 func (g *Gateway) startTask(ctx context.Context, req *mcp.CallToolRequest, name string, tr *tasks.Request) (*mcp.CallToolResult, error) {
-	if !g.drain.enter() {
-		return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: msgRestarting}
-	}
-	defer g.drain.leave()
-	pick, args, err := g.pick(ctx, req, name)
+	pick, args, leave, err := g.openCall(ctx, req, name)
 	if err != nil {
 		return nil, err
 	}
-	if err := g.checkResume(req, args); err != nil { // owners.go
-		return nil, err
-	}
+	defer leave()
 	caps := req.ClientCapabilities()
 	if !pick.dt.task {
 		// The desktop runs it as a plain call: the gateway task's work forwards it as a call.
