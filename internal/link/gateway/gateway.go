@@ -159,6 +159,8 @@ type Gateway struct {
 	owners    runOwners    // which agent made each call (owners.go)
 	agents    agents       // agent sessions still open (owners.go)
 
+	changes signal // fired by stateChanged: waits for a desktop, a tool or a kept answer (relink.go)
+
 	rep   *replica       // the cluster side (replica.go); nil alone
 	tasks *tasks.Manager // agents' tasks, run on the desktops (tasks.go)
 
@@ -795,6 +797,7 @@ func (g *Gateway) collect() map[string][]offer {
 
 // stateChanged calls Options.onChange, if any.
 func (g *Gateway) stateChanged() {
+	g.changes.fire()
 	if g.opts.onChange != nil {
 		g.opts.onChange()
 	}

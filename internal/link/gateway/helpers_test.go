@@ -290,30 +290,6 @@ func (x *gw) waitDevices(t testing.TB, n int) {
 	})
 }
 
-// signal wakes whoever waits for a change: fire closes the channel wait returned.
-type signal struct {
-	mu sync.Mutex
-	ch chan struct{}
-}
-
-func (s *signal) wait() <-chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ch == nil {
-		s.ch = make(chan struct{})
-	}
-	return s.ch
-}
-
-func (s *signal) fire() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ch != nil {
-		close(s.ch)
-		s.ch = nil
-	}
-}
-
 // changes fires at every change a test of this package waits for: a gateway's state
 // (Options.onChange), a test desktop's run starting or ending (runCount), a log line (logBuf).
 // A change a waiter does not care for only makes it look again.

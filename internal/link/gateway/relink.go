@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -68,64 +69,104 @@ func (g *Gateway) dropped(d *device) {
 	g.mu.Unlock()
 }
 
-// awaitOffer waits, while a desktop that offered tool name (device want, when not "") is
-// relinking, for some desktop (want) to offer it again. It reports whether one does; false at
-// once when no such desktop is relinking.
-func (g *Gateway) awaitOffer(ctx context.Context, name, want string) bool {
+// signal wakes whoever waits for a change: fire closes the channel wait returned.
+type signal struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+func (s *signal) wait() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ch == nil {
+		s.ch = make(chan struct{})
+	}
+	return s.ch
+}
+
+func (s *signal) fire() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ch != nil {
+		close(s.ch)
+		s.ch = nil
+	}
+}
+
+// recheck bounds how long a wait for the gateway's state goes without looking again when no
+// change is announced (stateChanged is called for every change these waits are for; this only
+// bounds the cost of one that is missed).
+const recheck = time.Second
+
+// awaitState waits until cond holds, ctx ends or until (when not zero) passes, looking again at
+// every change of the gateway's state; until returns the deadline (zero: none any more: give
+// up at once). It reports whether cond holds.
+func (g *Gateway) awaitState(ctx context.Context, cond func() bool, until func() time.Time) bool {
 	for {
-		for _, o := range g.offers(name) {
-			if want == "" || o.id == want {
-				return true
-			}
+		ch := g.changes.wait() // before looking: a change after the look wakes the wait
+		if cond() {
+			return true
 		}
-		var until time.Time
-		now := time.Now()
-		g.mu.Lock()
-		for id, r := range g.relinks {
-			if (want == "" || id == want) && now.Before(r.until) && slices.Contains(r.tools, name) && r.until.After(until) {
-				until = r.until
-			}
-		}
-		g.mu.Unlock()
-		if until.IsZero() {
+		left := time.Until(until())
+		if left <= 0 {
 			return false
 		}
-		t := time.NewTimer(min(relinkPoll, until.Sub(now)))
+		t := time.NewTimer(min(recheck, left))
 		select {
 		case <-ctx.Done():
 			t.Stop()
 			return false
+		case <-ch:
+			t.Stop()
 		case <-t.C:
 		}
 	}
 }
 
-// linkedAgain returns device id's link once it is ready and is not old, waiting until deadline.
-func (g *Gateway) linkedAgain(ctx context.Context, id string, old *device, deadline time.Time) *device {
-	for {
-		g.mu.Lock()
-		d := g.devices[id]
-		g.mu.Unlock()
-		if d != nil && d != old {
-			d.mu.Lock()
-			ok := d.ready && !d.gone
-			d.mu.Unlock()
-			if ok {
-				return d
+// awaitOffer waits, while a desktop that offered tool name (device want, when not "") is
+// relinking, for some desktop (want) to offer it again. It reports whether one does; false at
+// once when no such desktop is relinking.
+func (g *Gateway) awaitOffer(ctx context.Context, name, want string) bool {
+	offered := func() bool {
+		for _, o := range g.offers(name) {
+			if want == "" || o.id == want {
+				return true
 			}
 		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			return nil
-		}
-		t := time.NewTimer(min(relinkPoll, left))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil
-		case <-t.C:
-		}
+		return false
 	}
+	relinking := func() (until time.Time) {
+		now := time.Now()
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		for id, r := range g.relinks {
+			if (want == "" || id == want) && now.Before(r.until) && slices.Contains(r.tools, name) && r.until.After(until) {
+				until = r.until
+			}
+		}
+		return until
+	}
+	return g.awaitState(ctx, offered, relinking)
+}
+
+// linkedAgain returns device id's link once it is ready and is not old, waiting until deadline.
+func (g *Gateway) linkedAgain(ctx context.Context, id string, old *device, deadline time.Time) *device {
+	var d *device
+	back := func() bool {
+		g.mu.Lock()
+		d = g.devices[id]
+		g.mu.Unlock()
+		if d == nil || d == old {
+			return false
+		}
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		return d.ready && !d.gone
+	}
+	if !g.awaitState(ctx, back, func() time.Time { return deadline }) {
+		return nil
+	}
+	return d
 }
 
 // reask follows a call cut by its desktop's link drop (single gateway; a cluster has its own
@@ -161,9 +202,8 @@ func (g *Gateway) reask(ctx context.Context, first *device, params map[string]an
 func (g *Gateway) watchKept(d *device, id string) (stop func()) {
 	done := make(chan struct{})
 	go func() {
-		t := time.NewTicker(relinkPoll)
-		defer t.Stop()
 		for {
+			ch := g.changes.wait() // (storeLate announces every kept answer)
 			if r, ok := g.late.get(id); ok && r.CallID == id {
 				rid, _ := jsonrpc.MakeID(id)
 				resp := &jsonrpc.Response{ID: rid, Result: r.Result}
@@ -180,9 +220,13 @@ func (g *Gateway) watchKept(d *device, id string) (stop func()) {
 					}
 				}
 			}
+			t := time.NewTimer(recheck)
 			select {
 			case <-done:
+				t.Stop()
 				return
+			case <-ch:
+				t.Stop()
 			case <-t.C:
 			}
 		}
