@@ -276,3 +276,17 @@ func TestUnknownMethod(t *testing.T) {
 		t.Errorf("the session after them: %v", m)
 	}
 }
+
+// TestGatewayBeforeInitialize: a request that needs a session, sent without one (before
+// initialize), is HTTP 400 with JSON-RPC -32600 at the gateway's /mcp too (mrtr.BeforeInitialize,
+// as rpa serve --http and stdio), through the unknown-method wrapper; it was code 0.
+func TestGatewayBeforeInitialize(t *testing.T) {
+	x := startGateway(t, "", Options{})
+	a := &rawAgent{url: x.mcpURL(), hc: httpClient(testToken)}
+	resp := a.post(t, map[string]any{"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": map[string]any{}})
+	defer resp.Body.Close()
+	var m map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&m); err != nil || resp.StatusCode != http.StatusBadRequest || errCode(m) != -32600 || m["id"] != 7.0 {
+		t.Errorf("tools/list before initialize: HTTP %d %v %v", resp.StatusCode, m, err)
+	}
+}
