@@ -279,7 +279,8 @@ func TestUnknownMethod(t *testing.T) {
 
 // TestGatewayBeforeInitialize: a request that needs a session, sent without one (before
 // initialize), is HTTP 400 with JSON-RPC -32600 at the gateway's /mcp too (mrtr.BeforeInitialize,
-// as rpa serve --http and stdio), through the unknown-method wrapper; it was code 0.
+// as rpa serve --http and stdio), through the unknown-method wrapper; it was code 0. So is a
+// JSON-RPC batch (id null), which was 200 with code 0.
 func TestGatewayBeforeInitialize(t *testing.T) {
 	x := startGateway(t, "", Options{})
 	a := &rawAgent{url: x.mcpURL(), hc: httpClient(testToken)}
@@ -288,5 +289,11 @@ func TestGatewayBeforeInitialize(t *testing.T) {
 	var m map[string]any
 	if err := json.NewDecoder(resp.Body).Decode(&m); err != nil || resp.StatusCode != http.StatusBadRequest || errCode(m) != -32600 || m["id"] != 7.0 {
 		t.Errorf("tools/list before initialize: HTTP %d %v %v", resp.StatusCode, m, err)
+	}
+	batch := a.post(t, []map[string]any{{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}})
+	defer batch.Body.Close()
+	m = nil
+	if err := json.NewDecoder(batch.Body).Decode(&m); err != nil || batch.StatusCode != http.StatusBadRequest || errCode(m) != -32600 || m["id"] != nil {
+		t.Errorf("a batch before initialize: HTTP %d %v %v", batch.StatusCode, m, err)
 	}
 }

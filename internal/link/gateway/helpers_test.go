@@ -407,7 +407,8 @@ func newRawAgent(t testing.TB, url string) *rawAgent {
 	return a
 }
 
-func (a *rawAgent) post(t testing.TB, msg map[string]any) *http.Response {
+// post sends msg (a JSON-RPC message, or a batch: a slice of them) to the agent's URL in its session.
+func (a *rawAgent) post(t testing.TB, msg any) *http.Response {
 	t.Helper()
 	b, _ := json.Marshal(msg)
 	req, _ := http.NewRequest("POST", a.url, bytes.NewReader(b))

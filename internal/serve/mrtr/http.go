@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rpa-dev/rpa/lang"
 )
 
 // StreamableHandler serves one MCP server over Streamable HTTP in both
@@ -75,9 +76,12 @@ func (h *eraHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // gets the same -32600 (mcpserver.WithErrorCode). What MCP's lifecycle
 // allows before initialize (initialize, ping, notifications, what the
 // SDK's session lets through) and a request carrying the 2026-07-28
-// per-request _meta go on; so does a body that is not one JSON-RPC request
-// or is past the SDK's size limit (the SDK answers those). r's body is
-// left readable.
+// per-request _meta go on; so does a body that is not JSON-RPC or is past
+// the SDK's size limit (the SDK answers those). A JSON-RPC batch without a
+// session is answered the same -32600 (id null): initialize may not be
+// part of a batch, and stdio refuses batches with it too; the SDK answered
+// it 200 with code 0. The method name is quoted with lang.Echo. r's body
+// is left readable.
 func BeforeInitialize(w http.ResponseWriter, r *http.Request) bool {
 	if r.Method != http.MethodPost || r.Body == nil || r.Header.Get("Mcp-Session-Id") != "" {
 		return false
@@ -90,6 +94,11 @@ func BeforeInitialize(w http.ResponseWriter, r *http.Request) bool {
 	}{io.MultiReader(bytes.NewReader(body), rest), rest}
 	if err != nil || len(body) > mcp.DefaultMaxRequestBodyBytes {
 		return false
+	}
+	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '[' && json.Valid(t) {
+		// initialize may not be part of a batch (MCP 2025-03-26), so a batch
+		// without a session is never served: the SDK answered 200, code 0
+		return refuse(w, jsonrpc.ID{}, "Invalid Request: a JSON-RPC batch cannot open a session; send initialize alone first (its answer's Mcp-Session-Id header names the session)")
 	}
 	msg, err := jsonrpc.DecodeMessage(body)
 	req, ok := msg.(*jsonrpc.Request)
@@ -106,9 +115,14 @@ func BeforeInitialize(w http.ResponseWriter, r *http.Request) bool {
 	if json.Unmarshal(req.Params, &p) == nil && p.Meta["io.modelcontextprotocol/protocolVersion"] != nil {
 		return false // the SDK's session lets a request of the per-request protocol through
 	}
-	b, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{
-		Code:    jsonrpc.CodeInvalidRequest,
-		Message: fmt.Sprintf("method %q is invalid during session initialization (send initialize first; its answer's Mcp-Session-Id header names the session)", req.Method)}})
+	return refuse(w, req.ID, fmt.Sprintf("method %s is invalid during session initialization (send initialize first; its answer's Mcp-Session-Id header names the session)", lang.Echo(req.Method)))
+}
+
+// refuse answers HTTP 400 with the JSON-RPC error -32600 Invalid Request
+// carrying msg for the request id (null when id is the zero ID: a batch
+// has none of its own) and reports whether it could.
+func refuse(w http.ResponseWriter, id jsonrpc.ID, msg string) bool {
+	b, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: msg}})
 	if err != nil {
 		return false
 	}

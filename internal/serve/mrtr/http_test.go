@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -52,7 +53,8 @@ func post(t *testing.T, url, session, version, body string) (int, string, map[st
 // TestBeforeInitialize: over Streamable HTTP a request that needs a
 // session sent before initialize (no Mcp-Session-Id) is HTTP 400 with
 // JSON-RPC -32600 (the SDK answered code 0 and kept a session for it), as
-// over stdio; initialize, ping and a 2026-07-28 request go on as before.
+// over stdio, and so is a batch (id null); a long method name is not
+// echoed; initialize, ping and a 2026-07-28 request go on as before.
 func TestBeforeInitialize(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
 	srv.AddTool(&mcp.Tool{Name: "one", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -71,6 +73,22 @@ func TestBeforeInitialize(t *testing.T) {
 			!strings.Contains(e["message"].(string), "invalid during session initialization") {
 			t.Errorf("%s before initialize: HTTP %d, session %q, %v", body, status, session, m)
 		}
+	}
+	for _, body := range []string{
+		`[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]`,
+		` [{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}]`,
+	} {
+		status, session, m := post(t, hs.URL, "", "", body)
+		e, _ := m["error"].(map[string]any)
+		if status != http.StatusBadRequest || session != "" || e == nil || e["code"] != float64(-32600) || m["id"] != nil ||
+			!strings.Contains(e["message"].(string), "batch") {
+			t.Errorf("batch %s before initialize: HTTP %d, session %q, %v", body, status, session, m)
+		}
+	}
+	long := strings.Repeat("m", 5000)
+	if status, _, m := post(t, hs.URL, "", "", `{"jsonrpc":"2.0","id":7,"method":"`+long+`"}`); status != http.StatusBadRequest || strings.Contains(fmt.Sprint(m), long) ||
+		!strings.Contains(fmt.Sprint(m), "too long to show (5000 bytes)") {
+		t.Errorf("a 5000-byte method before initialize: HTTP %d, %.300v", status, m)
 	}
 	if status, _, m := post(t, hs.URL, "", "", `{"jsonrpc":"2.0","id":4,"method":"ping"}`); status != http.StatusOK || m["result"] == nil {
 		t.Errorf("ping before initialize: HTTP %d %v", status, m)
