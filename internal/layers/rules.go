@@ -47,11 +47,12 @@ NONE
   internal/columns,
   internal/httpauth,
   internal/msg,
+  internal/noprof,
   internal/orderedjson,
   internal/testutil/holder;
 github.com/modelcontextprotocol/go-sdk < internal/testutil/rawmcp;
 core, internal/atomicfile, internal/buildinfo, internal/cliflag, internal/columns, internal/httpauth, internal/msg,
-internal/orderedjson, internal/testutil/holder, internal/testutil/rawmcp
+internal/noprof, internal/orderedjson, internal/testutil/holder, internal/testutil/rawmcp
 < BASE;
 
 # LANGUAGE: the flow language, from text to a checked flow. It knows
@@ -118,7 +119,7 @@ internal/runs/export, internal/runs/record < RUNS;
 # rpa (mcpserver and the gateway): both protocol eras over Streamable HTTP
 # and calls that go on across a 2026-07-28 client's requests (mrtr); tasks
 # in both eras, durable in the run store (tasks; taskstest checks a store).
-BASE, github.com/modelcontextprotocol/go-sdk < internal/serve/mrtr;
+BASE, lang, github.com/modelcontextprotocol/go-sdk < internal/serve/mrtr;
 internal/runs, internal/serve/mrtr, github.com/modelcontextprotocol/go-sdk < internal/serve/tasks;
 internal/serve/tasks < internal/serve/tasks/taskstest
 < CALLS;
