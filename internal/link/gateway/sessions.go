@@ -93,12 +93,20 @@ func (s *sessionShare) record(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		id := ss.ID()
 		s.mu.Lock()
-		last := s.touched[id]
+		last, seen := s.touched[id]
 		refresh := method == "initialize" || time.Since(last) > max(s.r.g.opts.AgentIdle/4, time.Minute)
 		if refresh {
 			s.touched[id] = time.Now()
 		}
 		s.mu.Unlock()
+		if refresh && !seen {
+			go func() { // forgotten when the session ends here
+				_ = ss.Wait()
+				s.mu.Lock()
+				delete(s.touched, id)
+				s.mu.Unlock()
+			}()
+		}
 		if !refresh || ss.InitializeParams() == nil {
 			return res, err
 		}

@@ -144,6 +144,23 @@ func TestClusterTasksOnAdoptedSession(t *testing.T) {
 	if m := s.post(r2, map[string]any{"jsonrpc": "2.0", "id": 99, "method": "nosuch/method", "params": map[string]any{}}); errCode(m) != -32601 {
 		t.Errorf("an unknown method on r2: %v", m)
 	}
+	// The session ends (DELETE through r1): r1 forgets it (its record of the session's last
+	// write was kept for ever).
+	req, _ := http.NewRequest(http.MethodDelete, "http://"+r1+"/mcp", nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Mcp-Session-Id", s.id)
+	if resp, err := s.hc.Do(req); err != nil || resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	sh := rs.gws[0].g.rep.sessions
+	poll(t, func() bool {
+		sh.mu.Lock()
+		defer sh.mu.Unlock()
+		_, kept := sh.touched[s.id]
+		return !kept
+	}, func() string { return "r1 still remembers the ended session" })
 	continued := 0
 	for _, x := range rs.gws[1:] {
 		continued += strings.Count(x.logs.String(), "continuing an agent session started on another replica")
