@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -36,10 +37,11 @@ func NewID(t time.Time) string {
 }
 
 // ValidID reports why id is not a run ID (it must have NewID's shape, so
-// it is safe as a folder name and in a URI), or nil.
+// it is safe as a folder name and in a URI), or nil; the error quotes id
+// with echoID (a long one is named by its length).
 func ValidID(id string) error {
 	if len(id) != 23 || id[8] != 'T' || id[18] != '-' {
-		return fmt.Errorf("%q is not a run ID (want the form 20261201T125300123-a1b2)", id)
+		return fmt.Errorf("%s is not a run ID (want the form 20261201T125300123-a1b2)", echoID(id))
 	}
 	for i, c := range id {
 		switch {
@@ -47,10 +49,20 @@ func ValidID(id string) error {
 		case i < 18 && c >= '0' && c <= '9':
 		case i > 18 && (c >= '0' && c <= '9' || c >= 'a' && c <= 'f'):
 		default:
-			return fmt.Errorf("%q is not a run ID (want the form 20261201T125300123-a1b2)", id)
+			return fmt.Errorf("%s is not a run ID (want the form 20261201T125300123-a1b2)", echoID(id))
 		}
 	}
 	return nil
+}
+
+// echoID is id quoted for an error, or named by its length when longer
+// than 200 bytes: lang.Echo's rule (runs sits below lang in layers.Rules,
+// so it cannot call it).
+func echoID(id string) string {
+	if len(id) > 200 {
+		return fmt.Sprintf("a text too long to show (%d bytes)", len(id))
+	}
+	return strconv.Quote(id)
 }
 
 // IDTime returns the start time encoded in a run ID (zero when id is not

@@ -40,6 +40,7 @@ import (
 	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/internal/msg"
+	"github.com/rpa-dev/rpa/lang"
 )
 
 // DefaultIdle is how long an unused browser stays open (10 minutes, the
@@ -115,16 +116,17 @@ func (e *LaunchError) Unwrap() error { return e.Err }
 // IDError reports a profile id that is not a safe folder name.
 type IDError struct{ ID string }
 
-// Error names the id and the allowed form.
+// Error names the id (lang.Echo: a long one by its length) and the
+// allowed form.
 func (e *IDError) Error() string {
-	return fmt.Sprintf("invalid profile id %q: use 1-64 letters, digits, '_', '-' or '.', not starting with a dot", e.ID)
+	return fmt.Sprintf("invalid profile id %s: use 1-64 letters, digits, '_', '-' or '.', not starting with a dot", lang.Echo(e.ID))
 }
 
 func init() {
 	// IDError's sentence for a person reading Chinese (msg.Localize).
 	msg.Register(map[string]msg.Text{"out.profiles.badID": {
-		En: "invalid profile id %q: use 1-64 letters, digits, '_', '-' or '.', not starting with a dot",
-		Zh: "无效的浏览器配置名 %q：请用 1-64 个字母、数字、'_'、'-' 或 '.'，不能以点开头"}})
+		En: "invalid profile id %s: use 1-64 letters, digits, '_', '-' or '.', not starting with a dot",
+		Zh: "无效的浏览器配置名 %s：请用 1-64 个字母、数字、'_'、'-' 或 '.'，不能以点开头"}})
 }
 
 var idRE = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$`)

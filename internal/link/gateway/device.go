@@ -16,6 +16,7 @@ import (
 	"github.com/rpa-dev/rpa/internal/link/mcpws"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/serve/mrtr"
+	"github.com/rpa-dev/rpa/lang"
 )
 
 // device is one connected desktop: one link, one MCP session (the gateway is its client).
@@ -550,7 +551,7 @@ func (d *device) relay(m *jsonrpc.Request) (any, error) {
 		return d.g.leaseRequest(d, m.Method, m.Params) // leases.go
 	case "elicitation/create", "sampling/createMessage":
 	default:
-		return nil, notAvailable(fmt.Sprintf("method %q is not available at the gateway", m.Method))
+		return nil, notAvailable(fmt.Sprintf("method %s is not available at the gateway", lang.Echo(m.Method)))
 	}
 	c := d.callFor(m.Params)
 	if c != nil && c.onAsk != nil {
@@ -607,7 +608,7 @@ func (g *Gateway) askAgent(c *call, method string, params json.RawMessage) (any,
 		return c.agent.Elicit(c.ctx, &p)
 	}
 	if method != "sampling/createMessage" {
-		return nil, notAvailable(fmt.Sprintf("method %q is not available at the gateway", method))
+		return nil, notAvailable(fmt.Sprintf("method %s is not available at the gateway", lang.Echo(method)))
 	}
 	// Sampling is deprecated (SEP-2577) but still part of the protocol during its deprecation
 	// window: the gateway forwards it as long as agents and desktops speak it.

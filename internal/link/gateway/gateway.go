@@ -41,6 +41,7 @@ import (
 	"github.com/rpa-dev/rpa/internal/link/mcpws"
 	"github.com/rpa-dev/rpa/internal/serve/mrtr"
 	"github.com/rpa-dev/rpa/internal/serve/tasks"
+	"github.com/rpa-dev/rpa/lang"
 )
 
 // ProtocolVersion is the MCP protocol version the gateway speaks to desktops.
@@ -894,7 +895,7 @@ func (g *Gateway) unknownTool(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method == "tools/call" {
 			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && len(g.offers(p.Name)) == 0 && !g.awaitOffer(ctx, p.Name, "") {
-				return nil, &jsonrpc.Error{Code: CodeNoSuchTool, Message: fmt.Sprintf("no connected desktop offers tool %q", p.Name)}
+				return nil, &jsonrpc.Error{Code: CodeNoSuchTool, Message: "no connected desktop offers tool " + lang.Echo(p.Name)}
 			}
 		}
 		return next(ctx, method, req)
@@ -1025,7 +1026,7 @@ func (g *Gateway) pick(ctx context.Context, req *mcp.CallToolRequest, name strin
 	var pick *offer
 	switch {
 	case len(offers) == 0:
-		return nil, nil, &jsonrpc.Error{Code: CodeNoSuchTool, Message: fmt.Sprintf("no connected desktop offers tool %q", name)}
+		return nil, nil, &jsonrpc.Error{Code: CodeNoSuchTool, Message: "no connected desktop offers tool " + lang.Echo(name)}
 	case want != "":
 		for i := range offers {
 			if offers[i].id == want {
@@ -1033,7 +1034,7 @@ func (g *Gateway) pick(ctx context.Context, req *mcp.CallToolRequest, name strin
 			}
 		}
 		if pick == nil {
-			return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("deviceId: no connected desktop %q offers tool %q", want, name)}
+			return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("deviceId: no connected desktop %s offers tool %s", lang.Echo(want), lang.Echo(name))}
 		}
 	case len(offers) == 1:
 		pick = &offers[0]
@@ -1042,7 +1043,7 @@ func (g *Gateway) pick(ctx context.Context, req *mcp.CallToolRequest, name strin
 		for i, o := range offers {
 			ids[i] = o.id
 		}
-		return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("deviceId: required, tool %q is offered by %s", name, strings.Join(ids, ", "))}
+		return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("deviceId: required, tool %s is offered by %s", lang.Echo(name), strings.Join(ids, ", "))}
 	}
 	if !pick.dt.hasDeviceID {
 		delete(args, DeviceIDArg)

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/rpa-dev/rpa/lang"
 )
 
 func TestEndToEnd(t *testing.T) {
@@ -295,5 +297,31 @@ func TestGatewayBeforeInitialize(t *testing.T) {
 	m = nil
 	if err := json.NewDecoder(batch.Body).Decode(&m); err != nil || batch.StatusCode != http.StatusBadRequest || errCode(m) != -32600 || m["id"] != nil {
 		t.Errorf("a batch before initialize: HTTP %d %v %v", batch.StatusCode, m, err)
+	}
+}
+
+// TestGatewayCallerTextNotEchoed: a tool name or method longer than lang.MaxEcho is named by
+// its length in the gateway's refusal, not sent back whole (a 100 kB tool name was echoed).
+func TestGatewayCallerTextNotEchoed(t *testing.T) {
+	x := startGateway(t, "", Options{})
+	a := newRawAgent(t, x.mcpURL())
+	long := strings.Repeat("t", 100_000)
+	for _, c := range []struct {
+		method string
+		params map[string]any
+	}{
+		{"tools/call", map[string]any{"name": long, "arguments": map[string]any{}}},
+		{"tools/call", map[string]any{"name": long, "arguments": map[string]any{}, "deviceId": long}},
+		{"resources/" + long, map[string]any{}},
+	} {
+		m := a.call(t, c.method, c.params)
+		b, _ := json.Marshal(m)
+		if m["error"] == nil || strings.Contains(string(b), long[:lang.MaxEcho+1]) || !strings.Contains(string(b), "too long to show") {
+			t.Errorf("%.40s: %d bytes: %.300s", c.method, len(b), b[:200])
+		}
+	}
+	m := a.call(t, "tools/call", map[string]any{"name": "nope", "arguments": map[string]any{}})
+	if b, _ := json.Marshal(m); !strings.Contains(string(b), `\"nope\"`) {
+		t.Errorf("a short tool name is not quoted: %s", b)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rpa-dev/rpa/internal/httpauth"
 	"github.com/rpa-dev/rpa/internal/runs"
+	"github.com/rpa-dev/rpa/lang"
 )
 
 // Runs through the gateway belong to the agent that made the call (runs.Owner, kind
@@ -229,7 +230,7 @@ func (g *Gateway) checkResume(req *mcp.CallToolRequest, args map[string]json.Raw
 		return nil
 	}
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
-		Message: fmt.Sprintf("invalid argument %q: run %q is not held here: call the tool again without resumeRunId", ResumeRunArg, id),
+		Message: fmt.Sprintf("invalid argument %q: run %s is not held here: call the tool again without resumeRunId", ResumeRunArg, lang.Echo(id)),
 		Data:    json.RawMessage(`{"field":"` + ResumeRunArg + `"}`)}
 }
 

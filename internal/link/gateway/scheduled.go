@@ -7,6 +7,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/rpa-dev/rpa/lang"
 )
 
 // Offered returns the device id of a linked desktop (on any replica of a cluster) that offers
@@ -46,9 +48,9 @@ func (g *Gateway) CallTool(ctx context.Context, id, device, name string, args ma
 	if pick == nil {
 		where := "no linked desktop offers"
 		if device != "" {
-			where = fmt.Sprintf("desktop %q is not linked or does not offer", device)
+			where = fmt.Sprintf("desktop %s is not linked or does not offer", lang.Echo(device))
 		}
-		return nil, &jsonrpc.Error{Code: CodeNoSuchTool, Message: fmt.Sprintf("%s tool %q", where, name)}
+		return nil, &jsonrpc.Error{Code: CodeNoSuchTool, Message: fmt.Sprintf("%s tool %s", where, lang.Echo(name))}
 	}
 	a := map[string]json.RawMessage{}
 	for k, v := range args {

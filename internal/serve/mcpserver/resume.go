@@ -140,10 +140,10 @@ func (s *Server) takeResume(req *mcp.CallToolRequest, e *flowEntry, args map[str
 		r = nil // another caller's run: answered as one that is not held (no oracle)
 	}
 	if r == nil {
-		return nil, argError(&ArgError{Field: ResumeRunArg, Msg: fmt.Sprintf("run %q is not held here: only a failed run of this server can be resumed, for %s after it failed (at most %d runs), and not after a restart; call the tool again without resumeRunId", id, HeldRunTTL, MaxHeldRuns)})
+		return nil, argError(&ArgError{Field: ResumeRunArg, Msg: fmt.Sprintf("run %s is not held here: only a failed run of this server can be resumed, for %s after it failed (at most %d runs), and not after a restart; call the tool again without resumeRunId", lang.Echo(id), HeldRunTTL, MaxHeldRuns)})
 	}
 	if r.flow != e.flow {
-		return nil, argError(&ArgError{Field: ResumeRunArg, Msg: fmt.Sprintf("run %q is a run of another tool, or of this flow before it was changed: call the tool again without resumeRunId", id)})
+		return nil, argError(&ArgError{Field: ResumeRunArg, Msg: fmt.Sprintf("run %s is a run of another tool, or of this flow before it was changed: call the tool again without resumeRunId", lang.Echo(id))})
 	}
 	return &resumeReq{run: r, from: from}, nil
 }

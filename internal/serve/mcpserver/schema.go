@@ -107,12 +107,13 @@ type ArgError struct {
 	Msg   string
 }
 
-// Error is `invalid argument "FIELD": MSG`.
+// Error is `invalid argument "FIELD": MSG`, FIELD quoted with lang.Echo
+// (an unknown argument's name is the caller's text).
 func (e *ArgError) Error() string {
 	if e.Field == "" {
 		return "invalid arguments: " + e.Msg
 	}
-	return fmt.Sprintf("invalid argument %q: %s", e.Field, e.Msg)
+	return fmt.Sprintf("invalid argument %s: %s", lang.Echo(e.Field), e.Msg)
 }
 
 // Validate checks args (decoded JSON) against the schema: unknown

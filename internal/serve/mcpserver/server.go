@@ -39,6 +39,7 @@ import (
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/serve/mrtr"
 	"github.com/rpa-dev/rpa/internal/serve/tasks"
+	"github.com/rpa-dev/rpa/lang"
 )
 
 // JSON-RPC error codes of PROTOCOL.md ("Calls and results").
@@ -425,8 +426,20 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
+// unknownTool is the error of a call of a tool that is not served: the
+// name quoted with lang.Echo, and in data.tool unless it is longer than
+// lang.MaxEcho (a caller's text is not sent back by the megabyte).
 func unknownTool(name string) error {
-	return rpcError(CodeUnknownTool, fmt.Sprintf("unknown tool %q", name), map[string]any{"tool": name})
+	return rpcError(CodeUnknownTool, "unknown tool "+lang.Echo(name), echoData("tool", name))
+}
+
+// echoData is {key: s}, or nil when s is longer than lang.MaxEcho: the
+// data of an error that names a caller's text.
+func echoData(key, s string) map[string]any {
+	if len(s) > lang.MaxEcho {
+		return nil
+	}
+	return map[string]any{key: s}
 }
 
 // rpcError builds a JSON-RPC error with optional data.
@@ -442,7 +455,7 @@ func rpcError(code int64, msg string, data any) *jsonrpc.Error {
 
 // argError turns an *ArgError into JSON-RPC -32602 naming the field.
 func argError(ae *ArgError) *jsonrpc.Error {
-	return rpcError(CodeInvalidParams, ae.Error(), map[string]any{"field": ae.Field})
+	return rpcError(CodeInvalidParams, ae.Error(), echoData("field", ae.Field))
 }
 
 // callFunc runs one validated call.

@@ -8,6 +8,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/rpa-dev/rpa/lang"
 )
 
 // notHandled starts the SDK's HTTP 400 text for a method the server does
@@ -51,7 +53,7 @@ func MethodNotFound(next http.Handler) http.Handler {
 				JSONRPC string          `json:"jsonrpc"`
 				ID      json.RawMessage `json:"id"`
 				Error   jsonrpc.Error   `json:"error"`
-			}{"2.0", call.ID, jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found: " + call.Method}})
+			}{"2.0", call.ID, jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found: " + methodName(call.Method)}})
 			w.Header().Del("X-Content-Type-Options")
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Del("Content-Length")
@@ -62,6 +64,15 @@ func MethodNotFound(next http.Handler) http.Handler {
 		w.WriteHeader(http.StatusBadRequest)
 		w.Write(hw.buf.Bytes())
 	})
+}
+
+// methodName is a caller's method name for an error: as it is, or named by
+// its length (lang.Echo) when longer than lang.MaxEcho.
+func methodName(m string) string {
+	if len(m) > lang.MaxEcho {
+		return lang.Echo(m)
+	}
+	return m
 }
 
 // holdWriter holds back an HTTP 400 answer (a short text) so that
