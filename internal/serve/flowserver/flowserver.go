@@ -147,7 +147,9 @@ type Server struct {
 // Logger, HITL, AllowExec, AllowFiles, ExecAllow, Heal, Runs, Evidence,
 // PacketBudget). log receives the server's lines (stderr: stdout carries
 // the protocol in stdio mode). A bad setting is an error naming its flag;
-// nothing is left open then.
+// nothing is left open then. Temporary profiles a killed process left
+// under $RPA_HOME/tmp are removed first (profiles.SweepTemp), so rpa serve,
+// rpa connect and rpa ui each start clean.
 func New(c Config, opts mcpserver.Options, log *slog.Logger) (*Server, error) {
 	if len(c.ExecAllow) > 0 && !c.AllowExec {
 		return nil, errors.New("--exec-allow needs --allow-exec")
@@ -169,6 +171,12 @@ func New(c Config, opts mcpserver.Options, log *slog.Logger) (*Server, error) {
 	hcfg, err := hitl.ServerConfig(c.HITL)
 	if err != nil {
 		return nil, err
+	}
+	// A killed process's temporary profiles ($RPA_HOME/tmp/profile-*) go at
+	// the start of every long-running command too, not only at the next
+	// rpa run that makes one.
+	if n := profiles.SweepTemp(); n > 0 {
+		log.Info("removed temporary profiles left by a killed process", "count", n)
 	}
 	s := &Server{Dir: c.FlowsDir, Log: log, cfg: c}
 	if s.Dir == "" {

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/rpa-dev/rpa/internal/host/lease"
+	"github.com/rpa-dev/rpa/internal/host/profiles"
 	"github.com/rpa-dev/rpa/internal/host/vault"
 	"github.com/rpa-dev/rpa/internal/link/connect"
 	"github.com/rpa-dev/rpa/internal/runs"
@@ -150,6 +151,28 @@ func TestDial(t *testing.T) {
 	}
 	if _, err := s.Dial(connect.Options{URL: "ws://127.0.0.1:1/ws"}); err == nil {
 		t.Error("Dial without a device ID: no error")
+	}
+}
+
+// TestNewSweepsTempProfiles: the temporary profile of a killed process
+// (its rpa.lock names a pid nobody holds it for) is removed when a
+// long-running command (rpa serve, connect, ui: all build their server with
+// New) starts, not only at the next rpa run that makes one.
+func TestNewSweepsTempProfiles(t *testing.T) {
+	dir := flowsDir(t)
+	left := filepath.Join(os.Getenv("RPA_HOME"), "tmp", "profile-left")
+	if err := os.MkdirAll(left, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(left, profiles.LockFileName), []byte("2147483646\n"), 0o600)
+	os.WriteFile(filepath.Join(left, "History"), []byte("x"), 0o600)
+	s, err := New(Config{FlowsDir: dir}, mcpserver.Options{}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := os.Stat(left); !os.IsNotExist(err) {
+		t.Errorf("a killed process's temporary profile is still there: %v", err)
 	}
 }
 
