@@ -8,7 +8,8 @@ import (
 )
 
 // TestAPIErrorsSayTheShape: a console API request with a body of the wrong shape is refused in
-// the request's terms (which field, what it should be), never the decoder's Go words.
+// the request's terms (which field, what it should be; a map's value by its key, a long name
+// by its length), never the decoder's Go words.
 func TestAPIErrorsSayTheShape(t *testing.T) {
 	s, ts := newTestServer(t, Options{})
 	shape := `the body must be a JSON object {"file": string, "text": string, "hash": string}`
@@ -19,6 +20,8 @@ func TestAPIErrorsSayTheShape(t *testing.T) {
 		{"/api/check", ``, "the request body is empty; " + shape},
 		{"/api/check", `{nope}`, "the request body is not valid JSON (at byte 2); " + shape},
 		{"/api/publish", `{"file": "a.flow", "params": {}}`, `field "params" is a JSON object where an array belongs`},
+		{"/api/debug", `{"file": "a.flow", "args": {"user": "u", "password": ["x"]}}`, `field "args.password" is a JSON array where a string belongs`},
+		{"/api/debug", `{"file": "a.flow", "args": {"` + strings.Repeat("k", 300) + `": 1}}`, `field a text too long to show (305 bytes) is a JSON number where a string belongs`},
 	} {
 		req, _ := http.NewRequest("POST", ts.URL+c.path, strings.NewReader(c.body))
 		req.Header.Set(TokenHeader, s.Token())

@@ -192,9 +192,40 @@ type debugRequest struct {
 	// File is the flow file's name in the folder.
 	File string `json:"file"`
 	// Args are the arguments as typed (`rpa run --arg` forms); an empty one is left out.
-	Args map[string]string `json:"args"`
+	Args textMap `json:"args"`
 	// Breakpoints are lines of the file.
 	Breakpoints []int `json:"breakpoints"`
+}
+
+// textMap is a JSON object of texts whose wrong value is named with its
+// key: encoding/json names only the map ("args") for a map[string]string,
+// and the console answers `field "args.password" is a JSON array where a
+// string belongs` (bodyProblem).
+type textMap map[string]string
+
+// UnmarshalJSON decodes an object of texts; a value that is not a text is
+// a *json.UnmarshalTypeError whose Field is its key (encoding/json puts
+// the path of the map before it).
+func (m *textMap) UnmarshalJSON(b []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	out := make(textMap, len(raw))
+	for k, v := range raw {
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				te.Field = k
+				return te
+			}
+			return err
+		}
+		out[k] = s
+	}
+	*m = out
+	return nil
 }
 
 // debugStart starts a debug run of the saved flow: {id}.

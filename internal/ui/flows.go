@@ -195,7 +195,7 @@ func bodyProblem(err error) string {
 		case 's', 'n':
 			k = "a " + k
 		}
-		return fmt.Sprintf("field %q is a JSON %s where %s belongs", te.Field, te.Value, k)
+		return fmt.Sprintf("field %s is a JSON %s where %s belongs", lang.Echo(te.Field), te.Value, k)
 	case errors.As(err, &te):
 		return fmt.Sprintf("the request body is a JSON %s, not an object", te.Value)
 	case errors.As(err, &se):
