@@ -85,7 +85,8 @@
 // url) opens the page in a browser of its own (drivers.Driver, a temporary profile); without a
 // display GET /api/picker/{id}/frames streams its pictures (server-sent events "frame",
 // "closed"; drivers.Screencaster) and POST /api/picker/{id}/hover and /pick take a point of the
-// viewport (drivers.ElementPicker.EvalAt, selectorgen.At); with one POST
+// viewport (drivers.ElementPicker.EvalAt, selectorgen.At; a coordinate outside the last
+// picture's viewport is 400 naming it); with one POST
 // /api/picker/{id}/inspect waits for the click in its window (selectorgen.Inspect); POST
 // /api/picker/{id}/close ends it.
 //

@@ -83,6 +83,7 @@ func init() {
 		"pick.gone":       {En: "The picker is not open any more; open it again.", Zh: "拾取器已关闭；请重新打开。"},
 		"pick.noPicking":  {En: "This browser cannot pick elements (its driver has no element picking).", Zh: "这个浏览器不能拾取元素（其驱动不支持拾取元素）。"},
 		"pick.pickFailed": {En: "The element could not be read: %s", Zh: "无法读取该元素：%s"},
+		"pick.badPoint":   {En: "%s: %s is outside the page's picture (0 to %s CSS pixels)", Zh: "%s：%s 超出页面画面（0 到 %s CSS 像素）"},
 		"pick.notPaused":  {En: "The debug run is not paused: pick while it is paused, on its page.", Zh: "调试运行未处于暂停状态：请在它暂停时在其页面上拾取。"},
 		"pick.onDebug":    {En: "The debug run's page, paused before line %s: click an element on the picture.", Zh: "调试运行的页面（暂停在第 %s 行之前）：请在画面上点击一个元素。"},
 	})
@@ -711,7 +712,10 @@ func pickSelectors(file string, sels []string) []PickSelector {
 	return append(out, late...)
 }
 
-// pickerPoint reads a point request for an open picker of picture mode.
+// pickerPoint reads a point request for an open picker of picture mode: a
+// coordinate outside the last picture's viewport (0 to its width or
+// height) is answered 400 naming it, before it reaches the browser (whose
+// DevTools text was the answer, 502).
 func (s *Server) pickerPoint(w http.ResponseWriter, r *http.Request) (*picker, drivers.ElementPicker, pointRequest, bool) {
 	var pt pointRequest
 	if !s.readJSON(w, r, &pt) {
@@ -727,9 +731,29 @@ func (s *Server) pickerPoint(w http.ResponseWriter, r *http.Request) (*picker, d
 		s.apiErrorFor(w, r, http.StatusConflict, s.T(r, "pick.noPicking")) // (drivers/rod always can)
 		return nil, nil, pt, false
 	}
+	p.mu.Lock()
+	vw, vh := p.frame.Width, p.frame.Height
+	p.mu.Unlock()
+	for _, c := range []struct {
+		field  string
+		v, max float64
+	}{{"x", pt.X, vw}, {"y", pt.Y, vh}} {
+		if c.max <= 0 {
+			c.max = maxPoint // no picture yet: its size is not known
+		}
+		if !(c.v >= 0 && c.v <= c.max) { // JSON has no NaN or infinity; -1e308 and 1e308 it has
+			s.apiErrorFor(w, r, http.StatusBadRequest, s.T(r, "pick.badPoint", c.field,
+				strconv.FormatFloat(c.v, 'g', -1, 64), strconv.FormatFloat(c.max, 'g', -1, 64)))
+			return nil, nil, pt, false
+		}
+	}
 	p.touch()
 	return p, ep, pt, true
 }
+
+// maxPoint bounds a point's coordinates, in CSS pixels, before the picker
+// has sent a picture (whose viewport size bounds them after).
+const maxPoint = 100_000
 
 // pickerClose closes the picker: {}.
 func pickerClose(s *Server, w http.ResponseWriter, r *http.Request) {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -74,6 +75,29 @@ func TestPickerScreencast(t *testing.T) {
 	profile := p.profileDir
 	if procs := chromiumsOn(t, profile); len(procs) == 0 {
 		t.Fatalf("no Chromium on the picker's profile %s", profile)
+	}
+
+	// A point outside the picture is refused naming its coordinate (it was a 502 with DevTools'
+	// text).
+	for _, tc := range []struct{ body, want string }{
+		{`{"x":-1e308,"y":1e308}`, "x: -1e+308 is outside the page's picture"},
+		{`{"x":10,"y":1e308}`, "y: 1e+308 is outside the page's picture"},
+		{`{"x":100000,"y":10}`, "x: 100000 is outside the page's picture (0 to "},
+	} {
+		for _, op := range []string{"hover", "pick"} {
+			req, _ := http.NewRequestWithContext(step(t), "POST", c.ts.URL+"/api/picker/"+p.id+"/"+op, strings.NewReader(tc.body))
+			req.Header.Set(TokenHeader, c.ui.Token())
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), jsonEscape(tc.want)) {
+				t.Errorf("%s %s: %d %s, want 400 %s", op, tc.body, resp.StatusCode, b, tc.want)
+			}
+		}
 	}
 
 	// Hover: the button at the centre of the page is outlined.
