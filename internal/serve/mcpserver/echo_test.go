@@ -10,10 +10,10 @@ import (
 )
 
 // TestCallerTextNotEchoed: a caller's text longer than lang.MaxEcho that
-// names a profile, a run, a tool or an argument is named by its length in
-// the error (message and data) and in the server's "call refused" log
-// line, never sent back whole (a 100 kB tool name was answered twice, in
-// message and data.tool); a short one is still quoted.
+// names a profile, a run, a tool, an argument, a resource or a prompt is
+// named by its length in the error (message and data) and in the server's
+// "call refused" log line, never sent back whole (a 100 kB tool name was
+// answered twice, in message and data.tool); a short one is still quoted.
 func TestCallerTextNotEchoed(t *testing.T) {
 	st, err := runs.Open(t.TempDir(), runs.Options{})
 	if err != nil {
@@ -58,6 +58,19 @@ func TestCallerTextNotEchoed(t *testing.T) {
 			}
 		} else if !strings.Contains(msg, c2.short) {
 			t.Errorf("%s: %q does not quote %s", c2.name, msg, c2.short)
+		}
+	}
+	for _, m := range []struct {
+		method string
+		params map[string]any
+	}{
+		{"resources/read", map[string]any{"uri": "rpa://runs/" + long}},
+		{"prompts/get", map[string]any{"name": long}},
+	} {
+		r := c.Call(m.method, m.params)
+		raw, _ := json.Marshal(r.Error)
+		if _, msg := wireCode(t, r); r.Error == nil || strings.Contains(string(raw), long[:lang.MaxEcho+1]) || !strings.Contains(msg, "too long to show") {
+			t.Errorf("%s: the caller's text came back (%d bytes): %.300s", m.method, len(raw), raw)
 		}
 	}
 	if l := logs.String(); strings.Contains(l, long[:lang.MaxEcho+1]) || strings.Contains(l, strings.Repeat("t", lang.MaxEcho+1)) {

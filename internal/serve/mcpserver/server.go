@@ -403,9 +403,30 @@ func (s *Server) lookupTool(name string) (*tool, bool) {
 }
 
 // middleware answers tools/call for an unknown tool with -32003 (the SDK
-// would answer -32602 by itself).
+// would answer -32602 by itself). The error of a resources/read or
+// prompts/get whose URI or name is longer than lang.MaxEcho says it by its
+// length (-32602), where the SDK's echoed it (data.uri, "unknown prompt
+// %q").
 func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch r := req.(type) {
+		case *mcp.ReadResourceRequest:
+			if r.Params != nil && len(r.Params.URI) > lang.MaxEcho {
+				res, err := next(ctx, method, req)
+				if err != nil {
+					err = rpcError(CodeInvalidParams, "cannot read the resource "+lang.Echo(r.Params.URI), nil)
+				}
+				return res, err
+			}
+		case *mcp.GetPromptRequest:
+			if r.Params != nil && len(r.Params.Name) > lang.MaxEcho {
+				res, err := next(ctx, method, req)
+				if err != nil {
+					err = rpcError(CodeInvalidParams, "cannot get the prompt "+lang.Echo(r.Params.Name), nil)
+				}
+				return res, err
+			}
+		}
 		if method != "tools/call" {
 			return next(ctx, method, req)
 		}
