@@ -16,6 +16,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/rpa-dev/rpa/lang"
 )
 
 // DefaultStdioDrain is how long a stdio session whose input ended keeps
@@ -157,6 +159,14 @@ func (c *stdioConn) decode(line []byte) jsonrpc.Message {
 		return nil
 	}
 	msg, err := jsonrpc.DecodeMessage(line)
+	if req, ok := msg.(*jsonrpc.Request); err == nil && ok && len(req.Method) > lang.MaxEcho {
+		// No method is that long; the SDK's answer would quote it whole.
+		if req.IsCall() {
+			id, _ := json.Marshal(req.ID.Raw())
+			c.refuse(jsonrpc.CodeMethodNotFound, "Method not found: "+lang.Echo(req.Method), id)
+		}
+		return nil
+	}
 	if err == nil {
 		return msg
 	}

@@ -138,7 +138,8 @@ func TestStdioBeforeInitialize(t *testing.T) {
 }
 
 // TestLongInputNotEchoed: an account name of 5 MB (and an argument's
-// value or name as long) is refused with its length, not sent back.
+// value or name, or a method, as long) is refused with its length, not
+// sent back.
 func TestLongInputNotEchoed(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("RPA_HOME", home)
@@ -155,8 +156,9 @@ func TestLongInputNotEchoed(t *testing.T) {
 		return string(b) + "\n"
 	}
 	lines := runStdio(t, s, stdioInit+call(11, map[string]any{"account": big})+call(12, map[string]any{"account": "portal/admin", "n": big})+
-		call(13, map[string]any{"account": "portal/admin", big: 1}))
+		call(13, map[string]any{"account": "portal/admin", big: 1})+`{"jsonrpc":"2.0","id":14,"method":"`+big+`"}`+"\n")
 	for _, c := range []struct{ id, want string }{
+		{"14", "Method not found: a text too long to show (5242880 bytes)"},
 		{"11", "too long (5242880 bytes"},
 		{"12", "a text too long to show (5242880 bytes)"},
 		{"13", "an argument's name is too long (5242880 bytes)"},
