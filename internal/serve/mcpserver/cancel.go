@@ -1,13 +1,13 @@
 package mcpserver
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/rpa-dev/rpa/internal/serve/mrtr"
 )
 
 // The MCP specification (basic/utilities/cancellation) says that a
@@ -43,13 +43,10 @@ func (hc *httpCalls) dropCancelled(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, maxHeldBody+1))
-		r.Body.Close()
-		if err != nil {
-			http.Error(w, "reading the request: "+err.Error(), http.StatusBadRequest)
+		body, ok := mrtr.HoldBody(w, r)
+		if !ok {
 			return
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
 		msg, derr := jsonrpc.DecodeMessage(body)
 		req, ok := msg.(*jsonrpc.Request)
 		if derr != nil || !ok {

@@ -157,7 +157,3 @@ func (rs *httpRequests) onGone(req *mcp.CallToolRequest, stop func()) func() boo
 	}
 	return context.AfterFunc(v.(context.Context), stop)
 }
-
-// maxHeldBody bounds how much of a POST body a wrapper keeps (the SDK's own
-// default limit).
-const maxHeldBody = mcp.DefaultMaxRequestBodyBytes

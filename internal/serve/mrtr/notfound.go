@@ -16,9 +16,25 @@ import (
 // not have (jsonrpc2.ErrNotHandled, which the package does not export).
 const notHandled = "JSON RPC not handled"
 
-// maxHeldBody bounds how much of a POST body MethodNotFound keeps to find
-// the call's id (the SDK's own default limit).
+// maxHeldBody bounds how much of a POST body HoldBody keeps (the SDK's own
+// default limit).
 const maxHeldBody = mcp.DefaultMaxRequestBodyBytes
+
+// HoldBody reads r's body (up to maxHeldBody and one byte more, so the SDK
+// still sees a body past its limit as such) and puts the bytes read back as
+// r.Body, so the handler after reads the same request. A body that cannot be
+// read is answered HTTP 400 and ok is false. MethodNotFound and mcpserver's
+// cancel wrapper look into a POST this way before passing it on.
+func HoldBody(w http.ResponseWriter, r *http.Request) (body []byte, ok bool) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxHeldBody+1))
+	r.Body.Close()
+	if err != nil {
+		http.Error(w, "reading the request: "+err.Error(), http.StatusBadRequest)
+		return nil, false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return body, true
+}
 
 // MethodNotFound turns the SDK's HTTP 400 "JSON RPC not handled" for a
 // POSTed call (a method the server does not have, on a 2025-11-25 or older
@@ -32,13 +48,10 @@ func MethodNotFound(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, maxHeldBody+1))
-		r.Body.Close()
-		if err != nil {
-			http.Error(w, "reading the request: "+err.Error(), http.StatusBadRequest)
+		body, ok := HoldBody(w, r)
+		if !ok {
 			return
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
 		hw := &holdWriter{ResponseWriter: w}
 		next.ServeHTTP(hw, r)
 		if !hw.held {
