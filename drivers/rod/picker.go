@@ -40,6 +40,9 @@ func (p *page) Screencast(ctx context.Context, opts drivers.ScreencastOptions, f
 		start.MaxHeight = gson.Int(opts.MaxHeight)
 	}
 	if err := start.Call(p.rp.Context(ctx)); err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
 		return wrapErr(ctx, "screencast", err)
 	}
 	defer func() {
@@ -81,6 +84,11 @@ func (p *page) Screencast(ctx context.Context, opts drivers.ScreencastOptions, f
 				}
 				last = time.Now()
 				if err := (proto.PageScreencastFrameAck{SessionID: e.SessionID}).Call(p.rp.Context(ctx)); err != nil {
+					if cerr := ctx.Err(); cerr != nil {
+						// ctx ended while the ack was on its way: the
+						// caller stopped us, that is not a timeout
+						return cerr
+					}
 					return wrapErr(ctx, "screencast", err)
 				}
 			case "Inspector.detached", "Target.targetCrashed":

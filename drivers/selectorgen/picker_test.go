@@ -117,6 +117,27 @@ func TestAtPoint(t *testing.T) {
 	}
 }
 
+// TestScreencastStoppedInFrame: a caller that ends the screencast's ctx
+// while a picture is being handed over gets ctx's error back, not a
+// timeout (CI saw "screencast: timed out" when the stop raced the
+// picture's acknowledgement; ending ctx inside frame makes that race
+// certain).
+func TestScreencastStoppedInFrame(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	pg, err := browser.NewPage(ctx, srv.URL+"/basic.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	err = pg.(drivers.Screencaster).Screencast(sctx, drivers.ScreencastOptions{}, func(drivers.ScreenFrame) { stop() })
+	if err != context.Canceled {
+		t.Errorf("Screencast stopped inside frame returned %v, want context.Canceled", err)
+	}
+}
+
 // TestScreencast: the page's pictures arrive as JPEGs of the viewport's
 // size, paced, and a change on the page paints a new one.
 func TestScreencast(t *testing.T) {
