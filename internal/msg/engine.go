@@ -28,6 +28,25 @@ func init() {
 		"out.eng.matchesHidW":  {En: "%s matches %s, which is not visible (%s)", Zh: "%s 匹配到 %s，但它不可见（%s）"},
 		"out.eng.matchesShown": {En: "%s matches %s, which is still visible", Zh: "%s 匹配到 %s，但它仍然可见"},
 		"out.eng.noOption":     {En: "no option matches %s (options: %s)", Zh: "没有选项匹配 %s（可选项：%s）"},
+		// select (engine.js findOption, selectOption; drivers/rod element.go)
+		"out.eng.noIndex":     {En: "no option at index %s (%d options)", Zh: "索引 %s 处没有选项（共 %d 个选项）"},
+		"out.eng.optDisabled": {En: "select: option %s is disabled", Zh: "select: 选项 %s 已禁用"},
+		"out.eng.badIndex":    {En: "index must be a whole number >= 0, got %s", Zh: "索引必须是大于等于 0 的整数，实际为 %s"},
+		"out.eng.notSelect":   {En: "%s is not a select", Zh: "%s 不是下拉框（select）"},
+		"out.eng.isSelect":    {En: "%s is a select: use select", Zh: "%s 是下拉框：请用 select"},
+		"out.eng.changedBack": {En: "select: %s shows %s after choosing %s (the page changed it back)", Zh: "select: 选择 %[3]s 后 %[1]s 显示 %[2]s（页面把它改回去了）"},
+		"out.eng.unknownBy":   {En: "unknown by %q (value, label, index)", Zh: "未知的 by %q（可用 value、label、index）"},
+		// fill and type: the focus (drivers/rod element.go)
+		"out.eng.focusKept":  {En: "%s does not keep the focus: the page moves it to %s", Zh: "%s 留不住焦点：页面把焦点移到了 %s"},
+		"out.eng.fillAway":   {En: "the value would have gone to %s: focus moved away from %s while typing (the text was held back)", Zh: "值本会输入到 %s：输入时焦点离开了 %s（文本未输入）"},
+		"out.eng.typeAway":   {En: "the keys would have gone to %s: focus moved away from %s while typing (%d of %d characters typed, the rest held back)", Zh: "按键本会输入到 %s：输入时焦点离开了 %s（已输入 %d/%d 个字符，其余未输入）"},
+		"out.eng.holdsOther": {En: "fill: %s holds another value after the fill", Zh: "fill: 填写后 %s 的值不是所填的值"},
+		"out.eng.holdsNot":   {En: "fill: %s holds %q, not %q after the fill", Zh: "fill: 填写后 %s 的值是 %q，而不是 %q"},
+		"out.eng.focusNow":   {En: "%s; the focus is on %s now (it moved away while typing)", Zh: "%s；焦点现在在 %s 上（输入时移开了）"},
+		// upload and download (drivers/rod element.go, download.go)
+		"out.eng.noChooser": {En: "%s is not a file input, and clicking it opened no file chooser within %s", Zh: "%s 不是文件输入框，点击它在 %s 内也没有打开文件选择框"},
+		"out.eng.dlState":   {En: "download %q was %s", Zh: "下载 %q 的状态为 %s"},
+		"out.eng.dlLate":    {En: "download %q did not finish in time", Zh: "下载 %q 未能及时完成"},
 		// timeouts (interp, stdlib wait)
 		"out.eng.timedOut":    {En: "timed out after %s (%s)", Zh: "%s 后超时（%s）"},
 		"out.eng.waitTimeout": {En: "wait: timed out after %s waiting for %s", Zh: "wait：等待 %[2]s，%[1]s 后超时"},
