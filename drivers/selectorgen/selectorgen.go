@@ -89,6 +89,11 @@ type Target struct {
 	// element's document): what a `table` read of a picked cell reads. Set
 	// by At and Inspect only; nil when the element is in none (or is one).
 	Table *Target `json:"table,omitempty"`
+	// Rel is a Table's border box relative to the picked element's
+	// (x and y from the element's top left corner; CSS pixels of their
+	// document): the picker adds it to the element's box in the viewport
+	// to outline the table. Set on Table only.
+	Rel *drivers.Box `json:"rel,omitempty"`
 	// Apart says the element is an iframe whose document the picker could
 	// not look into (drivers.Picked.Apart). Set by At and Inspect only.
 	Apart bool `json:"apart,omitempty"`
@@ -145,7 +150,11 @@ func onElement(max int) string {
 %s
 const g = globalThis.__rpaSelGen, t = g.target(this, %[2]d);
 const tb = this.parentElement && this.parentElement.closest('table, [role=grid], [role=treegrid], [role=table]');
-if (tb) t.table = g.target(tb, %[2]d);
+if (tb) {
+  t.table = g.target(tb, %[2]d);
+  const r = this.getBoundingClientRect(), tr = tb.getBoundingClientRect();
+  t.table.rel = {x: tr.left - r.left, y: tr.top - r.top, w: tr.width, h: tr.height};
+}
 return t;
 }`, Script, max)
 }

@@ -608,6 +608,10 @@ type PickTable struct {
 	// Desc names the table for people; Selectors are its fallback list, best first.
 	Desc      string         `json:"desc"`
 	Selectors []PickSelector `json:"selectors"`
+	// Box is the table's border box in the page's viewport, CSS pixels (from the picked
+	// element's Box and selectorgen's Rel): the picker outlines it when the action is "table".
+	// Nil when it is not known.
+	Box *drivers.Box `json:"box,omitempty"`
 }
 
 // PickSelector is one selector of a Pick with its literal for the editor's text.
@@ -684,6 +688,9 @@ func makePick(file string, tg *selectorgen.Target, box drivers.Box, took time.Du
 	}
 	if tb := tg.Table; tb != nil && len(tb.Selectors) > 0 {
 		pk.Table = &PickTable{Desc: tb.Desc, Selectors: pickSelectors(file, tb.Selectors)}
+		if r := tb.Rel; r != nil {
+			pk.Table.Box = &drivers.Box{X: box.X + r.X, Y: box.Y + r.Y, W: r.W, H: r.H}
+		}
 	}
 	return pk
 }

@@ -56,6 +56,7 @@
     });
     tableNote.hidden = c === pick;
     if (!tableNote.hidden) tableNote.textContent = D.table.replace("{table}", c.desc);
+    outline(c.box || pick.box);
   };
   const showPick = (v) => {
     pick = v;
@@ -66,7 +67,6 @@
     else if (!framesNote.hidden) framesNote.textContent = D.inFrame.replace("{frames}", v.frames.map((f) => f[0].selector).join(" › "));
     result.hidden = false;
     say(D.picked.replace("{el}", v.desc));
-    outline(v.box);
   };
   action.addEventListener("change", () => { if (pick) listSelectors(); });
   const start = async (onDebug) => {
@@ -119,7 +119,7 @@
   };
   new ResizeObserver(() => { if (!box.hidden) outline(shown); }).observe(img);
   img.addEventListener("mousemove", (e) => { if (id && fw) hover(point(e)); });
-  img.addEventListener("mouseleave", () => { outline(pick ? pick.box : null); });
+  img.addEventListener("mouseleave", () => { outline(pick ? (chosen().box || pick.box) : null); });
   img.addEventListener("click", async (e) => {
     if (!id || !fw) return;
     say(D.picking);
