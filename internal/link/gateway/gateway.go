@@ -312,6 +312,8 @@ func (g *Gateway) Handler() http.Handler {
 	}
 	// A method the server does not have: JSON-RPC -32601, not the SDK's HTTP 400 text.
 	mcpH = mrtr.MethodNotFound(mcpH)
+	// Params the SDK cannot decode: -32602 naming the field, where its answer quoted them.
+	mcpH = mrtr.CheckHTTP(mcpH)
 	mux.Handle("/mcp", httpauth.OriginGuard(g.opts.AllowOrigins, g.auth(g.posts.bind(mcpH))))
 	mux.Handle("/devices", g.auth(http.HandlerFunc(g.serveDevices)))
 	mux.Handle("/status", g.auth(http.HandlerFunc(g.serveStatus)))

@@ -301,7 +301,8 @@ func TestGatewayBeforeInitialize(t *testing.T) {
 }
 
 // TestGatewayCallerTextNotEchoed: a tool name or method longer than lang.MaxEcho is named by
-// its length in the gateway's refusal, not sent back whole (a 100 kB tool name was echoed).
+// its length in the gateway's refusal, not sent back whole (a 100 kB tool name was echoed),
+// and params that do not decode are refused naming the field, not quoted back.
 func TestGatewayCallerTextNotEchoed(t *testing.T) {
 	x := startGateway(t, "", Options{})
 	a := newRawAgent(t, x.mcpURL())
@@ -320,7 +321,15 @@ func TestGatewayCallerTextNotEchoed(t *testing.T) {
 			t.Errorf("%.40s: %d bytes: %.300s", c.method, len(b), b[:200])
 		}
 	}
-	m := a.call(t, "tools/call", map[string]any{"name": "nope", "arguments": map[string]any{}})
+	// Params the SDK cannot decode: -32602 naming the field, where its answer quoted them whole
+	// (an agent's password, a 1 MB argument).
+	const canary = "pw-CANARY-93d1"
+	bad := json.RawMessage(`{"name":5,"arguments":{"password":"` + canary + `","big":"` + strings.Repeat("b", 1<<20) + `"}}`)
+	m := a.call(t, "tools/call", bad)
+	if b, _ := json.Marshal(m); errCode(m) != -32602 || strings.Contains(string(b), canary) || len(b) > 1024 || !strings.Contains(string(b), `"field":"name"`) {
+		t.Errorf("malformed params: %d bytes: %.300s", len(b), b)
+	}
+	m = a.call(t, "tools/call", map[string]any{"name": "nope", "arguments": map[string]any{}})
 	if b, _ := json.Marshal(m); !strings.Contains(string(b), `\"nope\"`) {
 		t.Errorf("a short tool name is not quoted: %s", b)
 	}

@@ -10,9 +10,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/rpa-dev/rpa/internal/link/connect"
 	"github.com/rpa-dev/rpa/internal/link/mcpws"
 	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
+	"github.com/rpa-dev/rpa/internal/serve/mrtr"
 	"github.com/rpa-dev/rpa/internal/serve/tasks"
 )
 
@@ -90,7 +93,9 @@ const AnswerGrace = 500 * time.Millisecond
 func (s *Server) Dial(o connect.Options) (*connect.Client, error) {
 	o.Server, o.ToolNames, o.Logger = s.MCP.MCP(), s.MCP.ToolNames, s.Log
 	o.OnState = s.linkState(o.URL, o.OnState) // announce.go
-	o.Wrap = tasks.LiftTransport              // the gateway asks for tasks with the task param
+	// The gateway asks for tasks with the task param (tasks.LiftTransport); params the SDK
+	// cannot decode are answered naming the field (mrtr.CheckTransport).
+	o.Wrap = func(t mcp.Transport) mcp.Transport { return mrtr.CheckTransport(tasks.LiftTransport(t)) }
 	o.Capabilities = []string{mcpws.CapBrowserControl, mcpws.CapWorkflowExecution}
 	if s.cfg.AllowExec {
 		o.Capabilities = append([]string{mcpws.CapDesktopExec}, o.Capabilities...)

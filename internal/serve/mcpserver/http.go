@@ -52,6 +52,7 @@ func (s *Server) HTTPHandler(tokens ...string) http.Handler {
 	h = s.httpCalls.dropCancelled(h)
 	h = s.httpReqs.bind(h)
 	h = mrtr.MethodNotFound(h)
+	h = mrtr.CheckHTTP(h) // params the SDK cannot decode: -32602 naming the field, not quoted back
 	if tokens = slices.DeleteFunc(slices.Clone(tokens), func(t string) bool { return t == "" }); len(tokens) > 0 {
 		h = requireBearers(tokens, h)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/rpa-dev/rpa/internal/serve/mrtr"
 	"github.com/rpa-dev/rpa/lang"
 )
 
@@ -167,6 +168,16 @@ func (c *stdioConn) decode(line []byte) jsonrpc.Message {
 		}
 		return nil
 	}
+	if req, ok := msg.(*jsonrpc.Request); err == nil && ok {
+		// Params the SDK cannot decode: its answer would quote them whole.
+		if e := mrtr.ParamsError(req); e != nil {
+			if req.IsCall() {
+				id, _ := json.Marshal(req.ID.Raw())
+				c.refuseErr(e, id)
+			}
+			return nil
+		}
+	}
 	if err == nil {
 		return msg
 	}
@@ -178,22 +189,27 @@ func (c *stdioConn) decode(line []byte) jsonrpc.Message {
 	if len(probe.ID) > 0 && (probe.ID[0] == '"' || probe.ID[0] == '-' || (probe.ID[0] >= '0' && probe.ID[0] <= '9')) {
 		id = probe.ID
 	}
-	c.refuse(jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error(), id)
+	c.refuse(jsonrpc.CodeInvalidRequest, "Invalid Request: "+mrtr.MessageProblem(line, err), id)
 	return nil
 }
 
 // refuse writes a JSON-RPC error response for an input line (id null
 // unless given).
 func (c *stdioConn) refuse(code int64, msg string, id json.RawMessage) {
-	c.log.Warn("stdio: refused an input line", "code", code, "error", msg)
+	c.refuseErr(&jsonrpc.Error{Code: code, Message: msg}, id)
+}
+
+// refuseErr is refuse with the whole error (data too).
+func (c *stdioConn) refuseErr(e *jsonrpc.Error, id json.RawMessage) {
+	c.log.Warn("stdio: refused an input line", "code", e.Code, "error", e.Message)
 	if id == nil {
 		id = json.RawMessage("null")
 	}
 	raw, err := json.Marshal(struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
-		Error   jsonrpc.Error   `json:"error"`
-	}{"2.0", id, jsonrpc.Error{Code: code, Message: msg}})
+		Error   *jsonrpc.Error  `json:"error"`
+	}{"2.0", id, e})
 	if err != nil {
 		return
 	}

@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"reflect"
-	"strconv"
 	"strings"
 	"time"
 
@@ -67,48 +65,27 @@ type Params struct {
 	Cursor         string               `json:"cursor,omitempty"`         // tasks/list
 	InputResponses mcp.InputResponseMap `json:"inputResponses,omitempty"` // tasks/update
 
-	// bad names a field of the wrong JSON type ("taskId: want a string"),
-	// answered -32602 by serve: the SDK's own answer to a params object
-	// that does not decode is Go's text ("unmarshaling ... into a
-	// *tasks.Params"), with the params echoed.
-	bad string
+	// bad says what does not decode ("taskId: want a string, got a
+	// number", mrtr.BadParam), badField the field it names: serve answers
+	// -32602 with them. The SDK's own answer to params that do not decode
+	// is Go's text ("unmarshaling ... into a *tasks.Params") with the
+	// params echoed.
+	bad, badField string
 }
 
-// UnmarshalJSON decodes p as encoding/json does, except that a field of
-// the wrong JSON type is not an error here: it is kept for serve to answer
-// with the field named (other errors, as malformed JSON, are returned).
+// UnmarshalJSON decodes p as encoding/json does, except that params that
+// do not decode (a field of the wrong JSON type, a malformed
+// inputResponses) are not an error here: what is wrong is kept, the field
+// named and no value quoted (mrtr.BadParam), for serve to answer.
 func (p *Params) UnmarshalJSON(b []byte) error {
 	type plain Params // without this method
 	var q plain
-	err := json.Unmarshal(b, &q)
-	var te *json.UnmarshalTypeError
-	if err != nil && !(errors.As(err, &te) && te.Field != "") {
-		return err
+	if err := json.Unmarshal(b, &q); err != nil {
+		p.badField, p.bad = mrtr.BadParam(b, func(b []byte) error { return json.Unmarshal(b, new(plain)) })
+		return nil
 	}
 	*p = Params(q)
-	if te != nil {
-		got := te.Value // "number", "bool", "object", "array", "string"
-		if a, ok := map[string]string{"number": "a number", "bool": "true or false", "object": "an object", "array": "an array", "string": "a string"}[got]; ok {
-			got = a
-		}
-		p.bad = fmt.Sprintf("%s: want %s, got %s", te.Field, jsonKind(te.Type), got)
-	}
 	return nil
-}
-
-// jsonKind names the JSON type a Go type decodes from.
-func jsonKind(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Map, reflect.Struct:
-		return "an object"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	case reflect.Bool:
-		return "true or false"
-	}
-	return "a number"
 }
 
 // Request is a tools/call that asked for a task, as its handler sees it
@@ -470,8 +447,8 @@ func (f *Front) serve(ctx context.Context, method string, ss *mcp.ServerSession,
 		p = &Params{}
 	}
 	if p.bad != "" {
-		field, _, _ := strings.Cut(p.bad, ":")
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: p.bad, Data: json.RawMessage(`{"field":` + strconv.Quote(field) + `}`)}
+		data, _ := json.Marshal(map[string]string{"field": p.badField})
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: p.bad, Data: data}
 	}
 	if method != MethodList && strings.TrimSpace(p.TaskID) == "" {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "taskId: required", Data: json.RawMessage(`{"field":"taskId"}`)}
