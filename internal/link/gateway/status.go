@@ -68,12 +68,16 @@ func (g *Gateway) Status(ctx context.Context) Status {
 		st.Replicas = []ReplicaStatus{{Name: r.name, Devices: local, InFlight: st.InFlight, Draining: st.Draining, Started: r.started, Self: true}}
 		return st
 	}
+	// Other replicas' desktops as the presence bucket has them; this replica's own as it
+	// holds them (its records reach its own copy of the bucket a moment after the link, or
+	// later when the cluster came after the desktop).
 	count := map[string]int{}
 	present := reg.Present()
 	for _, p := range present {
 		count[p.Replica]++
 	}
-	st.Total = len(present)
+	st.Total = len(present) - count[r.name] + local
+	count[r.name] = local
 	self := false
 	for _, rec := range reg.Replicas() {
 		rs := ReplicaStatus{Name: rec.Name, Devices: count[rec.Name], InFlight: rec.InFlight, Draining: rec.Draining, Started: rec.Started}
@@ -83,7 +87,7 @@ func (g *Gateway) Status(ctx context.Context) Status {
 		st.Replicas = append(st.Replicas, rs)
 	}
 	if !self {
-		st.Replicas = append(st.Replicas, ReplicaStatus{Name: r.name, Devices: count[r.name], InFlight: st.InFlight, Draining: st.Draining, Started: r.started, Self: true})
+		st.Replicas = append(st.Replicas, ReplicaStatus{Name: r.name, Devices: local, InFlight: st.InFlight, Draining: st.Draining, Started: r.started, Self: true})
 		sort.Slice(st.Replicas, func(i, j int) bool { return st.Replicas[i].Name < st.Replicas[j].Name })
 	}
 	return st
