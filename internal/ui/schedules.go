@@ -2,6 +2,7 @@ package ui
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -189,7 +190,8 @@ func schedulesAct(s *Server, w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		status := http.StatusUnprocessableEntity
 		if errors.Is(err, runs.ErrNoSchedule) {
-			status = http.StatusNotFound
+			// the store's error names the schedule whole: a 64 kB name came back
+			status, err = http.StatusNotFound, fmt.Errorf("schedule %s: %w", schedule.ShowName(name), runs.ErrNoSchedule)
 		}
 		s.renderSchedules(w, r, status, "", s.T(r, "schedules.failed", err.Error()))
 		return

@@ -118,6 +118,19 @@ func TestSchedulesPage(t *testing.T) {
 	if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(b), "Not done: schedule nope: no such schedule") {
 		t.Errorf("pause of an unknown schedule: %d %s", resp.StatusCode, b)
 	}
+	// A long name is named by its length (lang.Echo), not sent back.
+	long := strings.Repeat("n", 60_000)
+	req, _ = http.NewRequest("POST", c.ts.URL+"/schedules/resume", strings.NewReader("name="+long))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set(TokenHeader, c.ui.Token())
+	if resp, err = http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound || strings.Contains(string(b), long[:300]) || !strings.Contains(string(b), "a text too long to show (60000 bytes): no such schedule") {
+		t.Errorf("resume of a long name: %d, %d bytes", resp.StatusCode, len(b))
+	}
 	if zh := c.getLang(t, "/schedules", "zh-CN,zh;q=0.9"); !strings.Contains(zh, "计划任务") || !strings.Contains(zh, "失败（尝试 3 次）") {
 		t.Error("the page in Chinese lacks its texts")
 	}

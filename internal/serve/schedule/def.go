@@ -14,6 +14,7 @@ import (
 	"github.com/robfig/cron/v3"
 
 	"github.com/rpa-dev/rpa/internal/runs"
+	"github.com/rpa-dev/rpa/lang"
 )
 
 // Missed-run policies (Def.Missed).
@@ -96,8 +97,12 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	v, err := time.ParseDuration(s)
+	if err != nil {
+		// time's error quotes the text whole
+		return fmt.Errorf("want a duration such as \"90s\" or \"1h30m\", got %s", lang.Echo(s))
+	}
 	*d = Duration(v)
-	return err
+	return nil
 }
 
 // D is d as a time.Duration.
@@ -105,10 +110,20 @@ func (d Duration) D() time.Duration { return time.Duration(d) }
 
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]{0,63}$`)
 
+// ShowName is a schedule's name for an error: as it is when it could name
+// a schedule (CheckName), else quoted, or named by its length when longer
+// than lang.MaxEcho (lang.Echo): a caller's text is not sent back whole.
+func ShowName(name string) string {
+	if CheckName(name) == nil {
+		return name
+	}
+	return lang.Echo(name)
+}
+
 // CheckName reports why name cannot name a schedule, or nil.
 func CheckName(name string) error {
 	if !nameRE.MatchString(name) {
-		return fmt.Errorf("schedule name %q: use lower-case letters, digits, '_', '.' and '-' (at most 64, starting with a letter or digit)", name)
+		return fmt.Errorf("schedule name %s: use lower-case letters, digits, '_', '.' and '-' (at most 64, starting with a letter or digit)", lang.Echo(name))
 	}
 	return nil
 }
@@ -135,14 +150,18 @@ func ParseCron(expr, tz string) (*When, error) {
 	}
 	e := strings.TrimSpace(expr)
 	if strings.HasPrefix(e, "TZ=") || strings.HasPrefix(e, "CRON_TZ=") {
-		return nil, fmt.Errorf("--cron %q: give the zone with --tz, not inside the expression", expr)
+		return nil, fmt.Errorf("--cron %s: give the zone with --tz, not inside the expression", lang.Echo(expr))
 	}
 	if strings.HasPrefix(e, "@every") {
-		return nil, fmt.Errorf("--cron %q: use --every D for a fixed interval", expr)
+		return nil, fmt.Errorf("--cron %s: use --every D for a fixed interval", lang.Echo(expr))
 	}
 	spec, err := cronParser.Parse(e)
 	if err != nil {
-		return nil, fmt.Errorf("--cron %q: %v (want five fields: minute hour day-of-month month day-of-week, e.g. \"0 8 * * 1-5\", or @daily, @hourly, @weekly, @monthly)", expr, err)
+		why := err.Error() // quotes the fields it could not read
+		if len(expr) > lang.MaxEcho {
+			why = "not a cron expression"
+		}
+		return nil, fmt.Errorf("--cron %s: %s (want five fields: minute hour day-of-month month day-of-week, e.g. \"0 8 * * 1-5\", or @daily, @hourly, @weekly, @monthly)", lang.Echo(expr), why)
 	}
 	if ss, ok := spec.(*cron.SpecSchedule); ok {
 		ss.Location = loc
@@ -150,7 +169,7 @@ func ParseCron(expr, tz string) (*When, error) {
 	w := &When{spec: spec, loc: loc}
 	// An expression that never matches (30 February) has no next time.
 	if w.Next(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)).IsZero() {
-		return nil, fmt.Errorf("--cron %q: never due (no such day)", expr)
+		return nil, fmt.Errorf("--cron %s: never due (no such day)", lang.Echo(expr))
 	}
 	return w, nil
 }
@@ -164,7 +183,7 @@ func LoadZone(tz string) (*time.Location, error) {
 	}
 	loc, err := time.LoadLocation(tz)
 	if err != nil {
-		return nil, fmt.Errorf("--tz %q: unknown time zone (want an IANA name such as Asia/Shanghai, America/New_York or UTC)", tz)
+		return nil, fmt.Errorf("--tz %s: unknown time zone (want an IANA name such as Asia/Shanghai, America/New_York or UTC)", lang.Echo(tz))
 	}
 	return loc, nil
 }
@@ -273,7 +292,7 @@ func (d *Def) checkOptions() error {
 	switch d.Missed {
 	case MissedSkip, MissedOnce:
 	default:
-		return fmt.Errorf("--missed %q: want skip (the default: missed times are not run) or once (one run makes up for them)", d.Missed)
+		return fmt.Errorf("--missed %s: want skip (the default: missed times are not run) or once (one run makes up for them)", lang.Echo(d.Missed))
 	}
 	if d.Notify != "" {
 		if err := CheckNotifyURL(d.Notify); err != nil {
@@ -290,20 +309,33 @@ func CheckNotifyURL(u string) error {
 	p, err := url.Parse(u)
 	switch {
 	case err != nil:
-		return fmt.Errorf("--notify %q: %v", u, err)
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // without the URL
+		}
+		return fmt.Errorf("--notify: not a URL: %v", err)
 	case p.Scheme != "http" && p.Scheme != "https":
-		return fmt.Errorf("--notify %q: want an http:// or https:// URL", u)
+		return fmt.Errorf("--notify %s: want an http:// or https:// URL", showURL(p))
 	case p.Host == "" || p.Hostname() == "":
-		return fmt.Errorf("--notify %q: the URL has no host", u)
+		return fmt.Errorf("--notify %s: the URL has no host", showURL(p))
 	case p.User != nil:
 		return fmt.Errorf("--notify: put no user or password in the URL (it is stored and shown); use a URL with a token path instead")
 	}
 	if port := p.Port(); port != "" {
 		if _, err := net.LookupPort("tcp", port); err != nil {
-			return fmt.Errorf("--notify %q: bad port %q", u, port)
+			return fmt.Errorf("--notify %s: bad port %s", showURL(p), lang.Echo(port))
 		}
 	}
 	return nil
+}
+
+// showURL is a webhook URL for an error: its scheme and host (a path or
+// query may hold a token), the host by its length when long.
+func showURL(p *url.URL) string {
+	if len(p.Host) > lang.MaxEcho || len(p.Scheme) > lang.MaxEcho {
+		return "(a URL with a host too long to show)"
+	}
+	return p.Scheme + "://" + p.Host + "/…"
 }
 
 // ParseLimit reads one --max-concurrent value: N (the flow's limit) or
@@ -315,7 +347,7 @@ func ParseLimit(s string, l *runs.Limits) error {
 	}
 	var v int
 	if _, err := fmt.Sscanf(strings.TrimSpace(n), "%d", &v); err != nil || v < 0 || fmt.Sprint(v) != strings.TrimSpace(n) {
-		return fmt.Errorf("--max-concurrent %q: want N, flow=N, site=N or account=N (N a whole number, 0 for no limit)", s)
+		return fmt.Errorf("--max-concurrent %s: want N, flow=N, site=N or account=N (N a whole number, 0 for no limit)", lang.Echo(s))
 	}
 	switch strings.TrimSpace(what) {
 	case "flow":
@@ -325,7 +357,7 @@ func ParseLimit(s string, l *runs.Limits) error {
 	case "account", "profile":
 		l.Account = v
 	default:
-		return fmt.Errorf("--max-concurrent %q: %q is not flow, site or account", s, what)
+		return fmt.Errorf("--max-concurrent %s: %s is not flow, site or account", lang.Echo(s), lang.Echo(what))
 	}
 	return nil
 }

@@ -300,7 +300,7 @@ func (s *Scheduler) Get(ctx context.Context, name string) (*Record, error) {
 func (s *Scheduler) get(ctx context.Context, name string) (jetstream.KeyValueEntry, error) {
 	e, err := s.kv.Get(ctx, key(name))
 	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
-		return nil, fmt.Errorf("schedule %s: no such schedule", name)
+		return nil, fmt.Errorf("schedule %s: no such schedule", schedule.ShowName(name))
 	}
 	return e, err
 }

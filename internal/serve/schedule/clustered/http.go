@@ -1,19 +1,24 @@
 package clustered
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rpa-dev/rpa/internal/link/cluster"
 	"github.com/rpa-dev/rpa/internal/link/gateway"
+	"github.com/rpa-dev/rpa/internal/serve/mrtr"
 	"github.com/rpa-dev/rpa/internal/serve/schedule"
+	"github.com/rpa-dev/rpa/lang"
 )
 
 // Start makes the cluster's schedules part of replica g (on node n): it serves them at
@@ -107,11 +112,9 @@ func Handler(s func() *Scheduler) http.Handler {
 		writeJSON(w, http.StatusOK, map[string]any{"schedules": forAgents(l)})
 	}))
 	mux.HandleFunc("POST /schedules", with(func(w http.ResponseWriter, r *http.Request, s *Scheduler) {
-		var d Def
-		dec := json.NewDecoder(io.LimitReader(r.Body, 1<<20))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&d); err != nil {
-			writeErr(w, http.StatusBadRequest, errors.New("want a schedule as JSON: "+err.Error()))
+		d, err := decodeDef(io.LimitReader(r.Body, 1<<20))
+		if err != nil {
+			writeErr(w, http.StatusBadRequest, err)
 			return
 		}
 		rec, err := s.Add(r.Context(), d)
@@ -152,6 +155,41 @@ func Handler(s func() *Scheduler) http.Handler {
 		}))
 	}
 	return mux
+}
+
+// decodeDef reads a Def (one JSON object, no unknown field). The error of
+// a body longer than lang.MaxEcho names the field and quotes no value
+// ("want a schedule as JSON: every: not a valid string"): encoding/json's
+// errors quote a field name, a number, or (through a field's own decoder:
+// a time, a duration) a string whole.
+func decodeDef(r io.Reader) (Def, error) {
+	var d Def
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return d, fmt.Errorf("reading the schedule: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	err = dec.Decode(&d)
+	if err == nil {
+		return d, nil
+	}
+	const prefix = "want a schedule as JSON: "
+	var se *json.SyntaxError
+	switch {
+	case len(b) <= lang.MaxEcho:
+		return d, errors.New(prefix + err.Error()) // as precise as the decoder says it, and short
+	case errors.As(err, &se) || !json.Valid(b):
+		return d, errors.New(prefix + err.Error()) // names a character and no more
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		k, _ := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field "))
+		return d, errors.New(prefix + "unknown field " + lang.Echo(k))
+	}
+	_, msg := mrtr.BadParam(b, func(b []byte) error { return json.Unmarshal(b, new(Def)) })
+	if f, ok := strings.CutPrefix(msg, "params: "); ok {
+		msg = f // the whole body
+	}
+	return d, errors.New(prefix + msg)
 }
 
 func notFound(err error) int {
