@@ -158,6 +158,7 @@
     document.getElementById("debug-error").replaceChildren();
     dlg.showModal();
   });
+  btn.disabled = false; // the page comes with it disabled: a click before this script ran did nothing
   if (dlg) {
     const form = document.getElementById("debug-form");
     document.getElementById("debug-cancel").addEventListener("click", () => dlg.close());

@@ -168,6 +168,7 @@
     dlg.showModal();
     start(true);
   });
+  openBtn.disabled = false; // the page comes with it disabled: a click before this script ran did nothing
   document.getElementById("picker-close").addEventListener("click", () => dlg.close());
   dlg.addEventListener("close", () => { stop(); text.focus(); text.setSelectionRange(cursor[0], cursor[1]); });
   window.addEventListener("pagehide", stop);
