@@ -289,12 +289,21 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		}
 		n.replicas = min(3, max(servers, 1))
 	}
+	if cfg.ClusterListen != "" && len(cfg.Peers) == 1 {
+		n.log.Warn(TwoReplicasWarning)
+	}
 	if cfg.ClusterListen != "" && len(cfg.Peers) > 0 {
 		n.wg.Add(1)
 		go n.watchPeers()
 	}
 	return n, nil
 }
+
+// TwoReplicasWarning is logged by an embedded replica started with one peer: JetStream (the
+// raft groups of its buckets and streams) needs a majority of its servers up, and the
+// majority of two is two, so a cluster of two stops sharing state (desktops are refused,
+// tasks unreachable) when either replica is down: no more available than one replica.
+const TwoReplicasWarning = "a cluster of two replicas stops serving its shared state when either one is down (JetStream needs a majority of its servers): run three replicas to survive the loss of one"
 
 func defaultName(cfg Config) string {
 	host, _ := os.Hostname()

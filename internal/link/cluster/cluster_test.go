@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -359,4 +360,38 @@ func TestQueueWorkers(t *testing.T) {
 	}
 	stop()
 	<-done
+}
+
+// TestTwoReplicasWarned: a replica started with one peer (a cluster of two) logs that two
+// replicas survive the loss of none; with two peers it does not.
+func TestTwoReplicasWarned(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		warn bool
+	}{{2, true}, {3, false}} {
+		var log lockedBuffer
+		cfgs := clustertest.Configs(t, tc.n, t.TempDir(), "s", slog.New(slog.NewTextHandler(&log, nil)))
+		clustertest.StartConfigsNoWait(t, cfgs[:1])[0].Close()
+		if got := contains(log.String(), cluster.TwoReplicasWarning); got != tc.warn {
+			t.Errorf("%d replicas: warned %v, want %v; log:\n%s", tc.n, got, tc.warn, log.String())
+		}
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for the node's goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
