@@ -53,6 +53,7 @@ type cdpProxy struct {
 	conns   int
 	calls   []*cdpCall
 	pending map[string]*cdpCall // by connection, session and id
+	events  []*cdpCall          // lifecycle events seen (for the trace)
 }
 
 func newCDPProxy(tb testing.TB, ws string) *cdpProxy {
@@ -179,8 +180,12 @@ func (p *cdpProxy) note(conn int, msg []byte, up bool) {
 			Expression string `json:"expression"`
 		} `json:"params"`
 	}
-	if json.Unmarshal(msg, &m) != nil || m.ID == 0 {
-		return // an event
+	if json.Unmarshal(msg, &m) != nil {
+		return
+	}
+	if m.ID == 0 {
+		p.event(conn, msg, now)
+		return
 	}
 	if m.Method == "Runtime.callFunctionOn" && len(m.Params.Arguments) > 0 {
 		// the driver's engine calls name their op first: callFunctionOn:aim
@@ -208,6 +213,52 @@ func (p *cdpProxy) note(conn int, msg []byte, up bool) {
 		c.answer = now
 		delete(p.pending, key)
 	}
+}
+
+// event records, for the trace, the main-frame lifecycle events and
+// navigations a connection receives, as calls with no answer whose method
+// says what happened ("event DOMContentLoaded").
+func (p *cdpProxy) event(conn int, msg []byte, now time.Time) {
+	var ev struct {
+		Method string `json:"method"`
+		Params struct {
+			Name  string `json:"name"`
+			Frame struct {
+				ParentID string `json:"parentId"`
+			} `json:"frame"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(msg, &ev) != nil {
+		return
+	}
+	name := ""
+	switch ev.Method {
+	case "Page.lifecycleEvent":
+		switch ev.Params.Name {
+		case "init", "commit", "DOMContentLoaded", "load":
+			name = "event " + ev.Params.Name
+		}
+	case "Page.frameNavigated":
+		if ev.Params.Frame.ParentID == "" {
+			name = "event frameNavigated"
+		}
+	}
+	if name == "" {
+		return
+	}
+	p.mu.Lock()
+	p.events = append(p.events, &cdpCall{conn: conn, method: name, sent: now})
+	p.mu.Unlock()
+}
+
+// takeEvents returns the events recorded since the last call and forgets
+// them.
+func (p *cdpProxy) takeEvents() []*cdpCall {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := p.events
+	p.events = nil
+	return out
 }
 
 // take returns the calls recorded since the last take and forgets them.
@@ -466,6 +517,7 @@ func breakdown(tb testing.TB, e *env, rounds int) (string, error) {
 	}
 	for r := -1; r < rounds; r++ { // round -1 warms the caches, untimed
 		px.take()
+		px.takeEvents()
 		sp, err := rpaSpans(e, slot)
 		if err != nil {
 			return "", err
@@ -474,9 +526,11 @@ func breakdown(tb testing.TB, e *env, rounds int) (string, error) {
 		if r >= 0 {
 			add(rpa, sp, calls)
 		}
-		if r == rounds-1 && os.Getenv("RPA_BENCH_TRACE") != "" {
-			trace(tb, sp, calls)
+		last := r == rounds-1 && os.Getenv("RPA_BENCH_TRACE") != ""
+		if last {
+			trace(tb, "rpa", sp, append(calls, px.takeEvents()...))
 		}
+		px.takeEvents()
 		sp, err = floorSpans(e, floor.page)
 		if err != nil {
 			return "", err
@@ -484,6 +538,9 @@ func breakdown(tb testing.TB, e *env, rounds int) (string, error) {
 		calls = px.take()
 		if r >= 0 {
 			add(flr, sp, calls)
+		}
+		if last {
+			trace(tb, "the floor", sp, append(calls, px.takeEvents()...))
 		}
 	}
 	med := func(xs []float64) float64 {
@@ -546,11 +603,15 @@ func breakdown(tb testing.TB, e *env, rounds int) (string, error) {
 	return b.String(), nil
 }
 
-// trace logs rpa's last round call by call (RPA_BENCH_TRACE=1): per action,
-// each command's start after the action's start, its method and how long
-// it was awaited, in ms.
-func trace(tb testing.TB, spans []span, calls []*cdpCall) {
+// trace logs the last round of who (rpa, the floor) call by call
+// (RPA_BENCH_TRACE=1): per action, each command's start after the action's
+// start, its method and how long it was awaited, in ms; and when the main
+// frame's lifecycle events and navigations reached the proxy ("event
+// DOMContentLoaded", no duration).
+func trace(tb testing.TB, who string, spans []span, calls []*cdpCall) {
+	sort.Slice(calls, func(i, j int) bool { return calls[i].sent.Before(calls[j].sent) })
 	var b strings.Builder
+	b.WriteString(who)
 	for _, s := range spans {
 		if s.name == "total" {
 			continue
@@ -560,11 +621,15 @@ func trace(tb testing.TB, spans []span, calls []*cdpCall) {
 			if c.sent.Before(s.start) || c.sent.After(s.end) {
 				continue
 			}
-			d := -1.0
-			if !c.answer.IsZero() {
-				d = float64(c.answer.Sub(c.sent).Microseconds()) / 1000
+			at := float64(c.sent.Sub(s.start).Microseconds()) / 1000
+			switch {
+			case strings.HasPrefix(c.method, "event "):
+				fmt.Fprintf(&b, "\n  +%6.1f %s", at, c.method)
+			case c.answer.IsZero():
+				fmt.Fprintf(&b, "\n  +%6.1f %-40s %6s", at, c.method, "-")
+			default:
+				fmt.Fprintf(&b, "\n  +%6.1f %-40s %6.1f", at, c.method, float64(c.answer.Sub(c.sent).Microseconds())/1000)
 			}
-			fmt.Fprintf(&b, "\n  +%6.1f %-40s %6.1f", float64(c.sent.Sub(s.start).Microseconds())/1000, c.method, d)
 		}
 	}
 	tb.Log(b.String())
