@@ -23,7 +23,9 @@ import (
 	"github.com/rpa-dev/rpa/drivers"
 	rodd "github.com/rpa-dev/rpa/drivers/rod"
 	"github.com/rpa-dev/rpa/internal/demoapp"
+	"github.com/rpa-dev/rpa/internal/runs/heal"
 	"github.com/rpa-dev/rpa/interp"
+	"github.com/rpa-dev/rpa/stdlib"
 )
 
 // The per-action breakdown (TestActionBreakdown): each action of the
@@ -316,6 +318,13 @@ func rpaSpans(e *env, s *rpaSlot) ([]span, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
+	flush := func() error { return nil }
+	if mode := os.Getenv("RPA_BENCH_HEAL"); mode != "" && mode != string(heal.Off) {
+		// healing as rpa serve has it by default (suggest): every element
+		// found is fingerprinted; the marks stay in memory
+		h := heal.New(heal.Mode(mode), nil, "")
+		ctx, flush = stdlib.WithLocateHook(ctx, h), h.Flush
+	}
 	var spans []span
 	open := map[int]time.Time{}
 	events := func(ev interp.Event) {
@@ -330,6 +339,9 @@ func rpaSpans(e *env, s *rpaSlot) ([]span, error) {
 	}
 	start := time.Now()
 	res, page := interp.Run(ctx, e.flow, interp.Options{Args: args, Browser: s.br, Page: s.page, Events: events})
+	if err := flush(); err != nil {
+		return nil, err
+	}
 	end := time.Now()
 	s.page = page
 	if !res.Success {
@@ -438,7 +450,9 @@ func floorSpans(e *env, page *rod.Page) ([]span, error) {
 //	RPA_BENCH_ROUNDS=15 go test ./bench -run TestActionBreakdown -v
 //
 // rpa and the floor alternate round by round, through the same counting
-// proxy; compare within one run.
+// proxy; compare within one run. RPA_BENCH_HEAL=suggest runs rpa with
+// healing on, as rpa serve runs a flow by default (every element found is
+// fingerprinted, package heal); without it healing is off.
 func TestActionBreakdown(t *testing.T) {
 	rounds, _ := strconv.Atoi(os.Getenv("RPA_BENCH_ROUNDS"))
 	if rounds <= 0 {
@@ -587,7 +601,11 @@ func breakdown(tb testing.TB, e *env, rounds int) (string, error) {
 	}
 	var b strings.Builder
 	lb, _ := os.ReadFile("/proc/loadavg")
-	fmt.Fprintf(&b, "\n%d rounds, load average %s\n", rounds, strings.TrimSpace(string(lb)))
+	healMode := os.Getenv("RPA_BENCH_HEAL")
+	if healMode == "" {
+		healMode = string(heal.Off)
+	}
+	fmt.Fprintf(&b, "\n%d rounds, heal %s, load average %s\n", rounds, healMode, strings.TrimSpace(string(lb)))
 	fmt.Fprintf(&b, "%-10s %8s %8s %7s | %5s %7s | %5s %7s | %s\n", "action", "rpa ms", "floor ms", "extra", "calls", "cdp ms", "floor", "cdp ms", "rpa's commands per flow (×count, ms awaited)")
 	for _, name := range names {
 		r, f := rpa[name], flr[name]
