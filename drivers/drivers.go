@@ -26,7 +26,7 @@ import (
 
 // Checks is the set of conditions Locate waits for before returning an
 // element (LANGUAGE.md, "Checks before acting").
-type Checks uint8
+type Checks uint16
 
 // Individual checks.
 const (
@@ -46,6 +46,12 @@ const (
 	// click is still verified to have reached the element.
 	Aim
 	PrepFill
+	// TakeFingerprint is a hint too: the caller will ask Healer.Fingerprint
+	// of the element found (a healing hook), so the driver may take the
+	// fingerprint in the same look and keep it with the element, before
+	// a fill's preparation; Fingerprint then answers without asking the
+	// page again.
+	TakeFingerprint
 )
 
 // Preset check sets per action family.

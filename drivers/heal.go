@@ -61,7 +61,8 @@ type HealCandidate struct {
 // without. drivers/rod implements it.
 type Healer interface {
 	// Fingerprint describes el, an element of this document (one page
-	// evaluation).
+	// evaluation, or none when the locate that found el took it: see
+	// TakeFingerprint).
 	Fingerprint(ctx context.Context, el Element) (*Fingerprint, error)
 	// Candidates scores the elements of this document and of its
 	// same-origin iframes against fp in one page evaluation and returns

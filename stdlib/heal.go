@@ -128,6 +128,12 @@ const healSettle = time.Second
 // error.
 func (c *Call) hookLocate(ctx, wctx context.Context, f drivers.Frame, sels []string, want drivers.Checks) (drivers.Element, error) {
 	h := LocateHookOf(ctx)
+	look := want // what Locate is asked for
+	if h != nil {
+		// the hook fingerprints what is found: the driver may take the
+		// fingerprint in the locate's own look
+		look |= drivers.TakeFingerprint
+	}
 	found := func(el drivers.Element, i int) drivers.Element {
 		if i >= 0 && i < len(sels) {
 			c.Selector, c.SelectorIndex = sels[i], i
@@ -140,13 +146,13 @@ func (c *Call) hookLocate(ctx, wctx context.Context, f drivers.Frame, sels []str
 	}
 	sl, early := f.(drivers.SettledLocator)
 	if h == nil || !early {
-		el, i, err := f.Locate(wctx, sels, want)
+		el, i, err := f.Locate(wctx, sels, look)
 		if err == nil {
 			return found(el, i), nil
 		}
 		return c.missed(ctx, h, f, sels, want, err)
 	}
-	el, i, err := sl.LocateUntilSettled(wctx, sels, want, healSettle)
+	el, i, err := sl.LocateUntilSettled(wctx, sels, look, healSettle)
 	if err == nil {
 		return found(el, i), nil
 	}
@@ -159,7 +165,7 @@ func (c *Call) hookLocate(ctx, wctx context.Context, f drivers.Frame, sels []str
 		return hel, nil
 	}
 	suffix := strings.TrimPrefix(herr.Error(), err.Error()) // what healing says
-	el, i, err = f.Locate(wctx, sels, want)
+	el, i, err = f.Locate(wctx, sels, look)
 	if err == nil {
 		return found(el, i), nil
 	}

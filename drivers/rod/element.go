@@ -33,6 +33,9 @@ type element struct {
 	// aimed is the answer of the action's preparation the locate ran
 	// (drivers.Aim, PrepFill), for the action's first try
 	aimed *gson.JSON
+	// fp is the element's fingerprint (JSON) the locate took
+	// (drivers.TakeFingerprint), "" when it took none
+	fp string
 }
 
 // callee is what the element's engine calls run on (see frame.run).

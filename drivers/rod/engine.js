@@ -686,9 +686,19 @@
   }
 
   // ---- checks ----
-  // aim and prepFill are not checks: locate also aims a click at what it
-  // found, or prepares a fill (see locate)
-  const C = { attached: 1, visible: 2, stable: 4, enabled: 8, editable: 16, receives: 32, aim: 64, prepFill: 128 };
+  // aim, prepFill and fp are not checks: locate also aims a click at what
+  // it found, prepares a fill, or takes the element's fingerprint (see
+  // locate)
+  const C = { attached: 1, visible: 2, stable: 4, enabled: 8, editable: 16, receives: 32, aim: 64, prepFill: 128, fp: 256 };
+
+  // fingerprintOf is the healing helper's fingerprint of el (heal.js, op
+  // fp) as JSON, or '' when the document has no helper (the driver then
+  // asks the helper itself) or it failed.
+  function fingerprintOf(el) {
+    const heal = globalThis[Symbol.for('rpa.heal/1')];
+    if (typeof heal !== 'function') return '';
+    try { return JSON.stringify(heal.call(el, 'fp')); } catch (e) { return ''; }
+  }
 
   // Synchronous checks except stable and receives.
   // t is the element pointer checks apply to (el, or the label or drawn
@@ -912,9 +922,12 @@
   // element, the aim's answer...] (want has aim: see settledAim), [index,
   // element, prepFill's answer] (want has prepFill), or a string
   // "reason\tmessage", or "reason\tmessage\tfinal" when no wait can help
-  // (see attempt).
+  // (see attempt). With fp in want the array is always returned, the
+  // element's fingerprint (fingerprintOf, taken before a fill's
+  // preparation) after the element: [index, element, fp, answer...].
   async function locate(sels, want, sliceMs, ...roots) {
     learnRoots(roots);
+    const fpOf = (el) => (want & C.fp ? [fingerprintOf(el)] : []);
     const root = document;
     const parsed = parseList(sels);
     const end = Date.now() + sliceMs;
@@ -929,7 +942,7 @@
           // settledAim), arming the interception softly (it engages at
           // the click's own press)
           const a = await settledAim(r.el, want);
-          if (Array.isArray(a)) return [r.index, r.el, ...a];
+          if (Array.isArray(a)) return [r.index, r.el, ...fpOf(r.el), ...a];
           const [reason, msg] = a.split('\t');
           last = { reason: reason === 'retry' ? 'not_visible' : reason, msg };
           const left = end - Date.now();
@@ -937,7 +950,11 @@
           await frame(Math.min(left, 100));
           continue;
         }
-        if (want & C.prepFill) return [r.index, r.el, await prepFill.call(r.el)]; // a fill follows
+        if (want & C.prepFill) { // a fill follows
+          const fp = fpOf(r.el);
+          return [r.index, r.el, ...fp, await prepFill.call(r.el)];
+        }
+        if (want & C.fp) return [r.index, r.el, ...fpOf(r.el)];
         return sels.length === 1 ? r.el : [r.index, r.el];
       }
       if (!r.retry || !last) last = r;

@@ -57,7 +57,7 @@ func (f *frame) Diagnose(ctx context.Context, sels []string, want drivers.Checks
 	for _, sel := range sels {
 		rep := drivers.SelectorReport{Selector: sel}
 		// A short slice lets the stability check see two frames.
-		args := append([]any{[]string{sel}, int(want &^ (drivers.Aim | drivers.PrepFill)), 250}, roots...)
+		args := append([]any{[]string{sel}, int(want &^ hints), 250}, roots...)
 		res, err := f.call(ctx, nil, false, "locate", args...)
 		switch {
 		case err != nil:

@@ -31,6 +31,10 @@ var engineSource = a11y.Splice(engineJS)
 // (and a cancelled ctx aborts the CDP call at once anyway).
 const slice = time.Second
 
+// hints are the Checks that are not checks but what the locate's caller
+// does next (drivers.Aim, PrepFill, TakeFingerprint).
+const hints = drivers.Aim | drivers.PrepFill | drivers.TakeFingerprint
+
 // finalGrace is how long Locate keeps waiting once every match is of a
 // kind no wait can fix (a checkbox for fill) before it gives up early.
 const finalGrace = time.Second
@@ -104,6 +108,9 @@ type script struct {
 	// it has none; install makes the instance from the script's source,
 	// then calls it. Both are function declarations taking (op, ...args).
 	call, install string
+	// source is the expression that registers the instance (once) and
+	// evaluates to it.
+	source string
 }
 
 // newScript returns the script kept under Symbol.for(key) whose source is
@@ -116,6 +123,17 @@ func newScript(key, source string) *script {
 	return f ? f.call(this, op, ...a) : ` + jsString(scriptMissing) + `;
 }`,
 		install: "function (op, ...a) { return (" + source + ").call(this, op, ...a) }",
+		source:  source,
+	}
+}
+
+// withScript returns s whose calls first register other's instance in
+// the document (when it has none): one evaluation that brings other along.
+func (s *script) withScript(other *script) *script {
+	return &script{
+		call:    "function (op, ...a) { " + other.source + "; return (" + s.call + ").call(this, op, ...a) }",
+		install: "function (op, ...a) { " + other.source + "; return (" + s.install + ").call(this, op, ...a) }",
+		source:  s.source,
 	}
 }
 
@@ -127,6 +145,12 @@ const scriptMissing = "\x00rpa: not installed"
 // and args; older ones (the first document of a tab, loading before we
 // attached) get its source on their first call.
 var engineScript = newScript("rpa.engine/2", engineSource)
+
+// engineWithHeal is the engine whose call registers the healing helper
+// first: a locate that takes the element's fingerprint
+// (drivers.TakeFingerprint) sends it on the first such locate in each
+// document, so the engine finds the helper there (page.healNeeded).
+var engineWithHeal = engineScript.withScript(healScript)
 
 // run runs op of s in the frame with args, as call does; with held, this
 // is the array a locate returned the element in (at index 1: see
@@ -334,14 +358,15 @@ func (f *frame) locate(ctx context.Context, sels []string, want drivers.Checks, 
 		return nil, -1, core.Errorf(core.KindNotFound, "no selector given")
 	}
 	pierce := needsRoots(sels)
-	// A click's aim (drivers.Aim) or a fill's preparation (PrepFill)
-	// comes back with the element in one evaluation: a Runtime.evaluate of
-	// the top document, whose result is the array [index, element, the
+	// A click's aim (drivers.Aim), a fill's preparation (PrepFill) and
+	// the element's fingerprint (TakeFingerprint) come back with the
+	// element in one evaluation: a Runtime.evaluate of the top document,
+	// whose result is the array [index, element, fingerprint?, the
 	// answer...], by object and, one level deep, by value (retDeep);
-	// elsewhere the action prepares itself.
-	aim := want&(drivers.Aim|drivers.PrepFill) != 0 && f.parent == nil && !pierce
+	// elsewhere the action prepares itself and Fingerprint asks the page.
+	aim := want&hints != 0 && f.parent == nil && !pierce
 	if !aim {
-		want &^= drivers.Aim | drivers.PrepFill
+		want &^= hints
 	}
 	lastKind, lastMsg := core.KindNotFound, "no element matches "+quoteList(sels)
 	seen := false            // whether the page reported a reason yet
@@ -353,7 +378,7 @@ func (f *frame) locate(ctx context.Context, sels []string, want drivers.Checks, 
 			// wait on a busy machine): look once more so the error says why.
 			c, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 			defer cancel()
-			args := []any{sels, int(want &^ (drivers.Aim | drivers.PrepFill)), 0} // a look only
+			args := []any{sels, int(want &^ hints), 0} // a look only
 			if pierce {
 				if roots, err := f.closedRoots(c); err == nil {
 					args = append(args, roots...)
@@ -395,7 +420,14 @@ func (f *frame) locate(ctx context.Context, sels []string, want drivers.Checks, 
 		if aim {
 			r = retDeep
 		}
-		res, err := f.run(ctx, engineScript, nil, false, r, "locate", args...)
+		script, doc := engineScript, int64(0)
+		if want&drivers.TakeFingerprint != 0 {
+			var bring bool
+			if doc, bring = f.pg.healNeeded(); bring {
+				script = engineWithHeal
+			}
+		}
+		res, err := f.run(ctx, script, nil, false, r, "locate", args...)
 		if err != nil {
 			if ctx.Err() != nil {
 				return fail(ctx.Err())
@@ -433,11 +465,14 @@ func (f *frame) locate(ctx context.Context, sels []string, want drivers.Checks, 
 		case res.Subtype == proto.RuntimeRemoteObjectSubtypeNode:
 			return &element{f: f, obj: res}, 0, nil
 		case aim && res.Subtype == proto.RuntimeRemoteObjectSubtypeArray && res.DeepSerializedValue != nil:
-			idx, aimed, err := aimedOf(res.DeepSerializedValue)
+			idx, fp, aimed, err := aimedOf(res.DeepSerializedValue, want)
 			if err != nil {
 				return nil, -1, wrapErr(ctx, "locate", err)
 			}
-			return &element{f: f, held: res, aimed: aimed}, idx, nil
+			if fp != "" {
+				f.pg.healSeen(doc)
+			}
+			return &element{f: f, held: res, aimed: aimed, fp: fp}, idx, nil
 		case res.Subtype == proto.RuntimeRemoteObjectSubtypeArray:
 			idx, el, err := f.unpair(ctx, res)
 			if err != nil {
@@ -450,16 +485,33 @@ func (f *frame) locate(ctx context.Context, sels []string, want drivers.Checks, 
 	}
 }
 
-// aimedOf reads the selector's index and the answer of the action's
-// preparation (the aim's, see pointer; prepFill's, see fillOnce) from a
-// locate's [index, element, answer...] serialized one level deep.
-func aimedOf(d *proto.RuntimeDeepSerializedValue) (int, *gson.JSON, error) {
+// aimedOf reads the selector's index, the element's fingerprint (JSON;
+// with drivers.TakeFingerprint in want, "" when the page had none) and
+// the answer of the action's preparation (the aim's, see pointer;
+// prepFill's, see fillOnce; nil without either in want) from a locate's
+// [index, element, fingerprint?, answer...] serialized one level deep.
+func aimedOf(d *proto.RuntimeDeepSerializedValue, want drivers.Checks) (int, string, *gson.JSON, error) {
 	vals := d.Value.Arr()
-	if len(vals) < 3 || vals[1].Get("type").Str() != "node" {
-		return 0, nil, fmt.Errorf("unexpected locate result %s", d.Value.JSON("", ""))
+	if len(vals) < 2 || vals[1].Get("type").Str() != "node" {
+		return 0, "", nil, fmt.Errorf("unexpected locate result %s", d.Value.JSON("", ""))
+	}
+	idx := vals[0].Get("value").Int()
+	rest := vals[2:]
+	fp := ""
+	if want&drivers.TakeFingerprint != 0 {
+		if len(rest) == 0 {
+			return 0, "", nil, fmt.Errorf("unexpected locate result %s", d.Value.JSON("", ""))
+		}
+		fp, rest = rest[0].Get("value").Str(), rest[1:]
+	}
+	if want&(drivers.Aim|drivers.PrepFill) == 0 {
+		return idx, fp, nil, nil
+	}
+	if len(rest) == 0 {
+		return 0, "", nil, fmt.Errorf("unexpected locate result %s", d.Value.JSON("", ""))
 	}
 	var answer []any
-	for _, v := range vals[2:] {
+	for _, v := range rest {
 		switch v.Get("type").Str() {
 		case "number", "string", "boolean":
 			answer = append(answer, v.Get("value").Val())
@@ -471,7 +523,7 @@ func aimedOf(d *proto.RuntimeDeepSerializedValue) (int, *gson.JSON, error) {
 	if len(answer) == 1 {
 		a = gson.New(answer[0]) // "reason\tmessage"
 	}
-	return vals[0].Get("value").Int(), &a, nil
+	return idx, fp, &a, nil
 }
 
 // unpair reads [index, element] from a remote array.

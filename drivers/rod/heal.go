@@ -48,13 +48,21 @@ func (f *frame) heal(ctx context.Context, this *proto.RuntimeRemoteObject, held 
 	return nil
 }
 
-// Fingerprint describes el (an element of this tab) in one evaluation.
+// Fingerprint describes el (an element of this tab) in one evaluation,
+// or in none when the locate that found el took its fingerprint
+// (drivers.TakeFingerprint): then it is that one, of the element as found.
 func (f *frame) Fingerprint(ctx context.Context, el drivers.Element) (*drivers.Fingerprint, error) {
 	e, ok := el.(*element)
 	if !ok {
 		return nil, &core.Error{Kind: core.KindBrowser, Msg: fmt.Sprintf("fingerprint: not an element of this driver (%T)", el)}
 	}
 	var fp drivers.Fingerprint
+	if e.fp != "" {
+		if err := json.Unmarshal([]byte(e.fp), &fp); err != nil {
+			return nil, &core.Error{Kind: core.KindBrowser, Msg: fmt.Sprintf("fingerprint: bad result: %v", err), Err: err}
+		}
+		return &fp, nil
+	}
 	this, held := e.callee()
 	if err := e.f.heal(ctx, this, held, &fp, "fp"); err != nil {
 		return nil, err

@@ -49,8 +49,12 @@ type page struct {
 	midLoad              bool
 	firstLoad, firstIdle time.Time
 	popMark              int64
-	stopLoop             context.CancelFunc
-	ready                func() error // waits for the set-up calls of init
+	// docSeq counts the top documents the tab navigated to (main-frame
+	// frameNavigated); healDoc is the docSeq of the document last seen to
+	// hold the healing helper (healNeeded), -1 for none
+	docSeq, healDoc int64
+	stopLoop        context.CancelFunc
+	ready           func() error // waits for the set-up calls of init
 }
 
 type navRecord struct {
@@ -71,6 +75,7 @@ func newPage(b *browser, rp *rod.Page) *page {
 		inflight:  map[proto.NetworkRequestID]bool{},
 		lastNet:   time.Now(),
 		midLoad:   true,
+		healDoc:   -1,
 	}
 	p.frame = &frame{rp: rp, pg: p}
 	p.frame.prime()
@@ -181,6 +186,7 @@ func (p *page) loop(events <-chan *rod.Message) {
 			if msg.Load(&e) && e.Frame != nil && e.Frame.ParentID == "" {
 				p.mu.Lock()
 				p.navSeq++
+				p.docSeq++
 				p.lastNav = navRecord{seq: p.navSeq, loaderID: e.Frame.LoaderID,
 					restored: e.Type == proto.PageNavigationTypeBackForwardCacheRestore}
 				p.curURL = e.Frame.URL + e.Frame.URLFragment
@@ -285,6 +291,22 @@ func answerDialog(s session, e *proto.PageJavascriptDialogOpening, accept bool, 
 		defer cancel()
 		_ = proto.PageHandleJavaScriptDialog{Accept: accept, PromptText: text}.Call(sessionCtx{s, ctx})
 	}()
+}
+
+// healNeeded returns the tab's current document (its docSeq) and whether
+// a locate that takes a fingerprint should bring the healing helper along
+// (engineWithHeal): when that document was not seen to hold it yet.
+func (p *page) healNeeded() (doc int64, bring bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.docSeq, p.healDoc != p.docSeq
+}
+
+// healSeen notes that document doc (healNeeded) holds the healing helper.
+func (p *page) healSeen(doc int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.healDoc = doc
 }
 
 // waitFor calls cond under p.mu until it is true or ctx ends.

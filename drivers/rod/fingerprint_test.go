@@ -1,0 +1,80 @@
+package rod_test
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/rpa-dev/rpa/drivers"
+)
+
+// A locate asked for the element's fingerprint (drivers.TakeFingerprint,
+// what a healing hook asks) takes it in its own evaluation, in the first
+// document of the tab and in one a navigation brought (whose first such
+// locate brings the healing helper along): Fingerprint then answers
+// without the page (a cancelled context) and says what a separate
+// evaluation says. With a click's aim or a fill's preparation in the same
+// look the action still does its work. (Before, every element a run found
+// cost one more evaluation, two in a new document, awaited before the
+// action.)
+func TestFingerprintInLocate(t *testing.T) {
+	ctx := tctx(t, 60*time.Second)
+	p, cmds := countedPage(t, "basic.html")
+	h, ok := p.(drivers.Healer)
+	if !ok {
+		t.Fatal("the page is not a drivers.Healer")
+	}
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	check := func(doc string, want drivers.Checks, sel string) drivers.Element {
+		t.Helper()
+		cmds.Take()
+		el := locate(t, p, want|drivers.TakeFingerprint, sel)
+		if ev := sent(cmds, "Runtime.", "DOM."); len(ev) != 1 {
+			t.Errorf("%s: the locate of %s sent %v, want one evaluation", doc, sel, ev)
+		}
+		got, err := h.Fingerprint(gone, el)
+		if err != nil {
+			t.Fatalf("%s: the fingerprint of %s asked the page: %v", doc, sel, err)
+		}
+		if n := len(cmds.Take()); n != 0 {
+			t.Errorf("%s: the fingerprint of %s sent %d commands, want none", doc, sel, n)
+		}
+		plain := locate(t, p, want, sel)
+		fp, err := h.Fingerprint(ctx, plain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, fp) {
+			t.Errorf("%s: the locate's fingerprint of %s is\n%+v\nan evaluation of its own says\n%+v", doc, sel, got, fp)
+		}
+		return el
+	}
+
+	check("the first document", drivers.ForRead, "#go") // brings the helper
+	check("the first document", drivers.ForRead, "#name")
+	el := check("the first document", drivers.ForInput|drivers.PrepFill, "#name")
+	if err := el.Fill(ctx, "Ada"); err != nil {
+		t.Fatal(err)
+	}
+	el = check("the first document", drivers.ForPointer|drivers.Aim, "#go")
+	if err := el.Click(ctx, "left", 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WaitText(ctx, "hello:Ada:true"); err != nil {
+		t.Fatalf("the fill and click after locates that took fingerprints: %v", err)
+	}
+
+	if err := p.Navigate(ctx, url("basic2.html")); err != nil {
+		t.Fatal(err)
+	}
+	el = check("a document the driver navigated to", drivers.ForPointer|drivers.Aim, "#back")
+	if err := el.Click(ctx, "left", 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WaitURL(ctx, "basic.html"); err != nil {
+		t.Fatal(err)
+	}
+	check("a document a link navigated to", drivers.ForInput|drivers.PrepFill, "#name")
+}
