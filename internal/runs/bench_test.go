@@ -63,7 +63,10 @@ func BenchmarkList10k(b *testing.B) {
 }
 
 // BenchmarkOpen10k is opening a store of 10,000 runs (what `rpa runs`
-// does first).
+// and every `rpa run` do first): "clean" after its last process closed it
+// (the usual case: no page read beyond the ones the open needs), "unclean"
+// after a process holding it was killed (Open reads every page: PRAGMA
+// quick_check, clean.go).
 func BenchmarkOpen10k(b *testing.B) {
 	home := b.TempDir()
 	s, err := Open(home, Options{Keep: 20000})
@@ -72,16 +75,31 @@ func BenchmarkOpen10k(b *testing.B) {
 	}
 	fill(b, s, 10000)
 	s.Close()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		s, err := Open(home, Options{Keep: 20000})
-		if err != nil {
-			b.Fatal(err)
+	for _, unclean := range []bool{false, true} {
+		name := "clean"
+		if unclean {
+			name = "unclean"
 		}
-		if _, err := s.List(Filter{}); err != nil {
-			b.Fatal(err)
-		}
-		s.Close()
+		b.Run(name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if unclean { // as a killed holder leaves it
+					b.StopTimer()
+					os.WriteFile(filepath.Join(home, "runs", holdersDir, fmt.Sprintf("%d-%d-1", os.Getpid(), self().start+1)), nil, 0o600)
+					b.StartTimer()
+				}
+				s, err := Open(home, Options{Keep: 20000})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if s.checked != unclean {
+					b.Fatalf("checked %v", s.checked)
+				}
+				if _, err := s.List(Filter{}); err != nil {
+					b.Fatal(err)
+				}
+				s.Close()
+			}
+		})
 	}
 }
 

@@ -181,6 +181,8 @@ type Store struct {
 	mu   sync.Mutex // serialises prune
 
 	movedAside string // where Open moved a corrupt database (MovedAside)
+	checked    bool   // Open checked the database (PRAGMA quick_check)
+	holder     string // the Store's entry in runs/open (clean.go)
 }
 
 // MovedAside is the path Open moved a corrupt runs.db to before it created
@@ -267,16 +269,18 @@ func Open(home string, opts Options) (*Store, error) {
 	if merr != nil {
 		return nil, fmt.Errorf("%w (and it cannot be moved aside: %v)", err, merr)
 	}
+	cause := err
 	if s, err = open(dir, opts); err != nil {
 		return nil, err
 	}
 	s.movedAside = moved
-	slog.Warn("the run store was corrupt: it was moved aside and a fresh one created", "moved_to", moved, "cause", err)
+	slog.Warn("the run store was corrupt: it was moved aside and a fresh one created", "moved_to", moved, "cause", cause)
 	return s, nil
 }
 
-// open opens (creating) the database of dir and checks it
-// (PRAGMA quick_check): a damaged file is an error IsCorrupt knows.
+// open opens (creating) the database of dir and checks it (PRAGMA
+// quick_check) unless it is known sound (needsCheck, clean.go): a damaged
+// file is an error IsCorrupt knows.
 func open(dir string, opts Options) (*Store, error) {
 	path := filepath.Join(dir, DBName)
 	dsn := "file:" + filepath.ToSlash(path) + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
@@ -291,9 +295,13 @@ func open(dir string, opts Options) (*Store, error) {
 		opts.MaxBytes = DefaultMaxBytes
 	}
 	s := &Store{dir: dir, db: db, opts: opts, me: self()}
-	if err := quickCheck(db); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("run store %s: %w", path, err)
+	check, dead := needsCheck(dir) // clean.go
+	if check {
+		if err := quickCheck(db); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("run store %s: %w", path, err)
+		}
+		s.checked = true
 	}
 	for _, sc := range append([]string{schema}, schemaHooks...) {
 		if _, err := db.Exec(sc); err != nil {
@@ -313,6 +321,10 @@ func open(dir string, opts Options) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
+	if check {
+		forget(dir, dead)
+	}
+	s.holder = register(dir, s.me)
 	return s, nil
 }
 
@@ -359,8 +371,14 @@ func (s *Store) Options() Options { return s.opts }
 // RunDir is the artifact folder of run id (not created here).
 func (s *Store) RunDir(id string) string { return filepath.Join(s.dir, id) }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// Close closes the database; the last Store of the folder to close marks
+// it closed cleanly (clean.go), so the next Open need not check it.
+func (s *Store) Close() error {
+	err := s.db.Close()
+	unregister(s.dir, s.holder)
+	s.holder = ""
+	return err
+}
 
 // ErrNotFound is returned (wrapped) for a run ID the store does not hold.
 var ErrNotFound = errors.New("no such run")
