@@ -202,6 +202,9 @@ func (d *device) request(ctx context.Context, method string, params any, c *call
 		if r == nil {
 			return nil, errGone{id: d.id}
 		}
+		if c.onAsk == nil { // (a call held for another replica's agent: hold marks it)
+			d.g.answered.first(c.id)
+		}
 		return r, nil
 	case <-ctx.Done():
 		d.mu.Lock()
@@ -395,14 +398,16 @@ func (d *device) readLoop() error {
 		switch m := msg.(type) {
 		case *jsonrpc.Response:
 			key := mcpws.IDKey(m.ID)
+			id, _ := m.ID.Raw().(string)
 			d.mu.Lock()
 			c := d.pending[key]
 			d.mu.Unlock()
 			if c == nil {
-				id, _ := m.ID.Raw().(string)
 				switch {
 				case !d.g.ids.valid(id): // (callids.go)
 					d.g.log.Warn("dropping an answer to an id this gateway never issued", "device", d.id, "id", fmt.Sprintf("%.100s", key))
+				case d.g.answered.has(id): // (answered.go; keepLate looks again)
+					d.g.log.Warn("dropping a second answer to a call (the first one counts)", "device", d.id, "id", id)
 				case d.g.rep != nil:
 					// In a cluster the call may belong to an agent on another replica (the
 					// desktop moved here with its answer): hand it to the one that made it.

@@ -156,6 +156,7 @@ type Gateway struct {
 	late      *lateStore   // answers whose agent was gone (late.go)
 	posts     posts        // agents' POSTs, to tell when an answer cannot be delivered (late.go)
 	cancelled cancelledIDs // calls cancelled by their agent: their answers are not kept (late.go)
+	answered  answeredIDs  // calls whose answer came: a second one is dropped (answered.go)
 	paused    mrtr.Table   // calls of 2026-07-28 agents waiting for their input (package mrtr)
 	owners    runOwners    // which agent made each call (owners.go)
 	agents    agents       // agent sessions still open (owners.go)
@@ -236,6 +237,7 @@ func New(opts Options) *Gateway {
 	if opts.Devices != nil || opts.Cluster != nil {
 		go g.revokeLoop() // in a cluster: also devices revoked on another replica
 	}
+	g.answered.epoch = g.epoch
 	g.late = newLateStore(opts.LateResults, opts.LateTTL)
 	g.owners.ttl = opts.LateTTL
 	g.srv = mcp.NewServer(&mcp.Implementation{Name: "rpa-gateway", Version: Version}, &mcp.ServerOptions{
@@ -960,7 +962,7 @@ func (g *Gateway) call(ctx context.Context, req *mcp.CallToolRequest, name strin
 	g.noteRun(owner, pick.id, resp.Result)
 	if g.posts.gone(req) {
 		// The agent's connection went away during the call: this answer would be lost.
-		g.keepLate(pick.id, name, c.id, resp)
+		g.keepAnswer(pick.id, name, c.id, resp)
 	}
 	return callResult(resp)
 }

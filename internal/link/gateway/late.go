@@ -95,13 +95,26 @@ func (g *Gateway) Late(id string) (LateResult, bool) {
 
 // keepLate stores a desktop's answer nobody is waiting for and lists it as a resource: only for
 // a call id this gateway (an earlier process of it, or a replica of its cluster) issued
-// (callids.go), and once per call. The answer is listed under the run id it names when that run
-// id is its desktop's (claimRun: another desktop cannot take it over), else under the call id.
+// (callids.go), and only the call's first answer (answered.go: an answer its caller got, or one
+// kept already, makes this one a second). The answer is listed under the run id it names when
+// that run id is its desktop's (claimRun: another desktop cannot take it over), else under the
+// call id.
 func (g *Gateway) keepLate(device, tool, callID string, resp *jsonrpc.Response) {
 	if !g.ids.valid(callID) {
 		g.log.Warn("dropping an answer to a call id this gateway never issued", "device", device, "id", fmt.Sprintf("%.100q", callID))
 		return
 	}
+	if !g.answered.first(callID) {
+		g.log.Warn("dropping a second answer to a call (the first one counts)", "device", device, "id", callID)
+		return
+	}
+	g.keepAnswer(device, tool, callID, resp)
+}
+
+// keepAnswer is keepLate for the first answer of a call, taken by the code that made it or held
+// it, which keeps it because its agent is gone.
+func (g *Gateway) keepAnswer(device, tool, callID string, resp *jsonrpc.Response) {
+	g.answered.first(callID)
 	if _, dup := g.late.get(callID); dup {
 		g.log.Debug("dropping a second answer to a call (kept already)", "device", device, "id", callID)
 		return

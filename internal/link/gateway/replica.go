@@ -842,6 +842,7 @@ func (r *replica) await(ctx context.Context, c *call, w *waiter, req remoteReque
 				if err != nil {
 					return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: "the desktop's answer could not be read from the cluster: " + err.Error()}
 				}
+				r.g.answered.first(w.id) // (answered.go)
 				return decodeResponse(data)
 			case "gone":
 				return nil, errGone{id: w.device}
@@ -849,6 +850,7 @@ func (r *replica) await(ctx context.Context, c *call, w *waiter, req remoteReque
 				moved = true
 			}
 		case resp := <-w.ans:
+			r.g.answered.first(w.id) // (answered.go)
 			return resp, nil
 		case <-acceptC:
 			return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: fmt.Sprintf("desktop %q did not take the call: the replica holding it does not answer", w.device)}
@@ -1169,6 +1171,11 @@ func (r *replica) hold(d *device, m *nats.Msg) {
 		return
 	}
 	resp, err := d.request(ctx, req.Method, params, c)
+	if err == nil && !r.g.answered.own(req.ID) {
+		// Its first answer came here: a second one the desktop sends here is dropped (the
+		// agent's replica marks its own calls when it gets the answer; answered.go).
+		r.g.answered.first(req.ID)
+	}
 	if err != nil {
 		var gone errGone
 		switch {
@@ -1191,7 +1198,7 @@ func (r *replica) hold(d *device, m *nats.Msg) {
 	}
 	if err != nil {
 		// The agent's replica is gone: keep the answer for any replica to serve.
-		r.g.keepLate(d.id, req.Tool, req.ID, resp)
+		r.g.keepAnswer(d.id, req.Tool, req.ID, resp)
 	}
 }
 
