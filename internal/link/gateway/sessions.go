@@ -51,11 +51,15 @@ type sessionShare struct {
 	// the SDK takes a new session's id from the server's one GetSessionID, which gives the
 	// adopted session's id (pending) only then.
 	gate    sync.RWMutex
-	pending atomic.Pointer[string]
+	pending atomic.Pointer[adoption]
 
 	mu      sync.Mutex
 	touched map[string]time.Time // last write of each local session's record
 }
+
+// adoption is a session being adopted: its id, and the replica it started on (its record keeps
+// that one, not the adopting replica).
+type adoption struct{ id, origin string }
 
 func sessionKey(id string) string {
 	sum := sha256.Sum256([]byte(id))
@@ -111,10 +115,19 @@ func (s *sessionShare) record(next mcp.MethodHandler) mcp.MethodHandler {
 			return res, err
 		}
 		version := ""
-		if ir, ok := res.(*mcp.InitializeResult); ok {
-			version = ir.ProtocolVersion
+		if method == "initialize" {
+			// The version agreed (the result may be wrapped: tasks adds its capability).
+			var ir struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			}
+			if b, err := json.Marshal(res); err == nil && json.Unmarshal(b, &ir) == nil {
+				version = ir.ProtocolVersion
+			}
 		}
 		rec := sessionRecord{Initialize: ss.InitializeParams(), Version: version, Replica: s.r.name}
+		if p := s.pending.Load(); p != nil && p.id == id && p.origin != "" {
+			rec.Replica = p.origin // adopt's replayed initialize: the session started there
+		}
 		if method == "initialize" {
 			// Stored before the client has the answer: its next request may land anywhere.
 			s.put(id, rec)
@@ -192,7 +205,7 @@ func (s *sessionShare) held(id string) bool {
 // sessionID is the server's GetSessionID: the id of the session being adopted, else a new one.
 func (s *sessionShare) sessionID() string {
 	if p := s.pending.Load(); p != nil {
-		return *p
+		return p.id
 	}
 	return rand.Text()
 }
@@ -227,7 +240,7 @@ func (s *sessionShare) adopt(ctx context.Context, id string) {
 	if s.held(id) { // adopted meanwhile
 		return
 	}
-	s.pending.Store(&id)
+	s.pending.Store(&adoption{id: id, origin: rec.Replica})
 	defer s.pending.Store(nil)
 	post := func(sid string, msg any) *httptest.ResponseRecorder {
 		body, _ := json.Marshal(msg)

@@ -99,7 +99,8 @@ func (s *rawSession) call(addr, method string, params map[string]any) map[string
 // replicas that continue it (they answered HTTP 400 "tasks/list unsupported": a session adopted
 // from another replica had the SDK's standard methods only): a task created through r2 is read
 // (tasks/get) and listed (tasks/list) through r3 and r2, and its result (tasks/result) comes
-// through r3 after the desktop's two questions, asked over that request, are answered.
+// through r3 after the desktop's two questions, asked over that request, are answered. The
+// session's record keeps naming r1 as where it started, and the version agreed there.
 func TestClusterTasksOnAdoptedSession(t *testing.T) {
 	rs := startReplicas(t, 3, nil)
 	t.Cleanup(func() {
@@ -123,6 +124,13 @@ func TestClusterTasksOnAdoptedSession(t *testing.T) {
 	s.post(r1, map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
 
 	created := s.call(r2, "tools/call", map[string]any{"name": "quiz", "arguments": map[string]any{}, "task": map[string]any{"ttl": 60000}})
+	// The session's record, after r2 continued it: still started on r1, with the version r1
+	// agreed (it was stored as "": the result tasks wraps was not recognised).
+	if e, err := rs.gws[1].g.rep.sessions.bucket(t.Context()).Get(t.Context(), sessionKey(s.id)); err != nil {
+		t.Errorf("the session's record: %v", err)
+	} else if v := string(e.Value()); !strings.Contains(v, `"protocolVersion":"2025-11-25","replica":"r1"`) {
+		t.Errorf("the session's record after r2 continued it: %s", v)
+	}
 	task, _ := created["task"].(map[string]any)
 	id, _ := task["taskId"].(string)
 	if id == "" {
@@ -130,6 +138,10 @@ func TestClusterTasksOnAdoptedSession(t *testing.T) {
 	}
 	if got := s.call(r3, "tasks/get", map[string]any{"taskId": id}); got["taskId"] != id {
 		t.Errorf("tasks/get through r3: %v", got)
+	}
+	// r3 read the session's record after r2 adopted it: it still names r1 as its start.
+	if l := rs.gws[2].logs.String(); !strings.Contains(l, "started_on=r1") {
+		t.Errorf("r3 does not say the session started on r1 (r2's adoption rewrote its origin?):\n%s", l)
 	}
 	for _, addr := range []string{r3, r2} {
 		if got := s.call(addr, "tasks/list", map[string]any{}); !strings.Contains(fmt.Sprint(got["tasks"]), id) {
