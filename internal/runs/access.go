@@ -3,6 +3,7 @@ package runs
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strings"
 )
 
 // Owner is who a run belongs to, and the one rule (Owns) for who may list
@@ -43,6 +44,15 @@ var Desktop = Owner{Desktop: true}
 // OwnerOf is the owner of a run its caller c started.
 func OwnerOf(c Caller) Owner {
 	return Owner{Kind: c.Kind, Session: c.Session, Token: c.Token, Device: c.Device}
+}
+
+// Key is o as one string, the same for equal owners and different for
+// different ones (a map key; who may resume a paused call, package mrtr).
+func (o Owner) Key() string {
+	if o.Desktop {
+		return "desktop"
+	}
+	return strings.Join([]string{"caller", o.Kind, o.Session, o.Token, o.Device}, "\x00")
 }
 
 // Owns reports whether o may list, read and resume what by started.

@@ -916,13 +916,14 @@ func (g *Gateway) forward(name string) mcp.ToolHandler {
 			return g.startTask(ctx, req, name, tr) // tasks.go
 		}
 		if mrtr.MultiRoundTrip(req) {
+			owner := g.agentOwner(req).Key() // only its agent resumes a paused call
 			if st := req.Params.RequestState; st != "" {
 				if holder := mrtr.TagOf(st); g.rep != nil && holder != "" && holder != g.rep.name && !g.paused.Has(st) {
-					return g.rep.resumeElsewhere(ctx, holder, req) // replica_paused.go
+					return g.rep.resumeElsewhere(ctx, holder, owner, req) // replica_paused.go
 				}
-				return g.paused.Resume(ctx, req)
+				return g.paused.Resume(ctx, owner, req)
 			}
-			return g.paused.Start(ctx, func(rctx context.Context, pc *mrtr.Call) (*mcp.CallToolResult, error) {
+			return g.paused.Start(ctx, owner, func(rctx context.Context, pc *mrtr.Call) (*mcp.CallToolResult, error) {
 				return g.call(rctx, req, name, pc.First(), pc.Ask)
 			})
 		}

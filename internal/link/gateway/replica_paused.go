@@ -28,10 +28,19 @@ type resumeReply struct {
 	Blob   string          `json:"blob,omitempty"`
 }
 
-// resumeElsewhere sends req, resuming a call paused on replica holder, there and returns its
-// answer. A holder that is gone took the call with it: the agent is told to call again.
-func (r *replica) resumeElsewhere(ctx context.Context, holder string, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	b, err := json.Marshal(req.Params)
+// resumeRequest is a resumed request sent to the replica holding its paused call: the params
+// and the agent that sent them (runs.Owner.Key; mrtr.Table.Resume lets only the call's own
+// agent resume it).
+type resumeRequest struct {
+	Owner  string                 `json:"owner"`
+	Params *mcp.CallToolParamsRaw `json:"params"`
+}
+
+// resumeElsewhere sends req of agent owner, resuming a call paused on replica holder, there and
+// returns its answer. A holder that is gone took the call with it: the agent is told to call
+// again.
+func (r *replica) resumeElsewhere(ctx context.Context, holder, owner string, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	b, err := json.Marshal(resumeRequest{Owner: owner, Params: req.Params})
 	if err != nil {
 		return nil, err
 	}
@@ -72,12 +81,12 @@ func (r *replica) resumeElsewhere(ctx context.Context, holder string, req *mcp.C
 func (r *replica) onResume(m *nats.Msg) {
 	go func() {
 		var rep resumeReply
-		var p mcp.CallToolParamsRaw
-		if err := json.Unmarshal(m.Data, &p); err != nil {
-			rep.Error = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "bad resumed request: " + err.Error()}
+		var q resumeRequest
+		if err := json.Unmarshal(m.Data, &q); err != nil || q.Params == nil {
+			rep.Error = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "bad resumed request"}
 		} else {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
-			res, err := r.g.paused.Resume(ctx, &mcp.CallToolRequest{Params: &p})
+			res, err := r.g.paused.Resume(ctx, q.Owner, &mcp.CallToolRequest{Params: q.Params})
 			cancel()
 			switch {
 			case err != nil:

@@ -131,9 +131,9 @@ func hitlStatus(ctx, actx context.Context, ans core.Answer, err error) (core.Ans
 func (s *Server) hitlPrompt(ctx context.Context, req *mcp.CallToolRequest, args map[string]any) (*mcp.CallToolResult, error) {
 	if multiRoundTrip(req) {
 		if req.Params.RequestState != "" {
-			return s.paused.Resume(ctx, req)
+			return s.paused.Resume(ctx, s.ownerOf(req).Key(), req)
 		}
-		return s.paused.Start(ctx, func(rctx context.Context, p *mrtr.Call) (*mcp.CallToolResult, error) {
+		return s.paused.Start(ctx, s.ownerOf(req).Key(), func(rctx context.Context, p *mrtr.Call) (*mcp.CallToolResult, error) {
 			return s.hitlAsk(rctx, req, args, callMode{pause: p})
 		})
 	}

@@ -2,6 +2,8 @@ package mcpserver
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -94,5 +96,70 @@ func TestPausedCalls(t *testing.T) {
 		InputResponses: mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "late"}}}})
 	if err == nil || !strings.Contains(err.Error(), "no paused call") {
 		t.Errorf("expired requestState: %v", err)
+	}
+}
+
+// TestPausedCallOnlyItsCaller: a requestState reaches only the caller that
+// started the paused call. Over Streamable HTTP with a token each, agent B
+// resuming agent A's paused hitl_prompt with its own answer gets exactly
+// what an unknown requestState gets (no existence oracle) and never A's
+// result; A then resumes it and gets its own answer.
+func TestPausedCallOnlyItsCaller(t *testing.T) {
+	s, _ := newServer(t, Options{HITL: &hitl.Config{Order: []string{"client"}}})
+	hs := httptest.NewServer(s.HTTPHandler("token-of-a", "token-of-b"))
+	t.Cleanup(hs.Close)
+	dial := func(token string) *mcp.ClientSession {
+		c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
+			MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+			ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				t.Error("the SDK answered an input request by itself")
+				return nil, nil
+			}})
+		cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: hs.URL,
+			HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		if cs.ID() != "" {
+			t.Fatalf("session %q: want stateless 2026-07-28 requests", cs.ID())
+		}
+		return cs
+	}
+	a, b := dial("token-of-a"), dial("token-of-b")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	args := map[string]any{"title": "Code please", "timeout": 30}
+	first, err := a.CallTool(ctx, &mcp.CallToolParams{Name: ToolHITLPrompt, Arguments: args})
+	if err != nil || first.RequestState == "" || len(first.InputRequests) != 1 {
+		t.Fatalf("A's call: %+v %v", first, err)
+	}
+	var key string
+	for k := range first.InputRequests {
+		key = k
+	}
+	answer := func(text string) mcp.InputResponseMap {
+		return mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": text}}}
+	}
+	_, unknown := b.CallTool(ctx, &mcp.CallToolParams{Name: ToolHITLPrompt, Arguments: args,
+		RequestState: "rpa-00000000000000000000000000000000", InputResponses: answer("evil")})
+	stolen, err := b.CallTool(ctx, &mcp.CallToolParams{Name: ToolHITLPrompt, Arguments: args,
+		RequestState: first.RequestState, InputResponses: answer("evil")})
+	if err == nil {
+		t.Fatalf("B resumed A's paused call: %+v", stolen)
+	}
+	if unknown == nil || err.Error() != unknown.Error() {
+		t.Errorf("B's answer for A's requestState %q differs from an unknown one's %q", err, unknown)
+	}
+	if pausedCount(s) != 1 {
+		t.Errorf("%d paused after B's try, want A's call still paused", pausedCount(s))
+	}
+	done, err := a.CallTool(ctx, &mcp.CallToolParams{Name: ToolHITLPrompt, Arguments: args,
+		RequestState: first.RequestState, InputResponses: answer("X7K2P")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := textOf(t, done); got != `{"answer":"X7K2P","status":"answered"}` {
+		t.Errorf("A resumed: %s", got)
 	}
 }

@@ -218,9 +218,9 @@ func (s *Server) callWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *
 		// The run goes on across calls while it waits for the client's
 		// answers (mrtr.go).
 		if req.Params.RequestState != "" {
-			return s.paused.Resume(ctx, req)
+			return s.paused.Resume(ctx, s.ownerOf(req).Key(), req)
 		}
-		return s.paused.Start(ctx, func(rctx context.Context, p *mrtr.Call) (*mcp.CallToolResult, error) {
+		return s.paused.Start(ctx, s.ownerOf(req).Key(), func(rctx context.Context, p *mrtr.Call) (*mcp.CallToolResult, error) {
 			return s.runWorkflow(rctx, req, e, fc, callMode{pause: p})
 		})
 	}

@@ -90,6 +90,7 @@ type Table struct {
 // Call is one call whose work goes on across requests.
 type Call struct {
 	id     string
+	owner  string // who may resume it (Start's owner)
 	t      *Table
 	first  context.Context // the first request's ctx
 	cancel context.CancelFunc
@@ -137,8 +138,10 @@ func (t *Table) Len() int {
 // Start runs work in its own goroutine, bound to Life and to this request
 // until the request ends with an input request (then to TTL and the next
 // requests), and waits for its first input request or its result. ctx is
-// this request's (First gives it to the work, for progress).
-func (t *Table) Start(ctx context.Context, work func(ctx context.Context, c *Call) (*mcp.CallToolResult, error)) (*mcp.CallToolResult, error) {
+// this request's (First gives it to the work, for progress). owner names
+// the caller (the key of its runs.Owner, runs.Owner.Key): only a request
+// of the same owner resumes the call (Resume).
+func (t *Table) Start(ctx context.Context, owner string, work func(ctx context.Context, c *Call) (*mcp.CallToolResult, error)) (*mcp.CallToolResult, error) {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	life := t.Life
@@ -150,7 +153,7 @@ func (t *Table) Start(ctx context.Context, work func(ctx context.Context, c *Cal
 	if t.Tag != "" {
 		id = "rpa-" + t.Tag + "." + hex.EncodeToString(b[:])
 	}
-	c := &Call{id: id, t: t, cancel: cancel, first: ctx,
+	c := &Call{id: id, owner: owner, t: t, cancel: cancel, first: ctx,
 		reqs: make(chan *inputReq), out: make(chan outcome, 1)}
 	c.timer = time.AfterFunc(t.ttl(), c.expire)
 	c.timer.Stop()
@@ -189,15 +192,18 @@ func (t *Table) Has(state string) bool {
 }
 
 // Resume continues the paused call named by the request's requestState
-// with the answers it carries. An unknown requestState, or one whose
-// input request the responses do not answer, is JSON-RPC -32602 naming
-// the field.
-func (t *Table) Resume(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+// with the answers it carries, for owner (Start's owner). An unknown
+// requestState, or one whose input request the responses do not answer,
+// is JSON-RPC -32602 naming the field; so is a call another owner started,
+// with exactly the answer of an unknown requestState (a requestState that
+// leaked does not let another caller answer the run's question and take
+// its result, nor tell that the call exists).
+func (t *Table) Resume(ctx context.Context, owner string, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	id := req.Params.RequestState
 	t.mu.Lock()
 	c := t.m[id]
 	t.mu.Unlock()
-	if c == nil {
+	if c == nil || c.owner != owner {
 		return nil, invalid("requestState", "requestState: no paused call with this id (it finished, expired or was never made); call the tool again")
 	}
 	c.mu.Lock()
