@@ -165,23 +165,28 @@ func errorOf(t *testing.T, r *jsonrpc.Response) (int64, string) {
 	return we.Code, we.Message
 }
 
-// waitStatus polls tasks/get (as a client does) until the task has status.
-func waitStatus(t *testing.T, c *rawmcp.Client, id, status string, params map[string]any) map[string]any {
+// waitStatus reads the task with tasks/get until it has status, waiting
+// for each change of it in m between reads (Manager.Changed).
+func waitStatus(t *testing.T, m *Manager, c *rawmcp.Client, id, status string, params map[string]any) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second) // only a hang
+	p := map[string]any{"taskId": id}
+	for k, v := range params {
+		p[k] = v
+	}
 	for {
-		p := map[string]any{"taskId": id}
-		for k, v := range params {
-			p[k] = v
-		}
+		changed := m.Changed(id)
 		got := result(t, c.Call(MethodGet, p))
 		if got["status"] == status {
 			return got
 		}
-		if time.Now().After(deadline) {
+		if Terminal(fmt.Sprint(got["status"])) {
+			t.Fatalf("task %s ended %v, want %s (%v)", id, got["status"], status, got)
+		}
+		select {
+		case <-changed:
+		case <-time.After(30 * time.Second): // only a hang
 			t.Fatalf("task %s: status %v, want %s (%v)", id, got["status"], status, got)
 		}
-		time.Sleep(10 * time.Millisecond) // the client's poll interval
 	}
 }
 
@@ -217,7 +222,7 @@ func TestTasksV1(t *testing.T) {
 	if meta, _ := created["_meta"].(map[string]any); meta[MetaImmediateResponse] == nil {
 		t.Errorf("no immediate response: %v", created)
 	}
-	waitStatus(t, c, id, "completed", nil)
+	waitStatus(t, ts.m, c, id, "completed", nil)
 	res := result(t, c.Call(MethodResult, map[string]any{"taskId": id}))
 	if b, _ := json.Marshal(res["content"]); !strings.Contains(string(b), "done") {
 		t.Errorf("tasks/result %v", res)
@@ -243,7 +248,7 @@ func TestTasksV1(t *testing.T) {
 	}
 	created = result(t, c.Call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"ask": "Captcha?", "ask2": "SMS code?"}, "task": map[string]any{}}))
 	id = created["task"].(map[string]any)["taskId"].(string)
-	got := waitStatus(t, c, id, "input_required", nil)
+	got := waitStatus(t, ts.m, c, id, "input_required", nil)
 	if !strings.Contains(fmt.Sprint(got["statusMessage"]), "Captcha?") {
 		t.Errorf("statusMessage %v", got["statusMessage"])
 	}
@@ -256,14 +261,14 @@ func TestTasksV1(t *testing.T) {
 	// still gives the result.
 	created = result(t, c.Call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"isError": true}, "task": map[string]any{}}))
 	id = created["task"].(map[string]any)["taskId"].(string)
-	waitStatus(t, c, id, "failed", nil)
+	waitStatus(t, ts.m, c, id, "failed", nil)
 	if res := result(t, c.Call(MethodResult, map[string]any{"taskId": id})); res["isError"] != true {
 		t.Errorf("isError result %v", res)
 	}
 	// A JSON-RPC error: failed, and tasks/result is that error.
 	created = result(t, c.Call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"fail": "the browser is gone"}, "task": map[string]any{}}))
 	id = created["task"].(map[string]any)["taskId"].(string)
-	waitStatus(t, c, id, "failed", nil)
+	waitStatus(t, ts.m, c, id, "failed", nil)
 	if code, msg := errorOf(t, c.Call(MethodResult, map[string]any{"taskId": id})); code != -32004 || msg != "the browser is gone" {
 		t.Errorf("tasks/result of a failed task: %d %s", code, msg)
 	}
@@ -350,7 +355,7 @@ func TestTasksV2(t *testing.T) {
 		key := fmt.Sprintf("q%d", i+1)
 		var got map[string]any
 		for { // an update is acknowledged before the task shows it (eventually consistent)
-			got = waitStatus(t, c, id, "input_required", meta)
+			got = waitStatus(t, ts.m, c, id, "input_required", meta)
 			if irs, _ := got["inputRequests"].(map[string]any); irs[key] != nil || irs[fmt.Sprintf("q%d", i)] == nil {
 				break
 			}
@@ -367,17 +372,17 @@ func TestTasksV2(t *testing.T) {
 			t.Errorf("tasks/update %v", ack)
 		}
 	}
-	got := waitStatus(t, c, id, "completed", meta)
+	got := waitStatus(t, ts.m, c, id, "completed", meta)
 	if b, _ := json.Marshal(got["result"]); !strings.Contains(string(b), "done X7K2P,482913") {
 		t.Errorf("result %s", b)
 	}
 	// isError stays completed on 2026-07-28; a JSON-RPC error is failed with it.
 	created = result(t, c.Call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"isError": true}, "_meta": modernMeta(true)}))
-	if got := waitStatus(t, c, created["taskId"].(string), "completed", meta); got["result"].(map[string]any)["isError"] != true {
+	if got := waitStatus(t, ts.m, c, created["taskId"].(string), "completed", meta); got["result"].(map[string]any)["isError"] != true {
 		t.Errorf("isError task %v", got)
 	}
 	created = result(t, c.Call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"fail": "gone"}, "_meta": modernMeta(true)}))
-	if got := waitStatus(t, c, created["taskId"].(string), "failed", meta); fmt.Sprint(got["error"]) != "map[code:-32004 message:gone]" {
+	if got := waitStatus(t, ts.m, c, created["taskId"].(string), "failed", meta); fmt.Sprint(got["error"]) != "map[code:-32004 message:gone]" {
 		t.Errorf("failed task %v", got)
 	}
 	// Cancel is an ack, twice too.
@@ -388,7 +393,7 @@ func TestTasksV2(t *testing.T) {
 			t.Errorf("cancel %v", ack)
 		}
 	}
-	waitStatus(t, c, id, "cancelled", meta)
+	waitStatus(t, ts.m, c, id, "cancelled", meta)
 	// Errors.
 	for _, tc := range []struct {
 		method string
@@ -435,7 +440,7 @@ func TestCompletedTaskMessage(t *testing.T) {
 			if task, ok := created["task"].(map[string]any); ok {
 				id, _ = task["taskId"].(string)
 			}
-			got := waitStatus(t, c, id, "completed", era.get)
+			got := waitStatus(t, ts.m, c, id, "completed", era.get)
 			if msg, _ := got["statusMessage"].(string); msg != tc.want {
 				t.Errorf("%s, outcome %q: completed with statusMessage %q, want %q", era.version, tc.outcome, msg, tc.want)
 			}
@@ -505,13 +510,17 @@ func TestListShowsGet(t *testing.T) {
 	c := ts.connect(t, "2025-11-25", map[string]any{})
 	created := result(t, c.Call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"ms": 60000}, "task": map[string]any{}}))
 	id := created["task"].(map[string]any)["taskId"].(string)
-	deadline := time.Now().Add(time.Minute) // only a hang guard
 	var got map[string]any
-	for got = result(t, c.Call(MethodGet, map[string]any{"taskId": id})); got["statusMessage"] != "working"; got = result(t, c.Call(MethodGet, map[string]any{"taskId": id})) {
-		if time.Now().After(deadline) {
+	for {
+		changed := ts.m.Changed(id)
+		if got = result(t, c.Call(MethodGet, map[string]any{"taskId": id})); got["statusMessage"] == "working" {
+			break
+		}
+		select {
+		case <-changed:
+		case <-time.After(time.Minute): // only a hang
 			t.Fatalf("tasks/get never showed the work's message: %v", got)
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 	l := result(t, c.Call(MethodList, map[string]any{}))["tasks"].([]any)
 	if len(l) != 1 || l[0].(map[string]any)["statusMessage"] != got["statusMessage"] || l[0].(map[string]any)["status"] != got["status"] {

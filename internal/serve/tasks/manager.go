@@ -507,6 +507,30 @@ func (lt *liveTask) notify() {
 	lt.mu.Unlock()
 }
 
+// changes is the channel notify closes next.
+func (lt *liveTask) changes() chan struct{} {
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	return lt.changed
+}
+
+// closed is a channel that is closed.
+var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// Changed returns a channel closed at the next change of what tasks/get
+// shows of task id while its work runs in this Manager: its status, its
+// questions, its statusMessage, its end. For a task whose work does not
+// run here (it ended, or it is another process's) the channel is closed
+// already: its state is the store's (read it again; another process's
+// task changes without a word to this one). Get it before reading the
+// task, then wait on it: a change in between closes it.
+func (m *Manager) Changed(id string) <-chan struct{} {
+	if lt := m.liveTask(id); lt != nil {
+		return lt.changes()
+	}
+	return closed
+}
+
 func (m *Manager) liveTask(id string) *liveTask {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -759,9 +783,7 @@ func (m *Manager) Await(ctx context.Context, who Who, id string, ask func(ctx co
 				lt.answer(pa.key, askResult{resp: resp})
 				continue
 			}
-			lt.mu.Lock()
-			changed = lt.changed
-			lt.mu.Unlock()
+			changed = lt.changes()
 		}
 		// A task of another process: look again at the poll interval.
 		t := time.NewTimer(m.o.Poll)
@@ -866,6 +888,7 @@ const messageEvery = time.Second
 func (h *Handle) SetMessage(msg string) {
 	lt := h.lt
 	lt.mu.Lock()
+	same := lt.msg == msg
 	lt.msg = msg
 	write := time.Since(lt.written) >= messageEvery
 	if write {
@@ -875,6 +898,9 @@ func (h *Handle) SetMessage(msg string) {
 	lt.mu.Unlock()
 	if write {
 		h.m.write(lt, func(r *Record) { r.Message = shown }, false)
+	}
+	if !same {
+		lt.notify() // tasks/get here shows it at once (Changed)
 	}
 }
 
