@@ -57,7 +57,7 @@ func runRecord(ctx context.Context, args []string, _, stderr io.Writer) int {
 		opts.UserDataDir = dir
 	}
 	if !*headless {
-		if msg := hitl.NoDisplay("record with --headless and drive the browser over the DevTools URL it prints"); msg != "" {
+		if msg := hitl.NoDisplay("record with --headless and drive the browser over the DevTools endpoint it prints"); msg != "" {
 			fmt.Fprintf(stderr, "rpa record: %s\n", msg)
 			return exitUsage
 		}
@@ -70,8 +70,9 @@ func runRecord(ctx context.Context, args []string, _, stderr io.Writer) int {
 		return fail(stderr, exitFailed, "record", err)
 	}
 	if *headless {
-		// In Chromium's own words, so tools that parse it (rod,
-		// puppeteer) find the endpoint to drive the recording browser.
+		// The control endpoint (a CDP WebSocket on a Unix socket only
+		// this user can reach, never a TCP port), written as Node's ws
+		// library does.
 		fmt.Fprintf(stderr, "DevTools listening on %s\n", sess.ControlURL())
 	}
 	fmt.Fprintf(stderr, "recording %s — close the browser or press Ctrl-C to stop\n", pos[0])

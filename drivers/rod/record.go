@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/go-rod/rod"
-	"github.com/go-rod/rod/lib/launcher"
+	"github.com/go-rod/rod/lib/cdp"
 	"github.com/go-rod/rod/lib/proto"
 
 	"github.com/rpa-dev/rpa/drivers"
@@ -40,6 +40,9 @@ type RecordOptions struct {
 	// an iframe element, in its parent document: it returns the iframe's
 	// selector fallback list (for RecordEvent.FramePath).
 	FrameOwner string
+	// Control serves the browser's DevTools connection to the person's
+	// script on a private Unix socket (ControlURL): never a TCP port.
+	Control bool
 }
 
 // RecordEventKind says what a RecordEvent reports.
@@ -82,7 +85,7 @@ type Recording struct {
 	cmd     *exec.Cmd
 	kill    func()
 	exited  chan struct{}
-	ws      string
+	control *control // the control socket (opts.Control), or nil
 	mainID  string
 	done    chan struct{}
 	doneOne sync.Once
@@ -115,10 +118,17 @@ func Record(ctx context.Context, opts RecordOptions, on func(RecordEvent)) (*Rec
 	return r, nil
 }
 
-// ControlURL is the DevTools WebSocket URL of the recording browser, for
-// a script or test that drives it as a person would (`rpa record
-// --headless` prints it).
-func (r *Recording) ControlURL() string { return r.ws }
+// ControlURL is the control endpoint of the recording browser
+// (ws+unix://SOCKET:/devtools/browser: a CDP WebSocket on a Unix socket
+// in a folder only this user can enter), for a script or test that drives
+// it as a person would (ConnectControl; `rpa record --headless` prints
+// it); "" without opts.Control.
+func (r *Recording) ControlURL() string {
+	if r.control == nil {
+		return ""
+	}
+	return r.control.url
+}
 
 // MainTab is the first tab's target id.
 func (r *Recording) MainTab() string { return r.mainID }
@@ -150,6 +160,9 @@ func (r *Recording) EvalAll(expr string, timeout time.Duration) bool {
 // Close ends the browser and waits (at most 5 s) until its process is
 // gone; then opts.Launch.OnExit has run. Calling it again does nothing.
 func (r *Recording) Close() {
+	if r.control != nil {
+		r.control.close()
+	}
 	if r.browser != nil {
 		_ = r.browser.Close()
 	}
@@ -163,11 +176,11 @@ func (r *Recording) Close() {
 	r.finish()
 }
 
-// launch starts the recording browser and connects rod. Unlike rpa's own
-// browsers (pipe.go), it listens for DevTools on a loopback port of its
-// own, as Chromium prints it, so that the person's script can drive it
-// (ControlURL); opts.Launch.OnExit runs once its process has exited (or
-// when none was started).
+// launch starts the recording browser and connects rod over its DevTools
+// pipe, as every browser of ours (pipe.go): no TCP port. With
+// opts.Control its pipe connection is also served to the person's script
+// on a private Unix socket (control.go, ControlURL); opts.Launch.OnExit
+// runs once its process has exited (or when none was started).
 func (r *Recording) launch(ctx context.Context) error {
 	exit := sync.OnceFunc(func() {
 		if r.opts.Launch.OnExit != nil {
@@ -186,41 +199,62 @@ func (r *Recording) launch(ctx context.Context) error {
 		exit()
 		return err
 	}
-	cmd := exec.Command(bin, append(args, "--remote-debugging-port=0", "about:blank")...)
+	cmd := exec.Command(bin, append(args, "about:blank")...)
 	setProcessGroup(cmd)
-	parser := launcher.NewURLParser()
+	conn, closeChildEnds, err := attachPipes(cmd) // pipe.go
+	if err != nil {
+		exit()
+		return fmt.Errorf("launch: DevTools pipe: %w", err)
+	}
+	var tail tailBuf
 	cmd.Stdout = io.Discard
-	cmd.Stderr = parser
+	cmd.Stderr = &tail
 	if err := StartBrowser(cmd); err != nil { // it dies with this process
+		closeChildEnds()
+		_ = conn.Close()
 		exit()
 		return fmt.Errorf("launch %s: %w", bin, err)
 	}
+	closeChildEnds() // the browser holds them now: its exit ends the pipe
+	mux := newCDPMux(conn)
 	r.cmd, r.exited = cmd, make(chan struct{})
-	go func() { _ = cmd.Wait(); killProcessGroup(cmd); exit(); close(r.exited); r.finish() }()
+	go func() {
+		_ = cmd.Wait()
+		killProcessGroup(cmd)
+		_ = mux.Close()
+		exit()
+		close(r.exited)
+		r.finish()
+	}()
 	r.kill = func() {
 		killProcessGroup(cmd)
 		_ = cmd.Process.Kill()
 	}
-	var u string
-	select {
-	case u = <-parser.URL:
-	case <-r.exited:
-		return fmt.Errorf("%s exited at start", bin)
-	case <-ctx.Done():
+	// The first call over the pipe answers once the browser is up; its
+	// exit ends the pipe; a launch that hangs is ended after 30 s.
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	stop := context.AfterFunc(cctx, func() { _ = mux.Close() })
+	b := rod.New().Client(cdp.New().Start(mux)).NoDefaultDevice()
+	err = b.Connect()
+	stopped := stop()
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
 		return ctx.Err()
-	case <-time.After(30 * time.Second):
-		return errors.New("the browser did not report its DevTools URL within 30s")
-	}
-	ws, err := launcher.ResolveURL(u)
-	if err != nil {
-		return err
-	}
-	r.ws = ws
-	b := rod.New().ControlURL(ws)
-	if err := b.Connect(); err != nil {
-		return fmt.Errorf("connect: %w", err)
+	case !stopped:
+		return errors.New("the browser did not answer over its DevTools pipe within 30s: " + tail.String())
+	default:
+		return fmt.Errorf("connect: %w: %s", err, tail.String())
 	}
 	r.browser = b
+	if r.opts.Control {
+		c, err := serveControl(mux)
+		if err != nil {
+			return err
+		}
+		r.control = c
+	}
 	return nil
 }
 

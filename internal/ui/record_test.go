@@ -11,8 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
+
+	rodd "github.com/rpa-dev/rpa/drivers/rod"
 )
 
 func TestRecordNoDisplay(t *testing.T) {
@@ -73,8 +74,8 @@ func TestRecordThenPublish(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	b := rod.New().ControlURL(act.sess.ControlURL()).Context(ctx)
-	if err := b.Connect(); err != nil {
+	b, err := rodd.ConnectControl(ctx, act.sess.ControlURL())
+	if err != nil {
 		t.Fatal(err)
 	}
 	p, err := b.PageFromTarget(proto.TargetTargetID(act.sess.MainTarget()))
@@ -128,8 +129,8 @@ func TestRecordEndsWhenBrowserCloses(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	b := rod.New().ControlURL(act.sess.ControlURL()).Context(ctx)
-	if err := b.Connect(); err != nil {
+	b, err := rodd.ConnectControl(ctx, act.sess.ControlURL())
+	if err != nil {
 		t.Fatal(err)
 	}
 	_ = b.Close() // the person closes the window

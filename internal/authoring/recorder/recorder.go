@@ -110,6 +110,7 @@ func Start(ctx context.Context, opts Options) (*Session, error) {
 		URL:     opts.URL,
 		Script:  selectorgen.Script + "\n" + strings.Replace(recordJS, "__RPA_CONFIG__", string(cfg), 1),
 		Binding: bindingName,
+		Control: opts.Headless, // a headless session is driven by the person's script
 		// the parent document's own record.js names the iframe
 		FrameOwner: `function () { const w = this.ownerDocument.defaultView; return w.__rpaSel ? w.__rpaSel(this) : []; }`,
 	}, s.event)
@@ -129,8 +130,9 @@ func paramsJSON(ps []Param) []map[string]string {
 	return out
 }
 
-// ControlURL is the DevTools WebSocket URL of the recording browser (for
-// a script or test that drives it as a person would).
+// ControlURL is the control endpoint of a headless recording browser
+// (ws+unix://SOCKET:/devtools/browser, rodd.ConnectControl), for a script
+// or test that drives it as a person would; "" with a window.
 func (s *Session) ControlURL() string { return s.rec.ControlURL() }
 
 // MainTarget is the first tab's target id.

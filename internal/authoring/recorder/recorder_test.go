@@ -92,8 +92,8 @@ func TestRecordAndReplay(t *testing.T) {
 	}
 	defer sess.Close()
 
-	b := rod.New().ControlURL(sess.ControlURL()).Context(ctx)
-	if err := b.Connect(); err != nil {
+	b, err := rodd.ConnectControl(ctx, sess.ControlURL())
+	if err != nil {
 		t.Fatal(err)
 	}
 	p, err := b.PageFromTarget(proto.TargetTargetID(sess.MainTarget()))
@@ -201,8 +201,8 @@ func TestBrowserCloseEndsSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sess.Close()
-	b := rod.New().ControlURL(sess.ControlURL()).Context(ctx)
-	if err := b.Connect(); err != nil {
+	b, err := rodd.ConnectControl(ctx, sess.ControlURL())
+	if err != nil {
 		t.Fatal(err)
 	}
 	p, err := b.PageFromTarget(proto.TargetTargetID(sess.MainTarget()))
@@ -240,8 +240,8 @@ func TestCrossOriginFrame(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sess.Close()
-	b := rod.New().ControlURL(sess.ControlURL()).Context(ctx)
-	if err := b.Connect(); err != nil {
+	b, err := rodd.ConnectControl(ctx, sess.ControlURL())
+	if err != nil {
 		t.Fatal(err)
 	}
 	p, err := b.PageFromTarget(proto.TargetTargetID(sess.MainTarget()))
