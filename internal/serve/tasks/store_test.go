@@ -149,8 +149,10 @@ func TestIDs(t *testing.T) {
 	}
 }
 
-// TestReaches: runs.Owner's rule, and an unbound owner's task reached by
-// its id from a caller likewise unbound (but not listed to it).
+// TestReaches: runs.Owner's rule, a task reached by its id from another
+// session of its token while its own session lives, and an unbound
+// owner's task reached by its id from a caller likewise unbound (neither
+// listed).
 func TestReaches(t *testing.T) {
 	tok := runs.Owner{Kind: runs.CallerMCP, Session: "s-1", Token: "t-a"}
 	live := func(s string) bool { return s == "s-1" }
@@ -163,7 +165,9 @@ func TestReaches(t *testing.T) {
 	}{
 		{"its session", tok, tok, true, true},
 		{"unbound, its own session", runs.Owner{Kind: runs.CallerMCP, Session: "s-1"}, runs.Owner{Kind: runs.CallerMCP, Session: "s-1"}, true, true},
-		{"same token, another session while the first lives", runs.Owner{Kind: runs.CallerMCP, Session: "s-2", Token: "t-a"}, tok, false, false},
+		{"same token, another session while the first lives (by id only)", runs.Owner{Kind: runs.CallerMCP, Session: "s-2", Token: "t-a"}, tok, true, false},
+		{"same token, another kind", runs.Owner{Kind: runs.CallerLink, Session: "s-2", Token: "t-a"}, tok, false, false},
+		{"same token, another device", runs.Owner{Kind: runs.CallerMCP, Session: "s-2", Token: "t-a", Device: "pc1"}, tok, false, false},
 		{"same token, stateless", runs.Owner{Kind: runs.CallerMCP, Token: "t-a"}, runs.Owner{Kind: runs.CallerMCP, Token: "t-a"}, true, true},
 		{"another token", runs.Owner{Kind: runs.CallerMCP, Token: "t-b"}, runs.Owner{Kind: runs.CallerMCP, Token: "t-a"}, false, false},
 		{"unbound by unbound (stdio after a restart)", runs.Owner{Kind: runs.CallerMCP, Session: "s-9"}, runs.Owner{Kind: runs.CallerMCP, Session: "s-8"}, true, false},

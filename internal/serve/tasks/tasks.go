@@ -149,19 +149,26 @@ type Who struct {
 }
 
 // Reaches reports whether w may see, answer and cancel a task owner
-// started: runs.Owner's rule (the session while it lives, then a session
-// presenting the same bearer token; the device over the link; the person
-// at the desktop every task), and one more for tasks, which outlive the
-// session that started them: an owner bound to nothing that outlives its
-// session (no bearer token, no device: stdio, HTTP without --token) has
-// no identity a later caller could show, so once its session ended (a
-// stateless request has none) its tasks pass to every caller likewise
-// unbound, of the same kind; the task id, 128 random bits, keeps them to
-// whoever was given it (as both MCP revisions allow where a task cannot
-// be bound to an authorization context). Lists says which of them
-// tasks/list shows: not these.
+// started, by the task's id (PROTOCOL.md, "Who sees a task"): what Lists
+// shows it, and two more, because a task outlives the session that
+// started it and its id (128 random bits) is a secret only its caller was
+// given:
+//   - a caller presenting the same bearer token (the same kind and device)
+//     reaches it also while the session that started it lives: a client
+//     that reconnects (a new session after a crash, without DELETE) gets
+//     its task, and the task's question, at once instead of after
+//     --session-idle;
+//   - an owner bound to nothing that outlives its session (no bearer
+//     token, no device: stdio, HTTP without --token) has no identity a
+//     later caller could show, so once its session ended (a stateless
+//     request has none) its tasks pass to every caller likewise unbound,
+//     of the same kind (as both MCP revisions allow where a task cannot
+//     be bound to an authorization context).
 func (w Who) Reaches(owner runs.Owner) bool {
-	if w.Lists(owner) {
+	switch {
+	case w.Lists(owner):
+		return true
+	case sameToken(w.Owner, owner):
 		return true
 	}
 	return unbound(owner) && unbound(w.Owner) && owner.Kind == w.Owner.Kind &&
@@ -169,12 +176,19 @@ func (w Who) Reaches(owner runs.Owner) bool {
 }
 
 // Lists reports whether tasks/list shows w a task owner started:
-// runs.Owner's rule alone. An unbound caller is listed only its own
-// session's tasks (a stateless one none): another unbound client's task
-// is reached by its id (Reaches) but never handed out by a listing, so
-// the id stays the secret that keeps it.
+// runs.Owner's rule alone. A task reached only by its id (Reaches) is
+// never handed out by a listing, so the id stays the secret that keeps
+// it: another session of the same token while the task's session lives,
+// another unbound client (an unbound caller is listed only its own
+// session's tasks, a stateless one none).
 func (w Who) Lists(owner runs.Owner) bool {
 	return w.Owner.Owns(owner, w.Live)
+}
+
+// sameToken reports whether a and b are callers of one kind and device
+// presenting one bearer token.
+func sameToken(a, b runs.Owner) bool {
+	return !a.Desktop && !b.Desktop && a.Token != "" && a.Token == b.Token && a.Kind == b.Kind && a.Device == b.Device
 }
 
 func unbound(o runs.Owner) bool { return !o.Desktop && o.Token == "" && o.Device == "" }
