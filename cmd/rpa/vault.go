@@ -46,11 +46,15 @@ func runProfile(ctx context.Context, args []string, stdout, stderr io.Writer) in
 type subCmd interface {
 	Register(*flag.FlagSet)
 	Run(ctx context.Context, sub string, pos []string) error
-	Refused(error) bool
+	// BadInput reports whether an error of Run is the caller's bad input
+	// (nothing was changed).
+	BadInput(error) bool
 }
 
-// runSub parses `rpa NAME SUB [flags] POS...` and runs it: exit 0 done, 1
-// refused, 2 usage or bad input.
+// runSub parses `rpa NAME SUB [flags] POS...` and runs it, with README's
+// exit codes: 0 done, 2 usage or bad input (c.BadInput), 130 cancelled (a
+// signal ended ctx), 1 any other failure (a file that would not open or
+// could not be written, a profile in use, a browser that would not start).
 func runSub(ctx context.Context, name, usage string, c subCmd, errUsage error, args []string, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, errUsage)
@@ -68,9 +72,11 @@ func runSub(ctx context.Context, name, usage string, c subCmd, errUsage error, a
 	case errors.Is(err, errUsage):
 		fmt.Fprintln(stderr, err)
 		return exitUsage
-	case c.Refused(err):
-		return fail(stderr, exitFailed, name+" "+args[0], err)
-	default:
+	case ctx.Err() != nil:
+		return fail(stderr, exitCancelled, name+" "+args[0], err)
+	case c.BadInput(err):
 		return fail(stderr, exitUsage, name+" "+args[0], err)
+	default:
+		return fail(stderr, exitFailed, name+" "+args[0], err)
 	}
 }

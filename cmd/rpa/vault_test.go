@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rpa-dev/rpa/internal/host/vault"
 )
 
 // vaultEnv is a fresh $RPA_HOME whose vault takes its key from a
@@ -124,6 +127,54 @@ func TestVaultCommand(t *testing.T) {
 	for _, args := range [][]string{{}, {"frob"}, {"set"}, {"export"}, {"list", "x"}} {
 		if code, _, _ := vaultIn(t, "", args...); code != exitUsage {
 			t.Errorf("vault %v: %d", args, code)
+		}
+	}
+}
+
+// TestVaultProfileExitCodes: README's exit codes hold for rpa vault and
+// rpa profile: 2 only for bad input (nothing changed), 1 for a failure
+// that is not the input's (a file that cannot be written, an export file
+// that does not open or holds no profile, a browser that does not start):
+// those exited 2 through runSub's default.
+func TestVaultProfileExitCodes(t *testing.T) {
+	vaultEnv(t, "test vault passphrase")
+	t.Setenv("RPA_VAULT_EXPORT_PASSPHRASE", "export passphrase")
+	if code, _, errOut := vaultIn(t, `{"password":"p"}`, "set", "a"); code != 0 {
+		t.Fatalf("set: %d %s", code, errOut)
+	}
+	dir := t.TempDir()
+	sealed := func(data string) string {
+		t.Helper()
+		b, err := vault.SealData(vault.KindProfile, []byte(data), []byte("export passphrase"), vault.KDF{Time: 1, MemoryKiB: 8 * 1024, Threads: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, fmt.Sprintf("p%d.rpaprofile", len(data)))
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	notProfile := sealed(`[1,2]`)
+	good := sealed(`{"cookies":[],"origins":[]}`)
+	for _, c := range []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"vault export to a folder that does not exist", []string{"vault", "export", "a", "-o", filepath.Join(dir, "no", "such", "x.vault")}, exitFailed},
+		{"vault import of a file that does not exist", []string{"vault", "import", filepath.Join(dir, "missing.vault")}, exitUsage},
+		{"vault import of a folder", []string{"vault", "import", dir}, exitUsage},
+		{"profile export of a bad name", []string{"profile", "export", "../x", "-o", filepath.Join(dir, "x")}, exitUsage},
+		{"profile export of a profile that does not exist", []string{"profile", "export", "nosuch", "-o", filepath.Join(dir, "x")}, exitUsage},
+		{"profile import of a file that does not exist", []string{"profile", "import", "p", filepath.Join(dir, "missing")}, exitUsage},
+		{"profile import of a file that holds no profile", []string{"profile", "import", "p", notProfile}, exitFailed},
+		{"profile import without a browser", []string{"profile", "import", "p", good}, exitFailed},
+	} {
+		t.Setenv("ROD_BROWSER", filepath.Join(dir, "no-browser")) // no browser starts
+		code, _, errOut := capture(t, c.args...)
+		if code != c.want {
+			t.Errorf("%s: exit %d, want %d (%s)", c.name, code, c.want, strings.TrimSpace(errOut))
 		}
 	}
 }

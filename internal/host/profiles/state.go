@@ -152,9 +152,7 @@ func (c *StateCmd) Register(fs *flag.FlagSet) {
 
 // Refused reports whether err is a refusal (exit 1: a wrong passphrase, a
 // damaged file, a profile another process uses) rather than bad input.
-func (c *StateCmd) Refused(err error) bool {
-	return vault.Refused(err) || errors.Is(err, ErrInUse)
-}
+func (c *StateCmd) BadInput(err error) bool { return vault.BadInput(err) }
 
 // Run carries out `rpa profile SUB POS...`.
 func (c *StateCmd) Run(ctx context.Context, sub string, pos []string) error {
@@ -163,13 +161,13 @@ func (c *StateCmd) Run(ctx context.Context, sub string, pos []string) error {
 	}
 	dir, err := Dir(pos[0])
 	if err != nil {
-		return fmt.Errorf("profile %q: %v", pos[0], err)
+		return vault.Input(fmt.Errorf("profile %q: %v", pos[0], err))
 	}
 	opts := c.Launch
 	opts.UserDataDir = dir
 	if sub == "export" {
 		if _, err := os.Stat(dir); err != nil {
-			return fmt.Errorf("there is no profile %s (%s)", pos[0], dir)
+			return vault.Input(fmt.Errorf("there is no profile %s (%s)", pos[0], dir))
 		}
 		st, err := ExportState(ctx, c.Driver, opts, c.Origins)
 		if err != nil {

@@ -49,15 +49,35 @@ type Cmd struct {
 }
 
 // Refused is the package's Refused, for cmd/rpa's command frame.
-func (c *Cmd) Refused(err error) bool { return Refused(err) }
+func (c *Cmd) BadInput(err error) bool { return BadInput(err) }
 
-// Refused reports whether err is a vault or export file that would not
-// open (exit 1: a wrong passphrase or key, a damaged file) rather than bad
-// input (exit 2, README's code for it: no such account, an import over
-// accounts the vault holds, a bad name or field, a missing passphrase;
-// nothing was changed).
-func Refused(err error) bool {
-	return errors.Is(err, ErrDamaged) || errors.Is(err, ErrWrongKey)
+// ErrInput matches (errors.Is) an error Input marked: the caller's input
+// was bad and nothing was changed.
+var ErrInput = errors.New("bad input")
+
+// Input marks err as bad input (errors.Is(err, ErrInput)); nil stays nil.
+func Input(err error) error {
+	if err == nil {
+		return nil
+	}
+	return inputError{err}
+}
+
+type inputError struct{ error }
+
+func (e inputError) Is(target error) bool { return target == ErrInput }
+func (e inputError) Unwrap() error        { return e.error }
+
+// BadInput reports whether err is bad input (README's exit 2: a bad name
+// or field, no such account, an import over accounts the vault holds, a
+// missing passphrase or file; nothing was changed) rather than a failure
+// (exit 1: a vault or export file that would not open, as a wrong
+// passphrase or a damaged file, a file that could not be written, a vault
+// another process holds, anything else).
+func BadInput(err error) bool {
+	var ie *ImportError
+	return errors.Is(err, ErrInput) || errors.Is(err, ErrUsage) || errors.Is(err, ErrNoPassphrase) ||
+		errors.Is(err, ErrNotFound) || errors.As(err, &ie)
 }
 
 // Register declares the flags of the subcommands on fs.
@@ -151,7 +171,7 @@ func (c *Cmd) Run(_ context.Context, sub string, pos []string) error {
 
 func (c *Cmd) ask(title string, hidden bool) (string, bool, error) {
 	if c.Ask == nil {
-		return "", false, errors.New("no terminal to ask on")
+		return "", false, Input(errors.New("no terminal to ask on"))
 	}
 	return c.Ask(title, hidden)
 }
@@ -163,7 +183,7 @@ func ExportPassphrase(ask Asker, confirm bool) ([]byte, error) {
 	if p := os.Getenv(EnvExportPassphrase); p != "" {
 		return []byte(p), nil
 	}
-	none := errors.New("the export file needs a passphrase: set " + EnvExportPassphrase + " or run on a terminal")
+	none := Input(errors.New("the export file needs a passphrase: set " + EnvExportPassphrase + " or run on a terminal"))
 	if ask == nil {
 		return nil, none
 	}

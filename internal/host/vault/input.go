@@ -27,7 +27,7 @@ type Asker func(title string, hidden bool) (answer string, ok bool, err error)
 func TerminalAsker(title string, hidden bool) (string, bool, error) {
 	t, err := hitl.OpenTerminal()
 	if err != nil {
-		return "", false, fmt.Errorf("no terminal to ask on (%v)", err)
+		return "", false, Input(fmt.Errorf("no terminal to ask on (%v)", err))
 	}
 	defer t.In.Close()
 	in := map[bool]string{false: "text", true: "password"}[hidden]
@@ -48,16 +48,16 @@ func ReadFields(r io.Reader) (map[string]string, error) {
 	var raw map[string]any
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&raw); err != nil || raw == nil {
-		return nil, errors.New(`stdin: want one JSON object of strings, such as {"username":"admin","password":"...","totp":"BASE32SEED"}`)
+		return nil, Input(errors.New(`stdin: want one JSON object of strings, such as {"username":"admin","password":"...","totp":"BASE32SEED"}`))
 	}
 	if dec.More() {
-		return nil, errors.New("stdin: more than one JSON value (give one object)")
+		return nil, Input(errors.New("stdin: more than one JSON value (give one object)"))
 	}
 	out := make(map[string]string, len(raw))
 	for k, v := range raw {
 		s, ok := v.(string)
 		if !ok {
-			return nil, fmt.Errorf("stdin: field %q is not a string", k)
+			return nil, Input(fmt.Errorf("stdin: field %q is not a string", k))
 		}
 		out[k] = s
 	}
@@ -117,14 +117,14 @@ func PassphraseFrom(ask Asker) func(prompt string, confirm bool) ([]byte, error)
 		}
 		if confirm {
 			if len([]rune(p)) < 8 {
-				return nil, errors.New("the passphrase is shorter than 8 characters")
+				return nil, Input(errors.New("the passphrase is shorter than 8 characters"))
 			}
 			again, _, err := ask(prompt+" again", true)
 			if err != nil {
 				return nil, err
 			}
 			if again != p {
-				return nil, errors.New("the two passphrases differ")
+				return nil, Input(errors.New("the two passphrases differ"))
 			}
 		}
 		return []byte(p), nil
@@ -171,11 +171,17 @@ func WriteList(w io.Writer, l []Listed) error {
 // largest vault can be.
 func ReadFile(path string) ([]byte, error) {
 	st, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, Input(err)
+	}
 	if err != nil {
 		return nil, err
 	}
+	if st.IsDir() {
+		return nil, Input(fmt.Errorf("%s is a folder, not an export file", path))
+	}
 	if st.Size() > 64<<20 {
-		return nil, fmt.Errorf("%s: %d bytes, larger than any export file", path, st.Size())
+		return nil, Input(fmt.Errorf("%s: %d bytes, larger than any export file", path, st.Size()))
 	}
 	return os.ReadFile(path)
 }

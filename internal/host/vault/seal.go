@@ -283,7 +283,7 @@ func openBytes(path string, f sealedFile, key []byte) ([]byte, error) {
 // OpenData of the same kind and passphrase opens.
 func SealData(kind string, data, pass []byte, kdf KDF) ([]byte, error) {
 	if len(pass) == 0 {
-		return nil, errors.New("the export file needs a passphrase")
+		return nil, Input(errors.New("the export file needs a passphrase"))
 	}
 	k := &Keys{KDF: kdf}
 	ki, key := k.passphraseKey(pass)

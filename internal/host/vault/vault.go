@@ -156,8 +156,12 @@ func New(home string, keys *Keys) *Store {
 // Path is the vault file.
 func (s *Store) Path() string { return filepath.Join(s.Dir, FileName) }
 
-// CheckName returns why name cannot name an account, or nil.
+// CheckName returns why name cannot name an account (marked Input), or nil.
 func CheckName(name string) error {
+	return Input(checkName(name))
+}
+
+func checkName(name string) error {
 	switch {
 	case name == "":
 		return errors.New("the account name is empty")
@@ -172,8 +176,12 @@ func CheckName(name string) error {
 // CheckFields returns why fields cannot be an account's fields, or nil:
 // at least one field, at most MaxFields, names matching FieldPattern,
 // values non-empty UTF-8 of at most MaxValueLen bytes, a FieldTOTP value a
-// readable seed. Errors name the field, never a value.
+// readable seed. Errors name the field, never a value, and are marked Input.
 func CheckFields(fields map[string]string) error {
+	return Input(checkFields(fields))
+}
+
+func checkFields(fields map[string]string) error {
 	if len(fields) == 0 {
 		return errors.New("no fields (give at least one, such as username and password)")
 	}
@@ -356,7 +364,7 @@ func (s *Store) Set(name string, fields map[string]string, merge bool) error {
 			f[k] = v
 		}
 		if len(f) > MaxFields {
-			return fmt.Errorf("%d fields, at most %d", len(f), MaxFields)
+			return Input(fmt.Errorf("%d fields, at most %d", len(f), MaxFields))
 		}
 		body[name] = f
 		touched[name] = true
@@ -480,7 +488,7 @@ func (s *Store) lock() (func(), error) {
 // import on another desktop.
 func (s *Store) Export(names []string, pass []byte) ([]byte, error) {
 	if len(pass) == 0 {
-		return nil, errors.New("export: the export file needs a passphrase")
+		return nil, Input(errors.New("export: the export file needs a passphrase"))
 	}
 	_, l, err := s.load()
 	if err != nil {
