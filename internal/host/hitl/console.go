@@ -85,14 +85,42 @@ type Console struct {
 	// From describes this process in the console ("" = the program, its
 	// command and pid, e.g. "rpa serve (pid 42)").
 	From string
+	// Await, when positive, makes a question no console can take now wait
+	// for one: the registry is looked at again every Await until a console
+	// takes it or ctx ends (then the last reason it was unavailable). A
+	// task's question, which waits for its caller anyway, so reaches a
+	// console opened after it was asked; in a Race, only while the other
+	// channel asks. Zero: unavailable at once.
+	Await time.Duration
 }
 
 // Name returns "console".
 func (c *Console) Name() string { return "console" }
 
 // Ask asks q in a console; unavailable when none is registered, reachable
-// and willing (an error wrapping ErrUnavailable naming why).
+// and willing (an error wrapping ErrUnavailable naming why), after waiting
+// for one when Await is set.
 func (c *Console) Ask(ctx context.Context, q core.Question) (core.Answer, error) {
+	for {
+		ans, err := c.askNow(ctx, q)
+		if c.Await <= 0 || !errors.Is(err, ErrUnavailable) {
+			return ans, err
+		}
+		stop, _ := ctx.Value(stopAwaitKey{}).(<-chan struct{}) // Race: the other channel cannot ask
+		t := time.NewTimer(c.Await)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ans, err
+		case <-stop:
+			t.Stop()
+			return ans, err
+		case <-t.C:
+		}
+	}
+}
+
+func (c *Console) askNow(ctx context.Context, q core.Question) (core.Answer, error) {
 	dir := c.Home
 	if dir == "" {
 		dir = home.Dir()

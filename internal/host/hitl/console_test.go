@@ -353,3 +353,48 @@ func TestConsoleNoPageNamesTheURL(t *testing.T) {
 		t.Errorf("without rpa ui: %v", err)
 	}
 }
+
+// TestConsoleAwaited: a Console with Await takes a question no console
+// could take when it was asked to the console opened later (a task's
+// question that waits for its caller), and answers from it.
+func TestConsoleAwaited(t *testing.T) {
+	home := t.TempDir()
+	c := &Console{Home: home, From: "rpa serve (pid 1)", Await: 10 * time.Millisecond}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	type out struct {
+		a   core.Answer
+		err error
+	}
+	done := make(chan out, 1)
+	go func() {
+		a, err := c.Ask(ctx, core.Question{Title: "Code?", Input: "text"})
+		done <- out{a, err}
+	}()
+	time.Sleep(50 * time.Millisecond) // asked while no console is open
+	b := NewBroker()
+	if err := b.Listen(home, "rpa ui (test)"); err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	answerNext(t, b, core.Answer{Status: core.AnswerAnswered, Text: "late console"})
+	if o := <-done; o.err != nil || o.a.Text != "late console" {
+		t.Errorf("got %+v %v", o.a, o.err)
+	}
+	// Without a console, a context that ends gives the reason it was unavailable.
+	short, cancel2 := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel2()
+	if _, err := (&Console{Home: t.TempDir(), Await: 10 * time.Millisecond}).Ask(short, core.Question{Title: "q"}); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("no console, ctx ended: %v", err)
+	}
+	// Raced with a channel that cannot ask (a password to a form-only
+	// client), it stops waiting: the question goes on down the chain.
+	cannot := Func{N: "client", F: func(context.Context, core.Question) (core.Answer, error) {
+		return core.Answer{}, Unavailable("the MCP client declared only form elicitation")
+	}}
+	long, cancel3 := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel3()
+	if _, err := Race(cannot, &Console{Home: t.TempDir(), Await: 10 * time.Millisecond}).Ask(long, core.Question{Title: "q"}); !errors.Is(err, ErrUnavailable) || long.Err() != nil {
+		t.Errorf("raced with a channel that cannot ask: %v (ctx %v)", err, long.Err())
+	}
+}

@@ -228,11 +228,17 @@ func Secret(ask func(context.Context, core.Question) (core.Answer, error), add f
 // Race asks q through a and b at once: the first answer wins and the
 // other question is withdrawn. A channel that cannot ask (ErrUnavailable)
 // leaves the question to the other; when neither can, the error names both.
+// Once a cannot ask, b stops waiting for a way to ask (Console.Await) and
+// answers with what it has: the question then goes on down the chain.
 // Its name is a's. A task's question goes to its caller and to an open
 // console this way: whoever answers first.
 func Race(a, b Channel) Channel { return &race{a, b} }
 
 type race struct{ a, b Channel }
+
+// stopAwaitKey marks the ctx of Race's second channel with a channel
+// closed when the first cannot ask (Console.Await stops then).
+type stopAwaitKey struct{}
 
 func (r *race) Name() string { return r.a.Name() }
 
@@ -240,21 +246,28 @@ func (r *race) Ask(ctx context.Context, q core.Question) (core.Answer, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type out struct {
-		ans core.Answer
-		err error
+		first bool
+		ans   core.Answer
+		err   error
 	}
+	stop := make(chan struct{})
 	ch := make(chan out, 2)
-	for _, c := range []Channel{r.a, r.b} {
-		go func() {
-			ans, err := c.Ask(ctx, q)
-			ch <- out{ans, err}
-		}()
-	}
+	go func() {
+		ans, err := r.a.Ask(ctx, q)
+		ch <- out{true, ans, err}
+	}()
+	go func() {
+		ans, err := r.b.Ask(context.WithValue(ctx, stopAwaitKey{}, (<-chan struct{})(stop)), q)
+		ch <- out{false, ans, err}
+	}()
 	var reasons []string
 	for range 2 {
 		o := <-ch
 		if errors.Is(o.err, ErrUnavailable) {
 			reasons = append(reasons, o.err.Error())
+			if o.first {
+				close(stop)
+			}
 			continue
 		}
 		return o.ans, o.err

@@ -76,7 +76,10 @@ func (s *Server) askFor(req *mcp.CallToolRequest, profile string, mode callMode)
 		el.Defer = mrtr.Elicit(mode.pause.Ask)
 	case mode.task != nil:
 		el.Defer = mrtr.Elicit(mode.task.Ask)
-		client = hitl.Race(el, &hitl.Console{})
+		// The console is awaited: one opened later still gets the question
+		// (the way to answer a task whose caller's process is gone, or whose
+		// caller reached it from another rpa process).
+		client = hitl.Race(el, &hitl.Console{Await: time.Second})
 	}
 	chain := cfg.Chain(client)
 	return hitl.Secret(chain.Ask, func(v string) {
