@@ -414,6 +414,10 @@ func lookupError(err error) error {
 	case errors.Is(err, ErrExpired):
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Failed to retrieve task: Task has expired"}
 	}
+	var ee *ElsewhereError
+	if errors.As(err, &ee) {
+		return ee.RPC()
+	}
 	var te *TerminalError
 	if errors.As(err, &te) {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Cannot cancel task: " + te.Error()}

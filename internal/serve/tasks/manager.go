@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -151,6 +152,55 @@ type BusyError struct{ Max int }
 func (e *BusyError) Error() string {
 	return fmt.Sprintf("too many tasks: %d are running (--max-tasks); try again when one has ended", e.Max)
 }
+
+// ElsewhereError is Await's answer for a task that waits for an answer
+// while its work runs in another process on this machine that this
+// Manager cannot pass answers to (no Options.Forward: a second `rpa
+// serve` on the same run store): the caller is told at once where the
+// question can be answered (the console's Questions page) instead of
+// waiting for the question's timeout. JSON-RPC -32004 with data
+// {"kind": "elsewhere", "runId", "pid"?}.
+type ElsewhereError struct{ Task *Record }
+
+// KindElsewhere is ElsewhereError's data.kind.
+const KindElsewhere = "elsewhere"
+
+// Error says where the task's question can be answered.
+func (e *ElsewhereError) Error() string {
+	where := "another rpa process on this machine"
+	if pid := e.pid(); pid > 0 {
+		where = fmt.Sprintf("another rpa process on this machine (pid %d)", pid)
+	}
+	return fmt.Sprintf("task %s is %s, and its run goes on in %s, which this connection cannot pass an answer to: "+
+		"answer it on the Questions page of the rpa ui console on that machine (start `rpa ui` if none is open; "+
+		"it shows the question within a second), then call tasks/result again for the result",
+		e.Task.ID, strings.TrimSpace(e.Task.Message), where)
+}
+
+// pid is the process a record's Node ("pid:start", runs.ThisProcess)
+// names, 0 when it names none.
+func (e *ElsewhereError) pid() int {
+	p, _, ok := strings.Cut(e.Task.Node, ":")
+	n, err := strconv.Atoi(p)
+	if !ok || err != nil {
+		return 0
+	}
+	return n
+}
+
+// RPC is e as a JSON-RPC error.
+func (e *ElsewhereError) RPC() *jsonrpc.Error {
+	data := map[string]any{"kind": KindElsewhere, "runId": e.Task.RunID}
+	if pid := e.pid(); pid > 0 {
+		data["pid"] = pid
+	}
+	b, _ := json.Marshal(data)
+	return &jsonrpc.Error{Code: CodeElsewhere, Message: e.Error(), Data: b}
+}
+
+// CodeElsewhere is the JSON-RPC code of an ElsewhereError (the -32004 of
+// a call that cannot be served now, PROTOCOL.md).
+const CodeElsewhere = -32004
 
 // TTLError refuses a time to live that is not a positive number of
 // milliseconds.
@@ -672,7 +722,9 @@ func (m *Manager) Cancel(ctx context.Context, who Who, id string) (*Record, erro
 
 // Answer delivers responses to the outstanding questions of task id for
 // who (2026-07-28 tasks/update). Keys that are not outstanding (never
-// asked, answered already) are ignored, as the extension says.
+// asked, answered already) are ignored, as the extension says. A question
+// of a run in another process this Manager cannot reach is an
+// *ElsewhereError.
 func (m *Manager) Answer(ctx context.Context, who Who, id string, responses mcp.InputResponseMap) error {
 	r, err := m.Get(ctx, who, id)
 	if err != nil {
@@ -682,6 +734,9 @@ func (m *Manager) Answer(ctx context.Context, who Who, id string, responses mcp.
 	if lt == nil {
 		if m.o.Forward != nil && r.Node != m.o.Node && !Terminal(r.Status) {
 			return m.o.Forward(ctx, r, false, responses)
+		}
+		if r.Status == InputRequired && r.Node != m.o.Node {
+			return &ElsewhereError{Task: r} // the answer cannot reach the run: say so, never drop it silently
 		}
 		return nil
 	}
@@ -745,6 +800,11 @@ func (m *Manager) Await(ctx context.Context, who Who, id string, ask func(ctx co
 			return r, nil
 		}
 		lt := m.liveTask(id)
+		if lt == nil && m.o.Forward == nil && r.Status == InputRequired && r.Node != m.o.Node {
+			// Its work runs in another live process (current failed it
+			// otherwise) that this Manager cannot pass an answer to.
+			return nil, &ElsewhereError{Task: r}
+		}
 		if lt == nil && ask != nil && m.o.Forward != nil && r.Status == InputRequired && r.Node != m.o.Node {
 			// Its work runs under another Manager (a replica): its stored
 			// questions are asked here, each once, and the answers forwarded.

@@ -187,3 +187,56 @@ func TestReaches(t *testing.T) {
 		}
 	}
 }
+
+// TestAwaitElsewhere (tester's finding 4): a task whose run goes on in
+// another live process on the same store, and waits for an answer there,
+// is not waited for by this process's tasks/result (it cannot pass the
+// answer on): Await says at once where to answer it, -32004 kind
+// "elsewhere" naming that process; the caller is never asked here.
+func TestAwaitElsewhere(t *testing.T) {
+	home := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	alice := Who{Owner: runs.Owner{Kind: runs.CallerMCP, Token: "t-alice"}}
+	m1 := New(Options{Store: RunStore(openRuns(t, home)), Node: "4242:1"})
+	defer m1.Close()
+	rec, err := m1.Start(ctx, Spec{Owner: alice.Owner, Tool: "work"}, func(ctx context.Context, h *Handle) (*mcp.CallToolResult, error) {
+		if _, err := h.Ask(ctx, &mcp.ElicitParams{Message: "Code please"}); err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2 := New(Options{Store: RunStore(openRuns(t, home)), Alive: func(node string) bool { return node == "4242:1" }})
+	defer m2.Close()
+	for {
+		r, err := m2.Get(ctx, alice, rec.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status == InputRequired {
+			break
+		}
+		time.Sleep(5 * time.Millisecond) // polls the store, as a client polls tasks/get
+	}
+	start := time.Now()
+	_, err = m2.Await(ctx, alice, rec.ID, func(context.Context, string, mcp.InputRequest) (mcp.InputResponse, error) {
+		t.Error("asked in a process that cannot pass the answer on")
+		return nil, errors.New("no")
+	})
+	var ee *ElsewhereError
+	if !errors.As(err, &ee) {
+		t.Fatalf("Await after %v: %v, want an ElsewhereError", time.Since(start), err)
+	}
+	je := ee.RPC()
+	if je.Code != -32004 || !strings.Contains(je.Message, "pid 4242") || !strings.Contains(je.Message, "rpa ui") ||
+		!strings.Contains(string(je.Data), `"kind":"elsewhere"`) || !strings.Contains(string(je.Data), `"pid":4242`) {
+		t.Errorf("%d %s %s", je.Code, je.Message, je.Data)
+	}
+	// 2026-07-28: tasks/update from here is refused the same way, never dropped silently.
+	if err := m2.Answer(ctx, alice, rec.ID, mcp.InputResponseMap{"q1": &mcp.ElicitResult{Action: "accept"}}); !errors.As(err, &ee) {
+		t.Errorf("Answer from another process: %v, want an ElsewhereError", err)
+	}
+}
