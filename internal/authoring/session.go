@@ -15,6 +15,7 @@ import (
 	"github.com/rpa-dev/rpa/drivers/selectorgen"
 	"github.com/rpa-dev/rpa/drivers/snapshot"
 	"github.com/rpa-dev/rpa/interp"
+	"github.com/rpa-dev/rpa/lang"
 )
 
 // Budgets of the answers, in tokens (characters / 4).
@@ -453,7 +454,7 @@ func stripFragment(u string) string {
 // ParamName checks a param name given at an action.
 func ParamName(name string) error {
 	if !identRE.MatchString(name) {
-		return fmt.Errorf("param %q is not a name ([A-Za-z_][A-Za-z0-9_]*)", name)
+		return fmt.Errorf("param %s is not a name ([A-Za-z_][A-Za-z0-9_]*)", lang.Echo(name))
 	}
 	if name == BaseURLParam {
 		return fmt.Errorf("param %q is the site's address, which every authored flow has: name this value otherwise", name)

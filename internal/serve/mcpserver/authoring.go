@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/rpa-dev/rpa/drivers/snapshot"
 	"github.com/rpa-dev/rpa/internal/atomicfile"
 	"github.com/rpa-dev/rpa/internal/authoring"
+	"github.com/rpa-dev/rpa/lang/ast"
 	"github.com/rpa-dev/rpa/stdlib"
 )
 
@@ -52,7 +54,14 @@ const (
 	maxWait       = 120 * time.Second // browser_wait's largest timeout (its schema's maximum)
 )
 
-const profileProp = `"profileId": {"type": "string", "description": "Browser profile of the authoring session (default \"authoring\")"}`
+const profileProp = `"profileId": {"type": "string", "pattern": "^[A-Za-z0-9_-][A-Za-z0-9_.-]*$", "maxLength": 64, "description": "Browser profile of the authoring session (default \"authoring\")"}`
+
+// nameBounds are the JSON Schema bounds of a flow NAME (ast.IsFlowName)
+// and of a param or output name (authoring.ParamName), as the tools
+// check them.
+var flowNameBounds = `"pattern": "^[a-z][a-z0-9_]*$", "maxLength": ` + strconv.Itoa(ast.MaxFlowName)
+
+const paramNameBounds = `"pattern": "^[A-Za-z_][A-Za-z0-9_]*$"`
 
 func authSchema(props string, required ...string) *Schema {
 	req := "[]"
@@ -70,7 +79,7 @@ const refProp = `"ref": {"type": "string", "description": "the element's ref fro
 
 const paramsProp = `"params": {"type": "array", "description": "params of the flow: values the agent did not mark at the action (step), types, defaults, descriptions",
   "items": {"type": "object", "properties": {
-    "name": {"type": "string"}, "description": {"type": "string"},
+    "name": {"type": "string", ` + paramNameBounds + `}, "description": {"type": "string"},
     "type": {"type": "string", "enum": ["string", "secret", "int", "number", "bool", "list", "map"]},
     "default": {}, "step": {"type": "integer", "minimum": 1, "description": "the step (of a fill or select) whose value becomes this param; or an open step: then default is the part of its address this param stands for (in every address the flow opens or waits for)"}},
     "required": ["name"], "additionalProperties": false}},
@@ -90,10 +99,10 @@ var authSchemas = sync.OnceValue(func() (s authoringSchemas) {
   "selector": {"type": "string", "description": "only this part of the page: a ref or a CSS selector"}`)
 	s.click = authSchema(refProp, "ref")
 	s.fill = authSchema(refProp+`, "value": {"type": "string", "description": "the text to put in the field (replaces what is there)"},
-  "param": {"type": "string", "description": "name of the flow param this value becomes (its default is the value)"},
+  "param": {"type": "string", `+paramNameBounds+`, "description": "name of the flow param this value becomes (its default is the value)"},
   "secret": {"type": "boolean", "description": "the value is a secret: a secret param, never written, never shown (password fields always are)"}`, "ref", "value")
 	s.selectOpt = authSchema(refProp+`, "option": {"type": "string", "description": "the option's value or label"},
-  "param": {"type": "string", "description": "name of the flow param this option becomes"}`, "ref", "option")
+  "param": {"type": "string", `+paramNameBounds+`, "description": "name of the flow param this option becomes"}`, "ref", "option")
 	s.check = authSchema(refProp+`, "checked": {"type": "boolean", "description": "the state to set"}`, "ref", "checked")
 	s.press = authSchema(`"key": {"type": "string", "description": "key or chord: Enter, Tab, Escape, Control+A"}, `+
 		`"ref": {"type": "string", "description": "element to focus first (optional)"}`, "key")
@@ -105,10 +114,10 @@ var authSchemas = sync.OnceValue(func() (s authoringSchemas) {
 	s.tab = authSchema(`"index": {"type": "integer", "minimum": 0, "description": "0-based tab index"},
   "url": {"type": "string", "description": "switch to the first tab whose address contains this"}`)
 	s.back = authSchema(``)
-	s.save = authSchema(`"name": {"type": "string", "description": "flow NAME ([a-z][a-z0-9_]*, at most 119 characters); the tool becomes workflow_NAME"},
+	s.save = authSchema(`"name": {"type": "string", `+flowNameBounds+`, "description": "flow NAME ([a-z][a-z0-9_]*, at most `+strconv.Itoa(ast.MaxFlowName)+` characters); the tool becomes workflow_NAME"},
   "description": {"type": "string", "description": "what the flow does (the tool's description)"},
   "overwrite": {"type": "boolean", "description": "replace an existing flow file of that name"}, `+paramsProp, "name")
-	s.preview = authSchema(`"name": {"type": "string"}, "description": {"type": "string"}, ` + paramsProp)
+	s.preview = authSchema(`"name": {"type": "string", ` + flowNameBounds + `}, "description": {"type": "string"}, ` + paramsProp)
 	s.reset = authSchema(``)
 	s.read = schemaOf(`{
   "type": "object",
@@ -117,8 +126,8 @@ var authSchemas = sync.OnceValue(func() (s authoringSchemas) {
       "description": "what to read: text, table ({headers, rows}), form (field → value), html, url, or screenshot (PNG image)"},
     "selector": {"type": "string", "description": "element to read (table: default the first table; others: default the whole page)"},
     "ref": {"type": "string", "description": "element to read, by its ref from browser_snapshot (instead of selector)"},
-    "as": {"type": "string", "description": "name this read: it becomes an output of the flow flow_save writes"},
-    "profileId": {"type": "string", "description": "Browser profile ID (optional override; default \"authoring\")"}
+    "as": {"type": "string", ` + paramNameBounds + `, "description": "name this read: it becomes an output of the flow flow_save writes"},
+    "profileId": {"type": "string", "pattern": "^[A-Za-z0-9_-][A-Za-z0-9_.-]*$", "maxLength": 64, "description": "Browser profile ID (optional override; default \"authoring\")"}
   },
   "required": ["action"],
   "additionalProperties": false

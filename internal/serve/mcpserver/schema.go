@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -136,15 +138,16 @@ func (s *Schema) Validate(args map[string]any) error {
 	for _, k := range sortedKeys(args) {
 		rs := s.props[k]
 		if err := rs.Validate(args[k]); err != nil {
-			msg := err.Error()
-			if args[k] == nil { // jsonschema-go says `<invalid reflect.Value> has type "null"`
+			var msg string
+			switch {
+			case args[k] == nil: // jsonschema-go says `<invalid reflect.Value> has type "null"`
 				msg = "want " + wantWord(rs.Schema().Type) + ", got null"
-			} else if rs.Schema().WriteOnly {
+			case rs.Schema().WriteOnly:
 				msg = "wrong type or value (secret, value not shown)"
-			} else if i := strings.LastIndex(msg, ": "); i >= 0 && strings.HasPrefix(msg, "validating") {
-				msg = msg[i+2:]
+			default:
+				msg = shortValidation(err.Error(), rs.Schema(), args[k])
 			}
-			return &ArgError{Field: k, Msg: shortValidation(msg, rs.Schema())}
+			return &ArgError{Field: k, Msg: msg}
 		}
 	}
 	return nil
@@ -170,9 +173,27 @@ func wantWord(t string) string {
 	return "a value"
 }
 
-// shortValidation turns jsonschema-go's message into a terse one; the
-// library's text is kept when it is not a type or enum failure.
-func shortValidation(msg string, s *jsonschema.Schema) string {
+// shortValidation turns jsonschema-go's message about value v into a
+// terse one that quotes no long text: the library quotes a string whole
+// when it fails maxLength, minLength or pattern (at any depth), shown here
+// by lang.Echo.
+func shortValidation(msg string, s *jsonschema.Schema, v any) string {
+	if str, ok := v.(string); ok {
+		switch {
+		case strings.Contains(msg, "maxLength: ") && s.MaxLength != nil:
+			return fmt.Sprintf("too long (%d characters; at most %d)", utf8.RuneCountInString(str), *s.MaxLength)
+		case strings.Contains(msg, "minLength: ") && s.MinLength != nil:
+			return fmt.Sprintf("too short (%d characters; at least %d)", utf8.RuneCountInString(str), *s.MinLength)
+		case strings.Contains(msg, "pattern: ") && s.Pattern != "":
+			return fmt.Sprintf("%s does not match %s", lang.Echo(str), s.Pattern)
+		}
+	}
+	for _, key := range []string{"maxLength: ", "minLength: ", "pattern: "} {
+		msg = echoQuoted(msg, key)
+	}
+	if i := strings.LastIndex(msg, ": "); i >= 0 && strings.HasPrefix(msg, "validating") && !strings.Contains(msg, "pattern: ") && !strings.Contains(msg, "Length: ") {
+		msg = msg[i+2:]
+	}
 	switch {
 	case strings.HasPrefix(msg, "type: "):
 		return strings.TrimPrefix(msg, "type: ")
@@ -184,6 +205,25 @@ func shortValidation(msg string, s *jsonschema.Schema) string {
 		return "want one of " + strings.Join(vals, ", ")
 	}
 	return msg
+}
+
+// echoQuoted replaces the Go-quoted string after key in msg with lang.Echo
+// of it.
+func echoQuoted(msg, key string) string {
+	i := strings.Index(msg, key)
+	if i < 0 {
+		return msg
+	}
+	rest := msg[i+len(key):]
+	q, err := strconv.QuotedPrefix(rest)
+	if err != nil {
+		return msg
+	}
+	s, err := strconv.Unquote(q)
+	if err != nil {
+		return msg
+	}
+	return msg[:i+len(key)] + lang.Echo(s) + rest[len(q):]
 }
 
 func sortedKeys(m map[string]any) []string {
