@@ -291,7 +291,7 @@ func (r *runner) once(c *stdlib.Call, impl stdlib.Impl, o actionOpts) (any, erro
 
 // errMessage makes a step error start with the action name.
 func errMessage(name string, err error) string {
-	msg := err.Error()
+	msg := core.Message(err.Error()) // a caller's megabytes quoted in it go no further
 	if msg == context.DeadlineExceeded.Error() {
 		msg = "timed out"
 	}

@@ -80,7 +80,7 @@ func openTimeout(u string, limit time.Duration, err error) error {
 	} else {
 		limit = limit.Round(time.Millisecond)
 	}
-	return &core.Error{Kind: core.KindTimeout, Msg: fmt.Sprintf("%s did not load within %s", u, limit), Err: err}
+	return &core.Error{Kind: core.KindTimeout, Msg: fmt.Sprintf("%s did not load within %s", core.Shown(u), limit), Err: err}
 }
 
 func pageDo(ctx context.Context, c *Call, f func(drivers.Page, context.Context) error) error {

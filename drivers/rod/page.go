@@ -344,7 +344,7 @@ func (p *page) Navigate(ctx context.Context, url string) error {
 		return navErr(ctx, url, err)
 	}
 	if res.ErrorText != "" {
-		return &core.Error{Kind: core.KindNavigation, Msg: fmt.Sprintf("open %s: %s", url, res.ErrorText)}
+		return &core.Error{Kind: core.KindNavigation, Msg: fmt.Sprintf("open %s: %s", core.Shown(url), res.ErrorText)}
 	}
 	if res.LoaderID == "" { // same-document navigation
 		return nil
@@ -362,12 +362,12 @@ func navErr(ctx context.Context, url string, err error) error {
 		return err
 	}
 	if ctx.Err() != nil {
-		return &core.Error{Kind: core.KindTimeout, Msg: fmt.Sprintf("open %s: page did not reach DOMContentLoaded in time", url), Err: ctx.Err()}
+		return &core.Error{Kind: core.KindTimeout, Msg: fmt.Sprintf("open %s: page did not reach DOMContentLoaded in time", core.Shown(url)), Err: ctx.Err()}
 	}
 	if connLost(err) {
-		return &core.Error{Kind: core.KindBrowser, Msg: fmt.Sprintf("open %s: the browser is gone (connection lost)", url), Err: err}
+		return &core.Error{Kind: core.KindBrowser, Msg: fmt.Sprintf("open %s: the browser is gone (connection lost)", core.Shown(url)), Err: err}
 	}
-	return &core.Error{Kind: core.KindNavigation, Msg: fmt.Sprintf("open %s: %v", url, err), Err: err}
+	return &core.Error{Kind: core.KindNavigation, Msg: fmt.Sprintf("open %s: %v", core.Shown(url), err), Err: err}
 }
 
 // historyNav runs do (a history navigation or reload) and waits for the
@@ -676,7 +676,7 @@ func (p *page) waitFirstDocument(ctx context.Context, target string) error {
 			arr := v.Arr()
 			href, state := arr[0].Str(), arr[1].Str()
 			if strings.HasPrefix(href, "chrome-error://") {
-				return &core.Error{Kind: core.KindNavigation, Msg: fmt.Sprintf("open %s: the page could not be loaded", target)}
+				return &core.Error{Kind: core.KindNavigation, Msg: fmt.Sprintf("open %s: the page could not be loaded", core.Shown(target))}
 			}
 			blank := href == "about:blank"
 			wantBlank := target == "about:blank" || (target == "" && time.Since(start) > time.Second)

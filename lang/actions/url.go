@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -13,25 +14,41 @@ import (
 // "notaurl/login" would otherwise leave the tab loading nothing until the
 // action's timeout.
 func CheckOpenURL(u string) string {
+	if len(u) > 200 { // named by its length, never sent back whole (PROTOCOL.md)
+		return checkOpenURL(u, fmt.Sprintf("a URL of %d bytes", len(u)))
+	}
+	return checkOpenURL(u, strconv.Quote(u))
+}
+
+// checkOpenURL is CheckOpenURL naming u as shown.
+func checkOpenURL(u, shown string) string {
 	// As browsers do (WHATWG URL), tabs and newlines are dropped and
 	// surrounding spaces trimmed.
 	clean := strings.TrimSpace(strings.NewReplacer("\t", "", "\n", "", "\r", "").Replace(u))
 	pu, err := url.Parse(clean)
 	if err != nil {
-		return fmt.Sprintf("%q is not a valid URL: %v", u, unwrapURLErr(err))
+		return fmt.Sprintf("%s is not a valid URL: %v", shown, unwrapURLErr(err))
 	}
 	switch strings.ToLower(pu.Scheme) {
 	case "http", "https":
 		if pu.Host == "" {
-			return fmt.Sprintf("%q has no host (want %s://HOST/...)", u, strings.ToLower(pu.Scheme))
+			return fmt.Sprintf("%s has no host (want %s://HOST/...)", shown, strings.ToLower(pu.Scheme))
 		}
 		return ""
 	case "file", "about", "data", "blob":
 		return ""
 	case "":
-		return fmt.Sprintf("%q is not an absolute URL (want http://, https://, file:, about: or data:)", u)
+		return fmt.Sprintf("%s is not an absolute URL (want http://, https://, file:, about: or data:)", shown)
 	}
-	return fmt.Sprintf("%q: scheme %q is not one open loads (want http, https, file, about or data)", u, pu.Scheme)
+	return fmt.Sprintf("%s: scheme %s is not one open loads (want http, https, file, about or data)", shown, strconv.Quote(clip(pu.Scheme)))
+}
+
+// clip bounds a scheme quoted back (a URL's scheme has no length limit).
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
 }
 
 func unwrapURLErr(err error) error {

@@ -213,9 +213,37 @@ func maskArgs(f *ast.File, args map[string]any, m *interp.Mask) map[string]any {
 			out[k] = interp.Masked
 			continue
 		}
-		out[k] = m.Value(v)
+		out[k] = clipArg(m.Value(v))
 	}
 	return out
+}
+
+// maxArgText bounds a string the record keeps of an argument, in bytes: a
+// longer one is kept as core.Message cuts it, its length named (a 3 MB
+// argument does not grow the store by megabytes at every call).
+const maxArgText = core.MaxMessage
+
+// clipArg is v with every string longer than maxArgText cut.
+func clipArg(v any) any {
+	switch x := v.(type) {
+	case string:
+		if len(x) > maxArgText {
+			return core.Message(x)
+		}
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = clipArg(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = clipArg(e)
+		}
+		return out
+	}
+	return v
 }
 
 // ID is the run ID.
