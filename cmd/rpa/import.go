@@ -14,7 +14,7 @@ import (
 func init() {
 	register(command{
 		name:    "import",
-		usage:   "rpa import FILE [-o OUT.flow|DIR] [--strict] [--format chrome|side|json]",
+		usage:   "rpa import FILE [-o OUT.flow|DIR] [--force] [--strict] [--format chrome|side|json]",
 		summary: "turn a Chrome Recorder JSON, a Selenium IDE .side project or a JSON flow into .flow files",
 		run:     runImport,
 	})
@@ -24,14 +24,17 @@ func init() {
 // file, or a folder); the flows of a .side project (one per test) need -o
 // DIR and are written as DIR/NAME.flow. Diagnostics (what could not be
 // expressed, positioned in FILE) go to stderr. Every flow written has been
-// loaded back with lang.Load. Exit 0 when written (warnings allowed), 1
-// when the import has errors (--strict: any warning) and nothing was
-// written, 2 on usage or an unreadable file.
+// loaded back with lang.Load; a .flow that exists already is refused
+// (nothing written) unless --force. Exit 0 when written (warnings
+// allowed), 1 when the import has errors (--strict: any warning) and
+// nothing was written, 2 on usage, an unreadable file or an existing
+// .flow.
 func runImport(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("import", stderr)
 	out := fs.String("o", "", "output: a .flow file, or a folder (one NAME.flow per flow)")
 	strict := fs.Bool("strict", false, "anything that cannot be expressed is an error, and nothing is written")
 	formatName := fs.String("format", "", "input format: chrome, side or json (default: detected)")
+	force := fs.Bool("force", false, "replace a .flow that exists already (else it is refused, exit 2, nothing written)")
 	pos, done, code := parseArgs(fs, args)
 	if done {
 		return code
@@ -64,7 +67,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rpa import: %s: no flow in it\n", in)
 		return exitFailed
 	}
-	dest, err := importer.Write(stdout, *out, in, flows)
+	dest, err := importer.Write(stdout, *out, in, flows, *force)
 	switch te := (*importer.TextError)(nil); {
 	case errors.As(err, &te):
 		return internalError(stderr, "import", "the flow imported from "+in, te)

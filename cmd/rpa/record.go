@@ -18,7 +18,7 @@ import (
 func init() {
 	register(command{
 		name:    "record",
-		usage:   "rpa record URL -o FILE.flow [--profile ID] [--param NAME=SELECTOR]... [--headless]",
+		usage:   "rpa record URL -o FILE.flow [--profile ID] [--param NAME=SELECTOR]... [--headless] [--force]",
 		summary: "record what you do in a browser as a flow (stop by closing the browser or with Ctrl-C)",
 		run:     withSignals(runRecord),
 	})
@@ -33,6 +33,7 @@ func runRecord(ctx context.Context, args []string, _, stderr io.Writer) int {
 	out := fs.String("o", "", "the .flow file to write (its name is the flow's NAME)")
 	profile := fs.String("profile", "", "record in this browser profile (logins kept), under $RPA_HOME/profiles")
 	headless := fs.Bool("headless", false, "no window (for scripted sessions)")
+	force := fs.Bool("force", false, "replace -o if it exists (else refused before the browser opens, exit 2)")
 	var params recorder.ParamList
 	fs.Var(&params, "param", "NAME=SELECTOR: the value of the field matching SELECTOR becomes param NAME (repeatable)")
 	pos, done, code := parseArgs(fs, args)
@@ -46,6 +47,9 @@ func runRecord(ctx context.Context, args []string, _, stderr io.Writer) int {
 	if !strings.HasSuffix(*out, ".flow") {
 		fmt.Fprintf(stderr, "rpa record: -o must name a .flow file, not %s\n", *out)
 		return exitUsage
+	}
+	if err := importer.Refuse(*force, *out); err != nil { // refused now, not after the session
+		return fail(stderr, exitUsage, "record", err)
 	}
 	name := recorder.NameFor(*out)
 	opts := recorder.Options{URL: pos[0], Name: name, Headless: *headless, Params: params}
@@ -77,7 +81,7 @@ func runRecord(ctx context.Context, args []string, _, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "recording %s — close the browser or press Ctrl-C to stop\n", pos[0])
 	file, ds := sess.Wait(ctx)
-	_, err = importer.Write(nil, *out, pos[0], []*importer.Flow{{Name: name, File: file}})
+	_, err = importer.Write(nil, *out, pos[0], []*importer.Flow{{Name: name, File: file}}, true) // refused at start, or --force
 	if te := (*importer.TextError)(nil); errors.As(err, &te) {
 		return internalError(stderr, "record", "the recorded flow", te)
 	}

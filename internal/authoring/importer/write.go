@@ -9,7 +9,8 @@ import (
 )
 
 // OutputError is an output that cannot take the flows (`rpa import -o`):
-// several flows and no folder.
+// several flows and no folder, or a file that exists already (without
+// force).
 type OutputError struct{ Msg string }
 
 // Error is Msg.
@@ -21,8 +22,10 @@ func (e *OutputError) Error() string { return e.Msg }
 // file that is not a folder takes one flow; anything else is a folder
 // (made when missing) that gets NAME.flow per flow. It returns where they
 // went ("stdout" for w). Several flows without a folder are an
-// *OutputError. Nothing is written on a *TextError or an *OutputError.
-func Write(w io.Writer, out, in string, flows []*Flow) (string, error) {
+// *OutputError, and so is a file to write that exists already, unless
+// force (it would be replaced: a hand-written flow of the same NAME
+// lost). Nothing is written on a *TextError or an *OutputError.
+func Write(w io.Writer, out, in string, flows []*Flow, force bool) (string, error) {
 	texts, err := Texts(flows)
 	if err != nil {
 		return "", err
@@ -35,9 +38,19 @@ func Write(w io.Writer, out, in string, flows []*Flow) (string, error) {
 		_, err := w.Write(texts[0])
 		return "stdout", err
 	case !toDir:
+		if err := Refuse(force, out); err != nil {
+			return "", err
+		}
 		return out, os.WriteFile(out, texts[0], 0o644)
 	case strings.HasSuffix(out, ".flow") && !isDir(out):
 		return "", &OutputError{fmt.Sprintf("%s holds %d tests: -o must be a folder, not %s", in, len(flows), out)}
+	}
+	paths := make([]string, len(flows))
+	for i, f := range flows {
+		paths[i] = filepath.Join(out, f.Name+".flow")
+	}
+	if err := Refuse(force, paths...); err != nil {
+		return "", err
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return "", err
@@ -48,6 +61,21 @@ func Write(w io.Writer, out, in string, flows []*Flow) (string, error) {
 		}
 	}
 	return out, nil
+}
+
+// Refuse is an *OutputError naming the first of paths that exists (any
+// file, or a folder), nil when none does or force: `rpa import` and `rpa
+// record` replace a flow only when told to (--force).
+func Refuse(force bool, paths ...string) error {
+	if force {
+		return nil
+	}
+	for _, p := range paths {
+		if _, err := os.Lstat(p); err == nil {
+			return &OutputError{fmt.Sprintf("%s exists: it would be replaced (write elsewhere with -o, or pass --force)", p)}
+		}
+	}
+	return nil
 }
 
 func isDir(p string) bool {
