@@ -261,7 +261,8 @@ func (c *Call) wait(ctx context.Context) (*mcp.CallToolResult, error) {
 		key := c.key
 		c.mu.Unlock()
 		c.timer.Reset(c.t.ttl())
-		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{key: ir.params}, RequestState: c.id}, nil
+		// content is an array in CallToolResult's schema: [] here, never null
+		return &mcp.CallToolResult{Content: []mcp.Content{}, InputRequests: mcp.InputRequestMap{key: ir.params}, RequestState: c.id}, nil
 	case o := <-c.out:
 		c.drop()
 		return o.res, o.err
