@@ -12,7 +12,8 @@ import (
 
 // TestTasksRaw2025: a 2025-11-25 client that speaks plain Streamable HTTP (as the TypeScript
 // SDK does) asks for a task with the tools/call's `task` param and gets the task at once, not
-// the tool's result after the run; tasks/cancel ends it.
+// the tool's result after the run; the agent's new session (same token) reaches it by id at
+// once; tasks/cancel ends it.
 func TestTasksRaw2025(t *testing.T) {
 	srv, site, _ := taskDesk(t)
 	x := startGateway(t, "", Options{TaskNode: "gateway-1", TaskRelinkWait: time.Minute})
@@ -52,6 +53,22 @@ func TestTasksRaw2025(t *testing.T) {
 	if m == nil {
 		t.Fatalf("tools/call with a task param after %s: no task in %s", time.Since(start), out)
 	}
+	// The agent comes back on a new session (crashed, no DELETE): by its id it reaches the task
+	// at once, while the first session lives; tasks/list does not hand the id out.
+	first := session
+	session = ""
+	_, h = post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	if session = h.Get("Mcp-Session-Id"); session == "" || session == first {
+		t.Fatalf("second session %q", session)
+	}
+	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if out, _ = post(`{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"` + m[1] + `"}}`); !strings.Contains(out, `"taskId":"`+m[1]+`"`) {
+		t.Errorf("tasks/get from the agent's new session: %s", out)
+	}
+	if out, _ = post(`{"jsonrpc":"2.0","id":3,"method":"tasks/list","params":{}}`); strings.Contains(out, m[1]) {
+		t.Errorf("tasks/list of the new session while the first lives: %s", out)
+	}
+	session = first
 	out, _ = post(`{"jsonrpc":"2.0","id":3,"method":"tasks/cancel","params":{"taskId":"` + m[1] + `"}}`)
 	if !strings.Contains(out, `"cancelled"`) {
 		t.Errorf("tasks/cancel: %s", out)
