@@ -52,7 +52,17 @@ const (
 	// a fill's preparation; Fingerprint then answers without asking the
 	// page again.
 	TakeFingerprint
+	// ReadTable is a hint too: the element's Element.Table follows this
+	// Locate and nothing else does, so the driver may read the table in
+	// the same look (drivers/rod: once the page's due tasks ran, as a
+	// separate call a round trip later would see it); Table then answers
+	// with that reading.
+	ReadTable
 )
+
+// Hints are the Checks that are no checks but say what the caller does
+// next (Aim, PrepFill, TakeFingerprint, ReadTable).
+const Hints = Aim | PrepFill | TakeFingerprint | ReadTable
 
 // Preset check sets per action family.
 const (

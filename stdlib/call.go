@@ -97,7 +97,7 @@ type Call struct {
 // Locate finds the element of sels that passes want in the current frame,
 // waiting at most c.Wait, and records the selector that matched.
 func (c *Call) Locate(ctx context.Context, sels []string, want drivers.Checks) (drivers.Element, error) {
-	c.Located, c.Checks = sels, want&^(drivers.Aim|drivers.PrepFill) // the checks, without the hints
+	c.Located, c.Checks = sels, want&^drivers.Hints // the checks, without the hints
 	f, err := c.Env.Frame(ctx)
 	if err != nil {
 		return nil, err

@@ -145,7 +145,11 @@ func elementOrDocument(ctx context.Context, c *Call, action string, opts map[str
 	}
 	var el drivers.Element
 	if sels != nil {
-		if el, err = c.Locate(ctx, sels, drivers.ForRead); err != nil {
+		want := drivers.ForRead
+		if action == "table" {
+			want |= drivers.ReadTable // the table is read next (drivers.ReadTable)
+		}
+		if el, err = c.Locate(ctx, sels, want); err != nil {
 			return nil, err
 		}
 	}

@@ -856,12 +856,19 @@ func (e *element) HTML(ctx context.Context) (string, error) {
 
 // Table extracts the grid of a table in one call.
 func (e *element) Table(ctx context.Context) (*drivers.Grid, error) {
-	v, err := e.value(ctx, "table")
-	if err != nil {
-		return nil, e.err(ctx, "table", err)
+	raw := ""
+	if a := e.takeAimed(); a != nil {
+		raw = a.Str() // the locate read it (drivers.ReadTable), "" when it could not
+	}
+	if raw == "" {
+		v, err := e.value(ctx, "table")
+		if err != nil {
+			return nil, e.err(ctx, "table", err)
+		}
+		raw = v.JSON("", "")
 	}
 	var g drivers.Grid
-	if err := json.Unmarshal([]byte(v.JSON("", "")), &g); err != nil {
+	if err := json.Unmarshal([]byte(raw), &g); err != nil {
 		return nil, core.Errorf(core.KindBrowser, "table: %v", err)
 	}
 	return &g, nil

@@ -686,10 +686,10 @@
   }
 
   // ---- checks ----
-  // aim, prepFill and fp are not checks: locate also aims a click at what
-  // it found, prepares a fill, or takes the element's fingerprint (see
-  // locate)
-  const C = { attached: 1, visible: 2, stable: 4, enabled: 8, editable: 16, receives: 32, aim: 64, prepFill: 128, fp: 256 };
+  // aim, prepFill, fp and table are not checks: locate also aims a click
+  // at what it found, prepares a fill, takes the element's fingerprint or
+  // reads the table (see locate)
+  const C = { attached: 1, visible: 2, stable: 4, enabled: 8, editable: 16, receives: 32, aim: 64, prepFill: 128, fp: 256, table: 512 };
 
   // fingerprintOf is the healing helper's fingerprint of el (heal.js, op
   // fp) as JSON, or '' when the document has no helper (the driver then
@@ -922,9 +922,12 @@
   // element, the aim's answer...] (want has aim: see settledAim), [index,
   // element, prepFill's answer] (want has prepFill), or a string
   // "reason\tmessage", or "reason\tmessage\tfinal" when no wait can help
-  // (see attempt). With fp in want the array is always returned, the
-  // element's fingerprint (fingerprintOf, taken before a fill's
-  // preparation) after the element: [index, element, fp, answer...].
+  // (see attempt). With table in want: [index, element, the table as
+  // JSON] (read once the page's due tasks ran; '' when it cannot be read:
+  // the driver's own call then says why). With fp in want the array is
+  // always returned, the element's fingerprint (fingerprintOf, taken
+  // before a fill's preparation) after the element: [index, element, fp,
+  // answer...].
   async function locate(sels, want, sliceMs, ...roots) {
     learnRoots(roots);
     const fpOf = (el) => (want & C.fp ? [fingerprintOf(el)] : []);
@@ -953,6 +956,18 @@
         if (want & C.prepFill) { // a fill follows
           const fp = fpOf(r.el);
           return [r.index, r.el, ...fp, await prepFill.call(r.el)];
+        }
+        if (want & C.table) { // the table is read next
+          // as a call a round trip later would: after the page's due
+          // tasks (a render that fills the rows it just inserted)
+          await new Promise((res) => setTimeout(res, 0));
+          if (!r.el.isConnected) { // re-rendered: look again
+            if (Date.now() >= end) return 'not_found\telement was detached';
+            continue;
+          }
+          let t = '';
+          try { t = JSON.stringify(table.call(r.el)); } catch (e) { /* the driver's call says why */ }
+          return [r.index, r.el, ...fpOf(r.el), t];
         }
         if (want & C.fp) return [r.index, r.el, ...fpOf(r.el)];
         return sels.length === 1 ? r.el : [r.index, r.el];

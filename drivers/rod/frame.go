@@ -32,8 +32,8 @@ var engineSource = a11y.Splice(engineJS)
 const slice = time.Second
 
 // hints are the Checks that are not checks but what the locate's caller
-// does next (drivers.Aim, PrepFill, TakeFingerprint).
-const hints = drivers.Aim | drivers.PrepFill | drivers.TakeFingerprint
+// does next.
+const hints = drivers.Hints
 
 // finalGrace is how long Locate keeps waiting once every match is of a
 // kind no wait can fix (a checkbox for fill) before it gives up early.
@@ -358,12 +358,13 @@ func (f *frame) locate(ctx context.Context, sels []string, want drivers.Checks, 
 		return nil, -1, core.Errorf(core.KindNotFound, "no selector given")
 	}
 	pierce := needsRoots(sels)
-	// A click's aim (drivers.Aim), a fill's preparation (PrepFill) and
-	// the element's fingerprint (TakeFingerprint) come back with the
-	// element in one evaluation: a Runtime.evaluate of the top document,
-	// whose result is the array [index, element, fingerprint?, the
-	// answer...], by object and, one level deep, by value (retDeep);
-	// elsewhere the action prepares itself and Fingerprint asks the page.
+	// A click's aim (drivers.Aim), a fill's preparation (PrepFill), a
+	// table's reading (ReadTable) and the element's fingerprint
+	// (TakeFingerprint) come back with the element in one evaluation: a
+	// Runtime.evaluate of the top document, whose result is the array
+	// [index, element, fingerprint?, the answer...], by object and, one
+	// level deep, by value (retDeep); elsewhere the action prepares (or
+	// reads) itself and Fingerprint asks the page.
 	aim := want&hints != 0 && f.parent == nil && !pierce
 	if !aim {
 		want &^= hints
@@ -488,8 +489,9 @@ func (f *frame) locate(ctx context.Context, sels []string, want drivers.Checks, 
 // aimedOf reads the selector's index, the element's fingerprint (JSON;
 // with drivers.TakeFingerprint in want, "" when the page had none) and
 // the answer of the action's preparation (the aim's, see pointer;
-// prepFill's, see fillOnce; nil without either in want) from a locate's
-// [index, element, fingerprint?, answer...] serialized one level deep.
+// prepFill's, see fillOnce; the table as JSON, "" when it did not read,
+// see Table; nil without any of them in want) from a locate's [index,
+// element, fingerprint?, answer...] serialized one level deep.
 func aimedOf(d *proto.RuntimeDeepSerializedValue, want drivers.Checks) (int, string, *gson.JSON, error) {
 	vals := d.Value.Arr()
 	if len(vals) < 2 || vals[1].Get("type").Str() != "node" {
@@ -504,7 +506,7 @@ func aimedOf(d *proto.RuntimeDeepSerializedValue, want drivers.Checks) (int, str
 		}
 		fp, rest = rest[0].Get("value").Str(), rest[1:]
 	}
-	if want&(drivers.Aim|drivers.PrepFill) == 0 {
+	if want&(drivers.Aim|drivers.PrepFill|drivers.ReadTable) == 0 {
 		return idx, fp, nil, nil
 	}
 	if len(rest) == 0 {

@@ -25,6 +25,7 @@ func TestFingerprintInLocate(t *testing.T) {
 	if !ok {
 		t.Fatal("the page is not a drivers.Healer")
 	}
+	locate(t, p, drivers.ForRead, "body") // the engine's first call in the tab is not what is counted
 	gone, cancel := context.WithCancel(context.Background())
 	cancel()
 	check := func(doc string, want drivers.Checks, sel string) drivers.Element {
@@ -77,4 +78,60 @@ func TestFingerprintInLocate(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("a document a link navigated to", drivers.ForInput|drivers.PrepFill, "#name")
+}
+
+// A locate for a table action (drivers.ReadTable) reads the table in its
+// own evaluation, once the page's due tasks ran: Table then answers
+// without the page and says what a call of its own says, rows a render
+// puts in a table it has just inserted included; an element that is no
+// table gets the table call's own error.
+func TestTableInLocate(t *testing.T) {
+	ctx := tctx(t, 60*time.Second)
+	p, cmds := countedPage(t, "table.html")
+	locate(t, p, drivers.ForRead, "body") // the engine's first call in the tab is not what is counted
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	read := func(sel string) *drivers.Grid {
+		t.Helper()
+		cmds.Take()
+		el := locate(t, p, drivers.ForRead|drivers.ReadTable, sel)
+		if ev := sent(cmds, "Runtime.", "DOM."); len(ev) != 1 {
+			t.Errorf("the locate of %s sent %v, want one evaluation", sel, ev)
+		}
+		g, err := el.Table(gone)
+		if err != nil {
+			t.Fatalf("the table %s asked the page: %v", sel, err)
+		}
+		return g
+	}
+	for _, sel := range []string{"#report", "#bare"} {
+		got := read(sel)
+		want, err := locate(t, p, drivers.ForRead, sel).Table(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("the locate's reading of %s is\n%+v\na call of its own says\n%+v", sel, got, want)
+		}
+	}
+
+	// a table inserted empty whose rows a timer of 0 ms puts in
+	if _, err := p.Eval(ctx, `() => setTimeout(() => {
+  const t = document.createElement('table');
+  t.id = 'late';
+  document.body.append(t);
+  setTimeout(() => { t.innerHTML = '<thead><tr><th>k</th></tr></thead><tbody><tr><td>1</td></tr><tr><td>2</td></tr></tbody>'; }, 0);
+}, 200)`); err != nil {
+		t.Fatal(err)
+	}
+	if g := read("#late"); len(g.Body) != 2 || len(g.Head) != 1 {
+		t.Errorf("the table a render filled after inserting it read as %+v, want its head and 2 rows", g)
+	}
+
+	el := locate(t, p, drivers.ForRead|drivers.ReadTable, "caption")
+	_, err := el.Table(ctx)
+	_, want := locate(t, p, drivers.ForRead, "caption").Table(ctx)
+	if err == nil || want == nil || err.Error() != want.Error() {
+		t.Errorf("table of a caption: %v, want the call's own error %v", err, want)
+	}
 }
