@@ -50,6 +50,7 @@ func VerifyFill(ctx context.Context, el drivers.Element, value string) (ok bool,
 type Commands struct {
 	mu      sync.Mutex
 	methods []string
+	sizes   []int // each command's size in bytes, in the order of methods
 }
 
 // CountCommands has the next browser started or attached send its
@@ -67,8 +68,17 @@ func (c *Commands) Take() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out := c.methods
-	c.methods = nil
+	c.methods, c.sizes = nil, nil
 	return out
+}
+
+// TakeSized is Take with each command's size in bytes.
+func (c *Commands) TakeSized() ([]string, []int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m, n := c.methods, c.sizes
+	c.methods, c.sizes = nil, nil
+	return m, n
 }
 
 type countingConn struct {
@@ -83,6 +93,7 @@ func (t *countingConn) Send(data []byte) error {
 	if json.Unmarshal(data, &req) == nil && req.Method != "" {
 		t.c.mu.Lock()
 		t.c.methods = append(t.c.methods, req.Method)
+		t.c.sizes = append(t.c.sizes, len(data))
 		t.c.mu.Unlock()
 	}
 	return t.WebSocketable.Send(data)

@@ -429,6 +429,11 @@ func (f *frame) locate(ctx context.Context, sels []string, want drivers.Checks, 
 			}
 		}
 		res, err := f.run(ctx, script, nil, false, r, "locate", args...)
+		if err == nil && script == engineWithHeal {
+			// the helper is in, found or not: a locate that waits on
+			// sends it once, not every slice
+			f.pg.healSeen(doc)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return fail(ctx.Err())

@@ -78,6 +78,39 @@ func TestFingerprintInLocate(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("a document a link navigated to", drivers.ForInput|drivers.PrepFill, "#name")
+
+	// A locate that waits (more than one in-page slice) brings the helper
+	// with its first evaluation only.
+	if err := p.Navigate(ctx, url("basic2.html")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Eval(ctx, `() => setTimeout(() => {
+  const b = document.createElement('button');
+  b.id = 'later';
+  b.textContent = 'Later';
+  document.body.append(b);
+}, 1500)`); err != nil {
+		t.Fatal(err)
+	}
+	cmds.Take()
+	el = locate(t, p, drivers.ForPointer|drivers.TakeFingerprint, "#later")
+	methods, sizes := cmds.TakeSized()
+	big := 0
+	evals := 0
+	for i, m := range methods {
+		if m == "Runtime.evaluate" {
+			evals++
+			if sizes[i] > 10000 {
+				big++
+			}
+		}
+	}
+	if evals < 2 || big != 1 {
+		t.Errorf("a locate that waited sent %d evaluations, %d of them with the helper; want 2 or more, one with it (%v %v)", evals, big, methods, sizes)
+	}
+	if fp, err := h.Fingerprint(gone, el); err != nil || fp.ID != "later" {
+		t.Errorf("the fingerprint of the element a waiting locate found: %+v %v", fp, err)
+	}
 }
 
 // A locate for a table action (drivers.ReadTable) reads the table in its
