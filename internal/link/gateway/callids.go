@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -33,7 +34,11 @@ import (
 // on one key through KeysBucket (the first replica to attach puts its own, atomically; the
 // others take it and write it to their own file first), so an answer a desktop brings to
 // another replica verifies there too. A replica keeps its earlier keys (at most maxCallKeys) for
-// the ids it issued before.
+// the ids it issued before. A replica signs ids from its start, before it could agree (a fresh
+// data folder has a key of its own; the cluster may not be reachable yet): so each one also
+// puts its earlier keys in KeysBucket (CallIDsAlsoPrefix), and every replica verifies with
+// those too (at most maxOtherKeys): an id a replica signed before the agreement verifies on
+// every replica.
 
 // CallKeyFile is the file, in Options.DataDir, of the keys that sign call ids: hex, one a line,
 // the one that signs first (mode 0600).
@@ -45,8 +50,18 @@ const KeysBucket = "rpa_keys"
 // CallIDsKey is the key of the call-id signing key in KeysBucket.
 const CallIDsKey = "call-ids"
 
+// CallIDsAlsoPrefix starts the keys, in KeysBucket, of the keys replicas signed call ids with
+// before they agreed on CallIDsKey: CallIDsAlsoPrefix + the first 16 hex digits of the key's
+// SHA-256, the key (hex) as value.
+const CallIDsAlsoPrefix = "call-ids.also."
+
 // maxCallKeys bounds how many keys a gateway verifies with (the signing key and earlier ones).
 const maxCallKeys = 4
+
+// maxOtherKeys bounds how many of the other replicas' earlier keys (CallIDsAlsoPrefix) a replica
+// verifies with (the latest ones: one is added each time a replica with a fresh data folder
+// joins).
+const maxOtherKeys = 64
 
 // macLen is how many bytes of the HMAC an id carries (hex: twice as many characters).
 const macLen = 16
@@ -56,8 +71,9 @@ type callKeys struct {
 	path string // "" when there is no data folder: the key lives in memory only
 	log  *slog.Logger
 
-	mu   sync.RWMutex
-	keys [][]byte // keys[0] signs; every one verifies
+	mu     sync.RWMutex
+	keys   [][]byte // keys[0] signs; every one verifies
+	others [][]byte // other replicas' earlier keys (CallIDsAlsoPrefix): they verify too
 }
 
 // loadCallKeys reads the keys in dir's CallKeyFile, making a key (and the file) when there is
@@ -130,12 +146,35 @@ func (k *callKeys) valid(id string) bool {
 	}
 	k.mu.RLock()
 	defer k.mu.RUnlock()
-	for _, key := range k.keys {
-		if hmac.Equal([]byte(mac(key, body)), []byte(sum)) {
-			return true
+	for _, keys := range [][][]byte{k.keys, k.others} {
+		for _, key := range keys {
+			if hmac.Equal([]byte(mac(key, body)), []byte(sum)) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// learn adds another replica's earlier key to those that verify (the latest maxOtherKeys).
+func (k *callKeys) learn(key []byte) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if slices.ContainsFunc(k.keys, func(b []byte) bool { return bytes.Equal(b, key) }) ||
+		slices.ContainsFunc(k.others, func(b []byte) bool { return bytes.Equal(b, key) }) {
+		return
+	}
+	if len(k.others) >= maxOtherKeys {
+		k.others = k.others[1:]
+	}
+	k.others = append(k.others, key)
+}
+
+// all returns the keys this gateway signs and verifies with (not the others').
+func (k *callKeys) all() [][]byte {
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	return slices.Clone(k.keys)
 }
 
 func cutLast(s string, sep byte) (before, after string, found bool) {
@@ -176,8 +215,13 @@ func (k *callKeys) first() []byte {
 // It retries while the bucket is not available, until ctx ends.
 func (r *replica) shareCallKey(ctx context.Context) {
 	for warned := false; ; warned = true {
-		err := r.agreeCallKey(ctx)
-		if err == nil || ctx.Err() != nil {
+		kv, err := r.agreeCallKey(ctx)
+		if err == nil {
+			r.wg.Add(1)
+			go r.watchOtherKeys(ctx, kv)
+			return
+		}
+		if ctx.Err() != nil {
 			return
 		}
 		if !warned {
@@ -192,33 +236,73 @@ func (r *replica) shareCallKey(ctx context.Context) {
 }
 
 // agreeCallKey is one try of shareCallKey.
-func (r *replica) agreeCallKey(ctx context.Context) error {
+// The keys this replica may have signed with so far are put in the bucket first (the agreed one
+// too, harmlessly), so they verify everywhere; the caller then watches the others' (it returns
+// the bucket).
+func (r *replica) agreeCallKey(ctx context.Context) (jetstream.KeyValue, error) {
 	kv, err := r.n.Bucket(ctx, KeysBucket, cluster.BucketOptions{Description: "rpa gateway: the key that signs call ids"})
 	if err != nil {
-		return err
+		return nil, err
+	}
+	for _, key := range r.g.ids.all() {
+		if _, err := kv.Put(ctx, alsoKey(key), []byte(hex.EncodeToString(key))); err != nil {
+			return nil, err
+		}
 	}
 	for {
 		_, err := kv.Create(ctx, CallIDsKey, []byte(hex.EncodeToString(r.g.ids.first())))
 		if err == nil {
 			r.log.Info("this replica's key signs the cluster's call ids")
 			r.g.stateChanged()
-			return nil
+			return kv, nil
 		} else if !errors.Is(err, jetstream.ErrKeyExists) {
-			return err
+			return nil, err
 		}
 		e, err := kv.Get(ctx, CallIDsKey)
 		if errors.Is(err, jetstream.ErrKeyNotFound) {
 			continue // deleted in between: create it
 		} else if err != nil {
-			return err
+			return nil, err
 		}
 		key, err := hex.DecodeString(string(e.Value()))
 		if err != nil || len(key) < 16 {
 			r.log.Warn("the cluster's key of call ids is malformed; this replica signs with its own", "err", err)
-			return nil
+			return kv, nil
 		}
 		r.g.ids.adopt(key)
 		r.g.stateChanged()
-		return nil
+		return kv, nil
+	}
+}
+
+// alsoKey is key's entry in KeysBucket among the keys replicas signed with before agreeing.
+func alsoKey(key []byte) string {
+	sum := sha256.Sum256(key)
+	return CallIDsAlsoPrefix + hex.EncodeToString(sum[:8])
+}
+
+// watchOtherKeys learns every replica's earlier keys (CallIDsAlsoPrefix) until ctx ends,
+// watching again when NATS ends a watch.
+func (r *replica) watchOtherKeys(ctx context.Context, kv jetstream.KeyValue) {
+	defer r.wg.Done()
+	for ctx.Err() == nil {
+		w, err := kv.Watch(ctx, CallIDsAlsoPrefix+"*")
+		if err != nil {
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second): // NATS not answering: try again
+			}
+			continue
+		}
+		for e := range w.Updates() {
+			if e == nil || e.Operation() != jetstream.KeyValuePut {
+				continue
+			}
+			if key, err := hex.DecodeString(string(e.Value())); err == nil && len(key) >= 16 {
+				r.g.ids.learn(key)
+				r.g.stateChanged()
+			}
+		}
+		_ = w.Stop()
 	}
 }

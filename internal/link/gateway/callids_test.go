@@ -289,3 +289,35 @@ func TestClusterCallKeyShared(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterEarlyIDsVerify: two replicas with fresh data folders start at once; each signs
+// ids with its own folder's key until they agree on one, and those ids verify on the other
+// replica too (they verified only on their own before: the agreed key replaced the loser's).
+func TestClusterEarlyIDsVerify(t *testing.T) {
+	dirs := []string{t.TempDir(), t.TempDir()}
+	var early []string // signed with each folder's own key: what a replica signs before agreeing
+	for i, dir := range dirs {
+		early = append(early, loadCallKeys(dir, quietLogger()).sign(fmt.Sprintf("gw-early%d-1", i)))
+	}
+	rs := startReplicas(t, 2, func(i int, o *Options) { o.DataDir = dirs[i] })
+	await(t, func() bool { return string(rs.gws[0].g.ids.first()) == string(rs.gws[1].g.ids.first()) },
+		func() string { return "the replicas sign with different keys" })
+	await(t, func() bool {
+		for _, x := range rs.gws {
+			for _, id := range early {
+				if !x.g.ids.valid(id) {
+					return false
+				}
+			}
+		}
+		return true
+	}, func() string {
+		var s []string
+		for i, x := range rs.gws {
+			for j, id := range early {
+				s = append(s, fmt.Sprintf("replica %d verifies replica %d's early id: %v", i+1, j+1, x.g.ids.valid(id)))
+			}
+		}
+		return strings.Join(s, "; ")
+	})
+}
