@@ -165,7 +165,7 @@ func newReplica(g *Gateway, n *cluster.Node) *replica {
 	}
 	r.late = &lateShare{r: r}
 	r.devices = &deviceShare{r: r}
-	r.owners = &ownerShare{r: r}
+	r.owners = &ownerShare{r: r, ready: make(chan struct{})}
 	r.sessions = &sessionShare{r: r, touched: map[string]time.Time{}}
 	return r
 }

@@ -43,13 +43,25 @@ type ownerShare struct {
 	// Before the buckets open (the replica attaching to the cluster): what is to be written
 	// once they are (at most maxPending owners).
 	early map[string]ownerRec
+	// ready is closed once start has opened the buckets (or given up on them): until then this
+	// replica cannot tell an agent session open on another replica from a closed one.
+	ready chan struct{}
 }
+
+// openWait bounds how long a question about an agent session waits for the buckets to open
+// (the replica attaching to the cluster; its peers out of reach: then it answers from what it
+// holds itself).
+const openWait = 10 * time.Second
 
 // maxPending bounds the owners kept for the bucket before it opens.
 const maxPending = 4096
 
 // start opens the buckets (after the cluster state is attached).
 func (s *ownerShare) start(ctx context.Context) {
+	defer func() {
+		close(s.ready)
+		s.r.g.stateChanged() // (Status: ready)
+	}()
 	kv, err := s.r.n.Bucket(ctx, OwnersBucket, cluster.BucketOptions{TTL: s.r.g.opts.LateTTL, Description: "rpa gateway: the agent of each forwarded call and run"})
 	if err != nil {
 		s.r.log.Warn("run owners stay on this replica: their bucket is not available", "err", err)
@@ -210,10 +222,35 @@ func (s *ownerShare) syncMark(digest string) {
 	}
 }
 
-// open reports whether session digest is open on some replica.
+// started reports whether start is done (the buckets open, or given up on).
+func (s *ownerShare) started() bool {
+	select {
+	case <-s.ready:
+		return true
+	default:
+		return false
+	}
+}
+
+// open reports whether session digest is open on some replica. Right after this replica
+// started, before its buckets are open, it waits for them (at most openWait): "not known yet"
+// must not read as "closed" (another session of the token could take the open one's runs).
 func (s *ownerShare) open(digest string) bool {
+	if digest == "" {
+		return false
+	}
 	p := s.agents.Load()
-	if p == nil || digest == "" {
+	if p == nil {
+		t := time.NewTimer(openWait)
+		select {
+		case <-s.ready:
+		case <-s.r.stop:
+		case <-t.C:
+		}
+		t.Stop()
+		p = s.agents.Load()
+	}
+	if p == nil {
 		return false
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

@@ -63,6 +63,9 @@ func (g *Gateway) Status(ctx context.Context) Status {
 		st.Ready, st.Reason = false, "the cluster state is not available yet (JetStream: "+st.JetStream+")"
 	case st.JetStream != "ok" && st.Ready:
 		st.Ready, st.Reason = false, "JetStream: "+st.JetStream
+	case !r.owners.started() && st.Ready:
+		// Until then an agent session open on another replica would read as closed here.
+		st.Ready, st.Reason = false, "the cluster's agent sessions are not read yet"
 	}
 	if reg == nil {
 		st.Replicas = []ReplicaStatus{{Name: r.name, Devices: local, InFlight: st.InFlight, Draining: st.Draining, Started: r.started, Self: true}}
