@@ -161,7 +161,8 @@ type Gateway struct {
 	owners    runOwners    // which agent made each call (owners.go)
 	agents    agents       // agent sessions still open (owners.go)
 
-	changes signal // fired by stateChanged: waits for a desktop, a tool or a kept answer (relink.go)
+	changes   signal       // fired by stateChanged: waits for a desktop, a tool or a kept answer (relink.go)
+	linkLooks atomic.Int64 // times a task waiting for its desktop looked for it (tasks.go linked; tests count them)
 
 	rep   *replica       // the cluster side (replica.go); nil alone
 	tasks *tasks.Manager // agents' tasks, run on the desktops (tasks.go)

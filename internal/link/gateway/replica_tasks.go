@@ -346,6 +346,17 @@ type taskMsg struct {
 	Ping      string               `json:"ping,omitempty"` // is this epoch's process alive?
 }
 
+// linkedElsewhere reports whether the cluster's registry has the device linked to another
+// replica (handOver would hand its task over).
+func (r *replica) linkedElsewhere(device string) bool {
+	reg := r.reg.Load()
+	if reg == nil {
+		return false
+	}
+	p, ok := reg.Lookup(device)
+	return ok && p.Replica != r.name
+}
+
 // handOver gives task h up when its desktop links to another live replica (which takes it over:
 // adoptTasks) and tells that replica; it reports which replica and whether it did.
 func (r *replica) handOver(ctx context.Context, h *tasks.Handle, device string) (string, bool) {

@@ -32,7 +32,6 @@ import (
 const (
 	// DefaultTaskRelinkWait is how long a task waits for its desktop to link again before it fails.
 	DefaultTaskRelinkWait = 10 * time.Minute
-	relinkPoll            = 250 * time.Millisecond
 )
 
 // startTasks builds the gateway's task manager and attaches it to the agent-facing server.
@@ -230,43 +229,69 @@ func (g *Gateway) follow(ctx context.Context, h *tasks.Handle, device, dtask str
 	}
 }
 
-// linked returns the device's current link, waiting (at most wait) for it to come back.
-func (g *Gateway) linked(ctx context.Context, h *tasks.Handle, device string, wait time.Duration) (*device, error) {
+// linked returns the device's current link, waiting (at most wait) for it to come back. In a
+// cluster, once the device links to another replica the task is handed over to it (an error
+// says so). It looks again at each change of the gateway's state (stateChanged: a desktop linked
+// or went, here or, through the cluster's registry, on another replica), not on a clock.
+func (g *Gateway) linked(ctx context.Context, h *tasks.Handle, id string, wait time.Duration) (*device, error) {
 	deadline := time.Now().Add(wait)
 	said := false
 	for {
-		g.mu.Lock()
-		d := g.devices[device]
-		g.mu.Unlock()
-		if d != nil {
-			d.mu.Lock()
-			ok := d.ready && !d.gone
-			d.mu.Unlock()
-			if ok {
-				return d, nil
+		var d *device
+		elsewhere := false
+		look := func() bool {
+			g.linkLooks.Add(1)
+			d, elsewhere = g.readyLink(id), false
+			if d == nil && g.rep != nil {
+				elsewhere = g.rep.linkedElsewhere(id)
 			}
+			return d != nil || elsewhere
 		}
-		if g.rep != nil {
-			if other, ok := g.rep.handOver(ctx, h, device); ok {
-				return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: fmt.Sprintf("desktop %q links to replica %q now, which follows the task", device, other)}
-			}
-		}
-		if !said {
-			h.SetMessage(fmt.Sprintf("desktop %q is not linked; waiting for it to come back", device))
+		if !look() && !said {
+			h.SetMessage(fmt.Sprintf("desktop %q is not linked; waiting for it to come back", id))
 			said = true
 		}
-		if time.Now().After(deadline) {
+		ch := g.changes.wait() // before handOver: a change while it runs wakes the wait below
+		if !g.awaitState(ctx, look, func() time.Time { return deadline }) {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 			return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: fmt.Sprintf(
-				"desktop %q did not link again within %s; its run %s may still finish there (rpa runs show on it)", device, wait, h.RunID())}
+				"desktop %q did not link again within %s; its run %s may still finish there (rpa runs show on it)", id, wait, h.RunID())}
 		}
-		t := time.NewTimer(relinkPoll)
+		if d != nil {
+			return d, nil
+		}
+		if other, ok := g.rep.handOver(ctx, h, id); ok {
+			return nil, &jsonrpc.Error{Code: CodeUnreachable, Message: fmt.Sprintf("desktop %q links to replica %q now, which follows the task", id, other)}
+		}
+		// Not handed over (the desktop moved again, or the cluster refused the write): look
+		// again at the next change; recheck bounds the wait when the refusal was the cluster's
+		// (it announces nothing when it can take the write again).
+		t := time.NewTimer(recheck)
 		select {
 		case <-ctx.Done():
-			t.Stop()
-			return nil, ctx.Err()
+		case <-ch:
 		case <-t.C:
 		}
+		t.Stop()
 	}
+}
+
+// readyLink returns the device's link here when it is ready, else nil.
+func (g *Gateway) readyLink(id string) *device {
+	g.mu.Lock()
+	d := g.devices[id]
+	g.mu.Unlock()
+	if d == nil {
+		return nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.ready && !d.gone {
+		return d
+	}
+	return nil
 }
 
 // outcome is the statusMessage of the desktop's completed task dtask ("the flow finished (run
