@@ -48,9 +48,9 @@ type ownerShare struct {
 	ready chan struct{}
 }
 
-// openWait bounds how long a question about an agent session waits for the buckets to open
-// (the replica attaching to the cluster; its peers out of reach: then it answers from what it
-// holds itself).
+// openWait bounds, from the replica's start, how long questions about agent sessions wait for
+// the buckets to open (the replica attaching to the cluster); past it (its peers out of reach)
+// they are answered at once from what the replica holds itself.
 const openWait = 10 * time.Second
 
 // maxPending bounds the owners kept for the bucket before it opens.
@@ -233,15 +233,16 @@ func (s *ownerShare) started() bool {
 }
 
 // open reports whether session digest is open on some replica. Right after this replica
-// started, before its buckets are open, it waits for them (at most openWait): "not known yet"
-// must not read as "closed" (another session of the token could take the open one's runs).
+// started, before its buckets are open, it waits for them (until openWait after the start):
+// "not known yet" must not read as "closed" (another session of the token could take the open
+// one's runs).
 func (s *ownerShare) open(digest string) bool {
 	if digest == "" {
 		return false
 	}
 	p := s.agents.Load()
-	if p == nil {
-		t := time.NewTimer(openWait)
+	if left := time.Until(s.r.started.Add(openWait)); p == nil && left > 0 {
+		t := time.NewTimer(left)
 		select {
 		case <-s.ready:
 		case <-s.r.stop:
