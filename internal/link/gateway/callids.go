@@ -34,11 +34,11 @@ import (
 // on one key through KeysBucket (the first replica to attach puts its own, atomically; the
 // others take it and write it to their own file first), so an answer a desktop brings to
 // another replica verifies there too. A replica keeps its earlier keys (at most maxCallKeys) for
-// the ids it issued before. A replica signs ids from its start, before it could agree (a fresh
-// data folder has a key of its own; the cluster may not be reachable yet): so each one also
-// puts its earlier keys in KeysBucket (CallIDsAlsoPrefix), and every replica verifies with
-// those too (at most maxOtherKeys): an id a replica signed before the agreement verifies on
-// every replica.
+// the ids it issued before. A replica just started signs (and verifies an id its keys do not)
+// only once it agreed, waiting up to agreeWait after its start; past that (the cluster out of
+// reach) it signs with its own key. So each one also puts its earlier keys in KeysBucket
+// (CallIDsAlsoPrefix), and every replica verifies with those too (at most maxOtherKeys): an id
+// a replica signed before the agreement verifies on every replica.
 
 // CallKeyFile is the file, in Options.DataDir, of the keys that sign call ids: hex, one a line,
 // the one that signs first (mode 0600).
@@ -74,13 +74,46 @@ type callKeys struct {
 	mu     sync.RWMutex
 	keys   [][]byte // keys[0] signs; every one verifies
 	others [][]byte // other replicas' earlier keys (CallIDsAlsoPrefix): they verify too
+
+	// In a cluster, signing and a failed verification wait (until waitUntil: agreeWait after
+	// the start) for the replicas to agree on the key (agreed closed), so that what a replica
+	// signs as it starts verifies everywhere at once; past it (the cluster out of reach) the
+	// replica signs with its own key, which goes to the others once it can (CallIDsAlsoPrefix).
+	agreed    chan struct{}
+	agreeOnce sync.Once
+	waitUntil time.Time // zero: no waiting (a gateway alone)
+}
+
+// agreeWait bounds, from a replica's start, how long signing waits for the cluster's key.
+const agreeWait = 10 * time.Second
+
+// markAgreed ends the waits for the agreement.
+func (k *callKeys) markAgreed() { k.agreeOnce.Do(func() { close(k.agreed) }) }
+
+// awaitAgreed waits for the agreement, until waitUntil.
+func (k *callKeys) awaitAgreed() {
+	select {
+	case <-k.agreed:
+		return
+	default:
+	}
+	left := time.Until(k.waitUntil)
+	if left <= 0 {
+		return
+	}
+	t := time.NewTimer(left)
+	defer t.Stop()
+	select {
+	case <-k.agreed:
+	case <-t.C:
+	}
 }
 
 // loadCallKeys reads the keys in dir's CallKeyFile, making a key (and the file) when there is
 // none. A file that cannot be read or written is reported and the key kept in memory: the
 // gateway works, only answers to an earlier process's calls are not kept.
 func loadCallKeys(dir string, log *slog.Logger) *callKeys {
-	k := &callKeys{log: log}
+	k := &callKeys{log: log, agreed: make(chan struct{})}
 	if dir != "" {
 		k.path = filepath.Join(dir, CallKeyFile)
 		data, err := os.ReadFile(k.path)
@@ -133,17 +166,33 @@ func mac(key []byte, body string) string {
 
 // sign returns body ("gw-EPOCH-SEQ") with its MAC.
 func (k *callKeys) sign(body string) string {
+	k.awaitAgreed()
 	k.mu.RLock()
 	defer k.mu.RUnlock()
 	return body + "-" + mac(k.keys[0], body)
 }
 
-// valid reports whether id is a call id signed with one of the keys.
+// valid reports whether id is a call id signed with one of the keys (in a cluster, one that
+// does not verify may wait for the agreement on the key: see agreed).
 func (k *callKeys) valid(id string) bool {
 	body, sum, ok := cutLast(id, '-')
 	if !ok || !strings.HasPrefix(body, "gw-") || len(sum) != 2*macLen {
 		return false
 	}
+	if k.verifies(body, sum) {
+		return true
+	}
+	select {
+	case <-k.agreed:
+		return false
+	default:
+	}
+	k.awaitAgreed()
+	return k.verifies(body, sum)
+}
+
+// verifies reports whether sum is body's MAC under one of the keys.
+func (k *callKeys) verifies(body, sum string) bool {
 	k.mu.RLock()
 	defer k.mu.RUnlock()
 	for _, keys := range [][][]byte{k.keys, k.others} {
@@ -253,6 +302,7 @@ func (r *replica) agreeCallKey(ctx context.Context) (jetstream.KeyValue, error) 
 		_, err := kv.Create(ctx, CallIDsKey, []byte(hex.EncodeToString(r.g.ids.first())))
 		if err == nil {
 			r.log.Info("this replica's key signs the cluster's call ids")
+			r.g.ids.markAgreed()
 			r.g.stateChanged()
 			return kv, nil
 		} else if !errors.Is(err, jetstream.ErrKeyExists) {
@@ -267,9 +317,11 @@ func (r *replica) agreeCallKey(ctx context.Context) (jetstream.KeyValue, error) 
 		key, err := hex.DecodeString(string(e.Value()))
 		if err != nil || len(key) < 16 {
 			r.log.Warn("the cluster's key of call ids is malformed; this replica signs with its own", "err", err)
+			r.g.ids.markAgreed()
 			return kv, nil
 		}
 		r.g.ids.adopt(key)
+		r.g.ids.markAgreed()
 		r.g.stateChanged()
 		return kv, nil
 	}

@@ -256,6 +256,7 @@ func New(opts Options) *Gateway {
 		},
 	})
 	if opts.Cluster != nil {
+		g.ids.waitUntil = time.Now().Add(agreeWait) // (callids.go)
 		g.rep = newReplica(g, opts.Cluster)
 		g.agents.onOpen, g.agents.onClose = g.rep.owners.opened, g.rep.owners.closed
 		g.paused.Tag = g.rep.name // a resumed request landing elsewhere is sent here
@@ -268,6 +269,7 @@ func New(opts Options) *Gateway {
 			// Its tasks stay in the cluster's bucket: their requests fail until NATS is back.
 			g.log.Error("cannot join the cluster; serving alone", "err", err)
 			g.rep = nil
+			g.ids.markAgreed() // its own key signs: nothing to wait for
 		} else {
 			g.srv.AddReceivingMiddleware(g.rep.sessions.record)
 		}
