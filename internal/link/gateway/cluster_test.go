@@ -615,9 +615,11 @@ func TestClusterPeersUnreachableAtStart(t *testing.T) {
 	}
 	// At once, before its desktop's record has reached the bucket: a replica counts the desktops
 	// it holds itself (it said 0 of them here while its record was on its way).
-	if st := x.g.Status(ctx); !st.Ready || len(st.Replicas) != 3 || st.Total != 1 || st.Replicas[0].Name != "r1" || st.Replicas[0].Devices != 1 {
+	if st := x.g.Status(ctx); len(st.Replicas) != 3 || st.Total != 1 || st.Replicas[0].Name != "r1" || st.Replicas[0].Devices != 1 {
 		t.Errorf("status after the peers came: %+v", st)
 	}
+	// Ready once it has also read which agent sessions are open on the others.
+	await(t, func() bool { return x.g.Status(ctx).Ready }, func() string { return "r1 not ready after the peers came: " + x.g.Status(ctx).Reason })
 	rs.waitLinked(t, map[string]string{"solo": "r1"})
 	cs2 := agentAt(t, rs.gws[2].mcpURL(), nil, "2025-11-25")
 	res, err = cs2.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"msg": "joined"}})
