@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -56,9 +55,7 @@ func TestRecordCommand(t *testing.T) {
 		}
 	}
 	time.Sleep(500 * time.Millisecond)
-	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
+	interruptSelf(t)
 	select {
 	case code := <-done:
 		if code != exitOK {

@@ -514,14 +514,14 @@ func TestRunRemoteBrowser(t *testing.T) {
 	// A browser the user started with a DevTools port (rpa's own launches
 	// use a pipe and no port).
 	cmd := exec.Command(bin, append(args, "--remote-debugging-port=0")...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(cmd)
 	parser := launcher.NewURLParser()
 	cmd.Stderr = parser
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(cmd.Process.Pid)
 		_ = cmd.Wait()
 	}()
 	var ws string

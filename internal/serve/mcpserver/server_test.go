@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -375,7 +374,7 @@ func killBrowsers(t *testing.T, dir string) int {
 		if err != nil || !strings.Contains(string(cmdline), "--user-data-dir="+dir) {
 			continue
 		}
-		if syscall.Kill(pid, syscall.SIGKILL) == nil {
+		if killPID(pid) == nil {
 			n++
 		}
 	}
