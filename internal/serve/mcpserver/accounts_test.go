@@ -61,6 +61,49 @@ return { "first": len(rows_a), "second": len(rows_b) }
 `,
 }
 
+// acctEnv is the accounts tests' world: $RPA_HOME with a vault holding
+// portal/admin (the demo's user, password and TOTP seed) and mail/ops (a
+// password only), the demo app, the flows of acctFlows, the run store.
+type acctEnv struct {
+	home, dir string
+	app       *demoapp.Server
+	vault     *vault.Store
+	store     *runs.Store
+}
+
+// newAcctEnv makes an acctEnv whose demo app ends a session after
+// sessionRequests requests (0: never).
+func newAcctEnv(t *testing.T, sessionRequests int) *acctEnv {
+	t.Helper()
+	a := &acctEnv{home: t.TempDir(), dir: t.TempDir()}
+	t.Setenv("RPA_HOME", a.home)
+	t.Setenv(vault.EnvKeyring, "off")
+	t.Setenv(vault.EnvPassphrase, "test vault passphrase")
+	app, err := demoapp.Start(demoapp.Options{Delay: -1, TOTPSeed: acctSeed, SessionRequests: sessionRequests, Password: acctPassword})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { app.Close() })
+	a.app = app
+	for name, src := range acctFlows {
+		if err := os.WriteFile(filepath.Join(a.dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.vault = vault.New(a.home, &vault.Keys{KDF: vault.KDF{Time: 1, MemoryKiB: 8 * 1024, Threads: 1}})
+	if err := a.vault.Set("portal/admin", map[string]string{"username": demoapp.DemoUsername, "password": acctPassword, "totp": acctSeed}, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.vault.Set("mail/ops", map[string]string{"password": "other-pw-9"}, false); err != nil {
+		t.Fatal(err)
+	}
+	if a.store, err = runs.OpenHome(a.home, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.store.Close() })
+	return a
+}
+
 // TestAccountFlowAcrossExpiry: an agent names the account, never sends or
 // sees its password; the run signs in (password, then the TOTP code) when
 // it lands on the sign-in page, again when the session expires mid-flow,
@@ -68,36 +111,11 @@ return { "first": len(rows_a), "second": len(rows_b) }
 // in no MCP message, and two calls for one account run one after the
 // other.
 func TestAccountFlowAcrossExpiry(t *testing.T) {
-	home := t.TempDir()
-	t.Setenv("RPA_HOME", home)
-	t.Setenv(vault.EnvKeyring, "off")
-	t.Setenv(vault.EnvPassphrase, "test vault passphrase")
 	// The session ends after 4 requests: the sign-in's /query, the first
 	// open and query; the second open lands on the sign-in page.
-	app, err := demoapp.Start(demoapp.Options{Delay: -1, TOTPSeed: acctSeed, SessionRequests: 3, Password: acctPassword})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer app.Close()
-	dir := t.TempDir()
-	for name, src := range acctFlows {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	st := vault.New(home, &vault.Keys{KDF: vault.KDF{Time: 1, MemoryKiB: 8 * 1024, Threads: 1}})
-	if err := st.Set("portal/admin", map[string]string{"username": demoapp.DemoUsername, "password": acctPassword, "totp": acctSeed}, false); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Set("mail/ops", map[string]string{"password": "other-pw-9"}, false); err != nil {
-		t.Fatal(err)
-	}
-	store, err := runs.OpenHome(home, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	s, _ := newServer(t, Options{FlowsDir: dir, Pool: newPool(t), Runs: store, Vault: st, Leases: lease.NewLocal(home)})
+	a := newAcctEnv(t, 3)
+	home, app, store := a.home, a.app, a.store
+	s, _ := newServer(t, Options{FlowsDir: a.dir, Pool: newPool(t), Runs: store, Vault: a.vault, Leases: lease.NewLocal(home)})
 
 	var wire logBuffer // both directions
 	ctx := context.Background()
@@ -229,4 +247,74 @@ func TestAccountFlowAcrossExpiry(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestAccountAcrossSessions: two agents (two MCP sessions) on one account,
+// without a profileId, run on the account's own profile: its lease, not
+// the session that called first, decides who runs. A call after the
+// first agent's call ended runs at once (no profile_in_use), two calls at
+// once run one after the other, and the second agent's browser_read sees
+// the account's page.
+func TestAccountAcrossSessions(t *testing.T) {
+	a := newAcctEnv(t, 0)
+	s, _ := newServer(t, Options{FlowsDir: a.dir, Pool: newPool(t), Runs: a.store, Vault: a.vault,
+		Leases: lease.NewLocal(a.home), AccountWait: 2 * time.Minute})
+	one, _ := connect(t, s)
+	two, _ := connect(t, s)
+	profile := vault.ProfileFor("portal/admin")
+	call := func(cs *mcp.ClientSession) (*runs.Run, error) {
+		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+		defer cancel()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_portal_usage",
+			Arguments: map[string]any{"account": "portal/admin", "base_url": a.app.URL}})
+		if err != nil {
+			return nil, err
+		}
+		var r struct {
+			RunID   string         `json:"runId"`
+			Outputs map[string]any `json:"outputs"`
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(b, &r); err != nil || res.IsError || r.Outputs["first"] != 50.0 {
+			t.Errorf("the run failed: %s", b)
+		}
+		return a.store.Get(r.RunID)
+	}
+
+	// One after the other: the second agent is not refused the profile
+	// the first one's call left warm.
+	for i, cs := range []*mcp.ClientSession{one, two} {
+		run, err := call(cs)
+		if err != nil {
+			t.Fatalf("agent %d: %v", i+1, err)
+		}
+		if run.Profile != profile {
+			t.Errorf("agent %d ran on profile %q, want the account's %q", i+1, run.Profile, profile)
+		}
+	}
+	// The first agent reads the page the second one's run left.
+	res, err := one.CallTool(t.Context(), &mcp.CallToolParams{Name: ToolBrowserRead,
+		Arguments: map[string]any{"action": "url", "profileId": profile}})
+	if err != nil || res.IsError || !strings.Contains(textOf(t, res), a.app.URL+"/query") {
+		t.Errorf("browser_read of the account's profile: %v %+v", err, res)
+	}
+
+	// At once: both run, one after the other.
+	var wg sync.WaitGroup
+	got := make([]*runs.Run, 2)
+	errs := make([]error, 2)
+	for i, cs := range []*mcp.ClientSession{one, two} {
+		wg.Add(1)
+		go func() { defer wg.Done(); got[i], errs[i] = call(cs) }()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("concurrent agent %d: %v", i+1, err)
+		}
+	}
+	end := func(r *runs.Run) time.Time { return r.Start.Add(time.Duration(r.DurationMs) * time.Millisecond) }
+	if got[0].Start.Before(end(got[1])) && got[1].Start.Before(end(got[0])) {
+		t.Errorf("the two agents' runs of one account overlapped: %v+%dms, %v+%dms", got[0].Start, got[0].DurationMs, got[1].Start, got[1].DurationMs)
+	}
 }

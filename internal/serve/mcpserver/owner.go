@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/rpa-dev/rpa/internal/host/profiles"
+	"github.com/rpa-dev/rpa/internal/host/vault"
 	"github.com/rpa-dev/rpa/internal/runs"
 )
 
@@ -61,8 +62,33 @@ func (s *Server) profileKey(req *mcp.CallToolRequest) any {
 	return req.Session
 }
 
-// claim makes profile who's (profileKey) for one call, or says whose it
-// is. A nil who (no MCP session known) always passes.
+// accountOwner is who a call on its account's own profile claims it as
+// (claimKey): the account, whoever calls.
+type accountOwner string
+
+// claimKey is who a call claims its profile as: a workflow call running on
+// the own profile of one of its accounts (vault.ProfileFor) claims it as
+// that account, since the account's lease (accounts.go) already lets one
+// run of the account at a time, from any session, and the browser's
+// cookies are the account's; every other call as its profileKey.
+func (s *Server) claimKey(req *mcp.CallToolRequest, fc *flowCall) any {
+	if fc != nil {
+		for _, a := range fc.accounts {
+			if fc.profile == vault.ProfileFor(a) {
+				return accountOwner(a)
+			}
+		}
+	}
+	return s.profileKey(req)
+}
+
+// claim makes profile who's (claimKey) for one call, or says whose it
+// is. A nil who (no MCP session known) always passes. An account's own
+// profile is never a session's: an account claim takes it from a session
+// whose calls on it ended (at once: that session used the account's
+// profile by naming it), runs beside a session call still on it (the
+// pool's queue orders them) without taking it, and a session's call on a
+// profile its account holds (browser_read) passes without taking it.
 func (o *profileOwners) claim(who any, profile string, now time.Time) bool {
 	sess, isSess := who.(*mcp.ServerSession)
 	if who == nil || isSess && sess == nil {
@@ -78,8 +104,15 @@ func (o *profileOwners) claim(who any, profile string, now time.Time) bool {
 		o.watched = map[*mcp.ServerSession]bool{}
 	}
 	cur := o.m[profile]
+	_, byAccount := who.(accountOwner)
+	var curAccount bool
+	if cur != nil {
+		_, curAccount = cur.who.(accountOwner)
+	}
 	switch {
-	case cur == nil || cur.who != who && cur.calls == 0 && (now.Sub(cur.last) > ownerLapse || o.reconnected(cur.who, who)):
+	case cur != nil && cur.who != who && (byAccount && cur.calls > 0 || curAccount && !byAccount):
+		return true // the pool's queue orders the calls; the profile stays whose it is
+	case cur == nil || cur.who != who && cur.calls == 0 && (byAccount || now.Sub(cur.last) > ownerLapse || o.reconnected(cur.who, who)):
 		o.m[profile] = &profileOwner{who: who, calls: 1}
 	case cur.who == who:
 		cur.calls++

@@ -524,7 +524,7 @@ func (s *Server) handler(t *tool) mcp.ToolHandler {
 			return nil, argError(ae)
 		}
 		if p := callProfile(t, args, fc); p != "" && !s.opts.ShareProfiles {
-			who := s.profileKey(req)
+			who := s.claimKey(req, fc)
 			if !s.owners.claim(who, p, time.Now()) {
 				s.log.Info("call refused: profile in use by another session", "tool", t.def.Name, "profile", p)
 				return nil, profileInUse(p)

@@ -54,7 +54,7 @@ func (s *Server) startTask(ctx context.Context, req *mcp.CallToolRequest, t *too
 	err := tr.Start(ctx, func(wctx context.Context, h *tasks.Handle) (*mcp.CallToolResult, error) {
 		start := time.Now()
 		if p := fc.profile; p != "" && !s.opts.ShareProfiles {
-			who := s.profileKey(req)
+			who := s.claimKey(req, fc)
 			if !s.owners.claim(who, p, time.Now()) {
 				return nil, profileInUse(p)
 			}
