@@ -421,7 +421,35 @@ func (p *Pool) AcquireRunning(ctx context.Context, id string) (*Lease, error) {
 	return p.acquire(ctx, id, false)
 }
 
+// HeldError is returned by TryAcquire when a call of this process holds
+// the profile or waits for it.
+type HeldError struct{ Profile string }
+
+// Error is "profile ID is in use by a call of this process".
+func (e *HeldError) Error() string {
+	return fmt.Sprintf("profile %s is in use by a call of this process", e.Profile)
+}
+
+// Is reports target == ErrInUse.
+func (e *HeldError) Is(target error) bool { return target == ErrInUse }
+
+// TryAcquire is Acquire for a caller that does not queue for the profile
+// (a scheduled run, queued again by its scheduler): it returns a
+// *HeldError at once when a call holds the profile or waits for it, and
+// otherwise takes it as Acquire does, using its warm browser or starting
+// one (waiting, as Acquire, for a place among the browsers).
+func (p *Pool) TryAcquire(ctx context.Context, id string) (*Lease, error) {
+	return p.acquireAs(ctx, id, true, false)
+}
+
 func (p *Pool) acquire(ctx context.Context, id string, launch bool) (*Lease, error) {
+	return p.acquireAs(ctx, id, launch, true)
+}
+
+// acquireAs takes profile id: waiting for it in arrival order when queue,
+// else HeldError while it is held; starting its browser when launch, else
+// ErrNotRunning without one.
+func (p *Pool) acquireAs(ctx context.Context, id string, launch, queue bool) (*Lease, error) {
 	if err := ValidID(id); err != nil {
 		return nil, err
 	}
@@ -438,6 +466,10 @@ func (p *Pool) acquire(ctx context.Context, id string, launch bool) (*Lease, err
 	if e == nil {
 		e = &entry{id: id}
 		p.entries[id] = e
+	}
+	if e.busy && !queue {
+		p.mu.Unlock()
+		return nil, &HeldError{Profile: id}
 	}
 	if e.busy && p.opts.MaxQueue > 0 && len(e.queue) >= p.opts.MaxQueue {
 		p.mu.Unlock()

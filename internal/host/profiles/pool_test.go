@@ -458,3 +458,43 @@ func TestAcquireRunning(t *testing.T) {
 		t.Fatalf("started %d (want 1), running %d (want 0)", d.count(), p.Running())
 	}
 }
+
+// TestTryAcquire: a caller that does not queue gets the profile's warm
+// browser when no call holds it (no second launch) and a *HeldError (an
+// ErrInUse) at once while one does or waits for it.
+func TestTryAcquire(t *testing.T) {
+	d := &fakeDriver{}
+	p := newPool(t, d, time.Minute)
+	ctx := t.Context()
+	l, err := p.Acquire(ctx, "acct")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := l.Browser()
+	var held *HeldError
+	if _, err := p.TryAcquire(ctx, "acct"); !errors.As(err, &held) || !errors.Is(err, ErrInUse) || held.Profile != "acct" {
+		t.Fatalf("TryAcquire of a held profile: %v", err)
+	}
+	waiter := make(chan *Lease)
+	go func() {
+		w, _ := p.Acquire(ctx, "acct")
+		waiter <- w
+	}()
+	for p.queueLen("acct") == 0 { // hang guard: the test's deadline
+		time.Sleep(time.Millisecond)
+	}
+	l.Release()
+	w := <-waiter
+	if _, err := p.TryAcquire(ctx, "acct"); !errors.As(err, &held) {
+		t.Fatalf("TryAcquire while the queued call holds it: %v", err)
+	}
+	w.Release()
+	l2, err := p.TryAcquire(ctx, "acct")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l2.Release()
+	if l2.Browser() != first || d.count() != 1 {
+		t.Errorf("TryAcquire did not use the warm browser: %d launches", d.count())
+	}
+}

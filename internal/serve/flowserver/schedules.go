@@ -16,7 +16,10 @@ import (
 // it serves, unless --schedules=false: its scheduler stands by while
 // another process holds the run store's lease (package schedule), and
 // runs the fires it takes as `rpa run` would, with the server's browser,
-// evidence, heal, ask and exec settings. The MCP resource rpa://schedules
+// evidence, heal, ask and exec settings; a fire on a named profile or an
+// account runs on that profile's browser in the server's pool (warm after
+// an agent's call, or started there), never waiting for its own idle
+// browser. The MCP resource rpa://schedules
 // lists the schedules for agents.
 
 // SchedulesURI is the MCP resource listing the schedules.
@@ -47,7 +50,7 @@ func (s *Server) StartSchedules(ctx context.Context) {
 	if st.sched != nil {
 		return
 	}
-	runner := &schedule.LocalRunner{Runs: s.cfg.Runs, Remote: s.cfg.Remote, Show: s.cfg.Show, HITL: s.cfg.HITL, Heal: s.cfg.Heal,
+	runner := &schedule.LocalRunner{Runs: s.cfg.Runs, Remote: s.cfg.Remote, Show: s.cfg.Show, HITL: s.cfg.HITL, Heal: s.cfg.Heal, Pool: s.Pool,
 		Exec: &execpolicy.Policy{Enabled: s.cfg.AllowExec, Allow: s.cfg.ExecAllow,
 			Disabled: program() + ": command execution is disabled for scheduled runs (start it with --allow-exec)"},
 		Warn: func(m string) { s.Log.Warn(m) }}

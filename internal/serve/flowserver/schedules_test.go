@@ -10,12 +10,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/rpa-dev/rpa/internal/host/home"
+	"github.com/rpa-dev/rpa/internal/host/vault"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
 	"github.com/rpa-dev/rpa/internal/serve/schedule"
@@ -139,5 +141,131 @@ func TestServerFiresSchedules(t *testing.T) {
 	s.Close()
 	if _, held, _ := st.LeaseHolder(schedule.LeaseName, time.Now()); held {
 		t.Error("the lease is held after Close")
+	}
+}
+
+// TestScheduleUsesOwnWarmBrowser: an agent's call on an account leaves
+// the account's profile warm in the server's pool; a schedule of that
+// account fired by the same server runs at once on that browser (no
+// second launch, signed in already by the agent's run), instead of
+// waiting, as it did, for its own process's idle browser to close.
+func TestScheduleUsesOwnWarmBrowser(t *testing.T) {
+	if os.Getenv("RPA_SKIP_BROWSER") != "" {
+		t.Skip("RPA_SKIP_BROWSER set")
+	}
+	dir := flowsDir(t)
+	t.Setenv(vault.EnvKeyring, "off")
+	t.Setenv(vault.EnvPassphrase, "vault passphrase for the test")
+	const pw = "Portal-Pw-55173"
+	if err := vault.Default(home.Dir(), nil).Set("portal/admin", map[string]string{"username": "ops-1", "password": pw}, false); err != nil {
+		t.Fatal(err)
+	}
+	var signIns atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/login":
+			fmt.Fprint(w, `<!doctype html><form action="/home" method="post"><input id="user" name="u"><input id="pw" name="p" type="password"><button id="go">Sign in</button></form>`)
+		case "/home":
+			if r.Method == http.MethodPost {
+				r.ParseForm()
+				if r.PostForm.Get("u") != "ops-1" || r.PostForm.Get("p") != pw {
+					http.Error(w, "refused", http.StatusForbidden)
+					return
+				}
+				signIns.Add(1)
+				http.SetCookie(w, &http.Cookie{Name: "sid", Value: "s1", Path: "/"})
+			} else if c, err := r.Cookie("sid"); err != nil || c.Value != "s1" {
+				http.Redirect(w, r, "/login", http.StatusFound)
+				return
+			}
+			fmt.Fprint(w, `<!doctype html><p id="balance">42.00</p>`)
+		}
+	}))
+	defer srv.Close()
+	// Signs in only when the account's session is gone.
+	os.WriteFile(filepath.Join(dir, "portal.flow"), []byte(`flow portal "read the balance as the account"
+param base: string
+param account: credential "the portal account"
+
+defaults wait: 5s retries: 0
+
+open "{{ base }}/home"
+if page.exists("#user") {
+  fill "#user" account.username
+  fill "#pw" account.password
+  click "#go"
+}
+b = text "#balance"
+return {"balance": b}
+`), 0o644)
+	st, err := runs.Open(home.Dir(), runs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	lines := make(logLines, 1000)
+	s, err := New(Config{FlowsDir: dir, Schedules: true}, mcpserver.Options{}, slog.New(lines))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+
+	// The agent's call: signs in, leaves the account's browser warm.
+	sst, ct := mcp.NewInMemoryTransports()
+	ss, err := s.MCP.MCP().Connect(t.Context(), sst, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(t.Context(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "workflow_portal", Arguments: map[string]any{"base": srv.URL, "account": "portal/admin"}})
+	if err != nil || res.IsError {
+		t.Fatalf("the agent's call: %v %+v", err, res)
+	}
+	if s.Pool.Running() != 1 || signIns.Load() != 1 {
+		t.Fatalf("after the agent's call: %d browsers, %d sign-ins", s.Pool.Running(), signIns.Load())
+	}
+
+	now := time.Now()
+	d := schedule.Def{Name: "balance", Cron: "0 8 1 1 *", TZ: "UTC", Account: "portal/admin", Args: map[string]string{"base": srv.URL}}
+	if err := schedule.Prepare(&d, "portal", dir, now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := schedule.Add(st, &d, now); err != nil {
+		t.Fatal(err)
+	}
+	id, err := schedule.RunNow(st, "balance", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.StartSchedules(t.Context())
+	// The old code held the fire back BusyWait at a time until the idle
+	// browser closed (10 min): the guard only catches that hang.
+	deadline := time.After(time.Minute)
+	for done := false; !done; {
+		select {
+		case m := <-lines:
+			done = strings.Contains(m, "schedule balance: run ") && (strings.HasSuffix(m, " ok") || strings.Contains(m, "failed"))
+		case <-deadline:
+			f, _ := st.Fire(id)
+			t.Fatalf("the scheduled run did not end: %+v", f)
+		}
+	}
+	f, err := st.Fire(id)
+	if err != nil || f.State != runs.FireOK {
+		t.Fatalf("fire %+v %v", f, err)
+	}
+	r, err := st.Get(f.RunID)
+	if err != nil || r.Status != runs.StatusOK || r.Schedule != "balance" {
+		t.Fatalf("run %+v %v", r, err)
+	}
+	// One browser, the agent's: still open, and the session it signed in
+	// served the schedule's run.
+	if n := s.Pool.Running(); n != 1 || signIns.Load() != 1 {
+		t.Errorf("after the scheduled run: %d browsers, %d sign-ins (want 1 and 1)", n, signIns.Load())
 	}
 }

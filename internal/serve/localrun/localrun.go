@@ -89,6 +89,15 @@ type Options struct {
 	// StepHook, when set, is interp's step hook for the run
 	// (interp.Options.StepHook): the console's step debugger.
 	StepHook interp.StepHook
+	// Pool, when set, is the warm browsers of the process running the
+	// flow (a server firing a schedule): a run on a named profile takes
+	// that profile's browser from it (Pool.TryAcquire: its warm browser,
+	// or one started there; a *profiles.HeldError at once while a call
+	// holds it), starts on the tab the last call left and leaves the
+	// browser warm, its secrets scrubbed when the pool closes it. Show,
+	// Remote and Bin are then the pool's. Without it, and for a temporary
+	// profile, the run launches a browser of its own.
+	Pool *profiles.Pool
 }
 
 // Outcome is a run that happened.
@@ -134,7 +143,8 @@ func (e *LaunchError) Unwrap() error { return e.Err }
 
 // Run runs f once as o says. It returns the Outcome when the flow ran
 // (successful or not), or nil and why nothing ran: *SetupError (bad
-// input), ErrCancelled, ErrTimeout (wrapped) or *LaunchError.
+// input, or the profile held: *profiles.InUseError, *profiles.HeldError),
+// ErrCancelled, ErrTimeout (wrapped) or *LaunchError.
 func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 	warn := o.Warn
 	if warn == nil {
@@ -182,11 +192,12 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 	}
 	var profileDir string
 	temporary := false // the profile folder is removed after the run
-	if o.Remote == "" {
-		id := o.Profile
-		if id == "" {
-			id = f.Profile()
-		}
+	id := o.Profile
+	if id == "" {
+		id = f.Profile()
+	}
+	pooled := o.Pool != nil && id != ""
+	if o.Remote == "" && !pooled {
 		dir, cleanup, err := profiles.ForRun(id)
 		if err != nil {
 			return nil, &SetupError{err}
@@ -209,44 +220,53 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 		opened <- storeOpen{st, err}
 	}()
 	launchCtx, lcancel := context.WithTimeout(runCtx, LaunchTimeout)
-	br, err := profiles.Launch(launchCtx, rodd.New(), drivers.LaunchOptions{Bin: o.Bin, UserDataDir: profileDir, Show: o.Show, Remote: o.Remote})
+	var (
+		br     drivers.Browser
+		held   *profiles.Lease // the pool's profile (pooled)
+		onPage drivers.Page    // the tab the pool's last call left
+		err    error
+	)
+	if pooled {
+		if held, err = o.Pool.TryAcquire(launchCtx, id); err == nil {
+			br, onPage = held.Browser(), held.Page()
+		}
+	} else {
+		br, err = profiles.Launch(launchCtx, rodd.New(), drivers.LaunchOptions{Bin: o.Bin, UserDataDir: profileDir, Show: o.Show, Remote: o.Remote})
+	}
 	lcancel()
 	if err != nil {
 		if so := <-opened; so.err == nil {
 			so.st.Close()
 		}
-		switch ie := (*profiles.InUseError)(nil); {
+		var (
+			ie *profiles.InUseError
+			he *profiles.HeldError
+		)
+		switch {
 		case ctx.Err() != nil:
 			return nil, ErrCancelled
 		case runCtx.Err() != nil:
 			return nil, fmt.Errorf("%w %s while the browser was starting", ErrTimeout, o.Timeout)
 		case errors.As(err, &ie):
 			return nil, &SetupError{ie} // another rpa process holds the profile
+		case errors.As(err, &he):
+			return nil, &SetupError{he} // a call of this process holds it
 		}
 		return nil, &LaunchError{err}
 	}
-	// The browser closes before the persistent profile is scrubbed of the
-	// run's secrets and the temporary profile removed (defers run in
-	// reverse order).
-	scrub, err := profiles.ScrubAfter(profileDir, o.Args.Secrets())
-	if err != nil {
-		warn(fmt.Sprintf("cannot mark the profile for a scrub: %v", err))
+	if held != nil {
+		// The pool scrubs the run's secrets from the folder when it
+		// closes the browser.
+		held.AddSecrets(o.Args.Secrets()...)
+		defer func() {
+			held.Release()
+			phase("close")
+		}()
+	} else {
+		// The browser closes before the persistent profile is scrubbed
+		// of the run's secrets and the temporary profile removed.
+		defer closeOwn(br, profileDir, temporary, o.Args.Secrets(), warn, phase)()
 	}
-	defer func() {
-		if err := scrub(); err != nil {
-			warn(fmt.Sprintf("the profile could not be fully cleaned of the run's secrets: %v", err))
-		}
-	}()
-	defer func() {
-		if temporary {
-			// The folder is removed next: nothing of it is worth the
-			// browser's graceful shutdown, which writes it to disk.
-			_ = drivers.Discard(br)
-		} else {
-			_ = br.Close()
-		}
-		phase("close")
-	}()
 	phase("launch")
 
 	rec := startRecord(f, o, named, <-opened, warn) // nil when not recorded
@@ -272,6 +292,7 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 	res, page := interp.Run(healCtx, f, interp.Options{
 		Args:     o.Args,
 		Browser:  br,
+		Page:     onPage,
 		Flows:    o.Flows,
 		Events:   rec.Hook(events),
 		Host:     o.Host,
@@ -292,7 +313,18 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 		out.Record, out.RunID, out.Report = fin.Line(), fin.ID, fin.Report
 	}
 	phase("finish")
-	if page != nil && o.Remote != "" {
+	switch {
+	case held != nil:
+		// The next call on the profile (and browser_read) starts where
+		// this run ended, as after a served call.
+		held.SetPage(page)
+		if res.Error != nil && res.Error.Kind == core.KindBrowser {
+			held.MarkBroken()
+		}
+		if res.Error != nil && (res.Error.Kind == core.KindCancelled || res.Error.Kind == core.KindTimeout) {
+			held.Interrupted()
+		}
+	case page != nil && o.Remote != "":
 		// Leave a remote browser as we found it: close the tab we used.
 		_ = page.Close()
 	}
@@ -302,6 +334,30 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 		out.TimedOut = !out.Cancelled && runCtx.Err() != nil
 	}
 	return out, nil
+}
+
+// closeOwn marks the run's own browser's profile folder for a scrub of
+// secrets and returns what ends it: the browser closes (a temporary
+// profile's discarded: its folder is removed next), then the persistent
+// folder is scrubbed.
+func closeOwn(br drivers.Browser, dir string, temporary bool, secrets []string, warn, phase func(string)) func() {
+	scrub, err := profiles.ScrubAfter(dir, secrets)
+	if err != nil {
+		warn(fmt.Sprintf("cannot mark the profile for a scrub: %v", err))
+	}
+	return func() {
+		if temporary {
+			// Nothing of the folder is worth the browser's graceful
+			// shutdown, which writes it to disk.
+			_ = drivers.Discard(br)
+		} else {
+			_ = br.Close()
+		}
+		phase("close")
+		if err := scrub(); err != nil {
+			warn(fmt.Sprintf("the profile could not be fully cleaned of the run's secrets: %v", err))
+		}
+	}
 }
 
 // storeOpen is the run store Options.Runs opened, or why not.

@@ -40,6 +40,12 @@ type LocalRunner struct {
 	HITL   string             // the ask order ("" = the default)
 	Heal   string             // the heal mode ("" = the flow's)
 	Exec   *execpolicy.Policy // nil: exec is refused
+	// Pool is the warm browsers of the process firing the schedules (a
+	// server's; nil: `rpa schedule daemon`): a run on a named profile or
+	// account uses that profile's browser there, idle or started for it
+	// (localrun.Options.Pool), so the process never waits for its own
+	// idle browser; while a call holds it the fire is Busy.
+	Pool *profiles.Pool
 	// Warn receives what went wrong beside a run (not recorded, ...).
 	Warn func(string)
 }
@@ -48,7 +54,8 @@ type LocalRunner struct {
 // is now) and runs it once. A flow that no longer loads, arguments that
 // no longer fit it, an account the vault lacks, or a browser that does
 // not start are failed attempts with the reason and its kind (the
-// scheduler records them as runs); a profile another process holds, or an account another
+// scheduler records them as runs); a profile another process or a call
+// of this one holds, a full browser queue of Pool, or an account another
 // run holds (lease.BusyError), is Busy.
 func (r *LocalRunner) Run(ctx context.Context, j Job) Outcome {
 	d := j.Def
@@ -81,16 +88,22 @@ func (r *LocalRunner) Run(ctx context.Context, j Job) Outcome {
 	out, err := localrun.Run(ctx, f, localrun.Options{
 		Args: args, Flows: lang.FolderFlows(filepath.Dir(d.Flow)), Host: host,
 		Profile: d.Profile, Show: r.Show, Remote: r.Remote, Bin: r.Bin, Timeout: d.Timeout.D(),
-		Runs: r.Runs, Heal: r.Heal, Vault: vault.Default(home.Dir(), nil), // nobody to ask: NoVaultKey says what to set
+		Runs: r.Runs, Heal: r.Heal, Pool: r.Pool, Vault: vault.Default(home.Dir(), nil), // nobody to ask: NoVaultKey says what to set
 		Caller: runs.Caller{Kind: runs.CallerSchedule}, Schedule: d.Name, RetryOf: j.RetryOf, Started: j.Started,
 		Warn: func(msg string) { warn("schedule " + d.Name + ": " + msg) },
 	})
 	if err != nil {
 		var inUse *profiles.InUseError
+		var held *profiles.HeldError
+		var full *profiles.BusyError
 		var acct *lease.BusyError
 		switch {
 		case errors.As(err, &inUse):
 			return Outcome{Busy: inUse.Error()}
+		case errors.As(err, &held):
+			return Outcome{Busy: held.Error()}
+		case errors.As(err, &full):
+			return Outcome{Busy: full.Error()}
 		case errors.As(err, &acct):
 			return Outcome{Busy: acct.Error()}
 		case errors.Is(err, localrun.ErrCancelled):
