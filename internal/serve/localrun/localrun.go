@@ -227,7 +227,10 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 		err    error
 	)
 	if pooled {
-		if held, err = o.Pool.TryAcquire(launchCtx, id); err == nil {
+		// The lease lives as long as the run (a run ended by its context
+		// leaves the tab cleaned on Release); the pool's launch is bounded
+		// by the run, as a served call's is.
+		if held, err = o.Pool.TryAcquire(runCtx, id); err == nil {
 			br, onPage = held.Browser(), held.Page()
 		}
 	} else {
