@@ -232,6 +232,7 @@ func launchProcess(ctx context.Context, opts drivers.LaunchOptions, extra ...str
 func start(ctx context.Context, bin string, args []string, onExit func()) (*browser, string, error) {
 	cmd := exec.Command(bin, args...)
 	setProcessGroup(cmd)
+	setTempDir(cmd)                               // tmpdir.go
 	conn, closeChildEnds, err := attachPipes(cmd) // pipe.go
 	if err != nil {
 		return nil, "", &core.Error{Kind: core.KindBrowser, Msg: "launch: DevTools pipe: " + err.Error(), Err: err}

@@ -201,6 +201,7 @@ func (r *Recording) launch(ctx context.Context) error {
 	}
 	cmd := exec.Command(bin, append(args, "about:blank")...)
 	setProcessGroup(cmd)
+	setTempDir(cmd)                               // tmpdir.go
 	conn, closeChildEnds, err := attachPipes(cmd) // pipe.go
 	if err != nil {
 		exit()
