@@ -58,14 +58,17 @@ func Store(t *testing.T, st tasks.Store) {
 		}
 	}
 	bob := tasks.OwnerKey(runs.Owner{Token: "bob"})
-	bobs, _ := st.List(ctx, bob, "", 2)
-	more, _ := st.List(ctx, bob, bobs[1].ID, 10)
-	if len(bobs) != 2 || len(more) != 1 {
-		t.Errorf("list pages %d %d", len(bobs), len(more))
+	bobs, err := st.List(ctx, bob, "", 2)
+	if err != nil || len(bobs) != 2 {
+		t.Fatalf("list's first page: %d records, %v", len(bobs), err)
 	}
-	live, _ := st.Live(ctx)
-	if len(live) != 4 {
-		t.Errorf("%d live", len(live))
+	more, err := st.List(ctx, bob, bobs[1].ID, 10)
+	if err != nil || len(more) != 1 {
+		t.Errorf("list's second page: %d records, %v", len(more), err)
+	}
+	live, err := st.Live(ctx)
+	if err != nil || len(live) != 4 {
+		t.Errorf("%d live, %v", len(live), err)
 	}
 	// Ended a minute ago with a ttl of 1 s: expired after KeepAfterEnd
 	// (at most its ttl) — so sweepable now.
