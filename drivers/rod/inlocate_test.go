@@ -32,8 +32,14 @@ func TestFingerprintInLocate(t *testing.T) {
 		t.Helper()
 		cmds.Take()
 		el := locate(t, p, want|drivers.TakeFingerprint, sel)
-		if ev := sent(cmds, "Runtime.", "DOM."); len(ev) != 1 {
-			t.Errorf("%s: the locate of %s sent %v, want one evaluation", doc, sel, ev)
+		// One evaluation when its first in-page slice finds the element; a loaded
+		// machine may need another slice (see TestTableInLocate). The fingerprint
+		// answering with a cancelled context below is the proof; the bench holds the
+		// count.
+		if ev := sent(cmds, "Runtime.", "DOM."); len(ev) == 0 {
+			t.Errorf("%s: the locate of %s sent no evaluation", doc, sel)
+		} else if len(ev) > 1 {
+			t.Logf("%s: the locate of %s took %d evaluations (a slow machine)", doc, sel, len(ev))
 		}
 		got, err := h.Fingerprint(gone, el)
 		if err != nil {
@@ -128,8 +134,14 @@ func TestTableInLocate(t *testing.T) {
 		t.Helper()
 		cmds.Take()
 		el := locate(t, p, drivers.ForRead|drivers.ReadTable, sel)
-		if ev := sent(cmds, "Runtime.", "DOM."); len(ev) != 1 {
-			t.Errorf("the locate of %s sent %v, want one evaluation", sel, ev)
+		// One evaluation when its first in-page slice finds the table; a loaded machine
+		// (CI, -race, load 5) may need a second slice, each a locate's evaluation. That
+		// the read came with the locate is what Table with a cancelled context proves
+		// below; bench's TestActionBreakdown holds the count (table: 1 command).
+		if ev := sent(cmds, "Runtime.", "DOM."); len(ev) == 0 {
+			t.Errorf("the locate of %s sent no evaluation", sel)
+		} else if len(ev) > 1 {
+			t.Logf("the locate of %s took %d evaluations (a slow machine)", sel, len(ev))
 		}
 		g, err := el.Table(gone)
 		if err != nil {
