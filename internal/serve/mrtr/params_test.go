@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -97,9 +96,9 @@ func checkAnswer(t *testing.T, what, field string, raw []byte) {
 // naming the field, over a connection (CheckTransport) and over
 // Streamable HTTP (CheckHTTP), never with the params (a password, 1 MB)
 // quoted as the SDK's own answer does (asserted too, so the test says when
-// the SDK stops doing it); nothing of them reaches the server's log.
+// the SDK stops doing it). (Whether the SDK logs a bare session's params is not ours to assert.)
 func TestParamsNotEchoed(t *testing.T) {
-	s, logs := testServer(t)
+	s, _ := testServer(t)
 	checked, _ := rawmcp.Pipe(t, s, CheckTransport)
 	checked.Initialize("2025-06-18", nil)
 	bare, _ := rawmcp.Pipe(t, s, nil)
@@ -163,11 +162,6 @@ func TestParamsNotEchoed(t *testing.T) {
 	checked.Notify("notifications/cancelled", json.RawMessage(`{"requestId":1,"reason":{"pw":"`+canary+`"}}`))
 	if r := checked.Call("tools/call", map[string]any{"name": "t", "arguments": map[string]any{"password": canary}}); r.Error != nil {
 		t.Errorf("a good call after the bad ones: %v", r.Error)
-	}
-	time.Sleep(50 * time.Millisecond) // the bare session's log lines
-	if strings.Contains(logs.String(), canary) {
-		// the bare session's calls may log it: only the checked ones are ours
-		t.Logf("the SDK logs the params of a bare session")
 	}
 }
 
