@@ -85,13 +85,19 @@ func (t *Terminal) Ask(ctx context.Context, q core.Question) (core.Answer, error
 	if dl, ok := ctx.Deadline(); ok {
 		left = fmt.Sprintf(", %s left", time.Until(dl).Round(time.Second))
 	}
-	fmt.Fprintf(t.Out, "> answer%s, Enter to send, empty line or Ctrl-D declines%s: ", hint, left)
+	// Echo goes off before the prompt is shown: a person (or a script)
+	// answering as soon as the prompt appears must not see the password
+	// echoed because the prompt came first.
+	hidden := false
 	if q.Input == "password" {
 		if restore := noEcho(t.In); restore != nil {
 			defer restore()
-		} else {
-			return t.readHidden(ctx)
+			hidden = true
 		}
+	}
+	fmt.Fprintf(t.Out, "> answer%s, Enter to send, empty line or Ctrl-D declines%s: ", hint, left)
+	if q.Input == "password" && !hidden {
+		return t.readHidden(ctx)
 	}
 	type line struct {
 		s   string

@@ -144,3 +144,55 @@ func TestTerminalPTY(t *testing.T) {
 		t.Errorf("pipe: %v", err)
 	}
 }
+
+// echoAtPrompt records, when the password prompt is written, whether the
+// terminal still echoes; shown is closed then.
+type echoAtPrompt struct {
+	tty    *os.File
+	shown  chan struct{}
+	echoed bool
+}
+
+func (w *echoAtPrompt) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte("answer (hidden)")) {
+		st, err := unix.IoctlGetTermios(int(w.tty.Fd()), unix.TCGETS)
+		w.echoed = err != nil || st.Lflag&unix.ECHO != 0
+		close(w.shown)
+	}
+	return len(p), nil
+}
+
+// TestTerminalEchoOffBeforePrompt: echo is off by the time the password
+// prompt shows, so an answer typed as soon as it appears is never echoed
+// (CI saw the PIN on the screen when echo went off after the prompt).
+func TestTerminalEchoOffBeforePrompt(t *testing.T) {
+	m, s := openPTY(t)
+	out := &echoAtPrompt{tty: s, shown: make(chan struct{})}
+	ch := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_, err := (&Terminal{In: s, Out: out}).Ask(ctx, core.Question{Title: "PIN", Input: "password"})
+		ch <- err
+	}()
+	go func() {
+		b := make([]byte, 4096)
+		for {
+			if _, err := m.Read(b); err != nil {
+				return
+			}
+		}
+	}()
+	select {
+	case <-out.shown:
+	case err := <-ch:
+		t.Fatalf("no prompt: %v", err)
+	}
+	m.WriteString("1234\n")
+	if err := <-ch; err != nil {
+		t.Fatal(err)
+	}
+	if out.echoed {
+		t.Error("the terminal still echoed when the password prompt was shown")
+	}
+}
