@@ -59,6 +59,8 @@ type screen struct {
 	mu   sync.Mutex
 	buf  bytes.Buffer
 	grew chan struct{} // closed at the next write (waitFor)
+	// ended is closed when the terminal's output is all read (the child's end closed).
+	ended chan struct{}
 }
 
 func (s *screen) Write(p []byte) (int, error) {
@@ -96,6 +98,11 @@ func (s *screen) waitFor(t *testing.T, want string, n int) {
 		s.mu.Unlock()
 		select {
 		case <-grew:
+		case <-s.ended:
+			if strings.Count(s.String(), want) < n {
+				t.Fatalf("the terminal closed without showing %q; it shows:\n%s", want, s.String())
+			}
+			return
 		case <-guard.C:
 			t.Fatalf("the terminal never showed %q; it shows:\n%s", want, s.String())
 		}
@@ -116,8 +123,8 @@ func TestRunAskOnTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	slave.Close()
-	scr := &screen{}
 	copied := make(chan struct{}) // the terminal's output is all read (the child's end closed)
+	scr := &screen{ended: copied}
 	go func() { _, _ = copyAll(scr, master); close(copied) }()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
