@@ -61,7 +61,8 @@ const Masked = "***"
 // path "Hunter%202&x=%C3%BC", encodeURIComponent's), so a secret inside
 // JSON text, a URL or markup (a page's error text, url and html output)
 // is caught as well; from MinSubstring characters also its spelling as a
-// downloaded file's name ("a/b" → "a_b") and its base64 (standard and
+// downloaded file's name ("a/b" → "a_b"), spelled out with a space
+// between its characters ("4 8 1 5") and its base64 (standard and
 // URL alphabets, with and without padding), and from 8 characters its
 // lower- and upper-case spellings.
 func (m *Mask) Add(s string) {
@@ -118,6 +119,11 @@ func (m *Mask) Add(s string) {
 		// the characters a file name cannot hold with "_"), and as base64
 		// (a header, a data: URL, a token a page built from it).
 		add(fileNameSpelling(s))
+		// As a page spells a code out one character at a time ("4 8 1 5
+		// 9 2", a one-time code or a PIN shown spaced for reading).
+		if !strings.ContainsAny(s, " \t\n") {
+			add(spaced(s))
+		}
 		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
 			add(enc.EncodeToString([]byte(s)))
 		}
@@ -143,6 +149,18 @@ func (m *Mask) Add(s string) {
 // and upper-case spellings are masked too (a shorter one, "Test", would
 // mask ordinary words).
 const minCaseFolded = 8
+
+// spaced is s with one space between its characters ("a b c").
+func spaced(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
 
 // fileNameSpelling is s as Chromium names a download after it: the path
 // separators, the characters Windows refuses in a file name and control

@@ -178,6 +178,8 @@ func TestMaskDerivedSpellings(t *testing.T) {
 		"https://ab/cd:secret9.example": "https://***.example",
 		"CODE AB/CD:SECRET9":            "CODE ***",
 		"qx7z QX7Z UXg3eg==":            "qx7z QX7Z ***",
+		"your code: Q x 7 z.":           "your code: ***.",
+		"Q x 7":                         "Q x 7",
 	} {
 		if got := m.String(in); got != want {
 			t.Errorf("%q: got %q want %q", in, got, want)
