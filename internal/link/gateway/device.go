@@ -16,6 +16,7 @@ import (
 	"github.com/rpa-dev/rpa/internal/link/mcpws"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/serve/mrtr"
+	"github.com/rpa-dev/rpa/internal/serve/tasks"
 	"github.com/rpa-dev/rpa/lang"
 )
 
@@ -607,6 +608,7 @@ func (g *Gateway) askAgent(c *call, method string, params json.RawMessage) (any,
 		if err := json.Unmarshal(params, &p); err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 		}
+		p.Meta = withoutRelatedTask(p.Meta)
 		if c.ask != nil {
 			return c.ask(c.ctx, &p)
 		}
@@ -626,11 +628,30 @@ func (g *Gateway) askAgent(c *call, method string, params json.RawMessage) (any,
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 	}
+	p.Meta = withoutRelatedTask(p.Meta)
 	if c.ask != nil {
 		return c.ask(c.ctx, &p)
 	}
 	//lint:ignore SA1019 forwarded deliberately (see above)
 	return c.agent.CreateMessage(c.ctx, &p)
+}
+
+// withoutRelatedTask is meta without the related-task stamp, which names the desktop's task: the
+// agent knows only the gateway's (its own stamp, if any, is added when the question is relayed).
+func withoutRelatedTask(meta mcp.Meta) mcp.Meta {
+	if _, ok := meta[tasks.MetaRelatedTask]; !ok {
+		return meta
+	}
+	out := mcp.Meta{}
+	for k, v := range meta {
+		if k != tasks.MetaRelatedTask {
+			out[k] = v
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // callFor finds the agent call a desktop request belongs to: the one named by the

@@ -148,6 +148,10 @@ func TestTasksThroughGateway(t *testing.T) {
 	var asked []string
 	done, err := tc.Wait(ctx, cs, task.TaskID, func(k string, r mcp.InputRequest) (mcp.InputResponse, error) {
 		asked = append(asked, k)
+		// A related-task stamp may only name the agent's own task, never the desktop's.
+		if rel, ok := r.(*mcp.ElicitParams).Meta[tasks.MetaRelatedTask].(map[string]any); ok && rel["taskId"] != task.TaskID {
+			t.Errorf("question %s names task %v, not the agent's %s", k, rel["taskId"], task.TaskID)
+		}
 		return answer(k, r)
 	})
 	if err != nil {
