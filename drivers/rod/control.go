@@ -17,6 +17,7 @@ import (
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/cdp"
+	"github.com/gofrs/flock"
 	"github.com/gorilla/websocket"
 )
 
@@ -264,23 +265,42 @@ func (m *cdpMux) dropClients() {
 
 // control is a recording's control socket.
 type control struct {
-	mux *cdpMux
-	dir string
-	srv *http.Server
-	url string
+	mux  *cdpMux
+	dir  string
+	lock *flock.Flock // held while the folder is in use (sweepControlDirs)
+	srv  *http.Server
+	url  string
 }
 
+// controlDirPrefix names a recording's control folder under the system's
+// temporary folder (the Unix socket path limit, about 108 bytes, keeps it
+// out of $RPA_HOME).
+const controlDirPrefix = "rpa-record-"
+
+// controlDirGrace is how old a control folder whose lock nobody holds must
+// be before sweepControlDirs removes it: a recording that has just made
+// its folder takes the lock a moment later.
+const controlDirGrace = time.Minute
+
 // serveControl serves m's control clients on a Unix socket in a new
-// folder (0700) under the system's temporary folder; close stops it and
-// removes the folder.
+// folder (0700) under the system's temporary folder, holding the
+// folder's lock file; close stops it and removes the folder. Folders of
+// recordings that were killed (their lock free) are removed first.
 func serveControl(m *cdpMux) (*control, error) {
-	dir, err := os.MkdirTemp("", "rpa-record-")
+	sweepControlDirs(os.TempDir(), time.Now())
+	dir, err := os.MkdirTemp("", controlDirPrefix)
 	if err != nil {
 		return nil, err
+	}
+	lock := flock.New(filepath.Join(dir, "lock"))
+	if ok, err := lock.TryLock(); !ok || err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("control socket: cannot lock its folder: %v", err)
 	}
 	sock := filepath.Join(dir, "cdp")
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
+		_ = lock.Unlock()
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("control socket: %w", err)
 	}
@@ -297,7 +317,26 @@ func serveControl(m *cdpMux) (*control, error) {
 		m.serve(ws)
 	})}
 	go func() { _ = srv.Serve(ln) }()
-	return &control{mux: m, dir: dir, srv: srv, url: ControlScheme + sock + ":" + controlPath}, nil
+	return &control{mux: m, dir: dir, lock: lock, srv: srv, url: ControlScheme + sock + ":" + controlPath}, nil
+}
+
+// sweepControlDirs removes the control folders under tmp left by
+// recordings killed before their close (kill -9 leaves the folder and
+// its socket file): those older than controlDirGrace at now whose lock
+// nobody holds. Folders of other users cannot be locked and stay.
+func sweepControlDirs(tmp string, now time.Time) {
+	dirs, _ := filepath.Glob(filepath.Join(tmp, controlDirPrefix+"*"))
+	for _, dir := range dirs {
+		fi, err := os.Lstat(dir)
+		if err != nil || !fi.IsDir() || now.Sub(fi.ModTime()) < controlDirGrace {
+			continue
+		}
+		lock := flock.New(filepath.Join(dir, "lock"))
+		if ok, err := lock.TryLock(); ok && err == nil {
+			_ = os.RemoveAll(dir)
+			_ = lock.Unlock()
+		}
+	}
 }
 
 func (c *control) close() {
@@ -307,6 +346,7 @@ func (c *control) close() {
 	_ = c.srv.Close()
 	c.mux.dropClients() // hijacked: the server does not close them
 	_ = os.RemoveAll(c.dir)
+	_ = c.lock.Unlock()
 }
 
 // ConnectControl connects rod to a recording's control endpoint
