@@ -2,6 +2,8 @@ package core
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -40,4 +42,22 @@ func Message(msg string) string {
 		cut--
 	}
 	return fmt.Sprintf("%s… (%d bytes in all)", msg[:cut], len(msg))
+}
+
+// IsCut reports whether s is a text Message cut: at most 1000 bytes and
+// "… (N bytes in all)" with N over MaxMessage. A run record keeps long
+// arguments so (record.maxArgText); what reuses them (the console's "Run
+// again") must not pass the cut text on as the argument.
+func IsCut(s string) bool {
+	const tail = " bytes in all)"
+	if !strings.HasSuffix(s, tail) {
+		return false
+	}
+	head := strings.TrimSuffix(s, tail)
+	i := strings.LastIndex(head, "… (")
+	if i < 0 || i > 1000 {
+		return false
+	}
+	n, err := strconv.Atoi(head[i+len("… ("):])
+	return err == nil && n > MaxMessage
 }

@@ -28,3 +28,21 @@ func TestShown(t *testing.T) {
 		t.Errorf("Message(short) = %q", got)
 	}
 }
+
+func TestIsCut(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want bool
+	}{
+		{Message(strings.Repeat("x", 5000)), true},
+		{Message(strings.Repeat("é", 3000)), true},
+		{Message("short"), false},
+		{"a note… (12 bytes in all)", false},
+		{"… (x bytes in all)", false},
+		{strings.Repeat("y", 1500) + "… (5000 bytes in all)", false},
+	} {
+		if got := IsCut(tc.in); got != tc.want {
+			t.Errorf("IsCut(%.40q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/internal/msg"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/runs/report"
@@ -352,8 +353,9 @@ func (s *Server) oneRun(w http.ResponseWriter, r *http.Request) (*runs.Store, *r
 }
 
 // rerunArgs are a run's arguments for the Run form: the stored ones minus
-// every secret (a secret param of the flow, or a value stored masked),
-// which the form asks for again.
+// every secret (a secret param of the flow, or a value stored masked) and
+// every argument the record kept cut (over core.MaxMessage bytes, or
+// holding such a text), which the form asks for again.
 func rerunArgs(s *Server, run *runs.Run) map[string]any {
 	secret := map[string]bool{}
 	for _, fi := range s.FlowList() {
@@ -367,12 +369,33 @@ func rerunArgs(s *Server, run *runs.Run) map[string]any {
 	}
 	out := map[string]any{}
 	for k, v := range run.Args {
-		if secret[k] || v == "***" {
+		if secret[k] || v == "***" || holdsCut(v) {
 			continue
 		}
 		out[k] = v
 	}
 	return out
+}
+
+// holdsCut reports whether v is, or holds, a text the run record cut.
+func holdsCut(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return core.IsCut(x)
+	case []any:
+		for _, e := range x {
+			if holdsCut(e) {
+				return true
+			}
+		}
+	case map[string]any:
+		for _, e := range x {
+			if holdsCut(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // flowFileOf is the file name, in the console's folder, of run's flow: the

@@ -1,12 +1,14 @@
 package ui
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/internal/runs"
 )
 
@@ -155,5 +157,20 @@ func TestRunsHealProposalApply(t *testing.T) {
 	}
 	if !strings.Contains(string(b), `click ["#greet", "#old-button"]`) || !strings.Contains(string(b), "(edited)") {
 		t.Fatalf("the patched flow:\n%s", b)
+	}
+}
+
+// TestRerunArgsLeaveCutOut: an argument the run record kept cut (over
+// core.MaxMessage bytes) is left out of "Run again" like a secret, so the
+// form asks for it instead of running with the cut text.
+func TestRerunArgsLeaveCutOut(t *testing.T) {
+	c := newConsole(t, map[string]string{"greet.flow": runsFlow})
+	long := core.Message(strings.Repeat("z", 5000))
+	run := &runs.Run{Flow: "greet", Args: map[string]any{
+		"who": "Ada", "token": "***", "note": long, "list": []any{"a", long}, "short": "fine… (3 bytes in all)"}}
+	got := rerunArgs(c.ui, run)
+	want := map[string]any{"who": "Ada", "short": "fine… (3 bytes in all)"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("rerun args %v, want %v", got, want)
 	}
 }
