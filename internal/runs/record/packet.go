@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/drivers"
@@ -145,13 +146,13 @@ func (r *Recorder) packet(ctx context.Context, res *interp.Result, page drivers.
 	}
 	if page != nil {
 		if u, err := page.URL(ctx); err == nil {
-			p.URL = r.maskURL(u)
+			p.URL = p.clip(r.maskURL(u))
 		}
 		if t, err := page.Title(ctx); err == nil {
-			p.Title = r.mask.String(t)
+			p.Title = p.clip(r.mask.String(t))
 		}
 		for _, d := range page.Dialogs() {
-			p.Dialogs = append(p.Dialogs, drivers.Dialog{Type: d.Type, Message: r.mask.String(d.Message)})
+			p.Dialogs = append(p.Dialogs, drivers.Dialog{Type: d.Type, Message: p.clip(r.mask.String(d.Message))})
 		}
 	}
 	r.mu.Lock()
@@ -163,7 +164,7 @@ func (r *Recorder) packet(ctx context.Context, res *interp.Result, page drivers.
 			continue // closed
 		}
 		t, _ := tp.Title(ctx)
-		p.Tabs = append(p.Tabs, Tab{URL: r.maskURL(u), Title: r.mask.String(t), Current: tp == page})
+		p.Tabs = append(p.Tabs, Tab{URL: p.clip(r.maskURL(u)), Title: p.clip(r.mask.String(t)), Current: tp == page})
 	}
 	for _, tp := range pages {
 		if w, ok := tp.(drivers.ProblemWatcher); ok {
@@ -172,7 +173,7 @@ func (r *Recorder) packet(ctx context.Context, res *interp.Result, page drivers.
 				if pr.URL != "" {
 					s += " (" + maskURLCredentials(pr.URL) + ")"
 				}
-				p.Problems = append(p.Problems, r.mask.String(s))
+				p.Problems = append(p.Problems, p.clip(r.mask.String(s)))
 			}
 		}
 	}
@@ -224,6 +225,27 @@ func (r *Recorder) packet(ctx context.Context, res *interp.Result, page drivers.
 		}
 	}
 	return p, img
+}
+
+// maxPacketField bounds one text of the packet (a URL, a title, a
+// dialog's or a problem's text), in bytes: a 2 MB data: URL or a page
+// title of a whole article would otherwise crowd out the rest of the
+// budget (or, for the current tab, be sent whole: it is never dropped).
+const maxPacketField = 1000
+
+// clip is s bounded to maxPacketField bytes: its first half-bound bytes
+// (cut at a character boundary) and "… (N bytes)"; it marks p truncated
+// when it cuts.
+func (p *Packet) clip(s string) string {
+	if len(s) <= maxPacketField {
+		return s
+	}
+	p.Truncated = true
+	cut := maxPacketField / 2
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", s[:cut], len(s))
 }
 
 func size(p *Packet) int {

@@ -80,3 +80,35 @@ click "#orders" wait: 1s retries: 0
 		}
 	}
 }
+
+// TestPacketLongURLClipped: a tab's address of many kilobytes is cut in
+// the packet (the current tab is never dropped to fit the budget, so its
+// address was sent whole) and the packet says it was cut.
+func TestPacketLongURLClipped(t *testing.T) {
+	st, err := runs.Open(t.TempDir(), runs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	src := `flow longurl "A failure on a page with a long address"
+
+param base: string "server"
+param q: string "query"
+
+open "{{ base }}/basic.html?q={{ q }}"
+click "#nope" wait: 1s retries: 0
+`
+	res, fin := runFlow(t, st, src, "", map[string]any{"base": srv.URL, "q": strings.Repeat("x", 20000)})
+	if res.Success || fin.Packet == nil {
+		t.Fatalf("result %+v, packet %v", res.Error, fin.Packet)
+	}
+	p := fin.Packet
+	if len(p.URL) > 1100 || !strings.HasSuffix(p.URL, " bytes)") || !p.Truncated {
+		t.Errorf("url: %d bytes, truncated %v", len(p.URL), p.Truncated)
+	}
+	for _, tab := range p.Tabs {
+		if len(tab.URL) > 1100 {
+			t.Errorf("tab url: %d bytes", len(tab.URL))
+		}
+	}
+}
