@@ -92,6 +92,8 @@ type Console struct {
 	// console opened after it was asked; in a Race, only while the other
 	// channel asks. Zero: unavailable at once.
 	Await time.Duration
+
+	unavailable func() // tests: called each time Await finds no console to take the question
 }
 
 // Name returns "console".
@@ -105,6 +107,9 @@ func (c *Console) Ask(ctx context.Context, q core.Question) (core.Answer, error)
 		ans, err := c.askNow(ctx, q)
 		if c.Await <= 0 || !errors.Is(err, ErrUnavailable) {
 			return ans, err
+		}
+		if c.unavailable != nil {
+			c.unavailable()
 		}
 		stop, _ := ctx.Value(stopAwaitKey{}).(<-chan struct{}) // Race: the other channel cannot ask
 		t := time.NewTimer(c.Await)

@@ -359,7 +359,14 @@ func TestConsoleNoPageNamesTheURL(t *testing.T) {
 // question that waits for its caller), and answers from it.
 func TestConsoleAwaited(t *testing.T) {
 	home := t.TempDir()
-	c := &Console{Home: home, From: "rpa serve (pid 1)", Await: 10 * time.Millisecond}
+	looked := make(chan struct{}, 1)
+	c := &Console{Home: home, From: "rpa serve (pid 1)", Await: 10 * time.Millisecond,
+		unavailable: func() {
+			select {
+			case looked <- struct{}{}:
+			default:
+			}
+		}}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	type out struct {
@@ -371,7 +378,11 @@ func TestConsoleAwaited(t *testing.T) {
 		a, err := c.Ask(ctx, core.Question{Title: "Code?", Input: "text"})
 		done <- out{a, err}
 	}()
-	time.Sleep(50 * time.Millisecond) // asked while no console is open
+	select { // asked, and found no console open
+	case <-looked:
+	case r := <-done:
+		t.Fatalf("answered before a console was open: %+v %v", r.a, r.err)
+	}
 	b := NewBroker()
 	if err := b.Listen(home, "rpa ui (test)"); err != nil {
 		t.Fatal(err)
