@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/rpa-dev/rpa/internal/host/hitl"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/rpa-dev/rpa/internal/authoring/importer"
 	"github.com/rpa-dev/rpa/internal/authoring/recorder"
+	"github.com/rpa-dev/rpa/lang/actions"
 	"github.com/rpa-dev/rpa/lang/diag"
 )
 
@@ -50,6 +53,15 @@ func runRecord(ctx context.Context, args []string, _, stderr io.Writer) int {
 	}
 	if err := importer.Refuse(*force, *out); err != nil { // refused now, not after the session
 		return fail(stderr, exitUsage, "record", err)
+	}
+	// What would lose the recording at its end is refused before the browser opens: an
+	// address open cannot load (the flow's first step would be refused too) and a folder
+	// the flow cannot be written to.
+	if why := actions.CheckOpenURL(pos[0]); why != "" {
+		return fail(stderr, exitUsage, "record", errors.New(why))
+	}
+	if err := writableDir(filepath.Dir(*out)); err != nil {
+		return fail(stderr, exitUsage, "record", fmt.Errorf("-o: %v", err))
 	}
 	name := recorder.NameFor(*out)
 	opts := recorder.Options{URL: pos[0], Name: name, Headless: *headless, Params: params}
@@ -91,4 +103,22 @@ func runRecord(ctx context.Context, args []string, _, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "wrote %s (%d steps)\n", *out, len(file.Body))
 	return exitOK
+}
+
+// writableDir says why a file cannot be written in dir (nil when it can):
+// it must exist, be a folder and take a new file (one is made and removed).
+func writableDir(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("folder %s: %w", dir, errors.Unwrap(err))
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a folder", dir)
+	}
+	f, err := os.CreateTemp(dir, ".rpa-record-*")
+	if err != nil {
+		return fmt.Errorf("cannot write in %s: %w", dir, errors.Unwrap(err))
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }

@@ -79,3 +79,31 @@ func TestRecordCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordRefusedBeforeBrowser: what would lose a recording at its end
+// (an address open cannot load, a folder -o cannot be written in) is
+// refused with exit 2 before any browser starts (ROD_BROWSER points at
+// nothing: a start would fail with exit 1 instead).
+func TestRecordRefusedBeforeBrowser(t *testing.T) {
+	t.Setenv("ROD_BROWSER", filepath.Join(t.TempDir(), "no-browser"))
+	file := filepath.Join(t.TempDir(), "plain")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"javascript:alert(1)", "-o", filepath.Join(dir, "a.flow"), "--headless"}, `scheme "javascript" is not one open loads`},
+		{[]string{"not a url", "-o", filepath.Join(dir, "b.flow"), "--headless"}, `"not a url" is not an absolute URL`},
+		{[]string{"http://127.0.0.1:1/", "-o", filepath.Join(dir, "missing", "c.flow"), "--headless"}, "-o: folder " + filepath.Join(dir, "missing") + ": no such file or directory"},
+		{[]string{"http://127.0.0.1:1/", "-o", filepath.Join(file, "d.flow"), "--headless"}, "-o: " + file + " is not a folder"},
+	} {
+		var so, se bytes.Buffer
+		code := commands.Commands["record"].Run(tc.args, &so, &se)
+		if code != exitUsage || !strings.Contains(se.String(), tc.want) {
+			t.Errorf("%v: exit %d, %q; want exit %d and %q", tc.args, code, se.String(), exitUsage, tc.want)
+		}
+	}
+}
