@@ -171,7 +171,7 @@ func (c *Cmd) Run(_ context.Context, sub string, pos []string) error {
 
 func (c *Cmd) ask(title string, hidden bool) (string, bool, error) {
 	if c.Ask == nil {
-		return "", false, Input(errors.New("no terminal to ask on"))
+		return "", false, Input(ErrNoTerminal)
 	}
 	return c.Ask(title, hidden)
 }

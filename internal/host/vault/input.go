@@ -22,12 +22,15 @@ import (
 // end of input); err when nobody can be asked.
 type Asker func(title string, hidden bool) (answer string, ok bool, err error)
 
+// ErrNoTerminal is the error of an Asker that has no terminal to ask on.
+var ErrNoTerminal = errors.New("no terminal to ask on")
+
 // TerminalAsker asks on the controlling terminal (hitl.Terminal; /dev/tty,
 // or the console on Windows), hidden when asked; no terminal is an error.
 func TerminalAsker(title string, hidden bool) (string, bool, error) {
 	t, err := hitl.OpenTerminal()
 	if err != nil {
-		return "", false, Input(fmt.Errorf("no terminal to ask on (%v)", err))
+		return "", false, Input(fmt.Errorf("%w: %v", ErrNoTerminal, err))
 	}
 	defer t.In.Close()
 	in := map[bool]string{false: "text", true: "password"}[hidden]

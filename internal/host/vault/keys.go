@@ -153,6 +153,10 @@ func (k *Keys) vaultPassphrase(confirm bool) ([]byte, error) {
 		return nil, ErrNoPassphrase
 	}
 	p, err := k.Passphrase("Vault passphrase", confirm)
+	if errors.Is(err, ErrNoTerminal) {
+		// Say what was wanted, not only that nobody could be asked.
+		return nil, fmt.Errorf("%w (%v)", ErrNoPassphrase, err)
+	}
 	if err != nil {
 		return nil, err
 	}

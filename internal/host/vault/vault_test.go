@@ -214,6 +214,15 @@ func TestWrongPassphrase(t *testing.T) {
 	if _, err := New(home, &Keys{}).Get("portal/admin"); !errors.Is(err, ErrNoPassphrase) {
 		t.Errorf("nobody to ask: %v", err)
 	}
+	// No terminal to ask on (a script's stdin holds the fields): the error says the passphrase
+	// was wanted and how to give it, and why nobody was asked.
+	noTTY := func(string, bool) (string, bool, error) {
+		return "", false, Input(fmt.Errorf("%w: open /dev/tty: no such device", ErrNoTerminal))
+	}
+	_, err = New(home, &Keys{Passphrase: PassphraseFrom(noTTY)}).Get("portal/admin")
+	if !errors.Is(err, ErrNoPassphrase) || !BadInput(err) || !strings.Contains(err.Error(), EnvPassphrase) || !strings.Contains(err.Error(), "open /dev/tty") {
+		t.Errorf("no terminal: %v", err)
+	}
 }
 
 // TestListNeedsKey: the names of the accounts are sealed with their
