@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-rod/rod"
@@ -24,8 +25,9 @@ import (
 var engineJS string
 
 // engineSource is engine.js with the accessible role and name (drivers/a11y)
-// spliced in.
-var engineSource = a11y.Splice(engineJS)
+// spliced in, made at first use: a process that drives no browser (most
+// rpa commands, an idle rpa serve) does not keep its 100 KB (issue 24).
+var engineSource = sync.OnceValue(func() string { return a11y.Splice(engineJS) })
 
 // slice is the longest single in-page wait; ctx is re-checked between slices
 // (and a cancelled ctx aborts the CDP call at once anyway).
@@ -103,7 +105,15 @@ func retOf(byValue bool) ret {
 // registered symbol of its global object, called as fn(op, ...args) with
 // this the element (the global object for document operations): the
 // engine (engine.js) and the healing helper (heal.js).
+//
+// Its texts are made at its first use (the engine's are 100 KB and more
+// each): a process that runs no flow does not keep them (issue 24).
 type script struct {
+	text func() scriptText
+}
+
+// scriptText is a script's JavaScript.
+type scriptText struct {
 	// call calls the document's instance, or returns scriptMissing when
 	// it has none; install makes the instance from the script's source,
 	// then calls it. Both are function declarations taking (op, ...args).
@@ -113,28 +123,34 @@ type script struct {
 	source string
 }
 
-// newScript returns the script kept under Symbol.for(key) whose source is
-// an expression that registers the instance under that key (once) and
-// evaluates to it.
-func newScript(key, source string) *script {
-	return &script{
-		call: `function (op, ...a) {
+// newScript returns the script kept under Symbol.for(key) whose source
+// (made at first use) is an expression that registers the instance under
+// that key (once) and evaluates to it.
+func newScript(key string, source func() string) *script {
+	return &script{text: sync.OnceValue(func() scriptText {
+		src := source()
+		return scriptText{
+			call: `function (op, ...a) {
 	const f = globalThis[Symbol.for(` + jsString(key) + `)];
 	return f ? f.call(this, op, ...a) : ` + jsString(scriptMissing) + `;
 }`,
-		install: "function (op, ...a) { return (" + source + ").call(this, op, ...a) }",
-		source:  source,
-	}
+			install: "function (op, ...a) { return (" + src + ").call(this, op, ...a) }",
+			source:  src,
+		}
+	})}
 }
 
 // withScript returns s whose calls first register other's instance in
 // the document (when it has none): one evaluation that brings other along.
 func (s *script) withScript(other *script) *script {
-	return &script{
-		call:    "function (op, ...a) { " + other.source + "; return (" + s.call + ").call(this, op, ...a) }",
-		install: "function (op, ...a) { " + other.source + "; return (" + s.install + ").call(this, op, ...a) }",
-		source:  s.source,
-	}
+	return &script{text: sync.OnceValue(func() scriptText {
+		o, t := other.text(), s.text()
+		return scriptText{
+			call:    "function (op, ...a) { " + o.source + "; return (" + t.call + ").call(this, op, ...a) }",
+			install: "function (op, ...a) { " + o.source + "; return (" + t.install + ").call(this, op, ...a) }",
+			source:  t.source,
+		}
+	})}
 }
 
 // scriptMissing is what a script's call returns in a document without it.
@@ -160,13 +176,14 @@ func (f *frame) run(ctx context.Context, s *script, this *proto.RuntimeRemoteObj
 	all := append([]any{op}, args...)
 	ctx, done := f.pg.b.whileRunning(ctx)
 	defer done()
+	text := s.text()
 	for attempt := 0; ; attempt++ {
-		res, err := f.invoke(ctx, this, held, r, s.call, all)
+		res, err := f.invoke(ctx, this, held, r, text.call, all)
 		if err != nil && context.Cause(ctx) == errExited {
 			return nil, errExited // a call the dead browser never answers ends now
 		}
 		if err == nil && res != nil && res.Type == proto.RuntimeRemoteObjectTypeString && res.Value.Str() == scriptMissing {
-			res, err = f.invoke(ctx, this, held, r, s.install, all)
+			res, err = f.invoke(ctx, this, held, r, text.install, all)
 		}
 		if err != nil && this == nil && attempt < 20 && ctx.Err() == nil &&
 			(transientEvalErr(err) || strings.Contains(err.Error(), "Could not find object with given id")) {
@@ -247,7 +264,7 @@ func jsString(s string) string {
 // (frames included) before the page's own scripts run, so no call has to
 // send it (Page.addScriptToEvaluateOnNewDocument).
 func engineInit(rp *rod.Page) error {
-	_, err := proto.PageAddScriptToEvaluateOnNewDocument{Source: engineSource}.Call(rp)
+	_, err := proto.PageAddScriptToEvaluateOnNewDocument{Source: engineSource()}.Call(rp)
 	return err
 }
 

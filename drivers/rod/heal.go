@@ -19,19 +19,21 @@ var healSource string
 // healScript is the healing helper (heal.js after selectorgen's generator,
 // whose role, accessible name and selectors it uses), installed in a
 // document on its first call there and kept like the engine.
-var healScript = newScript("rpa.heal/1", `(() => {
+var healScript = newScript("rpa.heal/1", func() string {
+	return `(() => {
 	const k = Symbol.for('rpa.heal/1');
 	if (!globalThis[k]) {
 		const fn = (() => {
-`+selectorgen.Script+`
+` + selectorgen.Script() + `
 return (
-`+healSource+`
+` + healSource + `
 );
 })();
 		Object.defineProperty(globalThis, k, { value: fn, configurable: true });
 	}
 	return globalThis[k];
-})()`)
+})()`
+})
 
 var _ drivers.Healer = (*frame)(nil)
 

@@ -35,12 +35,15 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/rpa-dev/rpa/drivers"
 	"github.com/rpa-dev/rpa/drivers/a11y"
 )
 
-// Script is the generator. Evaluating it in a document defines
+// Script returns the generator (made at its first call, then kept: a
+// process that records or drives no browser does not hold it; issue 24).
+// Evaluating it in a document defines
 // globalThis.__rpaSelGen (once; evaluating it again changes nothing), an
 // object with:
 //
@@ -51,7 +54,7 @@ import (
 //
 // The role and name computation is drivers/rod's engine's own
 // (drivers/a11y), spliced in.
-var Script = a11y.Splice(script)
+var Script = sync.OnceValue(func() string { return a11y.Splice(script) })
 
 //go:embed selectorgen.js
 var script string
@@ -104,7 +107,7 @@ type Target struct {
 // JS expression find yields (nil when it yields none). find sees the
 // Eval arguments as the array a: `document.querySelector(a[0])`.
 func Func(find string, max int) string {
-	return fmt.Sprintf("(...a) => {\n%s\nconst el = (%s);\nif (!el || el.nodeType !== 1) return null;\nreturn globalThis.__rpaSelGen.target(el, %d);\n}", Script, find, max)
+	return fmt.Sprintf("(...a) => {\n%s\nconst el = (%s);\nif (!el || el.nodeType !== 1) return null;\nreturn globalThis.__rpaSelGen.target(el, %d);\n}", Script(), find, max)
 }
 
 // notInstalled is what the short call answers in a document without the
@@ -156,7 +159,7 @@ if (tb) {
   t.table.rel = {x: tr.left - r.left, y: tr.top - r.top, w: tr.width, h: tr.height};
 }
 return t;
-}`, Script, max)
+}`, Script(), max)
 }
 
 // At returns target(el, max) for the element at (x, y) of p's viewport,

@@ -44,11 +44,13 @@ import (
 var snapshotJS string
 
 // callJS runs the installed snapshot function (null when this document
-// has none yet); installJS installs it (with the selector generator, whose
+// has none yet); installJS (made at first use) installs it (with the selector generator, whose
 // role and name it uses) and runs it.
 const callJS = `(o) => (typeof globalThis.__rpaSnapshot === 'function' ? globalThis.__rpaSnapshot(o) : null)`
 
-var installJS = "(o) => {\n" + selectorgen.Script + "\nglobalThis.__rpaSnapshot = (" + snapshotJS + ");\nreturn globalThis.__rpaSnapshot(o);\n}"
+var installJS = sync.OnceValue(func() string {
+	return "(o) => {\n" + selectorgen.Script() + "\nglobalThis.__rpaSnapshot = (" + snapshotJS + ");\nreturn globalThis.__rpaSnapshot(o);\n}"
+})
 
 // DefaultMaxTokens is the default budget of a snapshot (characters / 4).
 const DefaultMaxTokens = 2000
@@ -205,7 +207,7 @@ func take(ctx context.Context, f drivers.Frame, opts Options, prefix string, pat
 	// only a call
 	v, err := f.Eval(ctx, callJS, arg)
 	if err == nil && v == nil {
-		v, err = f.Eval(ctx, installJS, arg)
+		v, err = f.Eval(ctx, installJS(), arg)
 	}
 	if err != nil {
 		return nil, err

@@ -108,7 +108,7 @@ func Start(ctx context.Context, opts Options) (*Session, error) {
 	rec, err := rodd.Record(ctx, rodd.RecordOptions{
 		Launch:  drivers.LaunchOptions{Bin: opts.Bin, UserDataDir: dir, Show: !opts.Headless},
 		URL:     opts.URL,
-		Script:  selectorgen.Script + "\n" + strings.Replace(recordJS, "__RPA_CONFIG__", string(cfg), 1),
+		Script:  selectorgen.Script() + "\n" + strings.Replace(recordJS, "__RPA_CONFIG__", string(cfg), 1),
 		Binding: bindingName,
 		Control: opts.Headless, // a headless session is driven by the person's script
 		// the parent document's own record.js names the iframe

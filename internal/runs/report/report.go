@@ -25,6 +25,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rpa-dev/rpa/internal/atomicfile"
@@ -295,11 +296,11 @@ func Render(w io.Writer, s *runs.Store, id string, o Options) error {
 	}
 	// Text first: what is left of the cap goes to the screenshots.
 	var text bytes.Buffer
-	if err := page.Execute(&text, v); err != nil {
+	if err := page().Execute(&text, v); err != nil {
 		return err
 	}
 	v.placeShots(dir, o.MaxBytes-text.Len()-1024)
-	return page.Execute(w, v)
+	return page().Execute(w, v)
 }
 
 // healRows are the lines of run healing found a candidate for: the steps
@@ -504,17 +505,20 @@ func readEvents(path string) (log []string, problems []problemView) {
 	return log, problems
 }
 
-var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"ms": func(n int64) string {
-		if n >= 10000 {
-			return strconv.FormatFloat(float64(n)/1000, 'f', 1, 64) + " s"
-		}
-		return strconv.FormatInt(n, 10) + " ms"
-	},
-	"pct":           func(f float64) string { return strconv.FormatFloat(max(f, 0.5), 'f', 1, 64) + "%" },
-	"errorActionOf": runs.ErrorActionShown,
-	"base":          filepath.Base, // a report is a resource: no host path in it
-}).Parse(`<!doctype html>
+// page is the report's template, parsed at its first use (a process that
+// writes no report does not keep it; issue 24).
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"ms": func(n int64) string {
+			if n >= 10000 {
+				return strconv.FormatFloat(float64(n)/1000, 'f', 1, 64) + " s"
+			}
+			return strconv.FormatInt(n, 10) + " ms"
+		},
+		"pct":           func(f float64) string { return strconv.FormatFloat(max(f, 0.5), 'f', 1, 64) + "%" },
+		"errorActionOf": runs.ErrorActionShown,
+		"base":          filepath.Base, // a report is a resource: no host path in it
+	}).Parse(`<!doctype html>
 <html lang="{{.Lang}}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Run.Flow}} · {{.StatusText}} · {{$.T "report.run" .Run.ID}}</title>
@@ -585,3 +589,4 @@ tr.failed td{background:#ffebe9}tr.skipped td{color:var(--skip)}
 <p class="note">{{$.T "report.written" .Generated}}</p>
 </main></body></html>
 `))
+})
