@@ -163,6 +163,10 @@ type Fire struct {
 	Notify string `json:"notify,omitempty"`
 	// Holder is the scheduler that runs (ran) it (Holder.Token).
 	Holder string `json:"-"`
+	// Orphan is true (ActiveFires) for a running fire whose process ended
+	// (kill -9, a crash) before it ended the attempt: the next process to
+	// fire schedules takes it over (OrphanFires) and ends it interrupted.
+	Orphan bool `json:"orphan,omitempty"`
 }
 
 // Holder names a process holding a lease or running a fire: a token
@@ -475,7 +479,25 @@ func (s *Store) Fires(name string, limit int) ([]*Fire, error) {
 
 // ActiveFires returns every queued and running fire, oldest due first.
 func (s *Store) ActiveFires() ([]*Fire, error) {
-	return s.fires(`WHERE state IN ('queued','running') ORDER BY due_ms, id`)
+	fs, err := s.fires(`WHERE state IN ('queued','running') ORDER BY due_ms, id`)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range fs {
+		if f.State == FireRunning {
+			if o, err := s.fireOwner(f.ID); err == nil && !alive(o) {
+				f.Orphan = true
+			}
+		}
+	}
+	return fs, nil
+}
+
+// fireOwner is the process that runs fire id.
+func (s *Store) fireOwner(id int64) (owner, error) {
+	var o owner
+	err := s.db.QueryRow(`SELECT owner_pid, owner_start FROM schedule_fires WHERE id=?`, id).Scan(&o.pid, &o.start)
+	return o, err
 }
 
 // Claim is the outcome of ClaimFire.
@@ -659,11 +681,8 @@ func (s *Store) OrphanFires(h Holder) ([]*Fire, error) {
 	}
 	var out []*Fire
 	for _, f := range running {
-		var o owner
-		if err := s.db.QueryRow(`SELECT owner_pid, owner_start FROM schedule_fires WHERE id=?`, f.ID).Scan(&o.pid, &o.start); err != nil {
-			continue
-		}
-		if alive(o) {
+		o, err := s.fireOwner(f.ID)
+		if err != nil || alive(o) {
 			continue
 		}
 		res, err := s.db.Exec(`UPDATE schedule_fires SET holder=?, owner_pid=?, owner_start=? WHERE id=? AND state='running' AND owner_pid=? AND owner_start=?`,

@@ -283,8 +283,15 @@ func TestOrphanFires(t *testing.T) {
 	if got, _ := s.OrphanFires(Me("next", "rpa schedule daemon")); len(got) != 0 {
 		t.Fatalf("a live owner's fire was taken: %+v", got)
 	}
+	if act, _ := s.ActiveFires(); len(act) != 1 || act[0].Orphan {
+		t.Fatalf("a live owner's fire shown as an orphan: %+v", act)
+	}
 	s.db.Exec(`UPDATE schedule_fires SET owner_pid=? WHERE id=?`, 1<<22+12345, id)
 	s.db.Exec(`UPDATE runs SET owner_pid=? WHERE id=?`, 1<<22+12345, r.ID)
+	// Before any process takes it over, the board shows it as what it is.
+	if act, _ := s.ActiveFires(); len(act) != 1 || !act[0].Orphan || act[0].State != FireRunning {
+		t.Fatalf("a dead owner's fire not shown as an orphan: %+v", act)
+	}
 	next := Me("next", "rpa schedule daemon")
 	got, err := s.OrphanFires(next)
 	if err != nil || len(got) != 1 || got[0].ID != id || got[0].Attempt != 1 {

@@ -42,6 +42,7 @@ func init() {
 		"schedules.st.active":      {En: "active", Zh: "启用"},
 		"schedules.st.paused":      {En: "paused", Zh: "已暂停"},
 		"schedules.st.running":     {En: "running (attempt %d of %d)", Zh: "运行中（第 %d 次，共 %d 次）"},
+		"schedules.st.orphan":      {En: "interrupted (attempt %d of %d): the process running it ended; the next rpa process to fire schedules ends it", Zh: "已中断（第 %d 次，共 %d 次）：运行它的进程已结束；下一个触发计划任务的 rpa 进程会结束它"},
 		"schedules.st.waiting":     {En: "waiting: %s", Zh: "等待中：%s"},
 		"schedules.fire.ok":        {En: "ok", Zh: "成功"},
 		"schedules.fire.failed":    {En: "failed (%d attempts)", Zh: "失败（尝试 %d 次）"},
@@ -129,6 +130,9 @@ func (s *Server) renderSchedules(w http.ResponseWriter, r *http.Request, status 
 			switch f.State {
 			case runs.FireRunning:
 				row.State, row.StateClass = s.T(r, "schedules.st.running", f.Attempt, f.MaxAttempts), "status-running"
+				if f.Orphan {
+					row.State, row.StateClass = s.T(r, "schedules.st.orphan", f.Attempt, f.MaxAttempts), "bad"
+				}
 			case runs.FireQueued:
 				why := f.Waiting
 				if why == "" {

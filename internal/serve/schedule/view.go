@@ -218,22 +218,32 @@ func WriteList(w io.Writer, b *Board) error {
 	return err
 }
 
-// state is "paused", "running", "queued (N)" or "active".
+// OrphanText says what becomes of a running fire whose process ended
+// (runs.Fire.Orphan).
+const OrphanText = "the process running it ended; the next rpa process to fire schedules ends it and retries it if it has retries left"
+
+// state is "paused", "running", "interrupted", "N waiting" (joined with ", ") or "active".
 func state(v *View) string {
 	if v.Paused {
 		return "paused"
 	}
-	running, queued := 0, 0
+	running, orphans, queued := 0, 0, 0
 	for _, f := range v.Active {
-		if f.State == runs.FireRunning {
+		switch {
+		case f.State == runs.FireRunning && f.Orphan:
+			orphans++
+		case f.State == runs.FireRunning:
 			running++
-		} else {
+		default:
 			queued++
 		}
 	}
 	var s []string
 	if running > 0 {
 		s = append(s, "running")
+	}
+	if orphans > 0 {
+		s = append(s, "interrupted")
 	}
 	if queued > 0 {
 		s = append(s, fmt.Sprintf("%d waiting", queued))
@@ -359,6 +369,9 @@ func fireLine(f *runs.Fire) string {
 		}
 	case runs.FireRunning:
 		s += fmt.Sprintf(" (attempt %d of %d)", f.Attempt, f.MaxAttempts)
+		if f.Orphan {
+			s += ", interrupted: " + OrphanText
+		}
 	}
 	if f.Attempt > 1 && f.State != runs.FireRunning {
 		s += fmt.Sprintf(" after %d attempts", f.Attempt)
