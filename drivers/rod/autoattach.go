@@ -29,6 +29,13 @@ import (
 // of the same tab are ignored, every dialog is seen and answered once.
 // Targets of other browser contexts (an attached browser's other users)
 // and non-page targets are resumed and detached at once.
+//
+// The watch session keeps its Page domain for the tab's life, so each Page
+// event comes twice, once per session. Measured, that costs no renderer
+// time (DOMContentLoaded with the watch's Page domain on and off, 4 tabs
+// each, 50 interleaved rounds: no difference beyond the noise), while
+// retiring the watch (Page.disable or detaching it) could cut off the
+// answer to a dialog it reported, which goes on that session.
 
 // autoAttach turns auto-attaching on (a browser without it keeps the older
 // path: dialogs are seen on rod's session once it is attached).

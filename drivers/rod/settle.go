@@ -15,6 +15,31 @@ import (
 // settled while no element is added or removed (the engine's observer) and
 // no request is in flight, starts or ends (the tab's network events).
 
+// Why every tab has the Network domain on
+//
+// It costs: on the bench's demo app (Chromium 148, every tab in its own
+// window, 4 tabs a mode, 60 interleaved rounds) a navigation reached
+// DOMContentLoaded (Navigation Timing) ~9 ms later with Network enabled on
+// its tab, ~13 ms from Page.navigate, whatever Network.enable's buffer
+// sizes or Network.setAttachDebugStack. But what needs it cannot be had
+// from Page.lifecycleEvent: networkAlmostIdle and networkIdle come once
+// per document (Chromium's idleness detector stops once it reported), so a
+// fetch started after that, by a click or a polling page, shows in no
+// lifecycle event at all (measured: fetches 1.5, 2.5 and 3.5 s after load,
+// none). Without the requests such a page would count as settled: a
+// sign-in or error look would end a wait that an answer on its way would
+// have ended well, and a settled miss would skip the retries. `wait idle`
+// (WaitIdle) waits for requests an action started too. The problem watcher
+// (evidence.go) takes HTTP errors and failed requests of recorded runs from
+// the Network events (Log.entryAdded, source network, carries the same:
+// status, text, URL, cancellations left out). A way to save the cost that
+// keeps all this would turn the domain off from a navigation rpa starts to
+// the new document's networkIdle (its load counted by Chromium, as for a
+// tab's first page: midLoad) and on again after; to settle first: the
+// requests that start within that round trip, problems during the load
+// (from Log), a document that never reaches networkIdle, and navigations
+// the page starts (a form's submit), when the domain is still on.
+
 // settleAfter is how long a page must have been settled before what it
 // shows (a sign-in page, an error, an HTTP error document) ends a wait.
 const settleAfter = time.Second
