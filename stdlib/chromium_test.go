@@ -152,6 +152,16 @@ r = text "#result"
 return r`, `"action:export-csv"`)
 }
 
+// TestClickRecycledRow: the page re-uses the located row's node for
+// another row between the aim and the press (a virtualised list's
+// re-render); the click is held back and lands on the row asked for.
+func TestClickRecycledRow(t *testing.T) {
+	expect(t, `open "{{ base }}/recycle.html?move=1"
+click "button[data-row=b]"
+r = text "#result"
+return r`, `"clicked b"`)
+}
+
 func TestReactControlled(t *testing.T) {
 	expect(t, `open "{{ base }}/react.html"
 fill "#fullname" "Grace Hopper"

@@ -111,15 +111,29 @@ func click(ctx context.Context, c *Call) (any, error) {
 	if force {
 		want = drivers.Attached
 	}
-	el, err := c.Locate(ctx, sels, want)
-	if err != nil {
+	for relocated := 0; ; relocated++ {
+		el, err := c.Locate(ctx, sels, want)
+		if err != nil {
+			return nil, err
+		}
+		if fc, ok := el.(forceClicker); ok && force {
+			return nil, fc.ForceClick(ctx, button, count)
+		}
+		err = el.Click(ctx, button, count)
+		// The page replaced or re-used the element before the click (the
+		// driver held the press back: a virtualised list's recycled row):
+		// locate it again at once rather than after the step's `every`.
+		if core.KindOf(err) == core.KindNotFound && !core.IsFinal(err) && relocated < maxRelocate && ctx.Err() == nil {
+			continue
+		}
 		return nil, err
 	}
-	if fc, ok := el.(forceClicker); ok && force {
-		return nil, fc.ForceClick(ctx, button, count)
-	}
-	return nil, el.Click(ctx, button, count)
 }
+
+// maxRelocate bounds how often one click attempt locates its element again
+// after the page replaced it under the click (a page that re-renders
+// endlessly is left to the step's retries).
+const maxRelocate = 3
 
 // forceClicker is implemented by elements that can deliver a click to the
 // element itself even when something covers its centre (drivers/rod: the

@@ -278,6 +278,10 @@ func (e *element) pointer(ctx context.Context, what string, intercept, expect bo
 		seen, bad, after := res[0].Int(), res[1].Str(), res[2]
 		due := len(res) > 3 && res[3].Bool()
 		switch {
+		case strings.HasPrefix(bad, "replaced\t"):
+			// the node now shows other content (engine reused): the page
+			// never saw the press; the replay engine locates again
+			return &core.Error{Kind: core.KindNotFound, Msg: fmt.Sprintf("%s: %s (the click was held back)", what, strings.TrimPrefix(bad, "replaced\t"))}
 		case bad != "":
 			last = &core.Error{Kind: core.KindCovered, Msg: fmt.Sprintf("%s: the click on %s landed on %s (the page moved under the pointer)", what, e.Describe(ctx), bad)}
 		case seen == 0:

@@ -400,6 +400,12 @@
       // armed by a locate (soft), nothing is held until the click's own
       // press: a click a key makes (Enter on a button) has none
       if (st.soft && !st.down && ev.type !== 'pointerdown' && ev.type !== 'mousedown') return;
+      if (!st.down) {
+        // the element still is what its selector found: a virtualised
+        // list re-uses a row's node for another row when it re-renders
+        const gone = reused(el);
+        if (gone) st.bad = 'replaced\t' + gone;
+      }
       st.down = true;
       st.seen++;
       const path = ev.composedPath();
@@ -433,6 +439,8 @@
   function aim(k, doArm, expect, soft) {
     const el = this;
     if (!el.isConnected) return 'not_found\telement was detached';
+    const gone = reused(el);
+    if (gone) return 'not_found\t' + gone;
     const t = toggleTarget(el, k);
     if (!t) return 'none\tno other control toggles ' + describe(el);
     if (!visible(t)) return 'not_visible\t' + describe(t) + ' is not visible';
@@ -454,6 +462,20 @@
     return [x, y, isToggle(el) ? !!el.checked : null, isToggle(el) ? el.type.toLowerCase() : ''];
   }
   let aimTries = new WeakMap();
+
+  // foundBy remembers the selector locate found each element by, and
+  // reused says (a sentence, else '') when el no longer matches it: the
+  // page re-used the node for other content (a virtualised list recycles
+  // its row nodes on a scroll, moving them and changing their text and
+  // attributes). A click must not land on such a node: it is another row.
+  const foundBy = new WeakMap();
+  function reused(el) {
+    const f = foundBy.get(el);
+    if (!f) return '';
+    let els;
+    try { els = query(document, f.p); } catch (e) { return ''; }
+    return els.includes(el) ? '' : describe(el) + ' no longer matches ' + JSON.stringify(f.s) + ' (the page re-used it for other content)';
+  }
 
   // disarm ends the interception of the last aim and reports [events seen,
   // the wrong target hit or "", the toggle's state or null, whether the
@@ -940,6 +962,7 @@
       const r = await attempt(root, parsed, sels, want, tries);
       if (r.el) {
         lastTarget = new WeakRef(r.el);
+        foundBy.set(r.el, { p: parsed[r.index], s: sels[r.index] });
         if (want & C.aim) {
           // a click follows: aim at it in this same evaluation (see
           // settledAim), arming the interception softly (it engages at
