@@ -140,6 +140,11 @@ func TestWorkflowInMemory(t *testing.T) {
 	if !res.IsError || m["success"] != false || e["code"] != -32002.0 || e["kind"] != "fail" || e["message"] != "stopped on purpose" {
 		t.Errorf("failed flow: isError=%v %s", res.IsError, textOf(t, res))
 	}
+	// The flow's file is named within the flows folder: an agent (maybe on another machine,
+	// through a gateway) learns no folder of this one.
+	if e["file"] != "fails.flow" || strings.Contains(textOf(t, res), filepath.ToSlash(os.TempDir())) {
+		t.Errorf("failed flow's file: %v", e["file"])
+	}
 	if rs, _ := m["results"].([]any); len(rs) != 2 {
 		t.Errorf("partial results: %v", m["results"])
 	}

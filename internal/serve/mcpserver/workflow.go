@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -309,9 +310,33 @@ func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *f
 	if mode.task != nil {
 		mode.task.Outcome(taskOutcome(res, fin)) // tasks.go
 	}
+	if res.Error != nil {
+		res.Error.File = s.shownFile(res.Error.File)
+	}
 	out, err := flowResultRun(res, secrets, fin)
 	res.RemoveTempFiles() // after the evidence took its copy
 	return out, err
+}
+
+// shownFile is a flow's file as a result names it: relative to FlowsDir
+// (slash-separated) when it lies there, else its base name. A result goes
+// to agents that may sit on another machine (through a gateway): they
+// learn the flow's name, never the desktop's folders; the run record keeps
+// the whole path.
+func (s *Server) shownFile(file string) string {
+	if file == "" {
+		return ""
+	}
+	if s.opts.FlowsDir != "" {
+		if dir, err := filepath.Abs(s.opts.FlowsDir); err == nil {
+			if abs, err := filepath.Abs(file); err == nil {
+				if rel, err := filepath.Rel(dir, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+					return filepath.ToSlash(rel)
+				}
+			}
+		}
+	}
+	return filepath.Base(file)
 }
 
 // flowResult renders a WorkflowExecutionResult as the tool result: the
