@@ -220,7 +220,11 @@ func relatedMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 func (c *Client) setState(s State, attrs ...any) {
-	c.log.Info("link "+s.String(), attrs...)
+	if s == StateRefused { // logged once, as the error it is
+		c.log.Error("link "+s.String(), attrs...)
+	} else {
+		c.log.Info("link "+s.String(), attrs...)
+	}
 	if c.opts.OnState != nil {
 		c.opts.OnState(s)
 	}
@@ -376,12 +380,10 @@ func (c *Client) refusal(err error, code int) string {
 // refusedWait logs a refusal and waits the refusal backoff; false with Once (Run then returns).
 func (c *Client) refusedWait(ctx context.Context, sch *schedule, why string) bool {
 	if c.opts.Once {
-		c.log.Error("link refused", "reason", why)
 		c.setState(StateRefused, "reason", why)
 		return false
 	}
 	wait := sch.nextRefused()
-	c.log.Error("link refused; not re-dialling fast", "reason", why, "retry_in", wait.Round(time.Second).String())
 	c.setState(StateRefused, "reason", why, "retry_in", wait.Round(time.Second).String())
 	sleep(ctx, wait)
 	return true
