@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -24,10 +23,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	rodd "github.com/rpa-dev/rpa/drivers/rod"
+	"github.com/rpa-dev/rpa/internal/host/profiles"
 )
 
 // Process life of `rpa run` and `rpa serve` (issue 16): the built binary,
@@ -261,8 +260,11 @@ func TestOrphanBrowserEndedAtStart(t *testing.T) {
 }
 
 // TestProfileInUseByAnotherRun: a second `rpa run` on a profile another
-// rpa process is using is refused with exit 2 and a message naming that
-// process, never Chromium's own stderr.
+// rpa process is using for a run is refused with exit 1 (README: a profile
+// in use; it was 2, bad usage) and a message naming that process, never
+// Chromium's own stderr; with --profile-wait it waits for the run, which
+// keeps the profile (a busy profile is never handed over), and says how
+// long it waited.
 func TestProfileInUseByAnotherRun(t *testing.T) {
 	needLinux(t)
 	site, hits := lifeSite(t)
@@ -270,19 +272,55 @@ func TestProfileInUseByAnotherRun(t *testing.T) {
 	home := lifeHome(t)
 	first, _ := startRun(t, home, filepath.Join(flows, "hold.flow"))
 	waitFor(t, "the first run's page", func() bool { return hits.Load() > 0 })
-	cmd := exec.Command(rpaBin(t), "run", filepath.Join(flows, "quick.flow"), "--profile", "work")
-	cmd.Env = append(os.Environ(), "RPA_HOME="+home)
-	out, err := cmd.CombinedOutput()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	}
 	want := fmt.Sprintf("profile work is in use by rpa (pid %d)", first.Process.Pid)
-	if code != 2 || !strings.Contains(string(out), want) {
-		t.Fatalf("second run: exit %d, output:\n%s\nwant exit 2 and %q", code, out, want)
+	for _, wait := range []string{"0", "1s"} {
+		cmd := exec.Command(rpaBin(t), "run", filepath.Join(flows, "quick.flow"), "--profile", "work", "--profile-wait", wait)
+		cmd.Env = append(os.Environ(), "RPA_HOME="+home)
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		if code != 1 || !strings.Contains(string(out), want) {
+			t.Fatalf("second run (--profile-wait %s): exit %d, output:\n%s\nwant exit 1 and %q", wait, code, out, want)
+		}
+		if waited := strings.Contains(string(out), "; waited"); waited != (wait != "0") {
+			t.Errorf("--profile-wait %s: output says it waited: %v:\n%s", wait, waited, out)
+		}
+		if strings.Contains(string(out), "Singleton") || strings.Contains(string(out), "exited at start") {
+			t.Fatalf("Chromium's stderr reached the user:\n%s", out)
+		}
 	}
-	if strings.Contains(string(out), "Singleton") || strings.Contains(string(out), "exited at start") {
-		t.Fatalf("Chromium's stderr reached the user:\n%s", out)
+	if ents, _ := os.ReadDir(filepath.Join(home, "profiles", "work", profiles.WantedDirName)); len(ents) != 0 {
+		t.Errorf("the waiters left their markers: %v", ents)
+	}
+}
+
+// TestRunWaitsForKilledHolder: `rpa run` waiting for a profile another
+// `rpa run` holds takes it as soon as that holder is killed (kill -9: the
+// kernel drops its lock, which the waiter hears of), and runs.
+func TestRunWaitsForKilledHolder(t *testing.T) {
+	needLinux(t)
+	site, hits := lifeSite(t)
+	flows := lifeFlows(t, site)
+	home := lifeHome(t)
+	first, _ := startRun(t, home, filepath.Join(flows, "hold.flow"))
+	waitFor(t, "the first run's page", func() bool { return hits.Load() > 0 })
+	cmd := exec.Command(rpaBin(t), "run", filepath.Join(flows, "quick.flow"), "--profile", "work", "--profile-wait", "5m", "--json")
+	cmd.Env = append(os.Environ(), "RPA_HOME="+home)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(home, "profiles", "work", profiles.WantedDirName, strconv.Itoa(cmd.Process.Pid))
+	waitFor(t, "the waiter's marker", func() bool { _, err := os.Stat(marker); return err == nil })
+	_ = first.Process.Kill()
+	if err := cmd.Wait(); err != nil || !strings.Contains(out.String(), `"heading": "alive"`) {
+		t.Fatalf("the waiting run after its holder died: %v\n%s", err, &out)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the waiter left its marker")
 	}
 }
 
@@ -523,41 +561,67 @@ func TestRunSecretURLLeavesNoTrace(t *testing.T) {
 	}
 }
 
-// TestTwoServersOneHome: a second `rpa serve` on the same $RPA_HOME gets
-// -32004 "profile work is in use by rpa (pid N)" for a profile the first
-// one has open, never Chromium's stderr; another profile works.
+// TestTwoServersOneHome: two `rpa serve` on one $RPA_HOME share a
+// profile by handing over its idle warm browser: the second server's call
+// on the profile the first keeps open asks for it, the first closes its
+// browser and lets the profile go, the second runs; then the first's next
+// call takes it back the same way, and so does an `rpa run` (tester
+// finding: every such call was -32004 "profile work is in use by rpa (pid
+// N)" for the first server's --idle time). A call that holds the profile
+// keeps it: a run asking for it meanwhile waits in vain (exit 1).
 func TestTwoServersOneHome(t *testing.T) {
 	needLinux(t)
-	site, _ := lifeSite(t)
+	site, hits := lifeSite(t)
 	flows := lifeFlows(t, site)
 	home := lifeHome(t)
 	first, endpoint := serveHTTP(t, home, flows)
 	if res := callQuick(t, endpoint); res.IsError {
 		t.Fatalf("first server's call failed: %+v", res.Content)
 	}
-	_, endpoint2 := serveHTTP(t, home, flows)
+	second, endpoint2 := serveHTTP(t, home, flows)
+	lock := filepath.Join(home, "profiles", "work", profiles.LockFileName)
+	holder := func() int { pid, _ := profiles.Holder(filepath.Dir(lock)); return pid }
+	if pid := holder(); pid != first.Process.Pid {
+		t.Fatalf("profile work is held by pid %d, want the first server %d", pid, first.Process.Pid)
+	}
+	for i, ep := range []string{endpoint2, endpoint, endpoint2} {
+		if res := callQuick(t, ep); res.IsError {
+			t.Fatalf("call %d after the other server's: %+v", i+1, res.Content)
+		}
+		want := []int{second.Process.Pid, first.Process.Pid, second.Process.Pid}[i]
+		if pid := holder(); pid != want {
+			t.Fatalf("after call %d profile work is held by pid %d, want %d", i+1, pid, want)
+		}
+	}
+	runQuick(t, home, flows) // the second server hands it to `rpa run`
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "life-test", Version: "1"}, nil).
-		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint2}, nil)
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_quick", Arguments: map[string]any{"profileId": "work"}})
-	want := fmt.Sprintf("profile work is in use by rpa (pid %d)", first.Process.Pid)
-	// The code is -32004 (LaunchError); the SDK client may hand it back
-	// as a closed call with the message only.
-	var we *jsonrpc.Error
-	if err == nil || !strings.Contains(err.Error(), want) || (errors.As(err, &we) && we.Code != -32004) {
-		t.Fatalf("second server on a profile in use: %v; want -32004 and %q", err, want)
-	}
-	if strings.Contains(err.Error(), "Singleton") {
-		t.Fatalf("Chromium's stderr reached the caller: %v", err)
-	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_quick", Arguments: map[string]any{"profileId": "other"}})
 	if err != nil || res.IsError {
-		t.Fatalf("another profile on the second server: %v %+v", err, res)
+		t.Fatalf("another profile on the first server: %v %+v", err, res)
+	}
+	// A call holding the profile is never taken from.
+	before := hits.Load()
+	holdCtx, holdEnd := context.WithCancel(ctx)
+	held := make(chan struct{})
+	go func() {
+		defer close(held)
+		_, _ = cs.CallTool(holdCtx, &mcp.CallToolParams{Name: "workflow_hold", Arguments: map[string]any{"profileId": "work"}})
+	}()
+	defer func() { holdEnd(); <-held }()
+	waitFor(t, "the held call's page", func() bool { return hits.Load() > before })
+	cmd := exec.Command(rpaBin(t), "run", filepath.Join(flows, "quick.flow"), "--profile", "work", "--profile-wait", "1s")
+	cmd.Env = append(os.Environ(), "RPA_HOME="+home)
+	out, err := cmd.CombinedOutput()
+	want := fmt.Sprintf("profile work is in use by rpa (pid %d); waited", first.Process.Pid)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), want) {
+		t.Fatalf("a run on a profile a call holds: %v\n%s\nwant exit 1 and %q", err, out, want)
 	}
 }
 

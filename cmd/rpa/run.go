@@ -15,6 +15,7 @@ import (
 	"github.com/rpa-dev/rpa/internal/host/execpolicy"
 	"github.com/rpa-dev/rpa/internal/host/hitl"
 	"github.com/rpa-dev/rpa/internal/host/home"
+	"github.com/rpa-dev/rpa/internal/host/profiles"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/serve/localrun"
 	"github.com/rpa-dev/rpa/interp"
@@ -170,8 +171,8 @@ func execute(ctx context.Context, f *lang.Flow, typed lang.Args, rf *runFlags, r
 		code := exitFailed
 		if errors.Is(err, localrun.ErrCancelled) {
 			code = exitCancelled
-		} else if errors.As(err, new(*localrun.SetupError)) {
-			code = exitUsage
+		} else if errors.As(err, new(*localrun.SetupError)) && !errors.Is(err, profiles.ErrInUse) {
+			code = exitUsage // a profile in use is not bad input: exit 1 (README)
 		}
 		return nil, fail(stderr, code, rf.cmd, err)
 	}

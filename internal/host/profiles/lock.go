@@ -30,14 +30,22 @@ type InUseError struct {
 	Profile string
 	// PID is the holder's process id (0 when unknown).
 	PID int
+	// Waited is how long the claim waited for the holder to hand the
+	// folder over (ClaimWait; 0 when it did not wait).
+	Waited time.Duration
 }
 
-// Error is "profile ID is in use by rpa (pid N)".
+// Error is "profile ID is in use by rpa (pid N)", with "; waited D" when
+// the claim waited for it.
 func (e *InUseError) Error() string {
+	msg := fmt.Sprintf("profile %s is in use by another rpa process", e.Profile)
 	if e.PID > 0 {
-		return fmt.Sprintf("profile %s is in use by rpa (pid %d)", e.Profile, e.PID)
+		msg = fmt.Sprintf("profile %s is in use by rpa (pid %d)", e.Profile, e.PID)
 	}
-	return fmt.Sprintf("profile %s is in use by another rpa process", e.Profile)
+	if e.Waited > 0 {
+		msg += fmt.Sprintf("; waited %s", e.Waited.Round(time.Second))
+	}
+	return msg
 }
 
 // Is reports target == ErrInUse.
@@ -152,6 +160,17 @@ func (l *Lock) Unlock() {
 
 // Dir is the locked folder (absolute).
 func (l *Lock) Dir() string { return l.dir }
+
+// readPIDOnce reads the pid a lock file holds, 0 when unreadable or
+// empty.
+func readPIDOnce(path string) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return max(n, 0)
+}
 
 // readPID reads the pid a lock file holds, 0 when unreadable.
 func readPID(path string) int {

@@ -192,6 +192,9 @@ type Pool struct {
 	dirs      map[string]string
 	holds     map[string]*Lock // the claim of each launched profile's folder
 	scrubbing map[string]chan struct{}
+	// watches end the watch of each launched profile's folder for other
+	// processes that want it (want.go).
+	watches map[string]func()
 }
 
 // entry is one profile's state. Fields are guarded by Pool.mu except
@@ -252,7 +255,7 @@ func New(opts Options) (*Pool, error) {
 		opts.MaxQueue = DefaultMaxQueue
 	}
 	return &Pool{opts: opts, entries: map[string]*entry{}, secrets: map[string][]string{},
-		dirs: map[string]string{}, holds: map[string]*Lock{}, scrubbing: map[string]chan struct{}{},
+		dirs: map[string]string{}, holds: map[string]*Lock{}, scrubbing: map[string]chan struct{}{}, watches: map[string]func(){},
 		freed: make(chan struct{})}, nil
 }
 
@@ -369,6 +372,16 @@ func (p *Pool) handOffLocked(e *entry) {
 		return
 	}
 	e.busy = false
+	if e.browser != nil && !p.closed && p.dirs[e.id] != "" && WantedByOther(p.dirs[e.id]) {
+		// Another rpa process waits for the folder: hand it over now
+		// rather than keep the browser for its idle time.
+		r := p.takeOutLocked(e)
+		go func() {
+			p.opts.Logger.Info("browser closed: another rpa process wants the profile", "profile", e.id)
+			_ = p.finish(r)
+		}()
+		return
+	}
 	if e.browser != nil {
 		p.signalLocked() // an idle browser: a call waiting for a slot may close it
 	}
@@ -386,16 +399,43 @@ func (p *Pool) expire(e *entry, gen int) {
 		p.mu.Unlock()
 		return
 	}
+	r := p.takeOutLocked(e)
+	p.mu.Unlock()
+	p.opts.Logger.Info("browser closed after idle time", "profile", e.id)
+	_ = p.finish(r)
+}
+
+// takeOutLocked takes the idle browser out of the free entry e, to close
+// and scrub (finish). The caller holds p.mu.
+func (p *Pool) takeOutLocked(e *entry) *retirement {
 	b := e.browser
 	e.browser, e.page = nil, nil
+	if e.idle != nil {
+		e.idle.Stop()
+		e.idle = nil
+	}
 	p.closedLocked(e.kind)
 	if len(e.queue) == 0 && p.entries[e.id] == e {
 		delete(p.entries, e.id)
 	}
-	r := p.retireLocked(e.id, b)
+	return p.retireLocked(e.id, b)
+}
+
+// handOver closes profile id's browser when it is idle (no call holds it
+// or waits for it) and a live process other than this one wants its
+// folder (WantedByOther), so that process can take it; a profile in use
+// is handed over when its last call ends (handOffLocked).
+func (p *Pool) handOver(id string) {
+	p.mu.Lock()
+	e := p.entries[id]
+	if p.closed || e == nil || e.busy || e.browser == nil || p.dirs[id] == "" || !WantedByOther(p.dirs[id]) {
+		p.mu.Unlock()
+		return
+	}
+	r := p.takeOutLocked(e)
 	p.mu.Unlock()
-	p.opts.Logger.Info("browser closed after idle time", "profile", e.id)
-	_ = p.finish(r)
+	p.opts.Logger.Info("browser closed: another rpa process wants the profile", "profile", id)
+	go func() { _ = p.finish(r) }() // not on the watch's goroutine: finish ends the watch
 }
 
 // Acquire waits for profile id (in arrival order), starts its browser when
@@ -571,10 +611,24 @@ func (p *Pool) launch(ctx context.Context, e *entry) (drivers.Browser, error) {
 	}
 	// The folder is this process's while its browser runs and is scrubbed
 	// (released in finish, or when the browser process exits).
-	hold, err := claimFor(&lo)
+	// Another rpa process holding it is asked to hand it over, and waited
+	// for (ctx's WithClaimWait).
+	hold, err := claimFor(ctx, &lo)
 	if err != nil {
 		p.startFailed(kind)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, &LaunchError{Profile: e.id, Err: err}
+	}
+	// While this process holds the folder, another that wants it is
+	// handed it as soon as its browser is idle (handOver).
+	var unwatch func()
+	if hold != nil {
+		id := e.id
+		if unwatch, err = watchWanted(hold.Dir(), func() { p.handOver(id) }); err != nil {
+			p.opts.Logger.Warn("cannot watch the profile for other processes", "profile", e.id, "error", err.Error())
+		}
 	}
 	p.mu.Lock()
 	if lo.Remote == "" {
@@ -583,6 +637,9 @@ func (p *Pool) launch(ctx context.Context, e *entry) (drivers.Browser, error) {
 		delete(p.dirs, e.id) // not our folder: nothing to scrub
 	}
 	p.holds[e.id] = hold
+	if unwatch != nil {
+		p.watches[e.id] = unwatch
+	}
 	p.mu.Unlock()
 	start := time.Now()
 	b, err := p.opts.Driver.Launch(ctx, lo)
@@ -590,7 +647,12 @@ func (p *Pool) launch(ctx context.Context, e *entry) (drivers.Browser, error) {
 		hold.Unlock()
 		p.mu.Lock()
 		delete(p.holds, e.id)
+		stop := p.watches[e.id]
+		delete(p.watches, e.id)
 		p.mu.Unlock()
+		if stop != nil {
+			stop()
+		}
 		p.startFailed(kind)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -631,7 +693,8 @@ func (p *Pool) closeBrowser(e *entry, b drivers.Browser) {
 type retirement struct {
 	id, dir string
 	b       drivers.Browser
-	hold    *Lock // the folder's claim, let go once closed and scrubbed
+	hold    *Lock  // the folder's claim, let go once closed and scrubbed
+	unwatch func() // ends the folder's watch for processes wanting it
 	secrets []string
 	done    chan struct{} // nil: nothing to scrub
 }
@@ -640,9 +703,10 @@ type retirement struct {
 // of its entry; with secrets to scrub, launches of id wait until finish is
 // done. The caller holds p.mu.
 func (p *Pool) retireLocked(id string, b drivers.Browser) *retirement {
-	r := &retirement{id: id, dir: p.dirs[id], b: b, secrets: p.secrets[id], hold: p.holds[id]}
+	r := &retirement{id: id, dir: p.dirs[id], b: b, secrets: p.secrets[id], hold: p.holds[id], unwatch: p.watches[id]}
 	delete(p.secrets, id)
 	delete(p.holds, id)
+	delete(p.watches, id)
 	if len(r.secrets) > 0 && r.dir != "" {
 		r.done = make(chan struct{})
 		p.scrubbing[id] = r.done
@@ -653,6 +717,9 @@ func (p *Pool) retireLocked(id string, b drivers.Browser) *retirement {
 // finish closes the browser, then scrubs its folder of the secrets its
 // calls used (Scrub).
 func (p *Pool) finish(r *retirement) error {
+	if r.unwatch != nil {
+		r.unwatch()
+	}
 	err := r.b.Close()
 	defer r.hold.Unlock()
 	if r.done == nil {

@@ -75,6 +75,13 @@ type Options struct {
 	Vault       *vault.Store
 	Leases      lease.Leaser
 	AccountWait time.Duration
+	// ProfileWait bounds the wait for a profile folder another rpa process
+	// holds (profiles.ClaimWait: a server keeping it for an idle browser
+	// hands it over; a run on it must end first); 0: refused at once with
+	// the *profiles.InUseError. A run with an account waits up to
+	// AccountWait for its profile instead. `rpa run --profile-wait`,
+	// default profiles.DefaultClaimWait.
+	ProfileWait time.Duration
 	// Warn receives what went wrong beside the run (it is not recorded,
 	// its healing marks were not kept, the profile could not be scrubbed);
 	// nil drops it.
@@ -197,6 +204,11 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 		id = f.Profile()
 	}
 	pooled := o.Pool != nil && id != ""
+	// A profile another rpa process holds is asked for and waited for.
+	claimWait := o.ProfileWait
+	if o.noteRun != nil {
+		claimWait = o.AccountWait
+	}
 	if o.Remote == "" && !pooled {
 		dir, cleanup, err := profiles.ForRun(id)
 		if err != nil {
@@ -219,7 +231,7 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 		st, err := o.Runs.Open(home.Dir())
 		opened <- storeOpen{st, err}
 	}()
-	launchCtx, lcancel := context.WithTimeout(runCtx, LaunchTimeout)
+	launchCtx, lcancel := context.WithTimeout(profiles.WithClaimWait(runCtx, claimWait), LaunchTimeout+max(claimWait, 0))
 	var (
 		br     drivers.Browser
 		held   *profiles.Lease // the pool's profile (pooled)
@@ -230,7 +242,7 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 		// The lease lives as long as the run (a run ended by its context
 		// leaves the tab cleaned on Release); the pool's launch is bounded
 		// by the run, as a served call's is.
-		if held, err = o.Pool.TryAcquire(runCtx, id); err == nil {
+		if held, err = o.Pool.TryAcquire(profiles.WithClaimWait(runCtx, claimWait), id); err == nil {
 			br, onPage = held.Browser(), held.Page()
 		}
 	} else {
@@ -411,7 +423,8 @@ func (o Options) Check() error {
 }
 
 // Register declares o's flags on fs (`rpa run`): --profile, --show,
-// --timeout, --browser, --browser-bin, --heal and the run store's
+// --timeout, --browser, --browser-bin, --heal, --account-wait,
+// --profile-wait and the run store's
 // --evidence, --runs-keep and --runs-max-mb.
 func (o *Options) Register(fs *flag.FlagSet) {
 	fs.StringVar(&o.Profile, "profile", "", "browser profile ID (folder $RPA_HOME/profiles/ID); default: the flow's \"defaults profile:\", else a temporary profile")
@@ -421,6 +434,8 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	fs.StringVar(&o.Bin, "browser-bin", "", "Chromium binary (default: $ROD_BROWSER, else chromium on PATH)")
 	fs.StringVar(&o.Heal, "heal", "", heal.ModeUsage)
 	o.AccountWait = lease.DefaultWait
-	fs.DurationVar(&o.AccountWait, "account-wait", lease.DefaultWait, "how long to wait for an account another run holds (0: fail at once)")
+	fs.DurationVar(&o.AccountWait, "account-wait", lease.DefaultWait, "how long to wait for an account another run holds, and then for its profile (0: fail at once)")
+	o.ProfileWait = profiles.DefaultClaimWait
+	fs.DurationVar(&o.ProfileWait, "profile-wait", profiles.DefaultClaimWait, "how long to wait for a profile another rpa process holds (a server's idle browser is handed over; 0: fail at once)")
 	o.Runs.Register(fs, false)
 }

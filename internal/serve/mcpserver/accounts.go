@@ -6,6 +6,7 @@ import (
 	"errors"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/rpa-dev/rpa/core"
 	"github.com/rpa-dev/rpa/internal/host/home"
@@ -126,15 +127,21 @@ func (s *Server) resolveAccounts(e *flowEntry, fc *flowCall, callerProfile strin
 	return nil
 }
 
+// accountWait is how long a call waits for an account (AccountWait: 0 is
+// lease.DefaultWait, negative is 0, refused at once), and then for the
+// account's profile when another rpa process holds it.
+func (s *Server) accountWait() time.Duration {
+	if s.opts.AccountWait == 0 {
+		return lease.DefaultWait
+	}
+	return max(s.opts.AccountWait, 0)
+}
+
 // takeAccounts takes the leases of the call's accounts (lease.AcquireAll);
 // an account held past AccountWait is -32004 "account_busy" naming the
 // holder's run.
 func (s *Server) takeAccounts(ctx context.Context, accounts []string) (release func(), note func(runID string), err error) {
-	wait := s.opts.AccountWait
-	if wait == 0 {
-		wait = lease.DefaultWait
-	}
-	release, note, err = lease.AcquireAll(ctx, s.leases(), accounts, max(wait, 0))
+	release, note, err = lease.AcquireAll(ctx, s.leases(), accounts, s.accountWait())
 	var be *lease.BusyError
 	switch {
 	case err == nil:

@@ -263,6 +263,11 @@ func (s *Server) runWorkflow(ctx context.Context, req *mcp.CallToolRequest, e *f
 		events = pr.event
 		actx = profiles.WithWaitNotice(ctx, pr.wait)
 	}
+	if len(fc.accounts) > 0 {
+		// The account's profile held by another rpa process (its idle
+		// browser: it hands it over) is waited for as long as the account.
+		actx = profiles.WithClaimWait(actx, s.accountWait())
+	}
 	l, err := s.acquire(actx, profile)
 	if err != nil {
 		return nil, err
