@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/rpa-dev/rpa/internal/httpauth"
 	"github.com/rpa-dev/rpa/internal/serve/mrtr"
 	"github.com/rpa-dev/rpa/internal/serve/tasks"
 )
@@ -26,7 +27,9 @@ const DefaultHTTPAddr = "127.0.0.1:8765"
 // a call), stateless requests for 2026-07-28 clients. With tokens, every
 // request must carry `Authorization: Bearer TOKEN` with one of them or
 // gets 401 with a WWW-Authenticate challenge; each token is one caller
-// (runs.Owner). The SDK's DNS-rebinding
+// (runs.Owner), and a session belongs to the token that opened it: a
+// request naming it with another token gets 404, as a session that does
+// not exist (httpauth.Sessions). The SDK's DNS-rebinding
 // protection (a loopback request with a foreign Host header gets 403)
 // stays on. A session ends after Options.SessionIdle without a request in
 // flight. A call whose POST goes away before its answer (the client
@@ -53,6 +56,10 @@ func (s *Server) HTTPHandler(tokens ...string) http.Handler {
 	h = s.httpReqs.bind(h)
 	h = mrtr.MethodNotFound(h)
 	h = mrtr.CheckHTTP(h) // params the SDK cannot decode: -32602 naming the field, not quoted back
+	// A session answers only the token that opened it (404 to any other),
+	// before any wrapper above acts on its ID.
+	sessions := &httpauth.Sessions{Live: s.liveSession, Stateless: mrtr.StatelessRequest}
+	h = sessions.Guard(h)
 	if tokens = slices.DeleteFunc(slices.Clone(tokens), func(t string) bool { return t == "" }); len(tokens) > 0 {
 		h = requireBearers(tokens, h)
 	}
@@ -82,6 +89,16 @@ func requireBearers(tokens []string, next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// liveSession reports whether the MCP session with this ID still exists.
+func (s *Server) liveSession(id string) bool {
+	for ss := range s.srv.Sessions() {
+		if ss.ID() == id {
+			return true
+		}
+	}
+	return false
 }
 
 // HTTPAddr completes a --http value: "" is DefaultHTTPAddr, ":PORT" or
