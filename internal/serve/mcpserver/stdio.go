@@ -113,7 +113,7 @@ func (c *stdioConn) readLoop() {
 		line, tooLong, err := readLine(r, c.maxLine)
 		if tooLong {
 			c.refuse(jsonrpc.CodeParseError, fmt.Sprintf("Parse error: line longer than %d bytes", c.maxLine), nil)
-		} else if line = bytes.TrimSpace(line); len(line) > 0 {
+		} else if len(bytes.TrimSpace(line)) > 0 {
 			if msg := c.decode(line); msg != nil {
 				select {
 				case c.incoming <- msg:
@@ -148,13 +148,16 @@ func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
 	}
 }
 
-// decode returns the message of a line, or answers the line itself and
-// returns nil.
+// decode returns the message of a line (not blank), or answers the line
+// itself and returns nil. A line that is not JSON is answered with the
+// position of the first byte that is not (counted from the line's start,
+// its newline left out).
 func (c *stdioConn) decode(line []byte) jsonrpc.Message {
 	if !json.Valid(line) {
-		c.refuse(jsonrpc.CodeParseError, "Parse error: the line is not valid JSON", nil)
+		c.refuse(jsonrpc.CodeParseError, "Parse error: the line is "+mrtr.NotJSON(bytes.TrimRight(line, "\r\n")), nil)
 		return nil
 	}
+	line = bytes.TrimSpace(line)
 	if line[0] == '[' {
 		c.refuse(jsonrpc.CodeInvalidRequest, "Invalid Request: JSON-RPC batches are not supported; send one message per line", nil)
 		return nil

@@ -76,16 +76,25 @@ func findID(lines []wireLine, id string) *wireLine {
 
 // TestStdioBadLines: a line that is not JSON-RPC gets an error reply and
 // the session goes on to answer the next call.
+//
+// The reply names what is wrong: the byte where a line stops being JSON,
+// the message itself when it is no object (it said "params: want an
+// object" for a string and `jsonrpc: want "2.0"` for null).
 func TestStdioBadLines(t *testing.T) {
 	for _, tc := range []struct {
 		name, line, id string
 		code           int64
+		msg            string
 	}{
-		{"not json", "garbage", "null", -32700},
-		{"truncated json", `{"jsonrpc":"2.0","id":5,"method":`, "null", -32700},
-		{"not a message", `{"hello":1}`, "null", -32600},
-		{"wrong version, with id", `{"jsonrpc":"1.0","id":5,"method":"tools/list"}`, "5", -32600},
-		{"batch", `[{"jsonrpc":"2.0","id":5,"method":"tools/list"}]`, "null", -32600},
+		{"not json", "garbage", "null", -32700, "Parse error: the line is not valid JSON (at byte 1)"},
+		{"bad byte", `  {"jsonrpc":"2.0",,"id":5}`, "null", -32700, "Parse error: the line is not valid JSON (at byte 20)"},
+		{"truncated json", `{"jsonrpc":"2.0","id":5,"method":`, "null", -32700, "Parse error: the line is not valid JSON: it ends early (after byte 33)"},
+		{"not a message", `{"hello":1}`, "null", -32600, ""},
+		{"wrong version, with id", `{"jsonrpc":"1.0","id":5,"method":"tools/list"}`, "5", -32600, `Invalid Request: jsonrpc: want "2.0"`},
+		{"batch", `[{"jsonrpc":"2.0","id":5,"method":"tools/list"}]`, "null", -32600, ""},
+		{"a string", `"just a string"`, "null", -32600, "Invalid Request: message: want an object, got a string"},
+		{"null", `null`, "null", -32600, "Invalid Request: message: want an object, got null"},
+		{"a number", `5`, "null", -32600, "Invalid Request: message: want an object, got a number"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, _ := newServer(t, Options{})
@@ -101,6 +110,9 @@ func TestStdioBadLines(t *testing.T) {
 			}
 			if bad == nil || bad.Error.Code != tc.code || string(bad.ID) != tc.id {
 				t.Fatalf("bad line reply = %+v, want code %d id %s", bad, tc.code, tc.id)
+			}
+			if tc.msg != "" && bad.Error.Message != tc.msg {
+				t.Errorf("bad line reply %q, want %q", bad.Error.Message, tc.msg)
 			}
 			l := findID(lines, "7")
 			if l == nil || !strings.Contains(string(l.Result), `"browser_read"`) {

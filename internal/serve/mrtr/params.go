@@ -292,14 +292,20 @@ func (c checkConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // MessageProblem says why body is not a JSON-RPC 2.0 message (err is
 // jsonrpc.DecodeMessage's error, whose text may quote the message: the
 // version tag whole, a field of the wrong type whole, 32 bytes of a syntax
-// error), naming the field and quoting nothing: "not valid JSON",
-// `jsonrpc: want "2.0"`, "method: want a string, got an array".
+// error), naming the field and quoting nothing: "not valid JSON (at byte
+// 12)", "message: want an object, got a string", `jsonrpc: want "2.0"`,
+// "method: want a string, got an array".
 func MessageProblem(body []byte, err error) string {
 	if !json.Valid(body) {
-		return "not valid JSON"
+		return NotJSON(body)
 	}
 	if tooDeep(body) {
 		return fmt.Sprintf("nested deeper than %d levels", maxDepth)
+	}
+	if t := bytes.TrimSpace(body); len(t) == 0 || t[0] != '{' {
+		// the message itself is no object (a string, null, a number):
+		// there are no params nor version tag to speak of
+		return "message: want an object, got " + jsonKind(t)
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
@@ -328,6 +334,22 @@ func MessageProblem(body []byte, err error) string {
 		return "id: want a string or a number"
 	}
 	return "not a JSON-RPC 2.0 message"
+}
+
+// NotJSON says where b, which is not valid JSON, stops being JSON: "not
+// valid JSON (at byte 12)", the byte's position counted from 1 (Go's
+// json.SyntaxError.Offset, the bytes read when it found the error), or
+// "not valid JSON: it ends early (after byte 30)" when b stops in the
+// middle of a value. No byte of b is quoted.
+func NotJSON(b []byte) string {
+	var se *json.SyntaxError
+	if err := json.Unmarshal(b, new(json.RawMessage)); !errors.As(err, &se) {
+		return "not valid JSON"
+	}
+	if se.Offset >= int64(len(b)) && strings.Contains(se.Error(), "end of JSON input") {
+		return fmt.Sprintf("not valid JSON: it ends early (after byte %d)", len(b))
+	}
+	return fmt.Sprintf("not valid JSON (at byte %d)", se.Offset)
 }
 
 // CheckHTTP wraps a Streamable HTTP handler so that a POSTed request whose
@@ -399,14 +421,14 @@ func batchProblem(b []byte) string {
 	var batch []json.RawMessage
 	if json.Unmarshal(b, &batch) != nil {
 		if !json.Valid(b) {
-			return "not valid JSON"
+			return NotJSON(b)
 		}
 		return ""
 	}
 	for i, raw := range batch {
 		msg, err := jsonrpc.DecodeMessage(raw)
 		if err != nil {
-			return fmt.Sprintf("message %d: %s", i+1, MessageProblem(raw, err))
+			return fmt.Sprintf("message %d: %s", i+1, strings.TrimPrefix(MessageProblem(raw, err), "message: "))
 		}
 		if req, ok := msg.(*jsonrpc.Request); ok {
 			if e := ParamsError(req); e != nil {

@@ -142,6 +142,14 @@ func TestParamsNotEchoed(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"` + canary, "not valid JSON"},
 		{`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":5,"arguments":{"pw":"` + canary + big + `"}}}]`, "message 2: name: want a string"},
 		{`[{"jsonrpc":"2.0","id":1,"method":{"pw":"` + canary + big + `"}}]`, "message 1: method: want a string, got an object"},
+		// the message, not its params, is what is not an object; where
+		// JSON stops, by byte
+		{`"just a string"`, "malformed payload: message: want an object, got a string"},
+		{`null`, "malformed payload: message: want an object, got null"},
+		{`[1,2]`, "malformed payload: message 1: want an object, got a number"},
+		{`[{"jsonrpc":"2.0","id":1,"method":"ping"},"x"]`, "malformed payload: message 2: want an object, got a string"},
+		{`{"jsonrpc":"2.0",,"id":1}`, "malformed payload: not valid JSON (at byte 18)"},
+		{`[{"jsonrpc":"2.0"}`, "malformed payload: not valid JSON: it ends early (after byte 18)"},
 	} {
 		req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(c.body))
 		req.Header.Set("Content-Type", "application/json")

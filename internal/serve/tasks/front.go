@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"sort"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/rpa-dev/rpa/internal/serve/mrtr"
+	"github.com/rpa-dev/rpa/lang"
 )
 
 // Method names.
@@ -82,10 +84,68 @@ func (p *Params) UnmarshalJSON(b []byte) error {
 	var q plain
 	if err := json.Unmarshal(b, &q); err != nil {
 		p.badField, p.bad = mrtr.BadParam(b, func(b []byte) error { return json.Unmarshal(b, new(plain)) })
+		if p.badField == "inputResponses" {
+			if f, msg := answerProblem(b); f != "" {
+				p.badField, p.bad = f, msg
+			}
+		}
 		return nil
 	}
 	*p = Params(q)
 	return nil
+}
+
+// answerProblem names the answer of the object inputResponses of params b
+// that is not one ("inputResponses.q1: want an object, got a string"; "" when
+// each is an object of a known kind): BadParam can only name inputResponses,
+// whose values the SDK decodes by their keys.
+func answerProblem(b []byte) (field, msg string) {
+	var top struct {
+		R map[string]json.RawMessage `json:"inputResponses"`
+	}
+	if json.Unmarshal(b, &top) != nil {
+		return "", ""
+	}
+	keys := make([]string, 0, len(top.R))
+	for k := range top.R {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		f := "inputResponses." + k
+		if len(f) > lang.MaxEcho {
+			f = lang.Echo(f)
+		}
+		var kinds map[string]json.RawMessage
+		if err := json.Unmarshal(top.R[k], &kinds); err != nil || kinds == nil {
+			return f, f + ": want an object, got " + kindOf(top.R[k])
+		}
+		if kinds["action"] == nil && kinds["role"] == nil && kinds["roots"] == nil {
+			return f, f + `: want an answer: an elicitation's ("action"), a sampling request's ("role") or a roots request's ("roots")`
+		}
+	}
+	return "", ""
+}
+
+// kindOf names the JSON type of the value b ("a string", "null", ...).
+func kindOf(b []byte) string {
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return "nothing"
+	}
+	switch v.(type) {
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case bool:
+		return "true or false"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return "null"
 }
 
 // Request is a tools/call that asked for a task, as its handler sees it
@@ -440,7 +500,9 @@ func (f *Front) serve(ctx context.Context, method string, ss *mcp.ServerSession,
 		if !info.declares {
 			return nil, missingCapability()
 		}
-		if name := info.header.Get("Mcp-Name"); name != "" && p != nil && name != p.TaskID {
+		// Params that do not decode are named first: their taskId is not
+		// known, so a header cannot be said not to match it.
+		if name := info.header.Get("Mcp-Name"); name != "" && p != nil && p.bad == "" && name != p.TaskID {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
 				Message: fmt.Sprintf("the Mcp-Name header %q does not match params.taskId", clip(name))}
 		}
