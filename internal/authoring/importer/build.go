@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/expr-lang/expr/builtin"
@@ -44,7 +45,10 @@ var builtinNames = func() []string {
 // isReserved reports whether s may not name a param or variable.
 func isReserved(s string) bool { return reserved[s] }
 
-var identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+// identRe matches a flow identifier. This package's patterns are compiled
+// at their first use (sync.OnceValue), not at init: every rpa process
+// links the importer and few import (issue 24).
+var identRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // secretName turns a field's name, id or label into a param name by the
 // recorder's rule: lower-cased, each run of characters outside [a-z0-9_]
@@ -59,7 +63,7 @@ func secretName(field string) string {
 // a template name) to a flow identifier: kept as is when it is one and is
 // not reserved, else cleaned like secretName but keeping case.
 func varName(raw string) string {
-	if identRe.MatchString(raw) && !isReserved(raw) {
+	if identRe().MatchString(raw) && !isReserved(raw) {
 		return raw
 	}
 	return cleanName(raw, true)
@@ -121,10 +125,12 @@ func flowName(title string) string {
 
 // passwordRe says whether a field name, id, label or selector names a
 // password field.
-var passwordRe = regexp.MustCompile(`(?i)pass(word|wd|code)|pwd|密码|passwort|mot.de.passe|contraseña`)
+var passwordRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)pass(word|wd|code)|pwd|密码|passwort|mot.de.passe|contraseña`)
+})
 
 // looksPassword reports whether a field name or selector says "password".
-func looksPassword(s string) bool { return passwordRe.MatchString(s) }
+func looksPassword(s string) bool { return passwordRe().MatchString(s) }
 
 // pref is a name referenced before (or without) a binding: it becomes a
 // param unless the flow binds it.

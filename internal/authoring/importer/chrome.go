@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/rpa-dev/rpa/lang/ast"
 )
@@ -407,13 +408,13 @@ func (c *chrome) change(n int, st *jnode) {
 // DevTools Recorder's schema: '>=' | '==' | '<=').
 var waitOperators = []string{">=", "==", "<="}
 
-var placeholderRe = regexp.MustCompile(`\{\$([A-Za-z_][A-Za-z0-9_]*)\}`)
+var placeholderRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{\$([A-Za-z_][A-Za-z0-9_]*)\}`) })
 
 // placeholders turns a recorded value into a string literal; `{$name}`
 // placeholders (a common hand edit of recordings, read by replay
 // extensions) become required string params.
 func (c *chrome) placeholders(v string) ast.Expr {
-	locs := placeholderRe.FindAllStringSubmatchIndex(v, -1)
+	locs := placeholderRe().FindAllStringSubmatchIndex(v, -1)
 	if len(locs) == 0 {
 		return lit(v)
 	}

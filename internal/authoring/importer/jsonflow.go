@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	exprast "github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/parser"
@@ -64,7 +65,7 @@ type jsonFlow struct {
 	renames map[string]string // store or loop var as written → flow name
 }
 
-var tmplRe = regexp.MustCompile(`\{\{(.*?)\}\}`)
+var tmplRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{\{(.*?)\}\}`) })
 
 func (j *jsonFlow) run(root *jnode) {
 	steps := root.get("steps")
@@ -86,14 +87,16 @@ func (j *jsonFlow) steps(steps []*jnode, prefix string) {
 	}
 }
 
-var namePathRe = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]+\])*)\s*$`)
+var namePathRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]+\])*)\s*$`)
+})
 
 // path maps a template's name path (`user`, `o.id`, `rows[0]`) to flow
 // names: its root is the name a store or loop bound (renamed like them),
 // else a param of type typ (a path into it makes it a map). ok=false when
 // it is not a name path.
 func (j *jsonFlow) path(e, typ, desc string) (string, bool) {
-	m := namePathRe.FindStringSubmatch(e)
+	m := namePathRe().FindStringSubmatch(e)
 	if m == nil {
 		return "", false
 	}
@@ -116,7 +119,7 @@ func (j *jsonFlow) path(e, typ, desc string) (string, bool) {
 // interpolates them (a value that is exactly one template is the name
 // itself). A template that is not a name path stays text, with a warning.
 func (j *jsonFlow) tmpl(st *jnode, n string, v string, typ string) ast.Expr {
-	locs := tmplRe.FindAllStringSubmatchIndex(v, -1)
+	locs := tmplRe().FindAllStringSubmatchIndex(v, -1)
 	part := func(e string) *ast.ExprSrc {
 		p, ok := j.path(e, typ, "")
 		if !ok {
@@ -160,7 +163,7 @@ func (j *jsonFlow) storeName(st *jnode, n, store string) string {
 	name := varName(store)
 	if name != store {
 		why := "is not a plain name"
-		if identRe.MatchString(store) {
+		if identRe().MatchString(store) {
 			why = "is a reserved word"
 		}
 		j.warn(st, "step %s: store %q %s; bound to %q instead", n, store, why, name)
@@ -269,7 +272,7 @@ func (j *jsonFlow) step(n string, st *jnode) {
 			return
 		}
 		items := strings.TrimSpace(get("items"))
-		if m := tmplRe.FindStringSubmatch(items); m != nil && m[0] == items {
+		if m := tmplRe().FindStringSubmatch(items); m != nil && m[0] == items {
 			items = strings.TrimSpace(m[1])
 		}
 		iter, ok := j.path(items, "list", "Items the loop of step "+n+" goes through")

@@ -221,7 +221,7 @@ func FuzzChromeProperty(f *testing.F) {
 	}
 	f.Add("ok", "ok", "==")
 	f.Fuzz(func(t *testing.T, value, sel, op string) {
-		if strings.Contains(value+sel, recordedPassword) || placeholderRe.MatchString(value+sel) {
+		if strings.Contains(value+sel, recordedPassword) || placeholderRe().MatchString(value+sel) {
 			return // the password's own scrub, the format's own {$name}
 		}
 		doc := func(value, sel, op string) any {
@@ -257,7 +257,7 @@ func FuzzSideProperty(f *testing.F) {
 		f.Add(v, v, v)
 	}
 	f.Fuzz(func(t *testing.T, value, text, cond string) {
-		if strings.Contains(value+text+cond, recordedPassword) || varRefRe.MatchString(value+text+cond) {
+		if strings.Contains(value+text+cond, recordedPassword) || varRefRe().MatchString(value+text+cond) {
 			return // the password's own scrub, the format's own ${name}
 		}
 		doc := func(value, text, cond string) any {
@@ -304,7 +304,7 @@ func FuzzJSONFlowProperty(f *testing.F) {
 		f.Add(v, v)
 	}
 	f.Fuzz(func(t *testing.T, value, sel string) {
-		if strings.Contains(value+sel, recordedPassword) || tmplRe.MatchString(value+sel) {
+		if strings.Contains(value+sel, recordedPassword) || tmplRe().MatchString(value+sel) {
 			return // the password's own scrub, the format's own {{name}}
 		}
 		doc := func(value, sel string) any {

@@ -3,6 +3,7 @@ package importer
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // chromeSelector maps one single-part Chrome Recorder selector to the flow
@@ -59,11 +60,11 @@ func seleniumLocator(loc string) (sels []string, ok bool) {
 	return nil, false
 }
 
-var cssIdentRe = regexp.MustCompile(`^-?[A-Za-z_][A-Za-z0-9_-]*$`)
+var cssIdentRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-?[A-Za-z_][A-Za-z0-9_-]*$`) })
 
 // cssID is `#id` when id is a plain CSS identifier, else `[id="id"]`.
 func cssID(id string) string {
-	if cssIdentRe.MatchString(id) {
+	if cssIdentRe().MatchString(id) {
 		return "#" + id
 	}
 	return `[id=` + cssString(id) + `]`
@@ -95,11 +96,13 @@ func xpathString(s string) string {
 }
 
 var (
-	cssIDRe    = regexp.MustCompile(`#((?:[A-Za-z0-9_-]|\\.)+)\s*$`)
-	cssNameRe  = regexp.MustCompile(`\[name\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\]\s]+))\s*\]`)
-	xpIDRe     = regexp.MustCompile(`@id\s*=\s*(?:"([^"]*)"|'([^']*)')`)
-	xpNameRe   = regexp.MustCompile(`@name\s*=\s*(?:"([^"]*)"|'([^']*)')`)
-	ariaNameRe = regexp.MustCompile(`^aria/([^\[]+)`)
+	cssIDRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`#((?:[A-Za-z0-9_-]|\\.)+)\s*$`) })
+	cssNameRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\[name\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\]\s]+))\s*\]`)
+	})
+	xpIDRe     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`@id\s*=\s*(?:"([^"]*)"|'([^']*)')`) })
+	xpNameRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`@name\s*=\s*(?:"([^"]*)"|'([^']*)')`) })
+	ariaNameRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^aria/([^\[]+)`) })
 )
 
 func firstGroup(m []string) string {
@@ -118,23 +121,23 @@ func fieldName(sels []string) string {
 	var id, label string
 	for _, s := range sels {
 		body := strings.TrimPrefix(strings.TrimPrefix(s, "pierce/"), "xpath=")
-		if m := cssNameRe.FindStringSubmatch(body); m != nil {
+		if m := cssNameRe().FindStringSubmatch(body); m != nil {
 			return firstGroup(m)
 		}
-		if m := xpNameRe.FindStringSubmatch(body); m != nil {
+		if m := xpNameRe().FindStringSubmatch(body); m != nil {
 			return firstGroup(m)
 		}
 		if id == "" {
-			if m := xpIDRe.FindStringSubmatch(body); m != nil {
+			if m := xpIDRe().FindStringSubmatch(body); m != nil {
 				id = firstGroup(m)
 			} else if !strings.HasPrefix(s, "xpath=") && !strings.HasPrefix(s, "aria/") && !strings.HasPrefix(s, "text=") {
-				if m := cssIDRe.FindStringSubmatch(body); m != nil {
+				if m := cssIDRe().FindStringSubmatch(body); m != nil {
 					id = strings.ReplaceAll(m[1], `\`, "")
 				}
 			}
 		}
 		if label == "" {
-			if m := ariaNameRe.FindStringSubmatch(s); m != nil {
+			if m := ariaNameRe().FindStringSubmatch(s); m != nil {
 				label = strings.TrimSpace(m[1])
 			}
 		}

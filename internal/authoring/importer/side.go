@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/file"
@@ -113,7 +114,7 @@ type side struct {
 	dialogChecks map[string]int
 }
 
-var varRefRe = regexp.MustCompile(`\$\{([^}]+)\}`)
+var varRefRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([^}]+)\}`) })
 
 // name maps a Selenium variable to a flow name.
 func (sd *side) name(raw string) string { return varName(strings.TrimSpace(raw)) }
@@ -121,7 +122,7 @@ func (sd *side) name(raw string) string { return varName(strings.TrimSpace(raw))
 // tmpl turns a Selenium value with ${var} references into a string literal
 // interpolating them.
 func (sd *side) tmpl(s string) ast.Expr {
-	locs := varRefRe.FindAllStringSubmatchIndex(s, -1)
+	locs := varRefRe().FindAllStringSubmatchIndex(s, -1)
 	if len(locs) == 1 && locs[0][0] == 0 && locs[0][1] == len(s) {
 		n := sd.name(s[locs[0][2]:locs[0][3]])
 		sd.use(n, "string", "")
@@ -148,7 +149,9 @@ func (sd *side) tmpl(s string) ast.Expr {
 // while, repeatIf, executeScript's `return E`) to expr-lang: ${x} → x,
 // === → ==, !== → !=. ok=false when it uses anything expr has not got
 // (the DOM, functions, methods, .length).
-var jsBad = regexp.MustCompile(`\b(document|window|function|new|var|let|const|this|typeof|undefined|null)\b|=>|\.\s*[A-Za-z_]\w*\s*\(|\.length\b|[^=!<>]=[^=]|\+\+|--|;.`)
+var jsBad = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(document|window|function|new|var|let|const|this|typeof|undefined|null)\b|=>|\.\s*[A-Za-z_]\w*\s*\(|\.length\b|[^=!<>]=[^=]|\+\+|--|;.`)
+})
 
 // isBoolExpr reports whether expression source e can be a condition
 // (its names, Selenium variables, may hold anything).
@@ -217,12 +220,12 @@ func (sd *side) jsExpr(js string, cond bool) (string, bool) {
 		return "", false
 	}
 	var names []string
-	out := varRefRe.ReplaceAllStringFunc(js, func(m string) string {
+	out := varRefRe().ReplaceAllStringFunc(js, func(m string) string {
 		n := sd.name(m[2 : len(m)-1])
 		names = append(names, n)
 		return n
 	})
-	if jsBad.MatchString(" " + out + " ") {
+	if jsBad().MatchString(" " + out + " ") {
 		return "", false
 	}
 	out = strings.ReplaceAll(out, "===", "==")
@@ -455,13 +458,13 @@ var keyNames = map[string]string{
 	"F9": "F9", "F10": "F10", "F11": "F11", "F12": "F12",
 }
 
-var keyRefRe = regexp.MustCompile(`\$\{KEY_([A-Z0-9_]+)\}`)
+var keyRefRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{KEY_([A-Z0-9_]+)\}`) })
 
 // fieldValue is the value typed into a field: a secret param when the field
 // or the value's variable says password.
 func (sd *side) fieldValue(cmd string, sels []string, target, value string) ast.Expr {
 	if selectorsSayPassword(append([]string{target}, sels...)) {
-		if m := varRefRe.FindStringSubmatch(value); m != nil && m[0] == value {
+		if m := varRefRe().FindStringSubmatch(value); m != nil && m[0] == value {
 			n := sd.name(m[1])
 			sd.use(n, "secret", "Password for "+target)
 			return src(n)
@@ -536,7 +539,7 @@ func (sd *side) command(cmd, target, value string) {
 		sd.comment(fmt.Sprintf("%s %s: replay pacing, not part of the flow", cmd, target))
 	case cmd == "type":
 		withSel(func(sels []string) {
-			if loc := keyRefRe.FindStringIndex(value); loc != nil {
+			if loc := keyRefRe().FindStringIndex(value); loc != nil {
 				// keys inside a typed value: fill the text, then send the rest
 				sd.emit(act("fill", selExpr(sels), sd.fieldValue(cmd, sels, target, value[:loc[0]])))
 				sd.sendKeys(sels, target, value[loc[0]:])
@@ -773,7 +776,7 @@ func (sd *side) cssOnly(target string) (string, bool) {
 }
 
 func (sd *side) sendKeys(sels []string, target, value string) {
-	locs := keyRefRe.FindAllStringSubmatchIndex(value, -1)
+	locs := keyRefRe().FindAllStringSubmatchIndex(value, -1)
 	if len(locs) == 0 {
 		sd.emit(act("type", selExpr(sels), sd.fieldValue("sendKeys", sels, target, value)))
 		return
@@ -845,7 +848,7 @@ func (sd *side) selectWindow(target string) {
 	switch {
 	case strings.HasPrefix(target, "handle="):
 		ref := strings.TrimPrefix(target, "handle=")
-		if m := varRefRe.FindStringSubmatch(ref); m != nil && m[0] == ref {
+		if m := varRefRe().FindStringSubmatch(ref); m != nil && m[0] == ref {
 			n := sd.name(m[1])
 			if sd.newWindows[n] {
 				// the window a click opened: switch to it, then keep its URL
@@ -944,11 +947,11 @@ func (sd *side) call(test string) {
 	sd.emit(a)
 }
 
-var returnRe = regexp.MustCompile(`(?s)^\s*return\s+(.*?)\s*;?\s*$`)
+var returnRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)^\s*return\s+(.*?)\s*;?\s*$`) })
 
 func (sd *side) script(cmd, script, variable string) {
 	body := script
-	if m := returnRe.FindStringSubmatch(script); m != nil {
+	if m := returnRe().FindStringSubmatch(script); m != nil {
 		body = m[1]
 	}
 	if e, ok := sd.jsExpr(body, false); ok {
