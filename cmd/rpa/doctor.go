@@ -13,7 +13,7 @@ import (
 func init() {
 	register(command{
 		name:    "doctor",
-		usage:   "rpa doctor [--json] [--browser-bin PATH] [--flows DIR] [--no-launch] [--connect URL [--device-id ID] [--token T]]",
+		usage:   "rpa doctor [--json] [--fix] [--browser-bin PATH] [--flows DIR] [--no-launch] [--connect URL [--device-id ID] [--token T]]",
 		summary: "check that this machine can run flows (browser, $RPA_HOME, profiles, display, flows, connect settings) and say how to fix what is missing",
 		run:     withSignals(runDoctor),
 	})
@@ -33,6 +33,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	token := fs.String("token", "", "bearer token for --connect (default $RPA_TOKEN)")
 	envFile := fs.String("connect-env", "", "settings file of the rpa-connect user service (default ~/.config/rpa/connect.env; - skips)")
 	timeout := fs.Duration("timeout", 60*time.Second, "bound on the browser launch and on the dial, each")
+	fix := fs.Bool("fix", false, "scrub the profiles a crash left unscrubbed (secrets a run gave the browser), then check")
 	if done, code := parseFlags(fs, args); done {
 		return code
 	}
@@ -52,6 +53,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		DeviceID:   *deviceID,
 		Token:      *token,
 		Timeout:    *timeout,
+		Fix:        *fix,
 	})
 	if ctx.Err() != nil {
 		fmt.Fprintln(stderr, "rpa doctor: interrupted")

@@ -198,7 +198,11 @@ func pathErr(err error) string {
 // orphan (a browser left by an rpa that died, or one started by hand): a
 // failure, since a second browser cannot use the folder. A stale lock (its
 // process is gone) is a note: Chromium takes such a lock over at its next
-// start.
+// start. A profile marked dirty (profiles.DirtyFileName) that no rpa
+// process holds was given secrets by a browser whose rpa died before
+// scrubbing them (kill -9, a power cut): its history-like files may still
+// hold them, a failure whose fix is `rpa doctor --fix` (ScrubProfiles; the
+// next run on the profile scrubs it too).
 func CheckProfiles(home string) Check {
 	c := Check{Name: "profiles"}
 	dir := filepath.Join(home, "profiles")
@@ -211,7 +215,7 @@ func CheckProfiles(home string) Check {
 		c.Status, c.Detail, c.Fix = Fail, dir+": "+pathErr(err), "give yourself read access to "+dir
 		return c
 	}
-	var orphans, inUse, stale []string
+	var orphans, inUse, stale, dirty []string
 	var pids []string
 	n := 0
 	for _, e := range entries {
@@ -231,6 +235,9 @@ func CheckProfiles(home string) Check {
 			}
 			inUse = append(inUse, what+")")
 			continue
+		}
+		if profiles.IsDirty(pdir) {
+			dirty = append(dirty, e.Name())
 		}
 		switch {
 		case err != nil:
@@ -263,10 +270,14 @@ func CheckProfiles(home string) Check {
 	if len(stale) > 0 {
 		parts = append(parts, strings.Join(stale, ", "))
 	}
+	if len(dirty) > 0 {
+		parts = append(parts, fmt.Sprintf("%d not scrubbed since a crash (secrets a run used may remain in its history files): %s", len(dirty), strings.Join(dirty, ", ")))
+	}
 	c.Detail = fmt.Sprintf("%d profile(s)", n)
 	if len(parts) > 0 {
 		c.Detail += "; " + strings.Join(parts, "; ")
 	}
+	const scrubFix = "`rpa doctor --fix` scrubs the profiles a crash left (the next run on each scrubs it too)"
 	switch {
 	case len(orphans) > 0:
 		c.Status = Fail
@@ -274,6 +285,11 @@ func CheckProfiles(home string) Check {
 		if len(pids) > 0 && runtime.GOOS != "windows" {
 			c.Fix += "; if it is left over, `kill " + strings.Join(pids, " ") + "`"
 		}
+		if len(dirty) > 0 {
+			c.Fix += "; then " + scrubFix
+		}
+	case len(dirty) > 0:
+		c.Status, c.Fix = Fail, scrubFix
 	case len(inUse) > 0:
 		c.Status = Note
 		c.Fix = "nothing to do: a running rpa (serve, connect, run) uses it; to use the profile elsewhere, stop that rpa first"
@@ -384,4 +400,32 @@ func CheckFlows(dir string) Check {
 	}
 	c.Status, c.Detail = OK, fmt.Sprintf("%d flow(s) in %s check clean", len(flows), dir)
 	return c
+}
+
+// ScrubProfiles scrubs every profile folder under home/profiles that a
+// crash left marked dirty and no process uses (profiles.WipeDirty; one a
+// running rpa holds is skipped, that rpa scrubs it): it
+// returns the profiles scrubbed and, per profile it could not scrub, why.
+func ScrubProfiles(home string) (scrubbed []string, failed map[string]error) {
+	dir := filepath.Join(home, "profiles")
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		wiped, err := profiles.WipeDirty(filepath.Join(dir, e.Name()))
+		switch {
+		case errors.Is(err, profiles.ErrInUse):
+			// A running rpa holds it: it scrubs the folder when it closes
+			// the browser.
+		case err != nil:
+			if failed == nil {
+				failed = map[string]error{}
+			}
+			failed[e.Name()] = err
+		case wiped:
+			scrubbed = append(scrubbed, e.Name())
+		}
+	}
+	return scrubbed, failed
 }

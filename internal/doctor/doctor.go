@@ -17,9 +17,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -89,6 +91,10 @@ type Options struct {
 	Getenv func(string) string
 	// LookPath finds the dialog programs; nil means exec.LookPath.
 	LookPath func(string) (string, error)
+	// Fix scrubs the profiles a crash left unscrubbed (ScrubProfiles)
+	// before the profiles are checked, and reports it as the check
+	// "profile scrub".
+	Fix bool
 }
 
 func (o Options) withDefaults() Options {
@@ -117,7 +123,7 @@ func (o Options) withDefaults() Options {
 }
 
 // Run runs every check in order: browser, browser launch, browser
-// isolation, home, run store, profiles,
+// isolation, home, run store, profile scrub (only with Fix), profiles,
 // display, dialogs, flows, connect settings, connect (only with
 // ConnectURL). It never panics on a broken machine; each problem becomes a
 // failing Check.
@@ -140,6 +146,9 @@ func Run(ctx context.Context, opts Options) Report {
 	}
 	add(CheckHome(o.Home))
 	add(CheckRunStore(o.Home))
+	if o.Fix {
+		add(scrubCheck(o.Home))
+	}
 	add(CheckProfiles(o.Home))
 	add(CheckDisplay(o.Getenv))
 	add(CheckDialogs(o.LookPath))
@@ -262,4 +271,24 @@ func firstLine(s string) string {
 		s = s[:200] + "…"
 	}
 	return s
+}
+
+// scrubCheck is ScrubProfiles as a Check: ok naming what it scrubbed,
+// failing naming the profiles it could not scrub and why.
+func scrubCheck(home string) Check {
+	c := Check{Name: "profile scrub", Status: OK, Detail: "no profile needed a scrub"}
+	scrubbed, failed := ScrubProfiles(home)
+	if len(scrubbed) > 0 {
+		c.Detail = fmt.Sprintf("scrubbed %d profile(s) a crash left: %s", len(scrubbed), strings.Join(scrubbed, ", "))
+	}
+	if len(failed) > 0 {
+		var why []string
+		for _, id := range slices.Sorted(maps.Keys(failed)) {
+			why = append(why, id+" ("+failed[id].Error()+")")
+		}
+		c.Status = Fail
+		c.Detail += "; could not scrub " + strings.Join(why, ", ")
+		c.Fix = "stop what uses those profiles, then run `rpa doctor --fix` again"
+	}
+	return c
 }

@@ -119,3 +119,43 @@ func wipeIfDirty(dir string) {
 		_ = ClearDirty(dir)
 	}
 }
+
+// WipeDirty scrubs the profile folder dir when it is marked dirty
+// (DirtyFileName: its browser was given secrets and its rpa process died
+// before scrubbing them) and no process uses it: it takes the folder's
+// lock (an *InUseError when another rpa process, or this one, holds it:
+// its holder scrubs the folder when it closes the browser), refuses when a
+// browser runs on it (its SingletonLock names a live process of this
+// host), removes its history-like files (WipeHistory) and the marker. A
+// folder not marked is left alone (wiped false). This is what the next
+// claim of the folder does (Claim); `rpa doctor --fix` does it at once.
+func WipeDirty(dir string) (wiped bool, err error) {
+	if !IsDirty(dir) {
+		return false, nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return false, err
+	}
+	locksMu.Lock()
+	mine := locks[abs] != nil
+	locksMu.Unlock()
+	if mine {
+		return false, &InUseError{Profile: filepath.Base(abs), PID: os.Getpid()}
+	}
+	l, err := LockDir(abs)
+	if err != nil {
+		return false, err
+	}
+	defer l.Unlock()
+	if !IsDirty(abs) {
+		return false, nil
+	}
+	if browserRuns(l.dir) {
+		return false, errors.New("a browser still runs on it; close it first")
+	}
+	if _, err := WipeHistory(l.dir); err != nil {
+		return false, err
+	}
+	return true, ClearDirty(l.dir)
+}

@@ -240,23 +240,31 @@ var (
 // it only while holding dir's lock. Linux only; elsewhere it returns 0.
 func EndOrphans(dir string) int { return endOrphans(dir) }
 
+// browserRuns reports whether dir's SingletonLock ("HOST-PID") names a
+// process running on this host.
+func browserRuns(dir string) bool {
+	target, err := os.Readlink(filepath.Join(dir, "SingletonLock"))
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndexByte(target, '-')
+	if i < 0 {
+		return false
+	}
+	host, _ := os.Hostname()
+	pid, perr := strconv.Atoi(target[i+1:])
+	return perr == nil && target[:i] == host && home.ProcessAlive(pid)
+}
+
 // cleanSingleton removes Chromium's singleton files in dir when the
 // process SingletonLock names ("HOST-PID") is not running on this host.
 func cleanSingleton(dir string) {
 	lock := filepath.Join(dir, "SingletonLock")
-	target, err := os.Readlink(lock)
-	if err != nil {
-		if _, serr := os.Lstat(lock); serr != nil {
-			return // no lock
-		}
-		target = ""
+	if _, err := os.Lstat(lock); err != nil {
+		return // no lock
 	}
-	if i := strings.LastIndexByte(target, '-'); i >= 0 {
-		host, _ := os.Hostname()
-		pid, perr := strconv.Atoi(target[i+1:])
-		if perr == nil && target[:i] == host && home.ProcessAlive(pid) {
-			return // a live browser that is not ours holds it
-		}
+	if browserRuns(dir) {
+		return // a live browser that is not ours holds it
 	}
 	for _, n := range []string{"SingletonLock", "SingletonSocket", "SingletonCookie"} {
 		_ = os.Remove(filepath.Join(dir, n))
