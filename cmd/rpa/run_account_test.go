@@ -10,8 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/rpa-dev/rpa/internal/demoapp"
 	"github.com/rpa-dev/rpa/internal/host/lease"
+	"github.com/rpa-dev/rpa/internal/host/profiles"
 	"github.com/rpa-dev/rpa/internal/host/vault"
 )
 
@@ -146,5 +149,76 @@ func TestRunAccountExpiryAfterClick(t *testing.T) {
 	}
 	if summary(out) != summary(want) {
 		t.Errorf("summary %s, want %s", summary(out), summary(want))
+	}
+}
+
+// TestRunAccountAfterServe: `rpa run` for an account whose profile a
+// running `rpa serve` keeps warm after an agent's call for it runs (the
+// server hands over its idle browser of the account's profile, scrubbed)
+// and exits 0; the server's next call for the account takes the profile
+// back the same way (tester finding: the run failed "profile
+// acct-portal_admin-... is in use by rpa (pid N)" for the server's --idle,
+// exit 2).
+func TestRunAccountAfterServe(t *testing.T) {
+	needLinux(t)
+	const pw, seed = "Serve-acct-pw-5521", "JBSWY3DPEHPK3PXP"
+	app, err := demoapp.Start(demoapp.Options{Delay: -1, TOTPSeed: seed, Password: pw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer app.Close()
+	home, dir := lifeHome(t), t.TempDir()
+	for name, src := range map[string]string{
+		"login.flow": "flow login \"Sign in\"\nparam account: credential\nparam base_url: string\n" +
+			"open \"{{ base_url }}/login\"\nfill \"#username\" account.username\nfill \"#password\" account.password\nclick \"#submit\"\n" +
+			"wait url: \"/login/otp\"\nfill \"#otp\" totp(account.totp)\nclick \"#verify\"\nwait url: \"/query\"\n",
+		"usage.flow": "flow usage \"Usage as an account\"\nparam account: credential\nparam base_url: string\n" +
+			"defaults login: \"login\"\nopen \"{{ base_url }}/query\"\nclick \"text=Query\"\nrows = table \"#data-table\"\nreturn { \"n\": len(rows) }\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv(vault.EnvPassphrase, "serve test passphrase")
+	t.Setenv(vault.EnvKeyring, "off")
+	st := vault.New(home, &vault.Keys{KDF: vault.KDF{Time: 1, MemoryKiB: 8 * 1024, Threads: 1}})
+	if err := st.Set("portal/admin", map[string]string{"username": demoapp.DemoUsername, "password": pw, "totp": seed}, false); err != nil {
+		t.Fatal(err)
+	}
+	server, endpoint := serveHTTP(t, home, dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "acct-test", Version: "1"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	call := func(what string) {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_usage", Arguments: map[string]any{"account": "portal/admin", "base_url": app.URL}})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v", what, err, res)
+		}
+	}
+	call("the server's call")
+	profile := filepath.Join(home, "profiles", vault.ProfileFor("portal/admin"))
+	if pid, _ := profiles.Holder(profile); pid != server.Process.Pid {
+		t.Fatalf("the account's profile is held by pid %d, want the server %d", pid, server.Process.Pid)
+	}
+	cmd := exec.Command(rpaBin(t), "run", filepath.Join(dir, "usage.flow"), "--arg", "account=portal/admin", "--arg", "base_url="+app.URL, "--json")
+	cmd.Env = append(os.Environ(), "RPA_HOME="+home)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `"n": 50`) {
+		t.Fatalf("rpa run for the account next to the server: %v\n%s", err, out)
+	}
+	for _, v := range []string{pw, seed} {
+		if strings.Contains(string(out), v) {
+			t.Errorf("the output holds %q", v)
+		}
+	}
+	call("the server's call after the run")
+	if pid, _ := profiles.Holder(profile); pid != server.Process.Pid {
+		t.Fatalf("the account's profile is held by pid %d after the server's call, want %d", pid, server.Process.Pid)
 	}
 }
