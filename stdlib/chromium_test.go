@@ -430,9 +430,10 @@ func TestBigTable(t *testing.T) {
 	// Chromium itself takes ~12 s to load the page on an idle 2-core machine (headless
 	// --dump-dom alone: 13.9 s), so its open gets more than the default 30 s: the test is
 	// about reading the rows, and CI runs it beside other browser tests (the table step too:
-	// at load 18-20 CI saw its locate and read pass 32 s).
+	// at load 18-20 CI saw its locate and read pass 32 s, then three 10 s element waits run out
+	// while the page was still busy: its wait is 120 s too).
 	res := flowRun(t, `open "{{ base }}/big-table.html" timeout: 120s
-t = table "#big" timeout: 120s
+t = table "#big" wait: 120s timeout: 120s
 return {"n": len(t), "last": t[149999]}`, nil, core.Host{})
 	if !res.Success {
 		t.Fatalf("%+v %s", res.Error, steps(res))
