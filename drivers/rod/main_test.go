@@ -125,11 +125,21 @@ func locate(t testing.TB, f drivers.Frame, want drivers.Checks, sels ...string) 
 	return el
 }
 
+// click locates and clicks as stdlib's click does: a click the driver held
+// back because the page replaced or re-used the element (not_found) locates
+// it again, at most 3 times.
 func click(t testing.TB, f drivers.Frame, sels ...string) {
 	t.Helper()
-	el := locate(t, f, drivers.ForPointer, sels...)
-	if err := el.Click(tctx(t, 10*time.Second), "left", 1); err != nil {
-		t.Fatalf("click %v: %v", sels, err)
+	for i := 0; ; i++ {
+		el := locate(t, f, drivers.ForPointer, sels...)
+		err := el.Click(tctx(t, 10*time.Second), "left", 1)
+		if err != nil && core.KindOf(err) == core.KindNotFound && i < 3 {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("click %v: %v", sels, err)
+		}
+		return
 	}
 }
 
