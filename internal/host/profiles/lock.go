@@ -201,7 +201,8 @@ func readPID(path string) int {
 // removes Chromium's SingletonLock/SingletonSocket/SingletonCookie when the
 // process they name is gone. A folder marked dirty (DirtyFileName: a dead
 // owner's browser was given secrets it never scrubbed) loses its
-// history-like files (WipeHistory) and the marker.
+// history-like files (WipeHistory) and the marker. Markers of processes
+// that died waiting for the folder (WantedDirName) are removed.
 func Claim(dir string) (*Lock, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -224,7 +225,8 @@ func Claim(dir string) (*Lock, error) {
 	l.claimed = true
 	EndOrphans(l.dir)
 	cleanSingleton(l.dir)
-	wipeIfDirty(l.dir) // dirty.go
+	wipeIfDirty(l.dir)   // dirty.go
+	WantedByOther(l.dir) // removes the markers of waiters that died (want.go)
 	return l, nil
 }
 

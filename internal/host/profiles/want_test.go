@@ -44,6 +44,16 @@ func TestWantedByOther(t *testing.T) {
 	if _, err := os.Stat(dead); err == nil {
 		t.Error("a dead process's marker was left")
 	}
+	// A claim of the folder removes a dead waiter's marker too.
+	write(gone.Process.Pid)
+	l, err := Claim(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Unlock()
+	if _, err := os.Stat(dead); err == nil {
+		t.Error("a claim left a dead process's marker")
+	}
 	live := exec.Command("cat") // lives until its stdin closes
 	stdin, err := live.StdinPipe()
 	if err != nil {
