@@ -202,6 +202,14 @@ func (g *Gateway) follow(ctx context.Context, h *tasks.Handle, device, dtask str
 		go g.mirror(mctx, d, dtask, h)
 		resp, err := d.request(ctx, "tasks/result", map[string]any{"taskId": dtask}, &call{ctx: ctx, ask: h.Ask, caps: caps})
 		stopMirror()
+		if err != nil && h.Cancelled() {
+			// The agent cancelled: the task's result is the desktop's cancelled run's, as on rpa
+			// serve (none when the desktop cannot be reached now).
+			if res := g.cancelledResult(device, dtask); res != nil {
+				return res, nil
+			}
+			return nil, err
+		}
 		var gone errGone
 		switch {
 		case errors.As(err, &gone) && ctx.Err() == nil:
@@ -209,9 +217,6 @@ func (g *Gateway) follow(ctx context.Context, h *tasks.Handle, device, dtask str
 		case errors.As(err, &gone):
 			return nil, ctx.Err() // the gateway is closing: the next process takes the task over
 		case err != nil:
-			if h.Cancelled() {
-				go g.cancelDesktopTask(device, dtask)
-			}
 			return nil, err
 		case resp.Error != nil:
 			return nil, rpcErr(resp.Error)
@@ -343,6 +348,32 @@ func (g *Gateway) mirror(ctx context.Context, d *device, dtask string, h *tasks.
 		case <-tm.C:
 		}
 	}
+}
+
+// cancelledResult cancels the desktop's task dtask and returns the result its cancelled run left
+// (tasks/result there: an isError result, kind "cancelled"), nil when the desktop is not linked
+// here or gives none within 10 seconds.
+func (g *Gateway) cancelledResult(device, dtask string) *mcp.CallToolResult {
+	g.cancelDesktopTask(device, dtask)
+	d := g.readyLink(device)
+	if d == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := d.request(ctx, "tasks/result", map[string]any{"taskId": dtask}, nil)
+	if err != nil || resp.Error != nil || resp.Result == nil {
+		return nil
+	}
+	var res mcp.CallToolResult
+	if json.Unmarshal(resp.Result, &res) != nil {
+		return nil
+	}
+	delete(res.Meta, tasks.MetaRelatedTask) // it names the desktop's task
+	if len(res.Meta) == 0 {
+		res.Meta = nil
+	}
+	return &res
 }
 
 // cancelDesktopTask asks the desktop to cancel its task (best effort, on its current link).

@@ -69,8 +69,18 @@ func TestTasksRaw2025(t *testing.T) {
 		t.Errorf("tasks/list of the new session while the first lives: %s", out)
 	}
 	session = first
+	// Cancelled while its run waits on its step (the desktop's statusMessage "line N: wait").
+	poll(t, func() bool {
+		out, _ := post(`{"jsonrpc":"2.0","id":5,"method":"tasks/get","params":{"taskId":"` + m[1] + `"}}`)
+		return strings.Contains(out, `: wait`)
+	}, func() string { return "the task never showed its wait step" })
 	out, _ = post(`{"jsonrpc":"2.0","id":3,"method":"tasks/cancel","params":{"taskId":"` + m[1] + `"}}`)
 	if !strings.Contains(out, `"cancelled"`) {
 		t.Errorf("tasks/cancel: %s", out)
+	}
+	// Its tasks/result is the desktop's cancelled run's result, as on rpa serve (PROTOCOL.md,
+	// Tasks); it was -32602 "task ... was cancelled before it had a result".
+	if out, _ = post(`{"jsonrpc":"2.0","id":4,"method":"tasks/result","params":{"taskId":"` + m[1] + `"}}`); !strings.Contains(out, `"isError":true`) || !strings.Contains(out, `cancelled`) || strings.Contains(out, `"id":4,"error"`) {
+		t.Errorf("tasks/result of the cancelled task: %s", out)
 	}
 }

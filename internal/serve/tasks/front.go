@@ -3,6 +3,7 @@
 package tasks
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -575,7 +576,12 @@ func (f *Front) serve(ctx context.Context, method string, ss *mcp.ServerSession,
 		case r.Error != nil:
 			return nil, r.Error
 		}
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("task %s was %s before it had a result", r.ID, r.Status)}
+		// Cancelled before its run left a result (its run's process went, the desktop could
+		// not be reached): what the call cancelled would have been answered (mrtr.CodeCancelled).
+		run := cmp.Or(r.RunID, RunIDOf(r.ID))
+		data, _ := json.Marshal(map[string]string{"kind": "cancelled", "runId": run})
+		return nil, &jsonrpc.Error{Code: CodeCancelled, Data: data,
+			Message: fmt.Sprintf("task %s was %s before its run left a result (rpa runs show %s)", r.ID, r.Status, run)}
 	}
 	return nil, methodNotFound(method, "unknown")
 }

@@ -64,6 +64,8 @@ func newTestServer(t *testing.T, o Options) *testServer {
 			Fail    string `json:"fail"`
 			IsError bool   `json:"isError"`
 			Outcome string `json:"outcome"`
+			// ErrOnCancel: a cancelled work returns an error, no result
+			ErrOnCancel bool `json:"errOnCancel"`
 		}
 		_ = json.Unmarshal(req.Params.Arguments, &args)
 		work := func(ctx context.Context, h *Handle) (*mcp.CallToolResult, error) {
@@ -95,6 +97,9 @@ func newTestServer(t *testing.T, o Options) *testServer {
 			select {
 			case <-time.After(time.Duration(args.Ms) * time.Millisecond):
 			case <-ctx.Done():
+				if args.ErrOnCancel {
+					return nil, ctx.Err()
+				}
 				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "cancelled"}}}, nil
 			}
 			if args.Fail != "" {
@@ -282,8 +287,22 @@ func TestTasksV1(t *testing.T) {
 	if code, msg := errorOf(t, c.Call(MethodCancel, map[string]any{"taskId": id})); code != -32602 || msg != "Cannot cancel task: already in terminal status 'cancelled'" {
 		t.Errorf("second cancel: %d %s", code, msg)
 	}
+	// Its tasks/result waits for the cancelled work's end and is the result it left (one contract
+	// with the gateway: PROTOCOL.md, Tasks).
+	if got := result(t, c.Call(MethodResult, map[string]any{"taskId": id})); got["isError"] != true || !strings.Contains(fmt.Sprint(got["content"]), "cancelled") {
+		t.Errorf("tasks/result of the cancelled task: %v", got)
+	}
 	if err := ts.m.WaitIdle(ctxTimeout(t)); err != nil {
 		t.Fatalf("the cancelled task's work did not stop: %v", err)
+	}
+	// A cancelled work that left no result: -32001, data.kind cancelled (was -32602).
+	created = result(t, c.Call("tools/call", map[string]any{"name": "work", "arguments": map[string]any{"ms": 60000, "errOnCancel": true}, "task": map[string]any{}}))
+	id = created["task"].(map[string]any)["taskId"].(string)
+	result(t, c.Call(MethodCancel, map[string]any{"taskId": id}))
+	if r := c.Call(MethodResult, map[string]any{"taskId": id}); r.Error == nil {
+		t.Errorf("tasks/result of a cancelled task without a result: %s", r.Result)
+	} else if we, _ := r.Error.(*jsonrpc.Error); we == nil || we.Code != CodeCancelled || !strings.Contains(string(we.Data), `"kind":"cancelled"`) {
+		t.Errorf("tasks/result of a cancelled task without a result: %v", r.Error)
 	}
 
 	// Bad input.

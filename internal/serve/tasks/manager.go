@@ -119,6 +119,7 @@ type liveTask struct {
 	waiting string    // while questions are outstanding: what the newest asks
 	written time.Time // when msg was last written to the store
 	changed chan struct{}
+	done    chan struct{} // closed once the work ended and how it ended is stored
 }
 
 type pendingAsk struct {
@@ -390,7 +391,7 @@ func (m *Manager) enter(r *Record) (*liveTask, context.Context, error) {
 	}
 	wctx, cancel := context.WithCancel(m.life)
 	lt := &liveTask{id: r.ID, runID: r.RunID, cancel: cancel, asks: map[string]*pendingAsk{}, msg: r.Message,
-		written: time.Now(), changed: make(chan struct{})}
+		written: time.Now(), changed: make(chan struct{}), done: make(chan struct{})}
 	if len(m.live) == 0 {
 		m.idle = make(chan struct{})
 	}
@@ -407,6 +408,7 @@ func (m *Manager) run(lt *liveTask, wctx context.Context, work Work) {
 		defer lt.cancel()
 		res, err := runWork(wctx, work, h)
 		m.finish(lt, res, err)
+		close(lt.done)
 		m.forget(lt)
 	}()
 }
@@ -796,10 +798,20 @@ func (m *Manager) Await(ctx context.Context, who Who, id string, ask func(ctx co
 		if err != nil {
 			return nil, err
 		}
+		lt := m.liveTask(id)
+		if r.Status == Cancelled && r.Result == nil && lt != nil {
+			// Cancelled, and its work, here, is stopping: its result is
+			// the cancelled run's, stored when the work returns.
+			select {
+			case <-lt.done:
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
 		if Terminal(r.Status) {
 			return r, nil
 		}
-		lt := m.liveTask(id)
 		if lt == nil && m.o.Forward == nil && r.Status == InputRequired && r.Node != m.o.Node {
 			// Its work runs in another live process (current failed it
 			// otherwise) that this Manager cannot pass an answer to.

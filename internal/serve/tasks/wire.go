@@ -25,6 +25,11 @@ const MetaImmediateResponse = "io.modelcontextprotocol/model-immediate-response"
 // request to tasks/* from a client that did not declare the extension.
 const CodeMissingCapability = -32021
 
+// CodeCancelled is the JSON-RPC error of tasks/result for a task that was
+// cancelled before its run left a result (PROTOCOL.md: -32001, a cancelled
+// call's code; mrtr.CodeCancelled).
+const CodeCancelled = -32001
+
 const timeLayout = "2006-01-02T15:04:05.000Z07:00"
 
 // TaskV1 is a task on 2025-11-25 (schema Task).
