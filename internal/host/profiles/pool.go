@@ -663,7 +663,12 @@ func (p *Pool) launch(ctx context.Context, e *entry) (drivers.Browser, error) {
 	if p.closed {
 		p.slots[kind].starting--
 		p.signalLocked()
+		stop := p.watches[e.id]
+		delete(p.watches, e.id)
 		p.mu.Unlock()
+		if stop != nil {
+			stop()
+		}
 		_ = b.Close()
 		return nil, ErrClosed
 	}
