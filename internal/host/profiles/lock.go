@@ -161,17 +161,6 @@ func (l *Lock) Unlock() {
 // Dir is the locked folder (absolute).
 func (l *Lock) Dir() string { return l.dir }
 
-// readPIDOnce reads the pid a lock file holds, 0 when unreadable or
-// empty.
-func readPIDOnce(path string) int {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0
-	}
-	n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	return max(n, 0)
-}
-
 // readPID reads the pid a lock file holds, 0 when unreadable.
 func readPID(path string) int {
 	// The holder writes its pid right after taking the lock: give it a

@@ -3,7 +3,10 @@
 package profiles
 
 import (
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -56,4 +59,15 @@ func lockEvents(path string) (<-chan struct{}, func(), error) {
 		}
 	}()
 	return ch, func() { close(quit); _ = w.Close(); <-done }, nil
+}
+
+// readPIDOnce reads the pid a lock file holds, 0 when unreadable or
+// empty.
+func readPIDOnce(path string) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return max(n, 0)
 }
