@@ -186,17 +186,9 @@ func el(t testing.TB, pg drivers.Page, role, name string) drivers.Element {
 	return e
 }
 
-// click clicks the element as a flow's click does: located with its checks (drivers.ForPointer:
-// enabled too; a button the page enables once its script ran is waited for, not clicked while
-// disabled, which a browser ignores).
 func click(t testing.TB, pg drivers.Page, role, name string) {
 	t.Helper()
-	e, _, err := pg.Locate(step(t), []string{fmt.Sprintf(`aria/%s[role="%s"]`, name, role)}, drivers.ForPointer)
-	if err != nil {
-		body, _ := pg.Text(context.Background())
-		t.Fatalf("%s %q: %v\npage text:\n%s", role, name, err, body)
-	}
-	if err := e.Click(step(t), "left", 1); err != nil {
+	if err := el(t, pg, role, name).Click(step(t), "left", 1); err != nil {
 		t.Fatalf("click %s %q: %v", role, name, err)
 	}
 }

@@ -329,7 +329,15 @@ func TestPickerInFrame(t *testing.T) {
 	waitText(t, pg, "No problems.")
 	click(t, pg, "button", "Save")
 	waitText(t, pg, "Saved as a draft.") // not "Saved": the engine's text match ignores case, and "Unsaved changes" holds it
-	click(t, pg, "button", "Debug")
+	// Debug comes disabled until its script ran (a slow page): wait for it to be enabled, as a
+	// flow's click does, or the click goes to a disabled button the browser ignores.
+	dbg, _, err := pg.Locate(step(t), []string{`aria/Debug[role="button"]`}, drivers.ForPointer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dbg.Click(step(t), "left", 1); err != nil {
+		t.Fatal(err)
+	}
 	click(t, pg, "button", "Start debugging")
 	waitText(t, pg, "Paused before line")
 	click(t, pg, "button", "Continue")
