@@ -32,23 +32,7 @@ func TestRunWithAccount(t *testing.T) {
 	}
 	defer app.Close()
 	home, dir := t.TempDir(), t.TempDir()
-	for name, src := range map[string]string{
-		"login.flow": "flow login \"Sign in\"\nparam account: credential\nparam base_url: string\n" +
-			"open \"{{ base_url }}/login\"\nfill \"#username\" account.username\nfill \"#password\" account.password\nclick \"#submit\"\n" +
-			"wait url: \"/login/otp\"\nfill \"#otp\" totp(account.totp)\nclick \"#verify\"\nwait url: \"/query\"\n",
-		"usage.flow": "flow usage \"Usage as an account\"\nparam account: credential\nparam base_url: string\n" +
-			"defaults login: \"login\"\nopen \"{{ base_url }}/query\"\nclick \"text=Query\"\nrows = table \"#data-table\"\nreturn { \"n\": len(rows) }\n",
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Setenv(vault.EnvPassphrase, "run test passphrase")
-	t.Setenv(vault.EnvKeyring, "off")
-	st := vault.New(home, &vault.Keys{KDF: vault.KDF{Time: 1, MemoryKiB: 8 * 1024, Threads: 1}})
-	if err := st.Set("portal/admin", map[string]string{"username": demoapp.DemoUsername, "password": pw, "totp": seed}, false); err != nil {
-		t.Fatal(err)
-	}
+	accountSetup(t, home, dir, "run test passphrase", pw, seed)
 	run := func(extra ...string) (int, string, string) {
 		args := append([]string{"run", filepath.Join(dir, "usage.flow"), "--arg", "account=portal/admin", "--arg", "base_url=" + app.URL, "--json"}, extra...)
 		cmd := exec.Command(rpaBin(t), args...)
@@ -170,23 +154,7 @@ func TestRunAccountAfterServe(t *testing.T) {
 	}
 	defer app.Close()
 	home, dir := lifeHome(t), t.TempDir()
-	for name, src := range map[string]string{
-		"login.flow": "flow login \"Sign in\"\nparam account: credential\nparam base_url: string\n" +
-			"open \"{{ base_url }}/login\"\nfill \"#username\" account.username\nfill \"#password\" account.password\nclick \"#submit\"\n" +
-			"wait url: \"/login/otp\"\nfill \"#otp\" totp(account.totp)\nclick \"#verify\"\nwait url: \"/query\"\n",
-		"usage.flow": "flow usage \"Usage as an account\"\nparam account: credential\nparam base_url: string\n" +
-			"defaults login: \"login\"\nopen \"{{ base_url }}/query\"\nclick \"text=Query\"\nrows = table \"#data-table\"\nreturn { \"n\": len(rows) }\n",
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Setenv(vault.EnvPassphrase, "serve test passphrase")
-	t.Setenv(vault.EnvKeyring, "off")
-	st := vault.New(home, &vault.Keys{KDF: vault.KDF{Time: 1, MemoryKiB: 8 * 1024, Threads: 1}})
-	if err := st.Set("portal/admin", map[string]string{"username": demoapp.DemoUsername, "password": pw, "totp": seed}, false); err != nil {
-		t.Fatal(err)
-	}
+	accountSetup(t, home, dir, "serve test passphrase", pw, seed)
 	server, endpoint := serveHTTP(t, home, dir)
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
@@ -222,5 +190,29 @@ func TestRunAccountAfterServe(t *testing.T) {
 	call("the server's call after the run")
 	if pid, _ := profiles.Holder(profile); pid != server.Process.Pid {
 		t.Fatalf("the account's profile is held by pid %d after the server's call, want %d", pid, server.Process.Pid)
+	}
+}
+
+// accountSetup writes the login and usage flows into dir and the account
+// portal/admin (the demo app's user, password pw, TOTP seed) into home's
+// vault under passphrase pass (keyring off).
+func accountSetup(t *testing.T, home, dir, pass, pw, seed string) {
+	t.Helper()
+	for name, src := range map[string]string{
+		"login.flow": "flow login \"Sign in\"\nparam account: credential\nparam base_url: string\n" +
+			"open \"{{ base_url }}/login\"\nfill \"#username\" account.username\nfill \"#password\" account.password\nclick \"#submit\"\n" +
+			"wait url: \"/login/otp\"\nfill \"#otp\" totp(account.totp)\nclick \"#verify\"\nwait url: \"/query\"\n",
+		"usage.flow": "flow usage \"Usage as an account\"\nparam account: credential\nparam base_url: string\n" +
+			"defaults login: \"login\"\nopen \"{{ base_url }}/query\"\nclick \"text=Query\"\nrows = table \"#data-table\"\nreturn { \"n\": len(rows) }\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv(vault.EnvPassphrase, pass)
+	t.Setenv(vault.EnvKeyring, "off")
+	st := vault.New(home, &vault.Keys{KDF: vault.KDF{Time: 1, MemoryKiB: 8 * 1024, Threads: 1}})
+	if err := st.Set("portal/admin", map[string]string{"username": demoapp.DemoUsername, "password": pw, "totp": seed}, false); err != nil {
+		t.Fatal(err)
 	}
 }
