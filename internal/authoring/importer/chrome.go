@@ -34,10 +34,84 @@ type chrome struct {
 
 var modifierKeys = map[string]bool{"Shift": true, "Control": true, "Alt": true, "Meta": true}
 
+// chromeKinds are the kinds of the step members of Chrome DevTools
+// Recorder's schema (@puppeteer/replay's Schema.ts) that have one kind
+// ("selectors" may be a list or a string: see selectors). A step with a
+// member of another kind is an error naming the step and the member, and
+// is not imported: "width": "abc" never becomes a 0-pixel viewport.
+var chromeKinds = map[string]jkind{
+	"type": jString, "target": jString, "timeout": jNumber, "assertedEvents": jArray, "frame": jArray,
+	"url": jString, "value": jString, "key": jString, "name": jString, "expression": jString,
+	"button": jString, "deviceType": jString, "offsetX": jNumber, "offsetY": jNumber, "duration": jNumber,
+	"width": jNumber, "height": jNumber, "deviceScaleFactor": jNumber,
+	"isMobile": jBool, "hasTouch": jBool, "isLandscape": jBool,
+	"x": jNumber, "y": jNumber,
+	"operator": jString, "count": jNumber, "visible": jBool, "properties": jObject, "attributes": jObject,
+	"download": jNumber, "upload": jNumber, "latency": jNumber,
+}
+
+// assertedKinds are the kinds of the members of an asserted event.
+var assertedKinds = map[string]jkind{"type": jString, "url": jString, "title": jString}
+
+// rootKinds are the kinds of a recording's own members.
+var rootKinds = map[string]jkind{"title": jString, "timeout": jNumber, "steps": jArray, "selectorAttribute": jString}
+
+// wellTyped reports, as errors at the member, every member of obj whose
+// kind is not the one kinds gives it (what says whose member it is:
+// "step 3 (scroll)"); false when there is one.
+func (b *builder) wellTyped(what string, obj *jnode, kinds map[string]jkind) bool {
+	ok := true
+	for i, k := range obj.keys {
+		want, typed := kinds[k]
+		if !typed {
+			continue
+		}
+		if msg := mistyped(obj, k, want); msg != "" {
+			// at the member itself, not at the step's "type"
+			b.diags.Errorf(b.src.rng(&jnode{kind: jString, off: obj.koffs[i], end: obj.vals[i].end}), "%s: %s", what, msg)
+			ok = false
+		}
+	}
+	return ok
+}
+
+// chromeTyped checks the kinds of a step's members and of its asserted
+// events (what the importer reads).
+func (c *chrome) chromeTyped(n int, st *jnode) bool {
+	what := fmt.Sprintf("step %d", n)
+	if t := st.get("type"); t != nil && t.kind == jString && t.str != "" {
+		what += " (" + t.str + ")"
+	}
+	ok := c.wellTyped(what, st, chromeKinds)
+	if ev := st.get("assertedEvents"); ev != nil && ev.kind == jArray {
+		for i, e := range ev.elems {
+			w := fmt.Sprintf("%s, asserted event %d", what, i+1)
+			if e.kind != jObject {
+				c.errorf(e, "%s: expected an object, found %s", w, e.describe())
+				ok = false
+				continue
+			}
+			ok = c.wellTyped(w, e, assertedKinds) && ok
+		}
+	}
+	if f := st.get("frame"); f != nil && f.kind == jArray {
+		for i, e := range f.elems {
+			if v, err := strconv.Atoi(e.num); e.kind != jNumber || err != nil || v < 0 {
+				c.errorf(e, "%s: frame index %d must be a whole number of 0 or more, found %s", what, i+1, e.describe())
+				ok = false
+			}
+		}
+	}
+	return ok
+}
+
 func (c *chrome) run(root *jnode) {
 	c.target, c.seen = "main", map[string]bool{"main": true}
+	if !c.wellTyped("recording", root, rootKinds) {
+		return
+	}
 	steps := root.get("steps")
-	if steps == nil || steps.kind != jArray {
+	if steps == nil {
 		c.errorf(root, `recording has no "steps" array`)
 		return
 	}
@@ -112,17 +186,22 @@ func (c *chrome) selectors(n int, typ string, st *jnode) []string {
 			out = append(out, s)
 		}
 	}
-	for _, a := range alts {
+	for i, a := range alts {
 		var parts []string
 		switch a.kind {
 		case jString:
 			parts = []string{a.str}
 		case jArray:
-			for _, p := range a.elems {
-				if p.kind == jString {
-					parts = append(parts, p.str)
+			for j, p := range a.elems {
+				if p.kind != jString {
+					c.errorf(p, "step %d (%s): selector %d, part %d must be a string, found %s", n, typ, i+1, j+1, p.describe())
+					return nil
 				}
+				parts = append(parts, p.str)
 			}
+		default:
+			c.errorf(a, "step %d (%s): selector %d must be a string or a list of strings, found %s", n, typ, i+1, a.describe())
+			return nil
 		}
 		switch len(parts) {
 		case 0:
@@ -161,11 +240,8 @@ func (c *chrome) switchContext(n int, st *jnode) {
 	var path []int
 	if f := st.get("frame"); f != nil && f.kind == jArray {
 		for _, e := range f.elems {
-			if i, err := strconv.Atoi(e.num); e.kind == jNumber && err == nil && i >= 0 {
-				path = append(path, i)
-			} else {
-				c.warn(e, "step %d: frame index %s is not a whole number; ignored", n, e.text())
-			}
+			i, _ := strconv.Atoi(e.num) // checked by chromeTyped
+			path = append(path, i)
 		}
 	}
 	if target != c.target {
@@ -250,6 +326,9 @@ func (c *chrome) navWait(st *jnode, except string) {
 }
 
 func (c *chrome) step(n int, st *jnode) {
+	if !c.chromeTyped(n, st) {
+		return
+	}
 	typ := st.getStr("type")
 	if typ != "keyUp" && typ != "keyDown" {
 		c.flushKey()

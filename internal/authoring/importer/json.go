@@ -419,3 +419,53 @@ func (p *jparser) hex4() (rune, error) {
 	p.i += 4
 	return rune(v), nil
 }
+
+// describe names a value for a type error: `string "10px"`, `number 123`,
+// `bool true`, `null`, `an object`, `an array` (long strings cut).
+func (n *jnode) describe() string {
+	switch n.kind {
+	case jString:
+		s := n.str
+		if utf8.RuneCountInString(s) > 40 {
+			s = string([]rune(s)[:40]) + "…"
+		}
+		return "string " + strconv.Quote(s)
+	case jNumber:
+		return "number " + n.num
+	case jBool:
+		return "bool " + strconv.FormatBool(n.b)
+	case jNull:
+		return "null"
+	case jArray:
+		return "an array"
+	}
+	return "an object"
+}
+
+// kindArticle is "a number", "an object" ... for messages.
+func kindArticle(k jkind) string {
+	if k == jArray || k == jObject {
+		return "an " + k.String()
+	}
+	return "a " + k.String()
+}
+
+// mistyped says what is wrong with member key of obj when it is present
+// and not of kind want (a number that does not fit a float64 is wrong
+// too): `"width" must be a number, found string "abc"`; "" when it is
+// absent or right.
+func mistyped(obj *jnode, key string, want jkind) string {
+	v := obj.get(key)
+	if v == nil {
+		return ""
+	}
+	if v.kind != want {
+		return fmt.Sprintf("%q must be %s, found %s", key, kindArticle(want), v.describe())
+	}
+	if want == jNumber {
+		if _, err := strconv.ParseFloat(v.num, 64); err != nil {
+			return fmt.Sprintf("%q: number %s is out of range", key, v.num)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,94 @@
+package importer
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rpa-dev/rpa/lang/diag"
+)
+
+// TestChromeIllTyped: a Chrome Recorder member of the wrong kind is an
+// error naming the step and the member, at the member's line; it never
+// becomes 0, false or "" silently.
+func TestChromeIllTyped(t *testing.T) {
+	rec := func(steps ...string) string {
+		return `{"title": "t", "steps": [
+{"type": "navigate", "url": "https://example.com/"},
+` + strings.Join(steps, ",\n") + `
+]}`
+	}
+	for _, c := range []struct {
+		name, src, want string
+	}{
+		{"viewport width", rec(`{"type": "setViewport", "width": "abc", "height": 600}`), `step 2 (setViewport): "width" must be a number, found string "abc"`},
+		{"viewport height", rec(`{"type": "setViewport", "width": 800, "height": null}`), `step 2 (setViewport): "height" must be a number, found null`},
+		{"viewport scale", rec(`{"type": "setViewport", "width": 800, "height": 600, "deviceScaleFactor": "2"}`), `"deviceScaleFactor" must be a number, found string "2"`},
+		{"viewport mobile", rec(`{"type": "setViewport", "width": 800, "height": 600, "isMobile": "true"}`), `step 2 (setViewport): "isMobile" must be a bool, found string "true"`},
+		{"viewport touch", rec(`{"type": "setViewport", "width": 800, "height": 600, "hasTouch": 1}`), `"hasTouch" must be a bool, found number 1`},
+		{"viewport landscape", rec(`{"type": "setViewport", "width": 800, "height": 600, "isLandscape": "no"}`), `"isLandscape" must be a bool, found string "no"`},
+		{"number out of range", rec(`{"type": "setViewport", "width": 1e400, "height": 600}`), `step 2 (setViewport): "width": number 1e400 is out of range`},
+		{"scroll x", rec(`{"type": "scroll", "x": "10px", "y": 0}`), `step 2 (scroll): "x" must be a number, found string "10px"`},
+		{"scroll y", rec(`{"type": "scroll", "x": 0, "y": [1]}`), `step 2 (scroll): "y" must be a number, found an array`},
+		{"click offsetX", rec(`{"type": "click", "selectors": [["#a"]], "offsetX": "5", "offsetY": 2}`), `step 2 (click): "offsetX" must be a number, found string "5"`},
+		{"click offsetY", rec(`{"type": "click", "selectors": [["#a"]], "offsetX": 5, "offsetY": true}`), `step 2 (click): "offsetY" must be a number, found bool true`},
+		{"click duration", rec(`{"type": "click", "selectors": [["#a"]], "duration": "100ms"}`), `"duration" must be a number, found string "100ms"`},
+		{"click button", rec(`{"type": "click", "selectors": [["#a"]], "button": 2}`), `step 2 (click): "button" must be a string, found number 2`},
+		{"step timeout", rec(`{"type": "click", "selectors": [["#a"]], "timeout": "5000"}`), `step 2 (click): "timeout" must be a number, found string "5000"`},
+		{"target", rec(`{"type": "click", "selectors": [["#a"]], "target": 0}`), `step 2 (click): "target" must be a string, found number 0`},
+		{"navigate url", rec(`{"type": "navigate", "url": 123}`), `step 2 (navigate): "url" must be a string, found number 123`},
+		{"change value", rec(`{"type": "change", "selectors": [["input#q"]], "value": {"v": 1}}`), `step 2 (change): "value" must be a string, found an object`},
+		{"key", rec(`{"type": "keyDown", "key": 13}`), `step 2 (keyDown): "key" must be a string, found number 13`},
+		{"wait count", rec(`{"type": "waitForElement", "selectors": [["#a"]], "count": "2"}`), `step 2 (waitForElement): "count" must be a number, found string "2"`},
+		{"wait visible", rec(`{"type": "waitForElement", "selectors": [["#a"]], "visible": "false"}`), `step 2 (waitForElement): "visible" must be a bool, found string "false"`},
+		{"wait operator", rec(`{"type": "waitForElement", "selectors": [["#a"]], "operator": 1}`), `"operator" must be a string, found number 1`},
+		{"type", rec(`{"type": 3}`), `step 2: "type" must be a string, found number 3`},
+		{"frame index", rec(`{"type": "click", "selectors": [["#a"]], "frame": ["0"]}`), `step 2 (click): frame index 1 must be a whole number of 0 or more, found string "0"`},
+		{"frame fraction", rec(`{"type": "click", "selectors": [["#a"]], "frame": [0, 1.5]}`), `frame index 2 must be a whole number of 0 or more, found number 1.5`},
+		{"asserted url", rec(`{"type": "click", "selectors": [["#a"]], "assertedEvents": [{"type": "navigation", "url": 5}]}`), `step 2 (click), asserted event 1: "url" must be a string, found number 5`},
+		{"asserted event", rec(`{"type": "click", "selectors": [["#a"]], "assertedEvents": ["navigation"]}`), `step 2 (click), asserted event 1: expected an object, found string "navigation"`},
+		{"selector part", rec(`{"type": "click", "selectors": [["#a", 7]]}`), `step 2 (click): selector 1, part 2 must be a string, found number 7`},
+		{"selector", rec(`{"type": "click", "selectors": [["#a"], 7]}`), `step 2 (click): selector 2 must be a string or a list of strings, found number 7`},
+		{"recording timeout", `{"title": "t", "timeout": "5s", "steps": []}`, `recording: "timeout" must be a number, found string "5s"`},
+		{"recording title", `{"title": 5, "steps": []}`, `recording: "title" must be a string, found number 5`},
+	} {
+		_, ds := Import("rec.json", []byte(c.src), Options{Format: FormatChrome})
+		var found *diag.Diagnostic
+		for i, d := range ds {
+			if strings.Contains(d.Summary, c.want) {
+				found = ds[i]
+			}
+		}
+		if found == nil {
+			t.Errorf("%s: no diagnostic containing %q in %v", c.name, c.want, ds)
+			continue
+		}
+		if found.Severity != diag.Error {
+			t.Errorf("%s: %s is not an error", c.name, found.OneLine())
+		}
+		// at the step's line (the recording's for its own members), on
+		// the member when it is one
+		want := 3
+		if !strings.HasPrefix(c.src, "{\"title\": \"t\", \"steps\": [\n") {
+			want = 1
+		}
+		if found.Subject.Start.Line != want {
+			t.Errorf("%s: %s is not on line %d", c.name, found.OneLine(), want)
+		} else if m := memberOf(c.want); m != "" {
+			line := strings.Split(c.src, "\n")[want-1]
+			if at := found.Subject.Start.Col - 1; at >= len(line) || !strings.HasPrefix(line[at:], m) {
+				t.Errorf("%s: %s is not at %s", c.name, found.OneLine(), m)
+			}
+		}
+	}
+}
+
+// memberOf is the quoted member name a message starts its complaint with
+// (`"width" must be ...`), "" when none.
+func memberOf(msg string) string {
+	i := strings.Index(msg, `: "`)
+	if i < 0 {
+		return ""
+	}
+	j := strings.Index(msg[i+3:], `"`)
+	return msg[i+2 : i+3+j+1]
+}
