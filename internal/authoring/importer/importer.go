@@ -8,7 +8,9 @@
 // diagnostic positioned at the step in the input file (line:col) and
 // naming it — never dropped silently. Such diagnostics are warnings, or
 // errors with Options.Strict. Input that cannot be read at all (bad JSON,
-// a step without its required fields) is always an error.
+// a step without its required fields, a member of the wrong kind such as
+// "width": "abc" or "target": 123) is always an error, naming the step or
+// command and the member; a value is never read as 0, false or "" instead.
 //
 // Passwords: a value typed into a field whose type, name, id or label says
 // "password" is never written into the flow. The flow gets a required

@@ -22,9 +22,25 @@ import (
 // command becomes `call` of the other test's flow, passing the names it
 // needs.
 func importSide(s *source, root *jnode, opts Options, diags *diag.Diagnostics) []*Flow {
+	check := newBuilder(s, diags, opts.Strict) // reports the kinds of members
+	if !check.wellTyped("project", root, sideProjectKinds) {
+		return nil
+	}
 	tests := root.get("tests")
-	if tests == nil || tests.kind != jArray {
+	if tests == nil {
 		diags.Errorf(s.rng(root), `Selenium IDE project has no "tests" list`)
+		return nil
+	}
+	ok := true
+	for i, t := range tests.elems {
+		if t.kind != jObject {
+			check.errorf(t, "test %d: expected an object, found %s", i+1, t.describe())
+			ok = false
+			continue
+		}
+		ok = check.wellTyped(fmt.Sprintf("test %d", i+1), t, sideTestKinds) && ok
+	}
+	if !ok {
 		return nil
 	}
 	p := &sideProject{src: s, opts: opts, diags: diags, base: strings.TrimRight(root.getStr("url"), "/"),
@@ -51,6 +67,47 @@ func importSide(s *source, root *jnode, opts Options, diags *diag.Diagnostics) [
 	return out
 }
 
+// The kinds of the members of a Selenium IDE project, of its tests and
+// of their commands that the importer reads. A member of another kind is
+// an error naming it and where it is ("target": 123 is not a URL "").
+var (
+	sideProjectKinds = map[string]jkind{"url": jString, "name": jString, "tests": jArray}
+	sideTestKinds    = map[string]jkind{"name": jString, "commands": jArray}
+	sideCommandKinds = map[string]jkind{
+		"command": jString, "target": jString, "value": jString, "comment": jString,
+		"targets": jArray, "fallbackTargets": jArray,
+		"opensWindow": jBool, "windowHandleName": jString, "windowTimeout": jNumber,
+	}
+)
+
+// commandTyped checks the kinds of command n's members (and of its
+// recorded alternative locators: [locator, kind] pairs of strings), as
+// errors naming the test, the command and the member.
+func (sd *side) commandTyped(n int, c *jnode) bool {
+	what := fmt.Sprintf("test %q, command %d", sd.test, n)
+	if cmd := c.get("command"); cmd != nil && cmd.kind == jString && cmd.str != "" {
+		what += " (" + cmd.str + ")"
+	}
+	ok := sd.wellTyped(what, c, sideCommandKinds)
+	for _, key := range []string{"targets", "fallbackTargets"} {
+		alts := c.get(key)
+		if alts == nil || alts.kind != jArray {
+			continue
+		}
+		for i, a := range alts.elems {
+			good := a.kind == jArray
+			for _, e := range a.elems {
+				good = good && e.kind == jString
+			}
+			if !good {
+				sd.errorf(a, "%s: %s[%d] must be a [locator, kind] list of strings, found %s", what, key, i, a.describe())
+				ok = false
+			}
+		}
+	}
+	return ok
+}
+
 type sideProject struct {
 	src      *source
 	opts     Options
@@ -71,7 +128,7 @@ func (p *sideProject) build(i int) *Flow {
 	p.building[i] = true
 	t := p.tests[i]
 	b := newBuilder(p.src, p.diags, p.opts.Strict)
-	sd := &side{builder: b, proj: p, newWindows: map[string]bool{}}
+	sd := &side{builder: b, proj: p, newWindows: map[string]bool{}, test: t.getStr("name")}
 	cmds := t.get("commands")
 	if cmds == nil || cmds.kind != jArray {
 		b.errorf(t, "test %q has no commands list", t.getStr("name"))
@@ -95,6 +152,7 @@ type sblock struct {
 type side struct {
 	*builder
 	proj   *sideProject
+	test   string // the test's name
 	blocks []*sblock
 	frames int // frame blocks open (innermost blocks)
 	// newWindows are window handle names of clicks that open a window,
@@ -346,7 +404,10 @@ func (sd *side) run(cmds []*jnode) {
 	for i, c := range cmds {
 		sd.n, sd.cmd = i+1, c
 		if c.kind != jObject {
-			sd.errorf(c, "command %d: expected an object", i+1)
+			sd.errorf(c, "test %q, command %d: expected an object, found %s", sd.test, i+1, c.describe())
+			continue
+		}
+		if !sd.commandTyped(i+1, c) {
 			continue
 		}
 		if cm := strings.TrimSpace(c.getStr("comment")); cm != "" {

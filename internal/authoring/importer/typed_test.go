@@ -92,3 +92,61 @@ func memberOf(msg string) string {
 	j := strings.Index(msg[i+3:], `"`)
 	return msg[i+2 : i+3+j+1]
 }
+
+// TestSideIllTyped: a .side member of the wrong kind is an error naming
+// the member and where it is (test, command), at the member; "target": 123
+// is not read as "" (which made `open` say `"" is not an absolute URL`).
+func TestSideIllTyped(t *testing.T) {
+	side := func(cmd string) string {
+		return `{"id": "p", "version": "2.0", "name": "p", "url": "http://h", "tests": [{"id": "t", "name": "Login", "commands": [
+{"id": "1", "command": "open", "target": "/", "value": ""},
+` + cmd + `
+]}]}`
+	}
+	for _, c := range []struct {
+		name, src, want string
+		line            int
+	}{
+		{"target", side(`{"id": "2", "command": "open", "target": 123, "value": ""}`), `test "Login", command 2 (open): "target" must be a string, found number 123`, 3},
+		{"value", side(`{"id": "2", "command": "type", "target": "id=q", "value": 42}`), `test "Login", command 2 (type): "value" must be a string, found number 42`, 3},
+		{"command", side(`{"id": "2", "command": ["open"], "target": "/", "value": ""}`), `test "Login", command 2: "command" must be a string, found an array`, 3},
+		{"comment", side(`{"id": "2", "command": "click", "target": "id=a", "value": "", "comment": false}`), `command 2 (click): "comment" must be a string, found bool false`, 3},
+		{"opensWindow", side(`{"id": "2", "command": "click", "target": "id=a", "value": "", "opensWindow": "true", "windowHandleName": "w"}`), `command 2 (click): "opensWindow" must be a bool, found string "true"`, 3},
+		{"windowHandleName", side(`{"id": "2", "command": "click", "target": "id=a", "value": "", "opensWindow": true, "windowHandleName": 7}`), `command 2 (click): "windowHandleName" must be a string, found number 7`, 3},
+		{"windowTimeout", side(`{"id": "2", "command": "click", "target": "id=a", "value": "", "windowTimeout": "2000"}`), `"windowTimeout" must be a number, found string "2000"`, 3},
+		{"targets", side(`{"id": "2", "command": "click", "target": "id=a", "value": "", "targets": "id=a"}`), `command 2 (click): "targets" must be an array, found string "id=a"`, 3},
+		{"targets entry", side(`{"id": "2", "command": "click", "target": "id=a", "value": "", "targets": [["id=a", "id"], ["css=#a", 1]]}`), `test "Login", command 2 (click): targets[1] must be a [locator, kind] list of strings, found an array`, 3},
+		{"command object", side(`"click"`), `test "Login", command 2: expected an object, found string "click"`, 3},
+		{"project url", `{"version": "2.0", "url": 80, "tests": []}`, `project: "url" must be a string, found number 80`, 1},
+		{"project tests", `{"version": "2.0", "url": "http://h", "tests": {}}`, `project: "tests" must be an array, found an object`, 1},
+		{"test name", `{"version": "2.0", "url": "http://h", "tests": [{"name": 1, "commands": []}]}`, `test 1: "name" must be a string, found number 1`, 1},
+		{"test commands", `{"version": "2.0", "url": "http://h", "tests": [{"name": "a", "commands": {}}]}`, `test 1: "commands" must be an array, found an object`, 1},
+		{"test object", `{"version": "2.0", "url": "http://h", "tests": ["a"]}`, `test 1: expected an object, found string "a"`, 1},
+	} {
+		_, ds := Import("p.side", []byte(c.src), Options{})
+		var found *diag.Diagnostic
+		for _, d := range ds {
+			if strings.Contains(d.Summary, c.want) {
+				found = d
+			}
+			if strings.Contains(d.Summary, "absolute URL") {
+				t.Errorf("%s: %s", c.name, d.OneLine())
+			}
+		}
+		if found == nil {
+			t.Errorf("%s: no diagnostic containing %q in %v", c.name, c.want, ds)
+			continue
+		}
+		if found.Severity != diag.Error {
+			t.Errorf("%s: %s is not an error", c.name, found.OneLine())
+		}
+		if found.Subject.Start.Line != c.line {
+			t.Errorf("%s: %s is not on line %d", c.name, found.OneLine(), c.line)
+		} else if m := memberOf(c.want); m != "" {
+			line := strings.Split(c.src, "\n")[c.line-1]
+			if at := found.Subject.Start.Col - 1; at >= len(line) || !strings.HasPrefix(line[at:], m) {
+				t.Errorf("%s: %s is not at %s", c.name, found.OneLine(), m)
+			}
+		}
+	}
+}
