@@ -27,6 +27,10 @@ const (
 	MaxErrors = 100
 )
 
+// streamBatch is how many tokens the parser cuts into lines before it
+// parses them (see run).
+const streamBatch = 1 << 13
+
 // maxResync bounds how often an unclosed bracket makes the splitter re-scan
 // the rest of the file (each re-scan is linear).
 const maxResync = 10
@@ -172,14 +176,33 @@ func (p *parser) run() {
 		return
 	}
 	// Phase 1: cut the logical lines, check their shape, retype tokens.
-	// All lines go into one token stream (each ending with an NL
-	// terminator), so the parser is set up once per file.
+	// The lines go into one token stream (each ending with an NL
+	// terminator), so the parser is set up once per batch of lines, not
+	// once per line. Phase 2 parses a batch once it holds streamBatch
+	// tokens: a large file (an imported recording of 300,000 steps) is
+	// never held as one stream of all its tokens (two copies of it:
+	// hundreds of MB). Phase 1 uses only the splitter's state, so where
+	// the batches end changes nothing.
 	type lineInfo struct {
 		start, end int // all[start:end+1], all[end] is the terminator
 		bad        bool
 	}
 	var all []lexer.Token
 	var lines []lineInfo
+	// Phase 2: parse each line of the batch and build the blocks.
+	parseBatch := func() {
+		if len(lines) == 0 {
+			return
+		}
+		pl := g.NewStream(all)
+		for _, li := range lines {
+			toks := all[li.start : li.end+1]
+			p.curRange = p.spanRange(toks[0], toks[len(toks)-2])
+			p.line(pl, toks, li.bad)
+			pl.FastForward(lexer.RawCursor(li.end))
+		}
+		all, lines = nil, nil // a new batch: what the AST kept of this one stays valid
+	}
 	for {
 		toks, bad, eof := p.nextLine()
 		if len(toks) > 1 {
@@ -201,15 +224,11 @@ func (p *parser) run() {
 		if eof {
 			break
 		}
+		if len(all) >= streamBatch {
+			parseBatch()
+		}
 	}
-	// Phase 2: parse each line and build the blocks.
-	pl := g.NewStream(all)
-	for _, li := range lines {
-		toks := all[li.start : li.end+1]
-		p.curRange = p.spanRange(toks[0], toks[len(toks)-2])
-		p.line(pl, toks, li.bad)
-		pl.FastForward(lexer.RawCursor(li.end))
-	}
+	parseBatch()
 	for i := len(p.stack) - 1; i >= 0; i-- {
 		fr := p.stack[i]
 		if fr.kind == kDummy && fr.open.Start.Line == 0 {
