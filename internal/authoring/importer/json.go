@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"strconv"
@@ -166,7 +167,7 @@ func (e *jsonError) Error() string { return e.msg }
 // allowed) into a jnode tree.
 func parseJSON(src []byte) (*jnode, error) {
 	p := &jparser{src: src}
-	if strings.HasPrefix(string(src), "\ufeff") {
+	if bytes.HasPrefix(src, []byte("\ufeff")) {
 		p.i = 3
 	}
 	p.ws()
@@ -303,7 +304,7 @@ func (p *jparser) value(depth int) (*jnode, error) {
 			w string
 			n jnode
 		}{{"true", jnode{kind: jBool, b: true}}, {"false", jnode{kind: jBool}}, {"null", jnode{kind: jNull}}} {
-			if strings.HasPrefix(string(p.src[p.i:]), lit.w) {
+			if bytes.HasPrefix(p.src[p.i:], []byte(lit.w)) { // not string(p.src[p.i:]): a copy of the rest of the input
 				n := lit.n
 				n.off = start
 				p.i += len(lit.w)
