@@ -218,9 +218,9 @@ func focus(n *jnode) *jnode {
 		return n
 	}
 	for _, k := range []string{"command", "type"} {
-		for i, key := range n.keys {
-			if key == k {
-				return &jnode{kind: jString, off: n.koffs[i], end: n.vals[i].end}
+		for _, m := range n.mems {
+			if m.key == k {
+				return &jnode{kind: jString, off: m.koff, end: m.val.end}
 			}
 		}
 	}

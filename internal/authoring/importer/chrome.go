@@ -61,14 +61,15 @@ var rootKinds = map[string]jkind{"title": jString, "timeout": jNumber, "steps": 
 // "step 3 (scroll)"); false when there is one.
 func (b *builder) wellTyped(what string, obj *jnode, kinds map[string]jkind) bool {
 	ok := true
-	for i, k := range obj.keys {
+	for _, m := range obj.mems {
+		k := m.key
 		want, typed := kinds[k]
 		if !typed {
 			continue
 		}
 		if msg := mistyped(obj, k, want); msg != "" {
 			// at the member itself, not at the step's "type"
-			b.diags.Errorf(b.src.rng(&jnode{kind: jString, off: obj.koffs[i], end: obj.vals[i].end}), "%s: %s", what, msg)
+			b.diags.Errorf(b.src.rng(&jnode{kind: jString, off: m.koff, end: m.val.end}), "%s: %s", what, msg)
 			ok = false
 		}
 	}
@@ -96,7 +97,7 @@ func (c *chrome) chromeTyped(n int, st *jnode) bool {
 	}
 	if f := st.get("frame"); f != nil && f.kind == jArray {
 		for i, e := range f.elems {
-			if v, err := strconv.Atoi(e.num); e.kind != jNumber || err != nil || v < 0 {
+			if v, err := strconv.Atoi(e.str); e.kind != jNumber || err != nil || v < 0 {
 				c.errorf(e, "%s: frame index %d must be a whole number of 0 or more, found %s", what, i+1, e.describe())
 				ok = false
 			}
@@ -118,7 +119,7 @@ func (c *chrome) run(root *jnode) {
 	if ms, ok := root.getNum("timeout"); ok && ms > 0 {
 		c.file.Defaults = append(c.file.Defaults, &ast.Option{Name: "timeout", Value: dur(ms)})
 	}
-	for _, st := range steps.elems {
+	for _, st := range steps.items() {
 		if st.kind == jObject && st.getStr("type") == "navigate" {
 			if u, err := url.Parse(st.getStr("url")); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
 				c.origin = u.Scheme + "://" + u.Host
@@ -127,7 +128,7 @@ func (c *chrome) run(root *jnode) {
 			break
 		}
 	}
-	for i, st := range steps.elems {
+	for i, st := range steps.items() {
 		if st.kind != jObject {
 			c.errorf(st, "step %d: expected an object, found %s", i+1, st.kind)
 			continue
@@ -240,7 +241,7 @@ func (c *chrome) switchContext(n int, st *jnode) {
 	var path []int
 	if f := st.get("frame"); f != nil && f.kind == jArray {
 		for _, e := range f.elems {
-			i, _ := strconv.Atoi(e.num) // checked by chromeTyped
+			i, _ := strconv.Atoi(e.str) // checked by chromeTyped
 			path = append(path, i)
 		}
 	}

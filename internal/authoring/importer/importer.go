@@ -78,7 +78,7 @@ type Flow struct {
 // "attrs" is the JSON flow format; other JSON objects with "steps" are
 // Chrome Recorder recordings. ok=false when none fits.
 func Detect(filename string, src []byte) (Format, bool) {
-	root, err := parseJSON(src)
+	root, err := parseRecording(src)
 	if err != nil {
 		if strings.EqualFold(filepath.Ext(filename), ".side") {
 			return FormatSide, true
@@ -101,7 +101,10 @@ func detect(filename string, root *jnode) (Format, bool) {
 	if steps == nil || steps.kind != jArray {
 		return "", false
 	}
-	for _, s := range steps.elems {
+	if steps.flowSteps {
+		return FormatJSONFlow, true
+	}
+	for _, s := range steps.elems { // a lazy array has none: flowSteps says
 		if s.has("attrs") || s.has("body") {
 			return FormatJSONFlow, true
 		}
@@ -181,7 +184,7 @@ func uriComponent(v string) string {
 func importSource(filename string, src []byte, opts Options) ([]*Flow, diag.Diagnostics, *source) {
 	var diags diag.Diagnostics
 	s := newSource(filename, src)
-	root, err := parseJSON(src)
+	root, err := parseRecording(src) // its steps are parsed one at a time, as they are imported
 	if err != nil {
 		off := 0
 		if je, ok := err.(*jsonError); ok {

@@ -3,6 +3,7 @@ package importer
 import (
 	"bytes"
 	"fmt"
+	"iter"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,17 +34,82 @@ func (k jkind) String() string {
 // diagnostic can name the line:col of the step it is about. encoding/json
 // gives offsets only token by token (Decoder.InputOffset); a small scanner
 // that keeps them on the tree is simpler to use.
+//
+// A recording holds millions of them while it is parsed: the struct is
+// kept small (112 bytes; an object's members are one slice).
 type jnode struct {
-	kind  jkind
-	off   int // byte offset of the value's first character
-	end   int // byte offset just past the value
-	str   string
-	num   string // raw number text
-	b     bool
-	keys  []string
-	koffs []int // offsets of the keys (object)
-	vals  []*jnode
-	elems []*jnode
+	kind jkind
+	b    bool
+	// lazy: an array whose elements are not kept (a recording's "steps",
+	// see parseRecording); items parses them again from raw, one by one.
+	lazy bool
+	// flowSteps: an element of the lazy array has "attrs" or "body"
+	// (a JSON flow's steps: detect), seen as it was parsed the first time
+	flowSteps bool
+	off       int    // byte offset of the value's first character
+	end       int    // byte offset just past the value
+	str       string // a string's value; a number's raw text
+	mems      []jmember
+	elems     []*jnode
+	raw       []byte // the whole input (lazy arrays)
+}
+
+// jmember is a member of an object.
+type jmember struct {
+	key  string
+	koff int // offset of the key
+	val  *jnode
+}
+
+// lazyDepth is the nesting depth of a lazy array's elements (the root
+// object is 0, its "steps" 1).
+const lazyDepth = 2
+
+// items yields the elements of an array in order. The elements of a lazy
+// array are parsed as they are asked for, each dropped once the caller
+// lets go of it: a recording of 300,000 steps is never one tree.
+func (n *jnode) items() iter.Seq2[int, *jnode] {
+	return func(yield func(int, *jnode) bool) {
+		if !n.lazy {
+			for i, e := range n.elems {
+				if !yield(i, e) {
+					return
+				}
+			}
+			return
+		}
+		p := &jparser{src: n.raw, i: n.off + 1}
+		for i := 0; ; i++ {
+			p.ws()
+			if p.i >= len(p.src) || p.src[p.i] == ']' {
+				return
+			}
+			e, err := p.value(lazyDepth)
+			if err != nil { // parseRecording saw the whole array parse
+				return
+			}
+			if !yield(i, e) {
+				return
+			}
+			p.ws()
+			if p.i < len(p.src) && p.src[p.i] == ',' {
+				p.i++
+			}
+		}
+	}
+}
+
+// list returns the elements of an array (a lazy array's parsed again, all
+// kept).
+func (n *jnode) list() []*jnode {
+	if !n.lazy {
+		return n.elems
+	}
+	var out []*jnode
+	for _, e := range n.items() {
+		out = append(out, e)
+	}
+	return out
 }
 
 // get returns the member k of an object, or nil.
@@ -51,9 +117,9 @@ func (n *jnode) get(k string) *jnode {
 	if n == nil || n.kind != jObject {
 		return nil
 	}
-	for i, key := range n.keys {
-		if key == k {
-			return n.vals[i]
+	for _, m := range n.mems {
+		if m.key == k {
+			return m.val
 		}
 	}
 	return nil
@@ -78,7 +144,7 @@ func (n *jnode) getNum(k string) (float64, bool) {
 	if v == nil || v.kind != jNumber {
 		return 0, false
 	}
-	f, err := strconv.ParseFloat(v.num, 64)
+	f, err := strconv.ParseFloat(v.str, 64)
 	return f, err == nil
 }
 
@@ -97,7 +163,7 @@ func (n *jnode) text() string {
 	case jString:
 		return n.str
 	case jNumber:
-		return n.num
+		return n.str
 	case jBool:
 		return strconv.FormatBool(n.b)
 	case jNull:
@@ -166,8 +232,19 @@ func (e *jsonError) Error() string { return e.msg }
 // parseJSON parses one JSON document (RFC 8259, with a leading UTF-8 BOM
 // allowed) into a jnode tree.
 func parseJSON(src []byte) (*jnode, error) {
-	p := &jparser{src: src}
-	if bytes.HasPrefix(src, []byte("\ufeff")) {
+	return parseDoc(&jparser{src: src})
+}
+
+// parseRecording is parseJSON, except that a "steps" array member of the
+// top-level object is lazy: its elements are parsed (every syntax error is
+// found as parseJSON finds it) but not kept; items parses them again one
+// at a time.
+func parseRecording(src []byte) (*jnode, error) {
+	return parseDoc(&jparser{src: src, lazySteps: true})
+}
+
+func parseDoc(p *jparser) (*jnode, error) {
+	if bytes.HasPrefix(p.src, []byte("\ufeff")) {
 		p.i = 3
 	}
 	p.ws()
@@ -183,8 +260,9 @@ func parseJSON(src []byte) (*jnode, error) {
 }
 
 type jparser struct {
-	src []byte
-	i   int
+	src       []byte
+	i         int
+	lazySteps bool // the top-level object's "steps" array is lazy
 }
 
 func (p *jparser) errf(format string, args ...any) error {
@@ -244,13 +322,16 @@ func (p *jparser) value(depth int) (*jnode, error) {
 			}
 			p.i++
 			p.ws()
-			v, err := p.value(depth + 1)
+			var v *jnode
+			if p.lazySteps && depth == 0 && k == "steps" && p.i < len(p.src) && p.src[p.i] == '[' {
+				v, err = p.array(depth+1, false)
+			} else {
+				v, err = p.value(depth + 1)
+			}
 			if err != nil {
 				return nil, err
 			}
-			n.keys = append(n.keys, k)
-			n.koffs = append(n.koffs, koff)
-			n.vals = append(n.vals, v)
+			n.mems = append(n.mems, jmember{k, koff, v})
 			p.ws()
 			if p.i < len(p.src) && p.src[p.i] == ',' {
 				p.i++
@@ -264,33 +345,7 @@ func (p *jparser) value(depth int) (*jnode, error) {
 			return nil, p.errf("expected ',' or '}' in object, found %s", p.what())
 		}
 	case c == '[':
-		n := &jnode{kind: jArray, off: start}
-		p.i++
-		p.ws()
-		if p.i < len(p.src) && p.src[p.i] == ']' {
-			p.i++
-			n.end = p.i
-			return n, nil
-		}
-		for {
-			p.ws()
-			v, err := p.value(depth + 1)
-			if err != nil {
-				return nil, err
-			}
-			n.elems = append(n.elems, v)
-			p.ws()
-			if p.i < len(p.src) && p.src[p.i] == ',' {
-				p.i++
-				continue
-			}
-			if p.i < len(p.src) && p.src[p.i] == ']' {
-				p.i++
-				n.end = p.i
-				return n, nil
-			}
-			return nil, p.errf("expected ',' or ']' in array, found %s", p.what())
-		}
+		return p.array(depth, true)
 	case c == '"':
 		s, err := p.string()
 		if err != nil {
@@ -313,6 +368,45 @@ func (p *jparser) value(depth int) (*jnode, error) {
 			}
 		}
 		return nil, p.errf("unexpected %s, expected a value", p.what())
+	}
+}
+
+// array parses the array at p.i (a value at depth); its elements are
+// kept unless !keep (a lazy array: see parseRecording).
+func (p *jparser) array(depth int, keep bool) (*jnode, error) {
+	n := &jnode{kind: jArray, off: p.i, lazy: !keep}
+	if !keep {
+		n.raw = p.src
+	}
+	p.i++
+	p.ws()
+	if p.i < len(p.src) && p.src[p.i] == ']' {
+		p.i++
+		n.end = p.i
+		return n, nil
+	}
+	for {
+		p.ws()
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		if keep {
+			n.elems = append(n.elems, v)
+		} else if v.has("attrs") || v.has("body") {
+			n.flowSteps = true
+		}
+		p.ws()
+		if p.i < len(p.src) && p.src[p.i] == ',' {
+			p.i++
+			continue
+		}
+		if p.i < len(p.src) && p.src[p.i] == ']' {
+			p.i++
+			n.end = p.i
+			return n, nil
+		}
+		return nil, p.errf("expected ',' or ']' in array, found %s", p.what())
 	}
 }
 
@@ -347,11 +441,23 @@ func (p *jparser) number() (*jnode, error) {
 			return nil, p.errf("malformed number")
 		}
 	}
-	return &jnode{kind: jNumber, off: start, end: p.i, num: string(p.src[start:p.i])}, nil
+	return &jnode{kind: jNumber, off: start, end: p.i, str: string(p.src[start:p.i])}, nil
 }
 
 func (p *jparser) string() (string, error) {
 	p.i++ // opening quote
+	// fast path: no escape before the closing quote (one allocation)
+	for j := p.i; j < len(p.src); j++ {
+		c := p.src[j]
+		if c == '"' {
+			s := string(p.src[p.i:j])
+			p.i = j + 1
+			return s, nil
+		}
+		if c == '\\' || c < 0x20 {
+			break
+		}
+	}
 	var b strings.Builder
 	for {
 		if p.i >= len(p.src) {
@@ -432,7 +538,7 @@ func (n *jnode) describe() string {
 		}
 		return "string " + strconv.Quote(s)
 	case jNumber:
-		return "number " + n.num
+		return "number " + n.str
 	case jBool:
 		return "bool " + strconv.FormatBool(n.b)
 	case jNull:
@@ -464,8 +570,8 @@ func mistyped(obj *jnode, key string, want jkind) string {
 		return fmt.Sprintf("%q must be %s, found %s", key, kindArticle(want), v.describe())
 	}
 	if want == jNumber {
-		if _, err := strconv.ParseFloat(v.num, 64); err != nil {
-			return fmt.Sprintf("%q: number %s is out of range", key, v.num)
+		if _, err := strconv.ParseFloat(v.str, 64); err != nil {
+			return fmt.Sprintf("%q: number %s is out of range", key, v.str)
 		}
 	}
 	return ""

@@ -73,7 +73,7 @@ func (j *jsonFlow) run(root *jnode) {
 		j.errorf(root, `flow has no "steps" list`)
 		return
 	}
-	j.steps(steps.elems, "")
+	j.steps(steps.list(), "")
 }
 
 func (j *jsonFlow) steps(steps []*jnode, prefix string) {
@@ -356,9 +356,9 @@ func (j *jsonFlow) step(n string, st *jnode) {
 		j.warn(st, "step %s: step type %q has no equivalent; not imported", n, typ)
 		return
 	}
-	for i, k := range attrs.keys {
-		if !known[k] {
-			j.warn(attrs.vals[i], "step %s (%s): attribute %q has no equivalent; ignored", n, typ, k)
+	for _, m := range attrs.mems {
+		if !known[m.key] {
+			j.warn(m.val, "step %s (%s): attribute %q has no equivalent; ignored", n, typ, m.key)
 		}
 	}
 	if typ != "loop" && st.has("body") {
