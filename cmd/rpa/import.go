@@ -49,7 +49,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, exitUsage, "import", err)
 	}
 	opts := importer.Options{Strict: *strict, Format: format}
-	src, err := os.ReadFile(in)
+	src, err := readAtMost(in, importer.MaxInput+1) // a larger file: Import says it is too large
 	if err != nil {
 		return fail(stderr, exitUsage, "import", err)
 	}
@@ -90,4 +90,15 @@ func internalError(stderr io.Writer, cmd, what string, te *importer.TextError) i
 	fmt.Fprintf(stderr, "rpa %s: internal error: %s does not check:\n", cmd, what)
 	diag.Render(stderr, te.Diag, func(string) []byte { return te.Text })
 	return exitFailed
+}
+
+// readAtMost reads the file at path, at most its first n bytes (a file of
+// gigabytes is not read whole to be refused).
+func readAtMost(path string, n int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, n))
 }

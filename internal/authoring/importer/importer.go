@@ -112,6 +112,13 @@ func detect(filename string, root *jnode) (Format, bool) {
 	return FormatChrome, true
 }
 
+// MaxInput is the largest input Import reads: 32 MiB, a recording of
+// some 700,000 steps, far more than a recorder makes in a session.
+// Importing takes some 60 times its input in memory at the peak (most of
+// it loading the flow text back: Texts), so a larger input is an error
+// saying so, not a machine out of memory.
+const MaxInput = 32 << 20
+
 // Import reads one input file and returns its flows (one, or one per test
 // of a .side project) with every diagnostic, positioned in filename. The
 // flows are usable (they pass lang.Load) when the diagnostics have no
@@ -183,6 +190,12 @@ func uriComponent(v string) string {
 
 func importSource(filename string, src []byte, opts Options) ([]*Flow, diag.Diagnostics, *source) {
 	var diags diag.Diagnostics
+	if len(src) > MaxInput {
+		s := &source{name: filename, src: src, lines: []int{0}}
+		p := s.pos(0)
+		diags.Errorf(ast.Range{File: filename, Start: p, End: p}, "the input is over %d MB, the most the importer reads (a recording of some 700,000 steps): split it", MaxInput>>20)
+		return nil, diags, s
+	}
 	s := newSource(filename, src)
 	root, err := parseRecording(src) // its steps are parsed one at a time, as they are imported
 	if err != nil {

@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -148,5 +149,19 @@ func TestSideIllTyped(t *testing.T) {
 				t.Errorf("%s: %s is not at %s", c.name, found.OneLine(), m)
 			}
 		}
+	}
+}
+
+// TestMaxInput: an input over MaxInput is one error saying so (it is not
+// parsed); one of MaxInput bytes is read.
+func TestMaxInput(t *testing.T) {
+	src := bytes.Repeat([]byte(" "), MaxInput+1)
+	copy(src, `{"title": "t", "steps": []}`)
+	_, ds := Import("big.json", src, Options{})
+	if len(ds) != 1 || !strings.Contains(ds[0].Summary, "the input is over 32 MB") || ds[0].Subject.Start.Line != 1 {
+		t.Errorf("diagnostics %v", ds)
+	}
+	if _, ds := Import("big.json", src[:MaxInput], Options{}); ds.HasErrors() {
+		t.Errorf("an input of MaxInput bytes: %v", ds)
 	}
 }
