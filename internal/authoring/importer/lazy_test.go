@@ -34,35 +34,7 @@ func TestLazySteps(t *testing.T) {
 		inputs[f] = string(b)
 	}
 	for name, src := range inputs {
-		full, ferr := parseJSON([]byte(src))
-		lazy, lerr := parseRecording([]byte(src))
-		if (ferr == nil) != (lerr == nil) || (ferr != nil && !reflect.DeepEqual(ferr, lerr)) {
-			t.Errorf("%s: parseJSON error %v, parseRecording error %v", name, ferr, lerr)
-			continue
-		}
-		if ferr != nil {
-			continue
-		}
-		want, got := full.get("steps"), lazy.get("steps")
-		if want == nil || want.kind != jArray {
-			if !reflect.DeepEqual(want, got) {
-				t.Errorf("%s: steps %+v, want %+v", name, got, want)
-			}
-			continue
-		}
-		if !got.lazy || got.elems != nil || got.off != want.off || got.end != want.end {
-			t.Errorf("%s: steps not lazy: %+v", name, got)
-		}
-		if all := got.list(); len(all) != len(want.elems) || (len(all) > 0 && !reflect.DeepEqual(all, want.elems)) {
-			t.Errorf("%s: the lazy steps are %d elements, not the %d parseJSON keeps (or differ)", name, len(all), len(want.elems))
-		}
-		n := 0
-		for i, e := range got.items() {
-			if i != n || !reflect.DeepEqual(e, want.elems[i]) {
-				t.Errorf("%s: step %d differs", name, i)
-			}
-			n++
-		}
+		sameAsTree(t, name, []byte(src))
 		if filepath.Dir(name) == "testdata/jsonflow" {
 			if f, ok := Detect(name, []byte(src)); f != FormatJSONFlow || !ok {
 				t.Errorf("%s: detected as %q", name, f)
@@ -72,6 +44,59 @@ func TestLazySteps(t *testing.T) {
 	if f, ok := Detect("x.json", []byte(`{"steps": [{"type": "click"}, {"type": "input", "attrs": {}}]}`)); f != FormatJSONFlow || !ok {
 		t.Errorf("a JSON flow whose second step has attrs is detected as %q", f)
 	}
+}
+
+// sameAsTree checks that parseRecording fails as parseJSON does, and
+// that its lazy steps are the elements parseJSON keeps.
+func sameAsTree(t *testing.T, name string, src []byte) {
+	t.Helper()
+	full, ferr := parseJSON(src)
+	lazy, lerr := parseRecording(src)
+	if (ferr == nil) != (lerr == nil) || (ferr != nil && !reflect.DeepEqual(ferr, lerr)) {
+		t.Errorf("%s: parseJSON error %v, parseRecording error %v", name, ferr, lerr)
+		return
+	}
+	if ferr != nil {
+		return
+	}
+	want, got := full.get("steps"), lazy.get("steps")
+	if want == nil || want.kind != jArray {
+		if !reflect.DeepEqual(want, got) {
+			t.Errorf("%s: steps %+v, want %+v", name, got, want)
+		}
+		return
+	}
+	if !got.lazy || got.elems != nil || got.off != want.off || got.end != want.end {
+		t.Errorf("%s: steps not lazy: %+v", name, got)
+	}
+	flow := false
+	for _, e := range want.elems {
+		flow = flow || e.has("attrs") || e.has("body")
+	}
+	if got.flowSteps != flow {
+		t.Errorf("%s: flowSteps %v, want %v", name, got.flowSteps, flow)
+	}
+	n := 0
+	for i, e := range got.items() {
+		if i != n || i >= len(want.elems) || !reflect.DeepEqual(e, want.elems[i]) {
+			t.Errorf("%s: step %d differs", name, i)
+			return
+		}
+		n++
+	}
+	if n != len(want.elems) {
+		t.Errorf("%s: %d lazy steps, parseJSON keeps %d", name, n, len(want.elems))
+	}
+}
+
+// FuzzLazySteps: whatever the input, parseRecording agrees with parseJSON
+// (sameAsTree).
+func FuzzLazySteps(f *testing.F) {
+	for _, s := range []string{`{"steps": [1, {"a": [true, null]}, "x\u0041"]}`, `{"steps": [{"attrs": {}}], "steps": 2}`,
+		`{"title": "t", "steps": [{"type": "click", "selectors": [["#a"]]},]}`, "\ufeff{\"steps\": []}"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) { sameAsTree(t, "fuzz", src) })
 }
 
 func repeat(c byte, n int) []byte {
