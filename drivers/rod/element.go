@@ -156,6 +156,9 @@ func mouseButton(b string) (proto.InputMouseButton, error) {
 // the hit target at dispatch time is not the element (the layout changed
 // between aiming and the press: a late stylesheet, a re-render), the page
 // never sees them and the click is aimed and sent again, within ctx. A
+// control the page disabled since it was located is not clicked (a browser
+// ignores the click): Click waits for it to be enabled again, within ctx,
+// and ends with a core.KindDisabled error when ctx ends first. A
 // hidden native checkbox or radio is clicked through its label or drawn
 // control; when its state did not change, the next such control is tried.
 func (e *element) Click(ctx context.Context, button string, count int) error {

@@ -62,3 +62,30 @@ func TestWaitSaysWhatItSaw(t *testing.T) {
 		}
 	}
 }
+
+// TestClickWaitsForReenabled: an element located while enabled and
+// disabled by the page before the click (an async check started by typing)
+// is not clicked while the page ignores clicks: Click waits for it to be
+// enabled again, and says it is disabled when ctx ends first. On the old
+// code aim checked visibility and the hit only, and the click was ignored.
+func TestClickWaitsForReenabled(t *testing.T) {
+	p := open(t, "ariadisabled.html?ms=1500")
+	el, _, err := p.Locate(tctx(t, 5*time.Second), []string{"#agree"}, drivers.ForPointer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill(t, p, "#user", "wangfang") // starts the check: #agree is aria-disabled for 1.5 s
+	err = el.Click(tctx(t, 150*time.Millisecond), "left", 1)
+	if core.KindOf(err) != core.KindDisabled || !strings.Contains(err.Error(), `span#agree.btn is disabled (aria-disabled="true")`) {
+		t.Errorf("click while disabled: %v, want disabled", err)
+	}
+	if err := el.Click(tctx(t, 10*time.Second), "left", 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, p, "#ignored"); got != "0" {
+		t.Errorf("%s clicks were ignored by the page", got)
+	}
+	if got := text(t, p, "#agree"); got != "已同意" {
+		t.Errorf("#agree reads %q after the click, want 已同意", got)
+	}
+}

@@ -432,8 +432,8 @@
   // aim prepares a pointer action on this element: it picks the target
   // (the element, or the k-th proxy of a hidden checkbox/radio), checks the
   // box did not move since the element was located, scrolls and hit-tests
-  // like locate, and, when arming, intercepts the click's events (see arm;
-  // soft when a locate aims). Returns [x, y, checked] (the frame's viewport; checked is the toggle's
+  // like locate, and, when arming (a click), checks the element is enabled
+  // and intercepts the click's events (see arm; soft when a locate aims). Returns [x, y, checked] (the frame's viewport; checked is the toggle's
   // state or null) or "reason\tmessage" (reason "retry": aim again after a
   // frame; "none": no further proxy).
   function aim(k, doArm, expect, soft) {
@@ -444,6 +444,9 @@
     const t = toggleTarget(el, k);
     if (!t) return 'none\tno other control toggles ' + describe(el);
     if (!visible(t)) return 'not_visible\t' + describe(t) + ' is not visible';
+    // a click on a control the page disabled since it was located is
+    // ignored by the browser: wait for it to be enabled, as locate does
+    if (doArm && disabledBy(el)) return 'disabled\t' + describe(el) + ' is disabled' + disabledWhy(el);
     const key = centreOf(t);
     const before = lastBox.get(t);
     lastBox.set(t, key);
