@@ -111,14 +111,19 @@ func TestTypeFocus(t *testing.T) {
 		t.Errorf("code = %q", got)
 	}
 	// a thief that takes the focus after the first key: the rest is typed
-	// again into the target once it has the focus back. It steals only
-	// while the first key is the last one typed: a timer so late (a loaded
-	// machine) that it fires right after the second key's events is, to
-	// the guard, the page's reaction to that key and followed, as
-	// one-time-code boxes need (CI saw "cdef" go to the decoy at load 18)
+	// again into the target once it has the focus back. It steals 5 ms
+	// after the first key's keyup, outside that key's events and the task
+	// the guard's window closes with (engine guardText: focus the page
+	// moves in reaction to a key is followed, as one-time-code boxes
+	// need). A timer set from the input event instead raced the keyup,
+	// which reopens the window (input events run before timers): the
+	// steal was then followed and "bcdef" went to the decoy (CI, twice on
+	// a quiet machine). It steals only while the first key is the last
+	// one typed: a timer so late that the second key came first does not
+	// steal (CI saw "cdef" go to the decoy at load 18).
 	if _, err := p.Eval(tctx(t, 5*time.Second), `() => {
 		const t = document.getElementById('target');
-		t.addEventListener('input', () => { if (t.value.length === 1) setTimeout(() => { if (t.value.length === 1) document.getElementById('decoy').focus(); }, 0); });
+		t.addEventListener('keyup', () => { if (t.value.length === 1) setTimeout(() => { if (t.value.length === 1) document.getElementById('decoy').focus(); }, 5); });
 	}`); err != nil {
 		t.Fatal(err)
 	}
