@@ -26,6 +26,7 @@ func FuzzImport(f *testing.F) {
 	// members of the wrong kind (errors naming them)
 	f.Add("rec.json", []byte(`{"title": "t", "steps": [{"type": "setViewport", "width": "abc", "height": 600}, {"type": "scroll", "x": "10px"}, {"type": "click", "selectors": [["#a", 7]], "offsetX": "5", "frame": ["0"]}]}`))
 	f.Add("p.side", []byte(`{"version": "2.0", "url": "http://h", "tests": [{"name": "t", "commands": [{"command": "open", "target": 123}, {"command": "click", "target": "id=a", "targets": [["id=a", 1]], "opensWindow": "yes"}]}]}`))
+	f.Add("f.json", []byte(`{"name": "f", "steps": [{"type": "navigate", "attrs": {"url": 123}}, {"type": "wait", "attrs": {"seconds": "2"}}, {"type": "loop", "attrs": {"items": "xs", "var": "x"}, "body": {}}]}`))
 	f.Fuzz(func(t *testing.T, name string, src []byte) {
 		flows, ds := Import(name, src, Options{})
 		if ds.HasErrors() {

@@ -67,9 +67,25 @@ type jsonFlow struct {
 
 var tmplRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{\{(.*?)\}\}`) })
 
+// The kinds of the members of a JSON flow, of its steps and of their
+// attrs that the importer reads; another kind is an error naming the
+// member ("url": 123 is not a missing url).
+var (
+	jsonFlowKinds = map[string]jkind{"name": jString, "description": jString, "steps": jArray}
+	jsonStepKinds = map[string]jkind{"type": jString, "attrs": jObject, "body": jArray}
+	jsonAttrKinds = map[string]jkind{
+		"description": jString, "url": jString, "selector": jString, "value": jString, "store": jString,
+		"items": jString, "var": jString, "prompt": jString, "key": jString, "path": jString,
+		"seconds": jNumber, "ms": jNumber,
+	}
+)
+
 func (j *jsonFlow) run(root *jnode) {
+	if !j.wellTyped("flow", root, jsonFlowKinds) {
+		return
+	}
 	steps := root.get("steps")
-	if steps == nil || steps.kind != jArray {
+	if steps == nil {
 		j.errorf(root, `flow has no "steps" list`)
 		return
 	}
@@ -81,6 +97,16 @@ func (j *jsonFlow) steps(steps []*jnode, prefix string) {
 		n := fmt.Sprintf("%s%d", prefix, i+1)
 		if st.kind != jObject {
 			j.errorf(st, "step %s: expected an object, found %s", n, st.kind)
+			continue
+		}
+		what := "step " + n
+		if t := st.get("type"); t != nil && t.kind == jString && t.str != "" {
+			what += " (" + t.str + ")"
+		}
+		if !j.wellTyped(what, st, jsonStepKinds) {
+			continue
+		}
+		if a := st.get("attrs"); a != nil && !j.wellTyped(what+", attrs", a, jsonAttrKinds) {
 			continue
 		}
 		j.step(n, st)

@@ -165,3 +165,44 @@ func TestMaxInput(t *testing.T) {
 		t.Errorf("an input of MaxInput bytes: %v", ds)
 	}
 }
+
+// TestJSONFlowIllTyped: a JSON flow member of the wrong kind is an error
+// naming the step and the member ("url": 123 was "attrs.url is
+// required", "description": 5 was dropped, "seconds": "2" was "must be a
+// positive number").
+func TestJSONFlowIllTyped(t *testing.T) {
+	flow := func(step string) string {
+		return `{"name": "f", "steps": [
+{"type": "navigate", "attrs": {"url": "https://example.com/"}},
+` + step + `
+]}`
+	}
+	for _, c := range []struct {
+		name, src, want string
+		line            int
+	}{
+		{"url", flow(`{"type": "navigate", "attrs": {"url": 123}}`), `step 2 (navigate), attrs: "url" must be a string, found number 123`, 3},
+		{"value", flow(`{"type": "input", "attrs": {"selector": "#q", "value": 5}}`), `step 2 (input), attrs: "value" must be a string, found number 5`, 3},
+		{"description", flow(`{"type": "click", "attrs": {"selector": "#a", "description": 5}}`), `step 2 (click), attrs: "description" must be a string, found number 5`, 3},
+		{"seconds", flow(`{"type": "wait", "attrs": {"seconds": "2"}}`), `step 2 (wait), attrs: "seconds" must be a number, found string "2"`, 3},
+		{"type", flow(`{"type": 1, "attrs": {}}`), `step 2: "type" must be a string, found number 1`, 3},
+		{"attrs", flow(`{"type": "click", "attrs": ["#a"]}`), `step 2 (click): "attrs" must be an object, found an array`, 3},
+		{"body", flow(`{"type": "loop", "attrs": {"items": "xs", "var": "x"}, "body": {}}`), `step 2 (loop): "body" must be an array, found an object`, 3},
+		{"name", `{"name": 7, "steps": [{"type": "click", "attrs": {"selector": "#a"}}]}`, `flow: "name" must be a string, found number 7`, 1},
+	} {
+		_, ds := Import("f.json", []byte(c.src), Options{Format: FormatJSONFlow})
+		var found *diag.Diagnostic
+		for _, d := range ds {
+			if strings.Contains(d.Summary, c.want) {
+				found = d
+			}
+		}
+		if found == nil {
+			t.Errorf("%s: no diagnostic containing %q in %v", c.name, c.want, ds)
+			continue
+		}
+		if found.Severity != diag.Error || found.Subject.Start.Line != c.line {
+			t.Errorf("%s: %s is not an error on line %d", c.name, found.OneLine(), c.line)
+		}
+	}
+}
