@@ -294,7 +294,8 @@ func debugStart(s *Server, w http.ResponseWriter, r *http.Request) {
 			fl := s.flowsCache().scan().loaded[name]
 			return fl, fl != nil
 		}
-		out, err := localrun.Run(ctx, f, localrun.Options{Args: args, Flows: flows, StepHook: d.hook,
+		// ProfileWait: a profile a server keeps for an idle browser is handed over
+		out, err := localrun.Run(ctx, f, localrun.Options{Args: args, Flows: flows, StepHook: d.hook, ProfileWait: profiles.DefaultClaimWait,
 			Caller: runs.Caller{Kind: runs.CallerDebug}, Warn: func(msg string) { s.Logf("ui: debug %s: %s", d.id, msg) }})
 		ev := DebugEvent{Kind: "done"}
 		switch {

@@ -54,8 +54,9 @@ type LocalRunner struct {
 // is now) and runs it once. A flow that no longer loads, arguments that
 // no longer fit it, an account the vault lacks, or a browser that does
 // not start are failed attempts with the reason and its kind (the
-// scheduler records them as runs); a profile another process or a call
-// of this one holds, a full browser queue of Pool, or an account another
+// scheduler records them as runs); a profile another process holds and
+// does not hand over within profiles.DefaultClaimWait, or a call of this
+// one holds, a full browser queue of Pool, or an account another
 // run holds (lease.BusyError), is Busy.
 func (r *LocalRunner) Run(ctx context.Context, j Job) Outcome {
 	d := j.Def
@@ -90,7 +91,11 @@ func (r *LocalRunner) Run(ctx context.Context, j Job) Outcome {
 		Profile: d.Profile, Show: r.Show, Remote: r.Remote, Bin: r.Bin, Timeout: d.Timeout.D(),
 		Runs: r.Runs, Heal: r.Heal, Pool: r.Pool, Vault: vault.Default(home.Dir(), nil), // nobody to ask: NoVaultKey says what to set
 		Caller: runs.Caller{Kind: runs.CallerSchedule}, Schedule: d.Name, RetryOf: j.RetryOf, Started: j.Started,
-		Warn: func(msg string) { warn("schedule " + d.Name + ": " + msg) },
+		// a profile another process keeps for an idle browser is asked for
+		// and handed over (without a wait nobody asks, and the fire stays
+		// Busy until that browser's --idle runs out)
+		ProfileWait: profiles.DefaultClaimWait,
+		Warn:        func(msg string) { warn("schedule " + d.Name + ": " + msg) },
 	})
 	if err != nil {
 		var inUse *profiles.InUseError
