@@ -427,6 +427,8 @@ var (
     el.dispatchEvent(new Event("input", { bubbles: true }));
     el.dispatchEvent(new Event("change", { bubbles: true })); }`)
 	clickStep = stepJS(`(el) => { el.click(); }`)
+	// centreStep answers [x, y], the centre of the element's box (CSS px)
+	centreStep = stepJS(`(el) => { const r = el.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; }`)
 	tableStep = stepJS(`(t) => {
     const keys = [...t.querySelectorAll("thead th")].map((th) => th.innerText.trim());
     return [...t.querySelectorAll("tbody tr")].map((tr) => {

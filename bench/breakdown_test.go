@@ -388,6 +388,28 @@ func floorSpans(e *env, page *rod.Page) ([]span, error) {
 		}
 		return res, nil
 	}
+	click := func(sel string) error {
+		if os.Getenv("RPA_BENCH_CLICK") != "trusted" {
+			_, err := step(clickStep, sel, nil)
+			return err
+		}
+		// a trusted click as a person's (what rpa sends): the element's
+		// centre, then the mouse's press and release, each awaited
+		res, err := step(centreStep, sel, nil)
+		if err != nil {
+			return err
+		}
+		var at [2]float64
+		if err := json.Unmarshal([]byte(res.Value.JSON("", "")), &at); err != nil {
+			return err
+		}
+		for _, typ := range []proto.InputDispatchMouseEventType{proto.InputDispatchMouseEventTypeMousePressed, proto.InputDispatchMouseEventTypeMouseReleased} {
+			if err := (proto.InputDispatchMouseEvent{Type: typ, X: at[0], Y: at[1], Button: proto.InputMouseButtonLeft, ClickCount: 1}).Call(page); err != nil {
+				return fmt.Errorf("%s: %w", sel, err)
+			}
+		}
+		return nil
+	}
 	loaded := dcl()
 	nav, err := (proto.PageNavigate{URL: e.base + "/login"}).Call(page)
 	if err != nil {
@@ -410,7 +432,7 @@ func floorSpans(e *env, page *rod.Page) ([]span, error) {
 	same = false // the next document's
 	mu.Unlock()
 	loaded = dcl()
-	if _, err := step(clickStep, "#submit", nil); err != nil {
+	if err := click("#submit"); err != nil {
 		return nil, err
 	}
 	mark("4 click")
@@ -420,7 +442,7 @@ func floorSpans(e *env, page *rod.Page) ([]span, error) {
 		return nil, err
 	}
 	mark("6 select")
-	if _, err := step(clickStep, "#query-btn:not([disabled])", nil); err != nil {
+	if err := click("#query-btn:not([disabled])"); err != nil {
 		return nil, err
 	}
 	mark("7 click")
@@ -450,7 +472,12 @@ func floorSpans(e *env, page *rod.Page) ([]span, error) {
 //	RPA_BENCH_ROUNDS=15 go test ./bench -run TestActionBreakdown -v
 //
 // rpa and the floor alternate round by round, through the same counting
-// proxy; compare within one run. RPA_BENCH_HEAL=suggest runs rpa with
+// proxy; compare within one run. The floor clicks with el.click() in the
+// page (one round trip, an untrusted click many pages ignore);
+// RPA_BENCH_CLICK=trusted makes it click as rpa does, with trusted mouse
+// input: the element's centre, then the press and the release (three
+// round trips, each input event acknowledged once the page handled it).
+// RPA_BENCH_HEAL=suggest runs rpa with
 // healing on, as rpa serve runs a flow by default (every element found is
 // fingerprinted, package heal); without it healing is off.
 func TestActionBreakdown(t *testing.T) {
