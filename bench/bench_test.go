@@ -429,7 +429,7 @@ var (
 	clickStep = stepJS(`(el) => { el.click(); }`)
 	// centreStep answers [x, y], the centre of the element's box (CSS px)
 	centreStep = stepJS(`(el) => { const r = el.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; }`)
-	tableStep = stepJS(`(t) => {
+	tableStep  = stepJS(`(t) => {
     const keys = [...t.querySelectorAll("thead th")].map((th) => th.innerText.trim());
     return [...t.querySelectorAll("tbody tr")].map((tr) => {
       const o = {};
