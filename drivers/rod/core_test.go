@@ -364,3 +364,23 @@ func TestElementScreenshotScrolled(t *testing.T) {
 		t.Errorf("centre pixel = %d,%d,%d, want red", r>>8, g>>8, bl>>8)
 	}
 }
+
+// TestLocateOnBusyPage: a locate whose wait runs out while the page's
+// script is busy (a long task) says the page did not answer, as a timeout,
+// not that no element matches (which sent people looking for a wrong
+// selector: TestBigTable under load said `no element matches "#big"`).
+// On the old code the message was "no element matches".
+func TestLocateOnBusyPage(t *testing.T) {
+	p := open(t, "basic.html")
+	// a long task of 3 s, started after this evaluation came back
+	if _, err := p.Eval(tctx(t, 5*time.Second), `() => { setTimeout(() => { const end = Date.now() + 3000; while (Date.now() < end); }, 0); return true; }`); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := p.Locate(tctx(t, 300*time.Millisecond), []string{"#go"}, drivers.ForPointer)
+	if kindOf(err) != core.KindTimeout || !strings.Contains(err.Error(), `the page did not answer while looking for "#go" (its script stayed busy for the whole wait)`) {
+		t.Fatalf("err = %v (kind %q), want a timeout saying the page did not answer", err, kindOf(err))
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err does not wrap the deadline: %v", err)
+	}
+}

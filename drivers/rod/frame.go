@@ -402,10 +402,18 @@ func (f *frame) locate(ctx context.Context, sels []string, want drivers.Checks, 
 					args = append(args, roots...)
 				}
 			}
-			if res, err := f.call(c, nil, false, "locate", args...); err == nil && res.Type == proto.RuntimeRemoteObjectTypeString {
+			res, lerr := f.call(c, nil, false, "locate", args...)
+			switch {
+			case lerr != nil:
+				// not even the look came back: the page's script was busy
+				// (a long task), which "no element matches" would hide
+				lastKind, lastMsg = core.KindTimeout, "the page did not answer while looking for "+quoteList(sels)+" (its script stayed busy for the whole wait)"
+			case res.Type == proto.RuntimeRemoteObjectTypeString:
 				kind, msg, _ := strings.Cut(res.Value.Str(), "\t")
 				msg, _ = strings.CutSuffix(msg, "\tfinal")
 				lastKind, lastMsg = core.Kind(kind), msg
+			default:
+				lastKind, lastMsg = core.KindTimeout, quoteList(sels)+" was ready only after the wait ran out (the page was slow to answer)"
 			}
 		}
 		if lastKind == core.KindNotFound && seen {
