@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -55,6 +56,9 @@ type pipeConn struct {
 	rf *os.File      // from the browser
 	r  *bufio.Reader // over rf
 	mu sync.Mutex    // one Send at a time: rod calls from many goroutines
+	// ended is Read's error once the browser's end closed: every Send
+	// after it fails with it (see Send)
+	ended atomic.Pointer[error]
 }
 
 func newPipeConn(toBrowser, fromBrowser *os.File) *pipeConn {
@@ -65,13 +69,23 @@ func newPipeConn(toBrowser, fromBrowser *os.File) *pipeConn {
 // large page is tens of megabytes in base64).
 const maxPipeMessage = 512 << 20
 
-// Send writes one message and its NUL terminator.
+// Send writes one message and its NUL terminator. Once Read has failed
+// (the browser's end closed), Send fails with that error without writing:
+// rod's client fails the calls pending when its reader ends and never
+// looks at a call stored after that, so a call whose message still went
+// into the pipe (a process of the dead browser's can keep the pipe's
+// other end open a while) would wait for an answer until its ctx ended.
+// Read records its error before rod's client fails the pending calls, so
+// a call is either failed there or here.
 func (c *pipeConn) Send(data []byte) error {
 	if bytes.IndexByte(data, 0) >= 0 {
 		return errors.New("cdp pipe: a message holds a NUL byte")
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if e := c.ended.Load(); e != nil {
+		return *e
+	}
 	buf := make([]byte, 0, len(data)+1)
 	buf = append(append(buf, data...), 0)
 	_, err := c.w.Write(buf)
@@ -103,12 +117,19 @@ func (c *pipeConn) Read() ([]byte, error) {
 			return msg[:len(msg)-1], nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			if len(msg) > maxPipeMessage {
-				return nil, errors.New("cdp pipe: a message from the browser is larger than 512 MiB")
+				return nil, c.end(errors.New("cdp pipe: a message from the browser is larger than 512 MiB"))
 			}
 		default:
-			return nil, lost(err)
+			return nil, c.end(lost(err))
 		}
 	}
+}
+
+// end records err as Read's last (rod's client stops reading after it)
+// and returns it.
+func (c *pipeConn) end(err error) error {
+	c.ended.Store(&err)
+	return err
 }
 
 // Close closes both ends (the browser then sees its pipes close).
