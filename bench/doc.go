@@ -19,6 +19,7 @@
 //	go test ./bench -run '^$' -bench . -benchtime 10x
 //	RPA_BENCH_ROUNDS=8 RPA_BENCH_ONLY=tab,par4,cold go test ./bench -run TestSpeedTable -v
 //	RPA_BENCH_ROUNDS=15 go test ./bench -run TestActionBreakdown -v
+//	RPA_BENCH_CLICK=trusted RPA_BENCH_ROUNDS=15 go test ./bench -run TestActionBreakdown -v
 //	RPA_BENCH_ROUNDS=8 go test ./bench -run TestColdPhases -v
 //
 // Each variant reports ms/flow (par4: ms per round of four). TestSpeedTable
@@ -29,7 +30,9 @@
 // the floor's phase for the same step on a kept tab of its own (one
 // event-driven DevTools round trip per step), with the DevTools commands
 // each sent and the time spent awaiting them, counted by a proxy both
-// talk through. TestColdPhases splits a cold `rpa run` (localrun.Run) into
+// talk through; the floor's click is el.click() in the page unless
+// RPA_BENCH_CLICK=trusted, when it is trusted mouse input as rpa's is.
+// TestColdPhases splits a cold `rpa run` (localrun.Run) into
 // its phases (localrun.Options.Phase) against the cold floor. The package
 // has no non-test code.
 package bench
