@@ -591,8 +591,9 @@ func (n *Node) Ready(ctx context.Context) error {
 	return nil
 }
 
-// Close drains the connection and shuts the embedded server down (the other replicas keep
-// the data: every bucket has Replicas copies).
+// Close drains the connection (within closeDrain: a cluster that lost its majority answers
+// nothing) and then shuts the embedded server down, last, its data written (the other replicas
+// keep the data: every bucket has Replicas copies).
 func (n *Node) Close() {
 	select {
 	case <-n.stop:
@@ -607,7 +608,7 @@ func (n *Node) Close() {
 		if err := n.nc.Drain(); err == nil {
 			select {
 			case <-done:
-			case <-time.After(5 * time.Second):
+			case <-time.After(closeDrain):
 				n.nc.Close()
 			}
 		} else {
@@ -619,6 +620,9 @@ func (n *Node) Close() {
 		n.srv.WaitForShutdown()
 	}
 }
+
+// closeDrain bounds Close's drain of the connection.
+const closeDrain = 2 * time.Second
 
 // Kill stops the node at once, as a crash would: no drain, the embedded server shut down
 // without saying goodbye to its desktops' callers (tests use it to kill a replica).

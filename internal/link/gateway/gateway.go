@@ -319,7 +319,7 @@ func (g *Gateway) Handler() http.Handler {
 	mcpH = mrtr.MethodNotFound(mcpH)
 	// Params the SDK cannot decode: -32602 naming the field, where its answer quoted them.
 	mcpH = mrtr.CheckHTTP(mcpH)
-	mux.Handle("/mcp", httpauth.OriginGuard(g.opts.AllowOrigins, g.auth(g.posts.bind(mcpH))))
+	mux.Handle("/mcp", httpauth.OriginGuard(g.opts.AllowOrigins, g.auth(g.posts.bind(g.endStreams(mcpH)))))
 	mux.Handle("/devices", g.auth(http.HandlerFunc(g.serveDevices)))
 	mux.Handle("/status", g.auth(http.HandlerFunc(g.serveStatus)))
 	mux.HandleFunc("/healthz", g.serveHealth)
@@ -579,6 +579,28 @@ func clip(s string) string {
 		return s[:40] + "…"
 	}
 	return s
+}
+
+// endStreams ends an agent's open event stream (GET /mcp, which waits for the server's messages
+// for as long as the agent stays) when the gateway closes: nothing is owed on it, and an HTTP
+// server shutting down waits for every request to end. The agent opens it again on the next
+// replica (its session continues there).
+func (g *Gateway) endStreams(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			ctx, cancel := context.WithCancel(r.Context())
+			defer cancel()
+			go func() {
+				select {
+				case <-g.stop:
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+			r = r.WithContext(ctx)
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // Close closes every desktop link (their agents' calls fail at once). Live tasks stay live in

@@ -136,6 +136,12 @@ type replica struct {
 	taskKick chan struct{} // look for tasks of dead replicas to take over (replica_tasks.go)
 	stop     chan struct{}
 	wg       sync.WaitGroup
+
+	// life bounds every cluster operation of the replica's own (its loops, its writes and
+	// reads in the background): it ends with stop, so a replica going down retries nothing
+	// and waits for no JetStream timeout (a cluster that lost its quorum answers none).
+	life    context.Context
+	endLife context.CancelFunc
 }
 
 // waiter is an agent's call made on this replica, waiting for its answer.
@@ -163,6 +169,7 @@ func newReplica(g *Gateway, n *cluster.Node) *replica {
 	if g.opts.clock != nil {
 		r.now = g.opts.clock
 	}
+	r.life, r.endLife = context.WithCancel(context.Background())
 	r.late = &lateShare{r: r}
 	r.devices = &deviceShare{r: r}
 	r.owners = &ownerShare{r: r, ready: make(chan struct{})}
@@ -203,9 +210,7 @@ func (r *replica) start() error {
 // this replica's records and shares late answers until stop.
 func (r *replica) attach() {
 	defer r.wg.Done()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() { <-r.stop; cancel() }()
+	ctx := r.life
 	var reg *cluster.Registry
 	for {
 		var err error
@@ -278,18 +283,41 @@ func (r *replica) record() cluster.ReplicaRecord {
 		InFlight: r.g.drain.inFlight(), Draining: r.g.drain.draining(), Version: Version, Epoch: r.g.epoch}
 }
 
-// leave deletes the heartbeat: the other replicas count this one gone at once (its desktops
-// may take their ids elsewhere without a probe). The subscriptions stay: answers for its agents
-// still come.
-func (r *replica) leave() {
+// leaveWait bounds leave's one write.
+const leaveWait = 2 * time.Second
+
+// leave deletes the heartbeat, once and without a retry (within ctx and leaveWait): the other
+// replicas count this one gone at once (its desktops may take their ids elsewhere without a
+// probe). With no other replica's heartbeat in sight, nobody is told: the write is skipped (the
+// heartbeat expires; a cluster whose others are gone has no majority to take it). The
+// subscriptions stay: answers for its agents still come.
+func (r *replica) leave(ctx context.Context) {
 	if r.left.Swap(true) {
 		return
 	}
-	if reg := r.reg.Load(); reg != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		_ = reg.Leave(ctx, r.name)
-		cancel()
+	reg := r.reg.Load()
+	if reg == nil || !r.othersPresent() {
+		return
 	}
+	ctx, cancel := context.WithTimeout(ctx, leaveWait)
+	defer cancel()
+	if err := reg.Leave(ctx, r.name); err != nil {
+		r.log.Debug("cannot delete the heartbeat; it expires", "err", err)
+	}
+}
+
+// othersPresent reports whether another replica's heartbeat is in the registry (draining or not).
+func (r *replica) othersPresent() bool {
+	reg := r.reg.Load()
+	if reg == nil {
+		return false
+	}
+	for _, rec := range reg.Replicas() {
+		if rec.Name != r.name {
+			return true
+		}
+	}
+	return false
 }
 
 // kill stops the replica's goroutines without a word to the cluster (its node was killed: tests
@@ -302,22 +330,35 @@ func (r *replica) kill() {
 	}
 	r.left.Store(true)
 	close(r.stop)
+	r.endLife()
 	r.wg.Wait()
 }
 
-// close leaves the cluster (leave) and ends the subscriptions.
-func (r *replica) close() {
+// close leaves the cluster (leave), ends every cluster operation of the replica (life: nothing
+// is tried again from now on) and its subscriptions, and waits for its goroutines, all within
+// ctx: past it, it returns (the process is going; the embedded server still shuts down after).
+func (r *replica) close(ctx context.Context) {
 	select {
 	case <-r.stop:
 		return
 	default:
 	}
-	r.leave()
+	r.leave(ctx)
 	close(r.stop)
+	r.endLife()
 	for _, s := range r.subs {
 		_ = s.Unsubscribe()
 	}
-	r.wg.Wait()
+	done := make(chan struct{})
+	go func() {
+		r.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		r.log.Warn("the replica's background work did not stop in time; closing anyway")
+	}
 }
 
 // changed is the registry's callback: desktops whose presence may have changed. Their calls in
@@ -581,7 +622,7 @@ func (r *replica) published(d *device) {
 	if reg == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(r.life, 10*time.Second)
 	defer cancel()
 	d.mu.Lock()
 	list := make([]json.RawMessage, 0, len(d.tools))
@@ -630,9 +671,9 @@ func (r *replica) unlinked(d *device) {
 	if reg == nil || rev == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(r.life, 5*time.Second)
 	defer cancel()
-	if err := reg.Release(ctx, d.id, rev); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+	if err := reg.Release(ctx, d.id, rev); err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 		r.log.Debug("cannot remove a desktop's record", "device", d.id, "err", err)
 	}
 }

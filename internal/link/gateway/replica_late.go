@@ -80,7 +80,7 @@ func (l *lateShare) put(rec *LateResult) {
 	if kvp == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(l.r.life, 30*time.Second)
 	defer cancel()
 	data, err := json.Marshal(rec)
 	if err != nil {

@@ -111,7 +111,7 @@ func (s *ownerShare) put(id string, rec ownerRec) {
 		return
 	}
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(s.r.life, 5*time.Second)
 		defer cancel()
 		if _, err := (*p).Put(ctx, cluster.Key(id), b); err != nil {
 			s.r.log.Debug("cannot share a run's owner", "id", id, "err", err)
@@ -125,7 +125,7 @@ func (s *ownerShare) get(id string) (ownerRec, bool) {
 	if p == nil || id == "" {
 		return ownerRec{}, false
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(s.r.life, 2*time.Second)
 	defer cancel()
 	e, err := (*p).Get(ctx, cluster.Key(id))
 	if err != nil {
@@ -181,7 +181,8 @@ func (s *ownerShare) closed(digest string) {
 }
 
 // markRetry bounds how long syncMark keeps trying a write the cluster refused (the stream
-// without a leader for a moment, a slow replica).
+// without a leader for a moment, a slow replica); a replica going down (its life ended) tries
+// no more.
 const markRetry = 30 * time.Second
 
 // syncMark makes the bucket say what this replica knows of session digest now: marked open,
@@ -189,8 +190,9 @@ const markRetry = 30 * time.Second
 // so a renewal that was scheduled before the session closed can never land after its removal
 // (the order of goroutines would otherwise decide). A write that fails is tried again, the
 // state re-read each time, for up to markRetry: a failed removal would leave the session
-// "open" for agentMarkTTL and lock its token's other sessions out of its runs. The caller has
-// added one to s.syncing.
+// "open" for agentMarkTTL and lock its token's other sessions out of its runs. Once the replica
+// goes down (its life ends) the write under way ends and none is tried again: its marks then
+// expire (agentMarkTTL) as a dead replica's. The caller has added one to s.syncing.
 func (s *ownerShare) syncMark(digest string) {
 	defer s.syncing.Done()
 	p := s.agents.Load()
@@ -203,7 +205,7 @@ func (s *ownerShare) syncMark(digest string) {
 		s.mu.Lock()
 		_, open := s.marked[digest]
 		s.mu.Unlock()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(s.r.life, 5*time.Second)
 		var err error
 		if open {
 			_, err = (*p).Put(ctx, cluster.Key(digest), []byte(s.r.name))
@@ -212,13 +214,18 @@ func (s *ownerShare) syncMark(digest string) {
 		}
 		cancel()
 		s.writing.Unlock()
-		if err == nil || time.Now().After(deadline) {
-			if err != nil {
+		if err == nil || s.r.life.Err() != nil || time.Now().After(deadline) {
+			if err != nil && s.r.life.Err() == nil {
 				s.r.log.Warn("cannot share whether an agent session is open", "open", open, "err", err)
 			}
 			return
 		}
-		time.Sleep(wait)
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-s.r.life.Done():
+			t.Stop()
+		}
 	}
 }
 
@@ -254,7 +261,7 @@ func (s *ownerShare) open(digest string) bool {
 	if p == nil {
 		return false
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(s.r.life, 2*time.Second)
 	defer cancel()
 	_, err := (*p).Get(ctx, cluster.Key(digest))
 	return err == nil

@@ -436,15 +436,17 @@ func (r *replica) onTask(m *nats.Msg) {
 // adoptTasks takes over the live tasks of dead replicas whose desktop (Record.Relay) is linked
 // here: its desktop still runs the task, and this replica follows it from now on. Adopt's
 // compare-and-set on Record.Node lets one replica win.
-func (r *replica) adoptTasks() {
-	if r.reg.Load() == nil {
+func (r *replica) adoptTasks(ctx context.Context) {
+	if r.reg.Load() == nil || ctx.Err() != nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), taskOpTimeout)
+	ctx, cancel := context.WithTimeout(ctx, taskOpTimeout)
 	defer cancel()
 	live, err := r.g.tasks.Store().Live(ctx)
 	if err != nil {
-		r.log.Warn("tasks: cannot read the live tasks (tried again in 10 s)", "err", err)
+		if r.life.Err() == nil { // not the replica going down
+			r.log.Warn("tasks: cannot read the live tasks (tried again in 10 s)", "err", err)
+		}
 		return
 	}
 	for _, t := range live {
@@ -469,7 +471,8 @@ func (r *replica) adoptTasks() {
 
 // tasksLoop recovers the cluster's tasks once the cluster state is read (tasks of processes that
 // are gone fail, "interrupted", unless a desktop still runs them), then takes over tasks of dead
-// replicas whose desktop links here: at each change of the registry, and every 10 s.
+// replicas whose desktop links here: at each change of the registry, and every 10 s; until ctx
+// ends (the replica's life: a read under way then ends too, so stopping waits for none).
 func (r *replica) tasksLoop(ctx context.Context) {
 	defer r.wg.Done()
 	if err := r.g.tasks.Recover(ctx); err != nil && ctx.Err() == nil {
@@ -478,7 +481,7 @@ func (r *replica) tasksLoop(ctx context.Context) {
 	t := time.NewTicker(10 * time.Second)
 	defer t.Stop()
 	for {
-		r.adoptTasks()
+		r.adoptTasks(ctx)
 		select {
 		case <-ctx.Done():
 			return

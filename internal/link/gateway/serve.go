@@ -45,22 +45,18 @@ type ServeOptions struct {
 
 // Serve serves g's Handler on ln until ctx ends: then g stops taking
 // calls, lets the ones in flight finish (bounded by o.Drain), closes the
-// links and shuts the HTTP server down (3 s at most). A server closed that
-// way is no error.
+// links, leaves the cluster and shuts the HTTP server down, these last
+// within one deadline (CloseWait) however the cluster answers, and returns
+// once all that is done. A server closed that way is no error.
 func (g *Gateway) Serve(ctx context.Context, ln net.Listener, o ServeOptions) error {
 	if (o.CertFile == "") != (o.KeyFile == "") {
 		return errTLSPair
 	}
 	hs := &http.Server{Handler: g.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	stopped := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
-		dctx, dcancel := context.WithTimeout(context.Background(), o.Drain)
-		if err := g.Shutdown(dctx); err != nil {
-			g.log.Warn("drain ended with calls in flight; their answers stay on the desktops", "err", err)
-		}
-		dcancel()
-		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		defer cancel()
-		_ = hs.Shutdown(sctx)
+		defer close(stopped)
+		g.stopServing(hs, o.Drain)
 	})
 	defer stop()
 	var err error
@@ -70,7 +66,28 @@ func (g *Gateway) Serve(ctx context.Context, ln net.Listener, o ServeOptions) er
 		err = hs.Serve(ln)
 	}
 	if errors.Is(err, http.ErrServerClosed) {
+		// hs.Serve returns as the shutdown begins: return once it is done (the answers
+		// written, the replica gone), so the caller closes the cluster's node after it.
+		<-stopped
 		return nil
 	}
 	return err
+}
+
+// stopServing is Serve's end: the drain (bounded by drain), then the links, the cluster and the
+// HTTP server (its requests' answers written; the agents' open event streams end with the
+// gateway) within CloseWait.
+func (g *Gateway) stopServing(hs *http.Server, drain time.Duration) {
+	dctx, dcancel := context.WithTimeout(context.Background(), drain)
+	err := g.drainCalls(dctx)
+	dcancel()
+	if err != nil {
+		g.log.Warn("drain ended with calls in flight; their answers stay on the desktops", "err", err)
+	}
+	cctx, cancel := context.WithTimeout(context.Background(), CloseWait)
+	defer cancel()
+	g.closeAll(cctx)
+	if err := hs.Shutdown(cctx); err != nil {
+		_ = hs.Close()
+	}
 }
