@@ -283,16 +283,9 @@ const answersSubject = "rpa.sess."
 // (sessions_ids.go); the ones for this replica go on in the POST. It reports false, having
 // answered 202, when none is left for this replica.
 func (s *sessionShare) shareAnswers(w http.ResponseWriter, r *http.Request, id string) bool {
-	// One byte past the SDK's bound, and the rest left readable: a body past it still reaches
-	// the SDK as such (HTTP 413 naming the bound), not cut at the bound (which the SDK took for
-	// a malformed message).
-	body, err := io.ReadAll(io.LimitReader(r.Body, mcp.DefaultMaxRequestBodyBytes+1))
-	rest := r.Body
-	r.Body = struct {
-		io.Reader
-		io.Closer
-	}{io.MultiReader(bytes.NewReader(body), rest), rest}
-	if err != nil || len(body) > mcp.DefaultMaxRequestBodyBytes || !onlyResponses(body) {
+	// A body past the SDK's bound reaches the SDK as such (HTTP 413 naming the bound).
+	body, fits := mrtr.PeekBody(r)
+	if !fits || !onlyResponses(body) {
 		return true
 	}
 	left, any := s.routeAnswers(body, id)

@@ -87,13 +87,8 @@ func BeforeInitialize(w http.ResponseWriter, r *http.Request) bool {
 	if r.Method != http.MethodPost || r.Body == nil || r.Header.Get("Mcp-Session-Id") != "" {
 		return false
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, mcp.DefaultMaxRequestBodyBytes+1))
-	rest := r.Body
-	r.Body = struct {
-		io.Reader
-		io.Closer
-	}{io.MultiReader(bytes.NewReader(body), rest), rest}
-	if err != nil || len(body) > mcp.DefaultMaxRequestBodyBytes {
+	body, fits := PeekBody(r)
+	if !fits {
 		return false
 	}
 	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '[' && json.Valid(t) {
@@ -139,4 +134,21 @@ func refuse(w http.ResponseWriter, id jsonrpc.ID, msg string) bool {
 // strings (as the SDK compares them).
 func StatelessRequest(r *http.Request) bool {
 	return r.Method == http.MethodPost && r.Header.Get("Mcp-Protocol-Version") >= Protocol
+}
+
+// PeekBody reads r's body up to the SDK's size limit and one byte more, and
+// leaves r.Body readable as it was (the bytes read, then the rest): a body
+// past the limit still reaches the SDK as such, which answers HTTP 413
+// naming the bound, rather than cut at the bound (which the SDK took for a
+// malformed message). fits reports a body read whole within the limit (body
+// is then all of it). BeforeInitialize and the gateway's session sharing
+// look into a POST this way.
+func PeekBody(r *http.Request) (body []byte, fits bool) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxHeldBody+1))
+	rest := r.Body
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(body), rest), rest}
+	return body, err == nil && len(body) <= maxHeldBody
 }
