@@ -112,7 +112,7 @@ func TestClusterTasksFake(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitTask(t, tcA, csA, task.TaskID, "cancelled", func(g *tasks.TaskV2) bool { return g.Status == "cancelled" })
-	poll(t, func() bool { return desk.Live() == 0 }, func() string { return "never: the desktop's task to end" })
+	waitIdle(t, desk, "the desktop's task to end")
 
 	// A task created through a replica the desktop is not linked to is the desktop's task too
 	// (quiz refuses a plain call), followed by pc1's replica: read and answered through r1,
@@ -139,7 +139,7 @@ func TestClusterTasksFake(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitTask(t, tcB, csB, task.TaskID, "cancelled", func(g *tasks.TaskV2) bool { return g.Status == "cancelled" })
-	poll(t, func() bool { return desk.Live() == 0 }, func() string { return "never: the desktop's task to end" })
+	waitIdle(t, desk, "the desktop's task to end")
 
 	// r1 dies while a task waits for an answer: the replica pc1 links to next takes it over.
 	task, _, err = tcA.Call(ctx, csA, &mcp.CallToolParams{Name: "quiz", Arguments: map[string]any{}})
@@ -158,5 +158,6 @@ func TestClusterTasksFake(t *testing.T) {
 	if res, err := done.CallResult(); err != nil || len(strings.Split(text(res), ",")) != 2 {
 		t.Fatalf("after r1 died: %v %v: %s %s", res, err, done.Status, done.StatusMessage)
 	}
-	poll(t, func() bool { return rs.gws[1].g.Tasks().Live()+rs.gws[2].g.Tasks().Live() == 0 }, func() string { return "never: no task live on the replicas left" })
+	waitIdle(t, rs.gws[1].g.Tasks(), "no task live on r2")
+	waitIdle(t, rs.gws[2].g.Tasks(), "no task live on r3")
 }

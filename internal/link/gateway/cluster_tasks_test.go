@@ -153,7 +153,8 @@ func TestClusterTasks(t *testing.T) {
 	if got := outputsOf(t, done); got != verified {
 		t.Errorf("after the creating replica died: %s", got)
 	}
-	poll(t, func() bool { return rs.gws[1].g.Tasks().Live()+rs.gws[2].g.Tasks().Live() == 0 }, func() string { return "never: no task live on the replicas left" })
+	waitIdle(t, rs.gws[1].g.Tasks(), "no task live on r2")
+	waitIdle(t, rs.gws[2].g.Tasks(), "no task live on r3")
 }
 
 // lbSeen counts the requests the balancer sent to each host.

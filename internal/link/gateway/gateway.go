@@ -122,8 +122,9 @@ type Options struct {
 	// onChange is called after the gateway's state changed: the cluster's registry changed (a
 	// desktop or a replica came or went), its tool index was synced (a desktop linked or went,
 	// here or on another replica), the cluster state was attached, a device token was learnt from the cluster, the cluster's
-	// key of call ids was agreed, an answer was kept as a late answer. Tests wait on it instead
-	// of polling; nil: nothing is called.
+	// key of call ids was agreed, an answer was kept as a late answer, a task's state changed or
+	// its desktop's statusMessage was mirrored (taskChanged). Tests wait on it instead of
+	// polling; nil: nothing is called.
 	onChange func()
 }
 

@@ -37,7 +37,8 @@ const (
 // startTasks builds the gateway's task manager and attaches it to the agent-facing server.
 func (g *Gateway) startTasks() {
 	o := tasks.Options{Store: g.opts.Tasks, Max: g.opts.MaxTasks, TTL: g.opts.TaskTTL, MaxTTL: g.opts.TaskMaxTTL,
-		Node: g.opts.TaskNode, Log: g.log, KeepOnClose: true, Orphan: func(r *tasks.Record) bool { return r.Relay != "" }}
+		Node: g.opts.TaskNode, Log: g.log, KeepOnClose: true, Orphan: func(r *tasks.Record) bool { return r.Relay != "" },
+		Changed: func(*tasks.Record) { g.taskChanged() }}
 	if o.Store == nil {
 		o.Store = &tasks.MemStore{}
 	}
@@ -59,6 +60,14 @@ func (g *Gateway) startTasks() {
 	}
 	if g.rep == nil {
 		g.adoptTasks()
+	}
+}
+
+// taskChanged calls Options.onChange after a task's state changed (its status, questions or
+// end, stored) or its desktop's statusMessage was mirrored (stored at most every second).
+func (g *Gateway) taskChanged() {
+	if g.opts.onChange != nil {
+		g.opts.onChange()
 	}
 }
 
@@ -335,6 +344,7 @@ func (g *Gateway) mirror(ctx context.Context, d *device, dtask string, h *tasks.
 		if resp.Error == nil && json.Unmarshal(resp.Result, &t) == nil {
 			if t.Status == tasks.Working && t.StatusMessage != "" {
 				h.SetMessage(t.StatusMessage)
+				g.taskChanged()
 			}
 			if t.PollInterval > 0 {
 				every = time.Duration(t.PollInterval) * time.Millisecond

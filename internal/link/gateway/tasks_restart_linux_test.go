@@ -67,5 +67,5 @@ func TestGatewayKilledTaskTakenOverAtOnce(t *testing.T) {
 	if res, err := done.CallResult(); err != nil || len(strings.Split(text(res), ",")) != 2 || done.StatusMessage != "the quiz finished" {
 		t.Fatalf("after the restart: %v %v: %s %q (want the desktop's outcome)", res, err, done.Status, done.StatusMessage)
 	}
-	poll(t, func() bool { return desk.Live() == 0 }, func() string { return "never: the desktop's task to end" })
+	waitIdle(t, desk, "the desktop's task to end")
 }

@@ -104,17 +104,28 @@ func outputsOf(t *testing.T, task *tasks.TaskV2) string {
 	return string(b)
 }
 
-// waitTask gets the task (tasks/get, as an agent polls it: the protocol tells the agent of
-// no change) until cond holds; the bound only catches a hang.
+// waitTask gets the task (tasks/get, as an agent would) until cond holds, again at each change
+// of a gateway's state (a task's status, questions or end, or its desktop's statusMessage, on
+// the gateway that follows it: Options.onChange); await's bound only catches a hang.
 func waitTask(t *testing.T, tc *tasks.Client, cs *mcp.ClientSession, id string, what string, cond func(*tasks.TaskV2) bool) *tasks.TaskV2 {
 	t.Helper()
 	var got *tasks.TaskV2
 	var err error
-	poll(t, func() bool {
+	await(t, func() bool {
 		got, err = tc.Get(context.Background(), cs, id)
 		return err == nil && cond(got)
 	}, func() string { return fmt.Sprintf("task %s never %s (last: %v %v)", id, what, got, err) })
 	return got
+}
+
+// waitIdle waits until m runs no task (tasks.Manager.WaitIdle); the bound only catches a hang.
+func waitIdle(t *testing.T, m *tasks.Manager, what string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	if err := m.WaitIdle(ctx); err != nil {
+		t.Fatalf("never: %s (%d tasks live)", what, m.Live())
+	}
 }
 
 // TestTasksThroughGateway: an agent's task lives at the gateway and the desktop runs it (as a
