@@ -254,10 +254,11 @@ func startGateway(t testing.TB, addr string, opts Options) *gw {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(lb, nil))
 	}
+	fire := func() { changes.fire(); stateChanges.fire() }
 	if prev := opts.onChange; prev != nil {
-		opts.onChange = func() { prev(); changes.fire() }
+		opts.onChange = func() { prev(); fire() }
 	} else {
-		opts.onChange = changes.fire
+		opts.onChange = fire
 	}
 	g := New(opts)
 	hs := &http.Server{Handler: g.Handler()}
@@ -295,6 +296,11 @@ func (x *gw) waitDevices(t testing.TB, n int) {
 // A change a waiter does not care for only makes it look again.
 var changes signal
 
+// stateChanges fires at each change of a gateway's state only (Options.onChange): not at log
+// lines, which an agent's own requests make (the SDK logs each stateless request's connection),
+// so a wait that sends requests to look (waitTask) does not wake itself.
+var stateChanges signal
+
 // hangGuard bounds every wait of these tests: it only catches a hang (three replicas on a
 // loaded machine take seconds to link), never a time the test relies on.
 const hangGuard = 90 * time.Second
@@ -309,10 +315,16 @@ func await(t testing.TB, cond func() bool, what func() string) {
 // awaitFor is await with a hang guard of its own (benchmarks linking thousands of desktops).
 func awaitFor(t testing.TB, guardAfter time.Duration, cond func() bool, what func() string) {
 	t.Helper()
+	awaitOn(t, &changes, guardAfter, cond, what)
+}
+
+// awaitOn is awaitFor looking again at each firing of sig.
+func awaitOn(t testing.TB, sig *signal, guardAfter time.Duration, cond func() bool, what func() string) {
+	t.Helper()
 	guard := time.NewTimer(guardAfter)
 	defer guard.Stop()
 	for {
-		ch := changes.wait()
+		ch := sig.wait()
 		if cond() {
 			return
 		}

@@ -71,7 +71,7 @@ func TestTasksRaw2025(t *testing.T) {
 	session = first
 	// Cancelled while its run waits on its step (the desktop's statusMessage "line N: wait",
 	// mirrored by the gateway: Options.onChange).
-	await(t, func() bool {
+	awaitOn(t, &stateChanges, hangGuard, func() bool {
 		out, _ := post(`{"jsonrpc":"2.0","id":5,"method":"tasks/get","params":{"taskId":"` + m[1] + `"}}`)
 		return strings.Contains(out, `: wait`)
 	}, func() string { return "the task never showed its wait step" })

@@ -106,12 +106,13 @@ func outputsOf(t *testing.T, task *tasks.TaskV2) string {
 
 // waitTask gets the task (tasks/get, as an agent would) until cond holds, again at each change
 // of a gateway's state (a task's status, questions or end, or its desktop's statusMessage, on
-// the gateway that follows it: Options.onChange); await's bound only catches a hang.
+// the gateway that follows it: Options.onChange; not at log lines, which its own tasks/get
+// makes); the bound only catches a hang.
 func waitTask(t *testing.T, tc *tasks.Client, cs *mcp.ClientSession, id string, what string, cond func(*tasks.TaskV2) bool) *tasks.TaskV2 {
 	t.Helper()
 	var got *tasks.TaskV2
 	var err error
-	await(t, func() bool {
+	awaitOn(t, &stateChanges, hangGuard, func() bool {
 		got, err = tc.Get(context.Background(), cs, id)
 		return err == nil && cond(got)
 	}, func() string { return fmt.Sprintf("task %s never %s (last: %v %v)", id, what, got, err) })
