@@ -100,6 +100,10 @@ func AskFields(ask Asker, extra []string) (map[string]string, error) {
 	return out, nil
 }
 
+// minPassphrase is the fewest characters of a new vault's passphrase,
+// spaces at its ends not counted.
+const minPassphrase = 8
+
 // PassphraseFrom makes Keys.Passphrase from ask: hidden; with confirm it
 // asks twice and refuses answers that differ.
 func PassphraseFrom(ask Asker) func(prompt string, confirm bool) ([]byte, error) {
@@ -109,7 +113,7 @@ func PassphraseFrom(ask Asker) func(prompt string, confirm bool) ([]byte, error)
 	return func(prompt string, confirm bool) ([]byte, error) {
 		title := prompt
 		if confirm {
-			title += " (new: at least 8 characters; it cannot be recovered)"
+			title += fmt.Sprintf(" (new: at least %d characters; it cannot be recovered)", minPassphrase)
 		}
 		p, ok, err := ask(title, true)
 		if err != nil {
@@ -119,8 +123,8 @@ func PassphraseFrom(ask Asker) func(prompt string, confirm bool) ([]byte, error)
 			return nil, ErrNoPassphrase
 		}
 		if confirm {
-			if len([]rune(p)) < 8 {
-				return nil, Input(errors.New("the passphrase is shorter than 8 characters"))
+			if len([]rune(strings.TrimSpace(p))) < minPassphrase {
+				return nil, Input(fmt.Errorf("the passphrase is shorter than %d characters (spaces at its ends not counted)", minPassphrase))
 			}
 			again, _, err := ask(prompt+" again", true)
 			if err != nil {

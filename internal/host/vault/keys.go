@@ -146,6 +146,12 @@ func (k *Keys) vaultPassphrase(confirm bool) ([]byte, error) {
 		return k.pass, nil
 	}
 	if p := os.Getenv(EnvPassphrase); p != "" {
+		// a new vault's passphrase has the rule of one asked on the
+		// terminal (PassphraseFrom): a vault created with " " was
+		// accepted before; an existing vault opens with what it has
+		if confirm && len([]rune(strings.TrimSpace(p))) < minPassphrase {
+			return nil, Input(fmt.Errorf("%s is shorter than %d characters (spaces at its ends not counted): a new vault needs a longer passphrase", EnvPassphrase, minPassphrase))
+		}
 		k.pass = []byte(p)
 		return k.pass, nil
 	}

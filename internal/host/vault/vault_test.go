@@ -727,3 +727,30 @@ func TestSealData(t *testing.T) {
 		t.Errorf("importing a profile export into the vault: %v", err)
 	}
 }
+
+// TestNewVaultPassphraseFromEnv: a new vault's passphrase from
+// RPA_VAULT_PASSPHRASE has the terminal's rule (at least 8 characters,
+// spaces at its ends not counted); a vault created with " " was accepted
+// on the old code. An existing vault opens with whatever it has.
+func TestNewVaultPassphraseFromEnv(t *testing.T) {
+	for _, tc := range []struct {
+		pass string
+		ok   bool
+	}{
+		{" ", false},
+		{"short", false},
+		{"   seven  ", false},
+		{"eight ch", true},
+		{"correct horse", true},
+	} {
+		dir := t.TempDir()
+		t.Setenv(EnvPassphrase, tc.pass)
+		err := New(dir, &Keys{}).Set("portal/admin", portal(), false)
+		if tc.ok != (err == nil) {
+			t.Errorf("new vault with %q: %v, want ok %v", tc.pass, err, tc.ok)
+		}
+		if err != nil && (!errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "RPA_VAULT_PASSPHRASE is shorter than 8 characters")) {
+			t.Errorf("new vault with %q: %v, want an input error naming the variable", tc.pass, err)
+		}
+	}
+}
