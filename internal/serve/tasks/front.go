@@ -577,11 +577,13 @@ func (f *Front) serve(ctx context.Context, method string, ss *mcp.ServerSession,
 			return nil, r.Error
 		}
 		// Cancelled before its run left a result (its run's process went, the desktop could
-		// not be reached): what the call cancelled would have been answered (mrtr.CodeCancelled).
+		// not be reached, the run never started: waiting for its profile): what the call
+		// cancelled would have been answered (mrtr.CodeCancelled). The run's ID is the one it
+		// was given, whether or not it started (a tester looked it up and found no run).
 		run := cmp.Or(r.RunID, RunIDOf(r.ID))
 		data, _ := json.Marshal(map[string]string{"kind": "cancelled", "runId": run})
 		return nil, &jsonrpc.Error{Code: CodeCancelled, Data: data,
-			Message: fmt.Sprintf("task %s was %s before its run left a result (rpa runs show %s)", r.ID, r.Status, run)}
+			Message: fmt.Sprintf("task %s was %s before its run left a result (run %s: rpa runs show has it only if it started)", r.ID, r.Status, run)}
 	}
 	return nil, methodNotFound(method, "unknown")
 }
