@@ -80,6 +80,7 @@ func init() {
 	schemaHooks = append(schemaHooks, schedulesSchema)
 	addColumn("runs", "schedule", "TEXT NOT NULL DEFAULT ''")
 	addColumn("runs", "retry_of", "TEXT NOT NULL DEFAULT ''")
+	addColumn("schedule_fires", "waiting_pid", "INTEGER NOT NULL DEFAULT 0")
 }
 
 // Errors of the schedule calls (wrapped, naming the schedule).
@@ -156,6 +157,10 @@ type Fire struct {
 	// Waiting says why a queued fire does not start yet ("" when it is
 	// not held back): a limit reached, a profile in use, its backoff.
 	Waiting string `json:"waiting,omitempty"`
+	// WaitingPID is the process on this machine that Waiting depends on
+	// (the one holding the fire's account or profile), 0 for none: once
+	// it has ended, ActiveFires says StaleWaiting instead of naming it.
+	WaitingPID int `json:"-"`
 	// Error says why it failed, was dropped, cancelled or missed (masked).
 	Error string `json:"error,omitempty"`
 	// Notify is where its failure notice stands: "" (none due), "pending",
@@ -420,7 +425,7 @@ func (s *Store) QueueFire(f Fire, now time.Time) (int64, error) {
 }
 
 const fireCols = `id, schedule, due_ms, kind, state, attempt, max_attempts, not_before_ms, queued_ms, started_ms, ended_ms,
-	run_id, runs, flow, site, account, max_flow, max_site, max_account, waiting, error, notify, holder`
+	run_id, runs, flow, site, account, max_flow, max_site, max_account, waiting, error, notify, holder, waiting_pid`
 
 func scanFire(sc interface{ Scan(...any) error }) (*Fire, error) {
 	var f Fire
@@ -428,7 +433,7 @@ func scanFire(sc interface{ Scan(...any) error }) (*Fire, error) {
 	var runs string
 	err := sc.Scan(&f.ID, &f.Schedule, &due, &f.Kind, &f.State, &f.Attempt, &f.MaxAttempts, &nb, &q, &st, &end,
 		&f.RunID, &runs, &f.Flow, &f.Site, &f.Account, &f.Limits.Flow, &f.Limits.Site, &f.Limits.Account,
-		&f.Waiting, &f.Error, &f.Notify, &f.Holder)
+		&f.Waiting, &f.Error, &f.Notify, &f.Holder, &f.WaitingPID)
 	if err != nil {
 		return nil, err
 	}
@@ -477,17 +482,26 @@ func (s *Store) Fires(name string, limit int) ([]*Fire, error) {
 	return s.fires(`WHERE schedule=? ORDER BY id DESC LIMIT ?`, name, limit)
 }
 
-// ActiveFires returns every queued and running fire, oldest due first.
+// StaleWaiting is a queued fire's Waiting once the process it named (the
+// holder of its account or profile) has ended.
+const StaleWaiting = "what held its account or profile has ended (its process is gone); it starts when a scheduler next tries it"
+
+// ActiveFires returns every queued and running fire, oldest due first,
+// with Orphan set on the running ones whose process has ended, and
+// StaleWaiting as the reason of the queued ones whose WaitingPID has.
 func (s *Store) ActiveFires() ([]*Fire, error) {
 	fs, err := s.fires(`WHERE state IN ('queued','running') ORDER BY due_ms, id`)
 	if err != nil {
 		return nil, err
 	}
 	for _, f := range fs {
-		if f.State == FireRunning {
+		switch {
+		case f.State == FireRunning:
 			if o, err := s.fireOwner(f.ID); err == nil && !alive(o) {
 				f.Orphan = true
 			}
+		case f.WaitingPID > 0 && f.Waiting != "" && !alive(owner{pid: f.WaitingPID}):
+			f.Waiting = StaleWaiting
 		}
 	}
 	return fs, nil
@@ -546,12 +560,12 @@ func (s *Store) ClaimFire(id int64, h Holder, now time.Time) (*Claim, error) {
 			}
 			if n >= l.max {
 				c.Waiting = fmt.Sprintf("%s %s has %d scheduled run(s) running, its limit (--max-concurrent %s=%d)", l.what, l.key, n, l.what, l.max)
-				_, err := tx.Exec(`UPDATE schedule_fires SET waiting=? WHERE id=?`, c.Waiting, id)
+				_, err := tx.Exec(`UPDATE schedule_fires SET waiting=?, waiting_pid=0 WHERE id=?`, c.Waiting, id)
 				return err
 			}
 		}
 		o := self()
-		_, err = tx.Exec(`UPDATE schedule_fires SET state='running', attempt=attempt+1, started_ms=?, waiting='', holder=?,
+		_, err = tx.Exec(`UPDATE schedule_fires SET state='running', attempt=attempt+1, started_ms=?, waiting='', waiting_pid=0, holder=?,
 			owner_pid=?, owner_start=? WHERE id=? AND state='queued'`, ms(now), h.Token, o.pid, o.start, id)
 		if err != nil {
 			return fmt.Errorf("schedule fire %d: %w", id, err)
@@ -588,7 +602,9 @@ type FireEnd struct {
 	NotBefore time.Time
 	Uncount   bool
 	Waiting   string // for FireQueued: why it waits
-	Error     string // masked
+	// WaitingPID is the process on this machine Waiting depends on (Fire.WaitingPID).
+	WaitingPID int
+	Error      string // masked
 	// Notify marks a failure notice as due ("pending").
 	Notify bool
 }
@@ -610,14 +626,14 @@ func (s *Store) EndFire(id int64, h Holder, e FireEnd, now time.Time) (bool, err
 		uncount = 1
 	}
 	// The run is added to Runs unless StartRun did already.
-	res, err := s.db.Exec(`UPDATE schedule_fires SET state=?1, not_before_ms=?2, ended_ms=?3, error=?4, waiting=?5,
+	res, err := s.db.Exec(`UPDATE schedule_fires SET state=?1, not_before_ms=?2, ended_ms=?3, error=?4, waiting=?5, waiting_pid=?11,
 		attempt=attempt-?6,
 		runs=CASE WHEN ?7='' OR run_id=?7 THEN runs WHEN runs='' THEN ?7 ELSE runs||' '||?7 END,
 		run_id=CASE WHEN ?7<>'' THEN ?7 ELSE run_id END,
 		notify=CASE WHEN ?8<>'' THEN ?8 ELSE notify END,
 		holder=CASE WHEN ?1='queued' THEN '' ELSE holder END
 		WHERE id=?9 AND state='running' AND holder=?10`,
-		e.State, ms(e.NotBefore), ended, e.Error, e.Waiting, uncount, e.RunID, notify, id, h.Token)
+		e.State, ms(e.NotBefore), ended, e.Error, e.Waiting, uncount, e.RunID, notify, id, h.Token, e.WaitingPID)
 	if err != nil {
 		return false, fmt.Errorf("schedule fire %d: %w", id, err)
 	}
@@ -638,7 +654,7 @@ func (s *Store) DropFire(id int64, state, reason string, notify bool, runID stri
 	if notify {
 		n = "pending"
 	}
-	res, err := s.db.Exec(`UPDATE schedule_fires SET state=?1, error=?2, waiting='', ended_ms=?3, notify=?4,
+	res, err := s.db.Exec(`UPDATE schedule_fires SET state=?1, error=?2, waiting='', waiting_pid=0, ended_ms=?3, notify=?4,
 		runs=CASE WHEN ?5='' THEN runs WHEN runs='' THEN ?5 ELSE runs||' '||?5 END,
 		run_id=CASE WHEN ?5<>'' THEN ?5 ELSE run_id END
 		WHERE id=?6 AND state='queued'`,
@@ -653,7 +669,7 @@ func (s *Store) DropFire(id int64, state, reason string, notify bool, runID stri
 // WaitFire says why queued fire id waits (Fire.Waiting, "" for no
 // reason), for rpa schedule show; a fire no longer queued is left as it is.
 func (s *Store) WaitFire(id int64, why string) error {
-	if _, err := s.db.Exec(`UPDATE schedule_fires SET waiting=?1 WHERE id=?2 AND state='queued' AND waiting<>?1`, why, id); err != nil {
+	if _, err := s.db.Exec(`UPDATE schedule_fires SET waiting=?1, waiting_pid=0 WHERE id=?2 AND state='queued' AND waiting<>?1`, why, id); err != nil {
 		return fmt.Errorf("schedule fire %d: %w", id, err)
 	}
 	return nil

@@ -104,13 +104,13 @@ func (r *LocalRunner) Run(ctx context.Context, j Job) Outcome {
 		var acct *lease.BusyError
 		switch {
 		case errors.As(err, &inUse):
-			return Outcome{Busy: inUse.Error()}
+			return Outcome{Busy: inUse.Error(), BusyPID: inUse.PID}
 		case errors.As(err, &held):
-			return Outcome{Busy: held.Error()}
+			return Outcome{Busy: held.Error(), BusyPID: os.Getpid()}
 		case errors.As(err, &full):
-			return Outcome{Busy: full.Error()}
+			return Outcome{Busy: full.Error(), BusyPID: os.Getpid()}
 		case errors.As(err, &acct):
-			return Outcome{Busy: acct.Error()}
+			return Outcome{Busy: acct.Error(), BusyPID: localPID(acct.Holder)}
 		case errors.Is(err, localrun.ErrCancelled):
 			return Outcome{Status: runs.StatusCancelled, Kind: string(core.KindCancelled), Error: "cancelled while the browser was starting"}
 		case errors.Is(err, localrun.ErrTimeout):
@@ -214,4 +214,15 @@ func (r *LocalRunner) Check() error {
 		}
 	}
 	return r.Runs.Check()
+}
+
+// localPID is h's process when h runs on this machine (lease.Local's
+// holders do), else 0 (a cluster's holder on another desktop).
+func localPID(h lease.Holder) int {
+	if h.Host != "" {
+		if me, err := os.Hostname(); err != nil || me != h.Host {
+			return 0
+		}
+	}
+	return h.PID
 }

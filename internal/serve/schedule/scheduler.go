@@ -71,6 +71,10 @@ type Outcome struct {
 	// that passes (its profile is in use): it is tried again after
 	// BusyWait and the attempt does not count.
 	Busy string
+	// BusyPID is the process on this machine that keeps it Busy (the
+	// holder of its account or profile), 0 when not known: once that
+	// process has ended, rpa schedule show no longer names it.
+	BusyPID int
 	// Kind is the error kind (core.Kind) of an attempt that failed before
 	// its run was recorded (RunID ""): the scheduler records such an
 	// attempt as a failed run of the schedule with Error ("" is
@@ -687,7 +691,7 @@ func (s *Scheduler) end(f *runs.Fire, d *Def, out Outcome, now time.Time, stoppi
 	case out.Busy != "":
 		// Held back in memory (heldBack), so MaxWait still counts from
 		// when it was queued.
-		e.State, e.Uncount, e.Waiting = runs.FireQueued, true, out.Busy
+		e.State, e.Uncount, e.Waiting, e.WaitingPID = runs.FireQueued, true, out.Busy, out.BusyPID
 		s.mu.Lock()
 		s.busyUntil[f.ID] = now.Add(BusyWait)
 		s.mu.Unlock()
@@ -719,7 +723,12 @@ func (s *Scheduler) end(f *runs.Fire, d *Def, out Outcome, now time.Time, stoppi
 	case runs.FireFailed:
 		s.log("schedule %s: run %s failed after %d attempt(s): %s", f.Schedule, out.RunID, f.Attempt, out.Error)
 	default:
-		s.log("schedule %s: %s (%s)", f.Schedule, e.Waiting, out.Error)
+		// A busy account or profile has no error beside its reason.
+		if out.Error == "" {
+			s.log("schedule %s: %s", f.Schedule, e.Waiting)
+		} else {
+			s.log("schedule %s: %s (%s)", f.Schedule, e.Waiting, out.Error)
+		}
 	}
 }
 

@@ -81,7 +81,9 @@ type fakeRunner struct {
 	calls []Job
 	fail  func(n int, j Job) string // n: 1-based call number; "" passes
 	busy  func(n int) string
-	hold  chan struct{}
+	// busyPID is the Outcome's BusyPID when busy says busy.
+	busyPID int
+	hold    chan struct{}
 	// started receives once per run that got past busy (when not nil).
 	started chan struct{}
 	live    atomic.Int32
@@ -95,7 +97,7 @@ func (r *fakeRunner) Run(ctx context.Context, j Job) Outcome {
 	r.mu.Unlock()
 	if r.busy != nil {
 		if b := r.busy(n); b != "" {
-			return Outcome{Busy: b}
+			return Outcome{Busy: b, BusyPID: r.busyPID}
 		}
 	}
 	live := r.live.Add(1)

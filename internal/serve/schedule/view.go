@@ -181,9 +181,22 @@ func Show(st *runs.Store, name string, now time.Time, fires int) (*Detail, error
 	if d.Fires, err = st.Fires(name, fires); err != nil {
 		return nil, err
 	}
-	for i := len(d.Fires) - 1; i >= 0; i-- {
-		if f := d.Fires[i]; f.State == runs.FireQueued || f.State == runs.FireRunning {
+	// The active fires as list has them (ActiveFires: an orphan marked,
+	// a stale reason to wait refreshed), in the recent ones too.
+	active, err := st.ActiveFires()
+	if err != nil {
+		return nil, err
+	}
+	byID := map[int64]*runs.Fire{}
+	for _, f := range active {
+		if f.Schedule == name {
 			v.Active = append(v.Active, f)
+			byID[f.ID] = f
+		}
+	}
+	for i, f := range d.Fires {
+		if a, ok := byID[f.ID]; ok {
+			d.Fires[i] = a
 		}
 	}
 	if h, ok, err := st.LeaseHolder(LeaseName, now); err == nil && ok {
