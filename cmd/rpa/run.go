@@ -16,6 +16,7 @@ import (
 	"github.com/rpa-dev/rpa/internal/host/hitl"
 	"github.com/rpa-dev/rpa/internal/host/home"
 	"github.com/rpa-dev/rpa/internal/host/profiles"
+	"github.com/rpa-dev/rpa/internal/host/vault"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/serve/localrun"
 	"github.com/rpa-dev/rpa/interp"
@@ -171,8 +172,11 @@ func execute(ctx context.Context, f *lang.Flow, typed lang.Args, rf *runFlags, r
 		code := exitFailed
 		if errors.Is(err, localrun.ErrCancelled) {
 			code = exitCancelled
-		} else if errors.As(err, new(*localrun.SetupError)) && !errors.Is(err, profiles.ErrInUse) {
-			code = exitUsage // a profile in use is not bad input: exit 1 (README)
+		} else if errors.As(err, new(*localrun.SetupError)) && !errors.Is(err, profiles.ErrInUse) &&
+			!errors.Is(err, vault.ErrWrongKey) && !errors.Is(err, vault.ErrDamaged) {
+			// a profile in use, a vault that would not open (a wrong
+			// passphrase, a damaged file) are not bad input: exit 1 (README)
+			code = exitUsage
 		}
 		return nil, fail(stderr, code, rf.cmd, err)
 	}

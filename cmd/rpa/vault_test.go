@@ -87,6 +87,15 @@ func TestVaultCommand(t *testing.T) {
 	if code, out, errOut := vaultIn(t, "", "list"); code != exitFailed || out != "" || !strings.Contains(errOut, "the vault passphrase is wrong") {
 		t.Errorf("list with a wrong passphrase: %d %q %q", code, out, errOut)
 	}
+	// rpa run too (README: a vault that would not open is exit 1), before
+	// any browser starts.
+	fl := filepath.Join(t.TempDir(), "acct.flow")
+	if err := os.WriteFile(fl, []byte("flow acct \"Account\"\nparam account: credential\nopen \"http://127.0.0.1:9/\"\nfill \"#u\" account.username\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := capture(t, "run", fl, "--arg", "account=portal/admin"); code != exitFailed || !strings.Contains(errOut, "the vault passphrase is wrong") {
+		t.Errorf("run with a wrong passphrase: %d %q", code, errOut)
+	}
 	if bytes.Contains(before, []byte("portal/admin")) {
 		t.Error("the vault file holds an account name in clear")
 	}
