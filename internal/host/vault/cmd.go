@@ -188,8 +188,12 @@ func ExportPassphrase(ask Asker, confirm bool) ([]byte, error) {
 		return nil, none
 	}
 	p, err := PassphraseFrom(ask)("Passphrase of the export file", confirm)
-	if errors.Is(err, ErrNoPassphrase) {
+	switch {
+	case errors.Is(err, ErrNoPassphrase):
 		return nil, none
+	case errors.Is(err, ErrNoTerminal):
+		// Say what to set, not only that nobody could be asked.
+		return nil, Input(fmt.Errorf("the export file needs a passphrase: set %s or run on a terminal (%v)", EnvExportPassphrase, err))
 	}
 	return p, err
 }

@@ -754,3 +754,19 @@ func TestNewVaultPassphraseFromEnv(t *testing.T) {
 		}
 	}
 }
+
+// TestExportPassphraseNoTerminal: without a terminal (and without
+// EnvExportPassphrase) the error says what to set, for rpa vault export
+// and import and rpa profile export and import alike; it is bad input.
+func TestExportPassphraseNoTerminal(t *testing.T) {
+	t.Setenv(EnvExportPassphrase, "")
+	noTTY := func(string, bool) (string, bool, error) {
+		return "", false, Input(fmt.Errorf("%w: open /dev/tty: no such device or address", ErrNoTerminal))
+	}
+	for _, confirm := range []bool{true, false} {
+		_, err := ExportPassphrase(noTTY, confirm)
+		if err == nil || !strings.Contains(err.Error(), EnvExportPassphrase) || !BadInput(err) {
+			t.Errorf("confirm=%v: %v", confirm, err)
+		}
+	}
+}
