@@ -200,9 +200,10 @@ func pathErr(err error) string {
 // process is gone) is a note: Chromium takes such a lock over at its next
 // start. A profile marked dirty (profiles.DirtyFileName) that no rpa
 // process holds was given secrets by a browser whose rpa died before
-// scrubbing them (kill -9, a power cut): its history-like files may still
-// hold them, a failure whose fix is `rpa doctor --fix` (ScrubProfiles; the
-// next run on the profile scrubs it too).
+// scrubbing them (kill -9, a power cut): its history-like files (History,
+// Sessions, Web Data's autocomplete, ...) may still hold them, a failure
+// whose fix is `rpa doctor --fix` (ScrubProfiles; the next run on the
+// profile scrubs it too).
 func CheckProfiles(home string) Check {
 	c := Check{Name: "profiles"}
 	dir := filepath.Join(home, "profiles")
@@ -271,7 +272,7 @@ func CheckProfiles(home string) Check {
 		parts = append(parts, strings.Join(stale, ", "))
 	}
 	if len(dirty) > 0 {
-		parts = append(parts, fmt.Sprintf("%d not scrubbed since a crash (secrets a run used may remain in its history files): %s", len(dirty), strings.Join(dirty, ", ")))
+		parts = append(parts, fmt.Sprintf("%d not scrubbed since a crash (secrets a run used may remain in its history, session and form-autofill files): %s", len(dirty), strings.Join(dirty, ", ")))
 	}
 	c.Detail = fmt.Sprintf("%d profile(s)", n)
 	if len(parts) > 0 {

@@ -18,7 +18,7 @@ import (
 func TestDirtyProfile(t *testing.T) {
 	home := t.TempDir()
 	work := filepath.Join(home, "profiles", "work")
-	for _, f := range []string{"Default/Sessions/Session_1", "Default/History", "Default/Cookies"} {
+	for _, f := range []string{"Default/Sessions/Session_1", "Default/History", "Default/Web Data", "Default/Login Data", "Default/Cookies"} {
 		p := filepath.Join(work, filepath.FromSlash(f))
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			t.Fatal(err)
@@ -51,7 +51,7 @@ func TestDirtyProfile(t *testing.T) {
 	if sc.Status != OK || !strings.Contains(sc.Detail, "scrubbed 1 profile(s) a crash left: work") {
 		t.Fatalf("--fix: %+v", sc)
 	}
-	for _, f := range []string{"Default/Sessions", "Default/History", profiles.DirtyFileName} {
+	for _, f := range []string{"Default/Sessions", "Default/History", "Default/Web Data", "Default/Login Data", profiles.DirtyFileName} {
 		if _, err := os.Stat(filepath.Join(work, filepath.FromSlash(f))); err == nil {
 			t.Errorf("%s is still there after --fix", f)
 		}

@@ -52,9 +52,19 @@ func IsDirty(dir string) bool {
 
 // historyFiles are the names (filepath.Match patterns; "sub/pattern" for
 // a file of a sub-folder) of the files of a Chromium profile folder such
-// as Default that record addresses visited, page titles and sessions.
-// Cookies, Local Storage, IndexedDB and the rest stay, so logins survive
-// a wipe.
+// as Default that record addresses visited, page titles, sessions (with
+// the values typed into a tab's form fields) and typed values: Web Data's
+// autocomplete table keeps what was typed into a submitted form's
+// non-password fields (a secret param filled into a text field, a
+// credential's username), Login Data the passwords and usernames
+// Chromium's password manager saved. Nothing rpa needs lives in those two:
+// besides autocomplete, Web Data holds the search engines (keywords, back
+// to Chromium's defaults when the file is recreated), addresses and cards
+// saved for autofill, and the sync token service, none of which rpa uses;
+// logins are cookies, which stay. Cookies, Local Storage, IndexedDB and
+// the rest stay, so logins survive a wipe. These are the files a clean
+// scrub (Scrub) finds a secret in after a run; a crash wipe cannot look
+// for the secrets (they died with the process), so it removes them whole.
 var historyFiles = []string{
 	"History", "History-*",
 	"Sessions", "Current Session", "Current Tabs", "Last Session", "Last Tabs",
@@ -62,13 +72,16 @@ var historyFiles = []string{
 	"Favicons", "Favicons-*",
 	"Network Action Predictor", "Network Action Predictor-*",
 	"Shortcuts", "Shortcuts-*",
-	"Cache",
+	"Web Data", "Web Data-*", "Account Web Data", "Account Web Data-*",
+	"Login Data", "Login Data-*", "Login Data For Account", "Login Data For Account-*",
+	"Cache", "Code Cache",
 	"segmentation_platform/ukm_db", "segmentation_platform/ukm_db-*",
 }
 
 // WipeHistory removes the history-like files (History, Sessions, Top
-// Sites, Visited Links, Favicons, the HTTP cache, ...: addresses that may
-// hold a secret) of the user-data dir dir: in dir itself and in each
+// Sites, Visited Links, Favicons, the HTTP cache, Web Data's autocomplete,
+// Login Data, ...: addresses and typed values that may hold a secret) of
+// the user-data dir dir: in dir itself and in each
 // profile folder directly under it (Default, Profile 1, ...). Call it only
 // while holding dir's lock with no browser running on it. It returns the
 // paths removed, relative to dir.

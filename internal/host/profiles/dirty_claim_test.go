@@ -14,9 +14,12 @@ func TestClaimWipesDirtyProfile(t *testing.T) {
 		"Default/Current Session", "Default/Last Tabs", "Default/Top Sites", "Default/Visited Links",
 		"Default/Network Action Predictor", "Default/Shortcuts-journal", "Default/Favicons",
 		"Default/Cache/Cache_Data/f_0", "segmentation_platform/ukm_db", "segmentation_platform/ukm_db-wal",
+		"Default/Web Data", "Default/Web Data-journal", "Default/Account Web Data", "Default/Account Web Data-journal",
+		"Default/Login Data", "Default/Login Data-journal", "Default/Login Data For Account",
+		"Default/Login Data For Account-journal", "Default/Code Cache/js/index",
 		"Profile 1/History"}
 	kept := []string{"Default/Cookies", "Default/Local Storage/leveldb/000003.log", "Default/IndexedDB/x/y",
-		"Default/Preferences", "Local State", "Default/Historyish"}
+		"Default/Preferences", "Local State", "Default/Historyish", "Default/Web Database/x"}
 	for _, dirty := range []bool{false, true} {
 		dir := t.TempDir()
 		for _, f := range append(append([]string{}, gone...), kept...) {

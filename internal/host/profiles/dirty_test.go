@@ -22,8 +22,9 @@ import (
 
 // The owner process of TestKilledOwnerLeavesNoSecret (this test binary run
 // again): it opens an address holding a secret through a pool call that
-// records it (Lease.AddSecrets), waits until the secret is in History, says
-// READY and waits to be killed.
+// records it (Lease.AddSecrets), types it into a form's text field and
+// submits it, waits until the secret is in History and Web Data (the
+// autocomplete entry), says READY and waits to be killed.
 const (
 	envOwnerDir    = "RPA_TEST_DIRTY_OWNER_DIR"
 	envOwnerSite   = "RPA_TEST_DIRTY_OWNER_SITE"
@@ -61,10 +62,15 @@ func TestDirtyOwnerProcess(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if err := signIn(ctx, pg, site, secret); err != nil {
+		t.Fatal(err)
+	}
 	l.Release() // idle, as a served profile between calls
 	// Until History holds it (Chromium commits it on a timer while idle),
-	// as in a served profile left idle.
-	for !slices.Contains(grepProfile(t, dir, secret), filepath.Join("Default", "History")) {
+	// as in a served profile left idle, and Web Data the autocomplete entry
+	// of the form's text field.
+	for hits := grepProfile(t, dir, secret); !slices.Contains(hits, filepath.Join("Default", "History")) ||
+		!slices.Contains(hits, filepath.Join("Default", "Web Data")); hits = grepProfile(t, dir, secret) {
 		if ctx.Err() != nil {
 			t.Fatal("the secret never reached the profile folder")
 		}
@@ -75,16 +81,18 @@ func TestDirtyOwnerProcess(t *testing.T) {
 }
 
 // TestKilledOwnerLeavesNoSecret: the process whose browser was given a
-// secret is killed (kill -9) before it could scrub; the next claim of the
-// profile finds the marker and wipes the history-like files, so no file
-// of the profile holds the secret; the profile still works.
+// secret (an address holding it, a form field typed with it) is killed
+// (kill -9) before it could scrub; the next claim of the profile finds the
+// marker and wipes the history-like files, so no file of the profile holds
+// the secret in any spelling (secretSpellings: Web Data's autocomplete
+// entry included); the profile still works.
 func TestKilledOwnerLeavesNoSecret(t *testing.T) {
 	if _, err := rodd.FindBrowser(""); err != nil {
 		t.Skip(err)
 	}
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.SetCookie(w, &http.Cookie{Name: "session", Value: "kept", MaxAge: 3600})
-		fmt.Fprint(w, `<!doctype html><title>Account</title><h1>page</h1>`)
+		secretPages(w, r)
 	}))
 	defer site.Close()
 	const secret = "Zq8-7f3a9-kill9-secret"
@@ -144,7 +152,7 @@ func TestKilledOwnerLeavesNoSecret(t *testing.T) {
 	}
 	lock.Unlock()
 	// The profile still starts and works.
-	browseWithSecret(t, dir, site.URL, "another-secret-42", true)
+	browseWithSecret(t, dir, site.URL, "another-secret-42", true, true)
 	if profiles.IsDirty(dir) {
 		t.Error("the marker stayed after a clean scrub")
 	}

@@ -3,6 +3,7 @@ package profiles
 import (
 	"bytes"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	_ "modernc.org/sqlite" // database/sql driver "sqlite" (no cgo)
@@ -38,11 +40,13 @@ var sqliteMagic = []byte("SQLite format 3\x00")
 // Scrub removes every trace of secrets from a browser profile folder whose
 // browser has closed (call it only then: Chromium holds its files while it
 // runs). It looks for each secret of at least ScrubMinLength characters as
-// written and in its URL-escaped spellings (query and path escaping, as a
-// browser writes an address). In a SQLite database (History, Favicons,
-// Top Sites, Shortcuts, ...) every row holding one is deleted and the file
-// rewritten (VACUUM, so no deleted page keeps the text); any other file
-// holding one (HTTP cache entries, Sessions files) is deleted. A database
+// written, in its URL-escaped spellings (query and path escaping, as a
+// browser writes an address) and in UTF-16 (as a session file keeps what
+// was typed into a tab's form fields). In a SQLite database (History,
+// Favicons, Top Sites, Shortcuts, Web Data's autocomplete, Login Data,
+// ...) every row holding one is deleted and the file rewritten (VACUUM,
+// so no deleted page keeps the text); any other file holding one (HTTP
+// cache entries, Sessions files) is deleted. A database
 // that still holds a secret after that is deleted too. Files that cannot be
 // read are skipped and reported in the error; a file gone between the
 // listing and its reading (a SQLite journal the scrub of its database
@@ -112,7 +116,8 @@ func scrubNeedles(secrets []string) [][]byte {
 		if utf8.RuneCountInString(s) < ScrubMinLength {
 			continue
 		}
-		for _, v := range []string{s, url.QueryEscape(s), url.PathEscape(s), strings.ReplaceAll(url.QueryEscape(s), "+", "%20")} {
+		for _, v := range []string{s, url.QueryEscape(s), url.PathEscape(s), strings.ReplaceAll(url.QueryEscape(s), "+", "%20"),
+			utf16Bytes(s, binary.LittleEndian), utf16Bytes(s, binary.BigEndian)} {
 			if !seen[v] {
 				seen[v] = true
 				out = append(out, []byte(v))
@@ -120,6 +125,18 @@ func scrubNeedles(secrets []string) [][]byte {
 		}
 	}
 	return out
+}
+
+// utf16Bytes is s in UTF-16 of byte order o: how Chromium's session files
+// keep a tab's form state (the values typed into its fields) and how a
+// UTF-16 database keeps text.
+func utf16Bytes(s string, o binary.AppendByteOrder) string {
+	units := utf16.Encode([]rune(s))
+	b := make([]byte, 0, 2*len(units))
+	for _, u := range units {
+		b = o.AppendUint16(b, u)
+	}
+	return string(b)
 }
 
 func holdsAny(b []byte, needles [][]byte) bool {
