@@ -189,7 +189,7 @@ func (d *Driver) Launch(ctx context.Context, opts drivers.LaunchOptions) (driver
 }
 
 // launchProcess starts the browser of opts (FindBrowser, Args, then extra
-// arguments) with the DevTools pipe and connects rod to it, again without
+// arguments; SilentPrefs set in its profile) with the DevTools pipe and connects rod to it, again without
 // the sandbox when the kernel refuses it. opts.OnExit is called once: when
 // the browser process has exited, or before an error is returned.
 func launchProcess(ctx context.Context, opts drivers.LaunchOptions, extra ...string) (*browser, error) {
@@ -206,6 +206,9 @@ func launchProcess(ctx context.Context, opts drivers.LaunchOptions, extra ...str
 		args, err := Args(opts)
 		if err != nil {
 			return nil, &core.Error{Kind: core.KindBrowser, Msg: err.Error(), Err: err}
+		}
+		if err := presetPrefs(opts.UserDataDir); err != nil { // prefs.go
+			return nil, &core.Error{Kind: core.KindBrowser, Msg: "launch: profile preferences: " + err.Error(), Err: err}
 		}
 		b, out, err := start(ctx, bin, append(args, extra...), exit)
 		if err != nil && !strings.Contains(strings.Join(args, " "), "--no-sandbox") {

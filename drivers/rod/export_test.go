@@ -124,3 +124,6 @@ var (
 	SetProcessGroup  = setProcessGroup
 	KillProcessGroup = killProcessGroup
 )
+
+// PresetPrefs is presetPrefs; for tests.
+var PresetPrefs = presetPrefs

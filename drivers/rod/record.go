@@ -199,6 +199,10 @@ func (r *Recording) launch(ctx context.Context) error {
 		exit()
 		return err
 	}
+	if err := presetPrefs(lo.UserDataDir); err != nil { // prefs.go
+		exit()
+		return fmt.Errorf("launch: profile preferences: %w", err)
+	}
 	cmd := exec.Command(bin, append(args, "about:blank")...)
 	setProcessGroup(cmd)
 	setTempDir(cmd)                               // tmpdir.go

@@ -23,7 +23,7 @@ import (
 // The owner process of TestKilledOwnerLeavesNoSecret (this test binary run
 // again): it opens an address holding a secret through a pool call that
 // records it (Lease.AddSecrets), types it into a form's text field and
-// submits it, waits until the secret is in History and Web Data (the
+// submits it with Chromium's autocomplete on, waits until the secret is in History and Web Data (the
 // autocomplete entry), says READY and waits to be killed.
 const (
 	envOwnerDir    = "RPA_TEST_DIRTY_OWNER_DIR"
@@ -37,6 +37,9 @@ func TestDirtyOwnerProcess(t *testing.T) {
 		t.Skip("the owner process of TestKilledOwnerLeavesNoSecret")
 	}
 	site, secret := os.Getenv(envOwnerSite), os.Getenv(envOwnerSecret)
+	// Chromium's autocomplete on (the driver turns it off; a person may
+	// turn it on in a shown browser): the wipe must not rely on it.
+	rodd.SilentPrefs = nil
 	p, err := profiles.New(profiles.Options{
 		Driver: rodd.New(), Idle: -1,
 		Launch: func(id string) (drivers.LaunchOptions, error) {

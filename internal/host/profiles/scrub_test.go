@@ -191,14 +191,16 @@ func TestSecretURLLeavesNoTrace(t *testing.T) {
 
 // TestSecretTypedLeavesNoTrace: a secret only typed into a form's text
 // field (never in an address) is in no file of the profile folder once
-// the browser closed: not in Web Data's autocomplete table, not in the
-// session files that keep the tab's form state in UTF-16.
+// the browser closed: not in Web Data's autocomplete table (turned on
+// here, as a person may in a shown browser), not in the session files
+// that keep the tab's form state in UTF-16.
 func TestSecretTypedLeavesNoTrace(t *testing.T) {
 	if _, err := rodd.FindBrowser(""); err != nil {
 		t.Skip(err)
 	}
 	site := secretSite(t)
 	const secret = "Typed-Zq8-7f3a9-only"
+	autocompleteOn(t)
 	plain := filepath.Join(t.TempDir(), "plain")
 	browseWithSecret(t, plain, site, secret, false, false)
 	if hits := grepProfile(t, plain, secret); len(hits) == 0 {
@@ -211,6 +213,14 @@ func TestSecretTypedLeavesNoTrace(t *testing.T) {
 	if hits := grepProfile(t, dir, secret); len(hits) > 0 {
 		t.Fatalf("the secret stayed in the profile: %v", hits)
 	}
+}
+
+// autocompleteOn launches the browsers of the test with Chromium's
+// autocomplete and autofill on (without the driver's SilentPrefs).
+func autocompleteOn(t *testing.T) {
+	prev := rodd.SilentPrefs
+	rodd.SilentPrefs = nil
+	t.Cleanup(func() { rodd.SilentPrefs = prev })
 }
 
 func TestScrubDatabaseRowsOnly(t *testing.T) {
