@@ -397,6 +397,11 @@ func convertArg(p *ast.Param, v any) (any, error) {
 		} else if n, ok := ToInt(v); ok {
 			return n, nil
 		}
+		// An int param is no secret: a number that is not an integer is
+		// shown ("got 1.5"), as the --arg string would be.
+		if t := numberText(v); t != "" {
+			return nil, fmt.Errorf("want an integer, got %s", t)
+		}
 		return nil, bad("an integer")
 	case "number":
 		switch x := v.(type) {
@@ -483,6 +488,24 @@ func Echo(s string) string {
 		return fmt.Sprintf("a text too long to show (%d bytes)", len(s))
 	}
 	return strconv.Quote(s)
+}
+
+// numberText is v written out when it is a number (1.5, 1e+300), else "".
+func numberText(v any) string {
+	switch x := v.(type) {
+	case json.Number:
+		if len(x) > MaxEcho {
+			return fmt.Sprintf("a number too long to show (%d digits)", len(x))
+		}
+		return x.String()
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case float32:
+		return strconv.FormatFloat(float64(x), 'g', -1, 32)
+	case int, int64, int32, uint, uint64:
+		return fmt.Sprint(x)
+	}
+	return ""
 }
 
 // describeValue names a wrong value in an argument error: a string with

@@ -91,7 +91,8 @@ return null
 }
 
 // TestArgsMissingAndNull: every missing required param is named at once,
-// and null for a required int says "got null" rather than "missing".
+// and null for a required int says "got null" rather than "missing"; a
+// number that is no integer is shown ("got 1.5", not "got a number").
 func TestArgsMissingAndNull(t *testing.T) {
 	f := mustLoad(t, "flow p\nparam a: string\nparam b: string\nparam n: int\nparam d: int = 3\nlog a + b\nlog n + d\n")
 	for _, c := range []struct {
@@ -103,6 +104,8 @@ func TestArgsMissingAndNull(t *testing.T) {
 		{map[string]any{"a": "x", "b": "y"}, `argument "n": required int param is missing`},
 		{map[string]any{"a": "x", "b": "y", "n": nil}, `argument "n": want an integer, got null`},
 		{map[string]any{"a": nil, "b": "y", "n": 1}, `argument "a": want a string, got null`},
+		{map[string]any{"a": "x", "b": "y", "n": 1.5}, `argument "n": want an integer, got 1.5`},
+		{map[string]any{"a": "x", "b": "y", "n": json.Number("2.25")}, `argument "n": want an integer, got 2.25`},
 	} {
 		_, err := f.CheckArgs(c.args)
 		if err == nil || err.Error() != c.want {
