@@ -64,10 +64,12 @@ func TestVaultCommand(t *testing.T) {
 		{`{"totp":"bad seed value!"}`, `field "totp": bad TOTP seed`},
 		{`not json`, "want one JSON object of strings"},
 		{`{"password": 3}`, `field "password" is not a string`},
+		// valid JSON, 40 MB: the bound is named, not "want one JSON object"
+		{`{"password":"` + strings.Repeat("a", 40<<20) + `"}`, "stdin: too large: more than 2099200 bytes"},
 	} {
 		code, _, errOut := vaultIn(t, c.stdin, "set", "x")
 		if code != exitUsage || !strings.Contains(errOut, c.want) || strings.Contains(errOut, "bad seed value!") {
-			t.Errorf("set %s: %d %q", c.stdin, code, errOut)
+			t.Errorf("set %.40s: %d %q", c.stdin, code, errOut)
 		}
 	}
 	// No such account: bad input, exit 2 (README), as `rpa schedule rm`.

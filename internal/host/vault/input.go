@@ -43,11 +43,15 @@ func TerminalAsker(title string, hidden bool) (string, bool, error) {
 // {"username":"admin","password":"…","totp":"BASE32SEED"}. Errors name
 // the field, never a value.
 func ReadFields(r io.Reader) (map[string]string, error) {
-	b, err := io.ReadAll(io.LimitReader(r, MaxFields*(MaxValueLen+64)+1))
+	const most = MaxFields * (MaxValueLen + 64)
+	b, err := io.ReadAll(io.LimitReader(r, most+1))
 	if err != nil {
 		return nil, err
 	}
 	defer clear(b)
+	if len(b) > most {
+		return nil, Input(fmt.Errorf("stdin: too large: more than %d bytes (an account holds at most %d fields of at most %d bytes each)", most, MaxFields, MaxValueLen))
+	}
 	var raw map[string]any
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&raw); err != nil || raw == nil {
