@@ -43,6 +43,8 @@ func TestOptionsCheck(t *testing.T) {
 		{Options{Heal: "sometimes"}, "--heal"},
 		{Options{Runs: runs.Settings{Evidence: "all"}}, "--evidence"},
 		{Options{Timeout: -1}, "--timeout"},
+		{Options{AccountWait: -time.Second}, "--account-wait must not be negative"},
+		{Options{ProfileWait: -time.Second}, "--profile-wait must not be negative"},
 	} {
 		err := c.o.Check()
 		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {

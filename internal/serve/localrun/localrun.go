@@ -13,6 +13,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rpa-dev/rpa/core"
@@ -131,8 +132,16 @@ func (e *SetupError) Error() string { return e.Err.Error() }
 // Unwrap is the reason (a *profiles.InUseError, say).
 func (e *SetupError) Unwrap() error { return e.Err }
 
-// ErrCancelled is returned when ctx ended while the browser was starting.
+// ErrCancelled is returned when ctx ended while the browser was starting;
+// errors.Is matches it too when ctx ended while the run waited for its
+// accounts (the error then says so).
 var ErrCancelled = errors.New("cancelled while starting the browser")
+
+// cancelledWhile is ErrCancelled saying what the run was waiting for.
+type cancelledWhile string
+
+func (c cancelledWhile) Error() string        { return "cancelled while " + string(c) }
+func (c cancelledWhile) Is(target error) bool { return target == ErrCancelled }
 
 // ErrTimeout is wrapped by the error returned when Options.Timeout ended
 // while the browser was starting ("the run was stopped by --timeout D
@@ -186,7 +195,7 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 			release, note, err := lease.AcquireAll(ctx, leases, accounts, o.AccountWait)
 			if err != nil {
 				if ctx.Err() != nil {
-					return nil, ErrCancelled
+					return nil, cancelledWhile(waitingFor(accounts))
 				}
 				return nil, err // a *lease.BusyError
 			}
@@ -408,7 +417,7 @@ func startRecord(f *lang.Flow, o Options, named lang.Args, so storeOpen, warn fu
 
 // Check reports a setting o must not run with, naming its flag: a bad
 // --heal (heal.CheckFlag), a bad run store setting (runs.Settings.Check)
-// or a negative --timeout.
+// or a negative --timeout, --account-wait or --profile-wait.
 func (o Options) Check() error {
 	if err := heal.CheckFlag(o.Heal); err != nil {
 		return fmt.Errorf("--heal: %v", err)
@@ -416,8 +425,13 @@ func (o Options) Check() error {
 	if err := o.Runs.Check(); err != nil {
 		return err
 	}
-	if o.Timeout < 0 {
-		return errors.New("--timeout must not be negative")
+	for _, d := range []struct {
+		flag, zero string
+		d          time.Duration
+	}{{"--timeout", "no bound", o.Timeout}, {"--account-wait", "fail at once", o.AccountWait}, {"--profile-wait", "fail at once", o.ProfileWait}} {
+		if d.d < 0 {
+			return fmt.Errorf("%s must not be negative (0: %s)", d.flag, d.zero)
+		}
 	}
 	return nil
 }
@@ -438,4 +452,13 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	o.ProfileWait = profiles.DefaultClaimWait
 	fs.DurationVar(&o.ProfileWait, "profile-wait", profiles.DefaultClaimWait, "how long to wait for a profile another rpa process holds (a server's idle browser is handed over; 0: fail at once)")
 	o.Runs.Register(fs, false)
+}
+
+// waitingFor is "waiting for account A" (or "accounts A, B"), for a run
+// cancelled while it waited for their leases.
+func waitingFor(accounts []string) string {
+	if len(accounts) == 1 {
+		return "waiting for account " + accounts[0]
+	}
+	return "waiting for accounts " + strings.Join(accounts, ", ")
 }

@@ -11,8 +11,11 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/rpa-dev/rpa/internal/host/lease"
 	"github.com/rpa-dev/rpa/internal/host/profiles"
+	"github.com/rpa-dev/rpa/internal/host/vault"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/serve/localrun"
 	"github.com/rpa-dev/rpa/interp"
@@ -160,5 +163,40 @@ func TestRunTemporaryProfile(t *testing.T) {
 			}
 			t.Errorf("browser process %s left after the run", p.Name())
 		}
+	}
+}
+
+// cancelLeaser cancels the run while it waits for an account's lease (a
+// Ctrl-C then).
+type cancelLeaser struct{ cancel context.CancelFunc }
+
+func (c cancelLeaser) Acquire(ctx context.Context, _ lease.Request) (lease.Lease, error) {
+	c.cancel()
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestRunCancelledWaitingForAccount: a run cancelled while it waits for its
+// account says so (ErrCancelled still matches), not that the browser was
+// starting: none was.
+func TestRunCancelledWaitingForAccount(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("RPA_HOME", home)
+	t.Setenv(vault.EnvKeyring, "off")
+	t.Setenv(vault.EnvPassphrase, "cancel test passphrase")
+	st := vault.New(home, &vault.Keys{KDF: vault.KDF{Time: 1, MemoryKiB: 8 * 1024, Threads: 1}})
+	if err := st.Set("portal/admin", map[string]string{"username": "admin", "password": "pw"}, false); err != nil {
+		t.Fatal(err)
+	}
+	f := load(t, "flow x \"x\"\nparam account: credential\nopen \"about:blank\"\nfill \"#u\" account.username\n")
+	args, err := f.ArgsFromFile("", map[string]string{"account": "portal/admin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err = localrun.Run(ctx, f, localrun.Options{Args: args, Vault: st, Leases: cancelLeaser{cancel}, AccountWait: time.Minute, Bin: "/nonexistent/chromium"})
+	if !errors.Is(err, localrun.ErrCancelled) || err.Error() != "cancelled while waiting for account portal/admin" {
+		t.Errorf("cancelled while waiting: %v", err)
 	}
 }
