@@ -81,7 +81,8 @@ func TestRecordCommand(t *testing.T) {
 }
 
 // TestRecordRefusedBeforeBrowser: what would lose a recording at its end
-// (an address open cannot load, a folder -o cannot be written in) is
+// (an address open cannot load, a folder -o cannot be written in, a
+// --param NAME that cannot name a param) is
 // refused with exit 2 before any browser starts (ROD_BROWSER points at
 // nothing: a start would fail with exit 1 instead).
 func TestRecordRefusedBeforeBrowser(t *testing.T) {
@@ -99,6 +100,9 @@ func TestRecordRefusedBeforeBrowser(t *testing.T) {
 		{[]string{"not a url", "-o", filepath.Join(dir, "b.flow"), "--headless"}, `"not a url" is not an absolute URL`},
 		{[]string{"http://127.0.0.1:1/", "-o", filepath.Join(dir, "missing", "c.flow"), "--headless"}, "-o: folder " + filepath.Join(dir, "missing") + ": no such file or directory"},
 		{[]string{"http://127.0.0.1:1/", "-o", filepath.Join(file, "d.flow"), "--headless"}, "-o: " + file + " is not a folder"},
+		{[]string{"http://127.0.0.1:1/", "-o", filepath.Join(dir, "e.flow"), "--param", "1abc=#u", "--headless"}, `param name "1abc" is not a name`},
+		{[]string{"http://127.0.0.1:1/", "-o", filepath.Join(dir, "f.flow"), "--param", "bad name=#u", "--headless"}, `param name "bad name" is not a name`},
+		{[]string{"http://127.0.0.1:1/", "-o", filepath.Join(dir, "g.flow"), "--param", "if=#u", "--headless"}, `param name "if" is reserved`},
 	} {
 		var so, se bytes.Buffer
 		code := commands.Commands["record"].Run(tc.args, &so, &se)

@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/rpa-dev/rpa/internal/authoring/importer"
+	"github.com/rpa-dev/rpa/lang"
 	"github.com/rpa-dev/rpa/lang/ast"
+	"github.com/rpa-dev/rpa/lang/check"
 	"github.com/rpa-dev/rpa/lang/diag"
 )
 
@@ -18,14 +21,33 @@ type ParamList []Param
 // String shows the params given so far.
 func (p *ParamList) String() string { return fmt.Sprint(*p) }
 
-// Set adds one NAME=SELECTOR; both sides are trimmed and must not be empty.
+// Set adds one NAME=SELECTOR; both sides are trimmed and must not be
+// empty, and NAME must be able to name a param (paramName).
 func (p *ParamList) Set(v string) error {
 	name, sel, ok := strings.Cut(v, "=")
 	name, sel = strings.TrimSpace(name), strings.TrimSpace(sel)
 	if !ok || name == "" || sel == "" {
 		return fmt.Errorf("want NAME=SELECTOR, got %q", v)
 	}
+	if err := paramName(name); err != nil {
+		return err
+	}
 	*p = append(*p, Param{Name: name, Selector: sel})
+	return nil
+}
+
+// identRE is the language's identifier (LANGUAGE.md, "Lexical rules").
+var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// paramName refuses a name that cannot name a param: not an identifier
+// ("1abc", "a-b"), or reserved ("if", "page"; check.Reserved).
+func paramName(name string) error {
+	if !identRE.MatchString(name) {
+		return fmt.Errorf("param name %s is not a name: letters, digits and _, not starting with a digit", lang.Echo(name))
+	}
+	if check.Reserved[name] {
+		return fmt.Errorf("param name %q is reserved (a word of the language or a builtin): choose another", name)
+	}
 	return nil
 }
 

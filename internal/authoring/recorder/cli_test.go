@@ -7,7 +7,8 @@ import (
 )
 
 // TestParamList: --param NAME=SELECTOR, repeatable, trimmed; a side
-// missing is refused.
+// missing, or a NAME that cannot name a param (LANGUAGE.md: an
+// identifier, not reserved), is refused.
 func TestParamList(t *testing.T) {
 	var ps ParamList
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
@@ -19,7 +20,7 @@ func TestParamList(t *testing.T) {
 	if len(ps) != 2 || ps[0] != (Param{Name: "user", Selector: "#u"}) || ps[1] != (Param{Name: "q", Selector: "input[name=q]"}) {
 		t.Errorf("params %+v", ps)
 	}
-	for _, bad := range []string{"user", "=#u", "user= "} {
+	for _, bad := range []string{"user", "=#u", "user= ", "1abc=#u", "if=#u", "a-b=#u", "bad name=#u", "page=#u", "len=#u", "é=#u"} {
 		if err := ps.Set(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
