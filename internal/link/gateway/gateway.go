@@ -255,6 +255,9 @@ func New(opts Options) *Gateway {
 			}
 			return rand.Text()
 		},
+		// resources/list lists the agent's kept answers and runs, and rpa://runs/ are one
+		// agent's (owners.go): private, also when a desktop's answer says otherwise.
+		SetCacheable: mrtr.CachePolicy{ListsPerCaller: true, PrivateURIs: []string{RunURIPrefix}}.SetCacheable,
 	})
 	if opts.Cluster != nil {
 		g.ids.waitUntil = time.Now().Add(agreeWait) // (callids.go)
@@ -334,7 +337,9 @@ func (g *Gateway) Handler() http.Handler {
 }
 
 // AddResource serves a resource of the gateway's own to agents on /mcp, beside the desktops'
-// tools and runs: the cluster's schedules (rpa://schedules, package schedule/clustered).
+// tools and runs: the cluster's schedules (rpa://schedules, package schedule/clustered). Its
+// reads are cacheScope "private" unless h sets mrtr.CachePublic in its result (a resource the
+// same for every agent; PROTOCOL.md, "Caching").
 func (g *Gateway) AddResource(r *mcp.Resource, h mcp.ResourceHandler) { g.srv.AddResource(r, h) }
 
 // Mount serves h at pattern (an http.ServeMux pattern such as "/schedules/") behind the agents'

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/rpa-dev/rpa/internal/host/execpolicy"
+	"github.com/rpa-dev/rpa/internal/serve/mrtr"
 	"github.com/rpa-dev/rpa/internal/serve/schedule"
 )
 
@@ -109,6 +110,8 @@ func (s *Server) addSchedulesResource() {
 			if err != nil {
 				return nil, err
 			}
-			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: SchedulesURI, MIMEType: "application/json", Text: string(js)}}}, nil
+			// The same for every caller: public.
+			return &mcp.ReadResourceResult{Cacheable: mcp.Cacheable{CacheScope: mrtr.CachePublic},
+				Contents: []*mcp.ResourceContents{{URI: SchedulesURI, MIMEType: "application/json", Text: string(js)}}}, nil
 		})
 }

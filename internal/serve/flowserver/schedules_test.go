@@ -20,6 +20,7 @@ import (
 	"github.com/rpa-dev/rpa/internal/host/vault"
 	"github.com/rpa-dev/rpa/internal/runs"
 	"github.com/rpa-dev/rpa/internal/serve/mcpserver"
+	"github.com/rpa-dev/rpa/internal/serve/mrtr"
 	"github.com/rpa-dev/rpa/internal/serve/schedule"
 )
 
@@ -116,6 +117,9 @@ func TestServerFiresSchedules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if res.CacheScope != mrtr.CachePublic { // the same for every caller
+		t.Errorf("rpa://schedules: cacheScope %q, want public", res.CacheScope)
+	}
 	text := res.Contents[0].Text
 	var b schedule.Board
 	if err := json.Unmarshal([]byte(text), &b); err != nil || len(b.Schedules) != 1 {
@@ -129,6 +133,9 @@ func TestServerFiresSchedules(t *testing.T) {
 	lr, err := cs.ListResources(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if lr.CacheScope != mrtr.CachePrivate { // it lists the caller's runs too
+		t.Errorf("resources/list: cacheScope %q, want private", lr.CacheScope)
 	}
 	listed := false
 	for _, r := range lr.Resources {

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/rpa-dev/rpa/internal/runs/heal"
+	"github.com/rpa-dev/rpa/internal/serve/mrtr"
 	"github.com/rpa-dev/rpa/lang"
 )
 
@@ -80,7 +81,9 @@ func (s *Server) readHeal(ctx context.Context, req *mcp.ReadResourceRequest) (*m
 	if err != nil {
 		return nil, err
 	}
-	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(b)}}}, nil
+	// The same for every caller (from every run of the flow): public.
+	return &mcp.ReadResourceResult{Cacheable: mcp.Cacheable{CacheScope: mrtr.CachePublic},
+		Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(b)}}}, nil
 }
 
 // proposalsOf computes the proposals and diff of f (its source read from

@@ -266,6 +266,9 @@ func New(opts Options) (*Server, error) {
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 		PageSize:     1 << 20, // one page: many clients never ask for the next
+		// resources/list lists the caller's runs and rpa://runs/ are one
+		// caller's: private; what is the same for every caller is public.
+		SetCacheable: mrtr.CachePolicy{ListsPerCaller: opts.Runs != nil, PrivateURIs: []string{RunURIPrefix}}.SetCacheable,
 	})
 	if err := s.startTasks(); err != nil { // tasks.go; its middleware runs after s.middleware
 		s.cancel()
