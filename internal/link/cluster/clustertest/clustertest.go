@@ -58,16 +58,40 @@ func Configs(t testing.TB, n int, dir, secret string, log *slog.Logger) []cluste
 // Start starts an n-replica embedded cluster and waits (at most 60 s) until JetStream answers
 // on every replica. The nodes are closed when the test ends (Close is idempotent, so a test
 // may kill or close one before).
+//
+// A start that fails is tried again (at most 3 times in all) on new ports and a new data folder:
+// FreeAddrs' ports are free when it looks, and another test process (go test runs packages at
+// once) can take one before NATS binds it ("the embedded NATS server did not start").
 func Start(t testing.TB, n int) []*cluster.Node {
 	t.Helper()
-	cfgs := Configs(t, n, t.TempDir(), "test-secret", Logger())
-	return StartConfigs(t, cfgs)
+	dir := t.TempDir()
+	for attempt := 1; ; attempt++ {
+		cfgs := Configs(t, n, filepath.Join(dir, fmt.Sprintf("try%d", attempt)), "test-secret", Logger())
+		nodes, err := startAll(cfgs)
+		if err == nil {
+			return ready(t, nodes)
+		}
+		if attempt == 3 {
+			t.Fatal(err)
+		}
+		t.Logf("cluster start, try %d: %v; again on other ports", attempt, err)
+	}
 }
 
 // StartConfigs starts nodes from cfgs (all at once, as replicas started by systemd would) and
 // waits until JetStream answers on each.
 func StartConfigs(t testing.TB, cfgs []cluster.Config) []*cluster.Node {
 	t.Helper()
+	nodes, err := startAll(cfgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ready(t, nodes)
+}
+
+// startAll starts nodes from cfgs at once; when one fails, the others are closed and its error
+// returned.
+func startAll(cfgs []cluster.Config) ([]*cluster.Node, error) {
 	nodes := make([]*cluster.Node, len(cfgs))
 	errs := make(chan error, len(cfgs))
 	for i, c := range cfgs {
@@ -77,11 +101,26 @@ func StartConfigs(t testing.TB, cfgs []cluster.Config) []*cluster.Node {
 			errs <- err
 		}()
 	}
+	var first error
 	for range cfgs {
-		if err := <-errs; err != nil {
-			t.Fatal(err)
+		if err := <-errs; err != nil && first == nil {
+			first = err
 		}
 	}
+	if first != nil {
+		for _, nd := range nodes {
+			if nd != nil {
+				nd.Close()
+			}
+		}
+		return nil, first
+	}
+	return nodes, nil
+}
+
+// ready closes nodes when the test ends and waits (at most 60 s) until JetStream answers on each.
+func ready(t testing.TB, nodes []*cluster.Node) []*cluster.Node {
+	t.Helper()
 	t.Cleanup(func() {
 		for _, nd := range nodes {
 			nd.Close()
