@@ -428,6 +428,13 @@ func TestBaseURLParamReserved(t *testing.T) {
 	if err := ParamName("base_url"); err == nil {
 		t.Error("ParamName(base_url) = nil")
 	}
+	// a reserved word names no param (the old code let "if" and "page" through: the
+	// authored flow then failed its check)
+	for _, name := range []string{"if", "page", "len"} {
+		if err := ParamName(name); err == nil || !strings.Contains(err.Error(), "reserved") {
+			t.Errorf("ParamName(%s) = %v, want reserved", name, err)
+		}
+	}
 	l, m := loadCase(t, filepath.Join("testdata", "compile", "demo_query.json"))
 	l.Entries[1].Param = "base_url"
 	_, err := Compile(l, m)

@@ -16,6 +16,7 @@ import (
 	"github.com/rpa-dev/rpa/drivers/snapshot"
 	"github.com/rpa-dev/rpa/interp"
 	"github.com/rpa-dev/rpa/lang"
+	"github.com/rpa-dev/rpa/lang/check"
 )
 
 // Budgets of the answers, in tokens (characters / 4).
@@ -451,13 +452,17 @@ func stripFragment(u string) string {
 	return u
 }
 
-// ParamName checks a param name given at an action.
+// ParamName checks a param name given at an action: an identifier, not
+// BaseURLParam, not a reserved word (check.Reserved); the error names it.
 func ParamName(name string) error {
 	if !identRE.MatchString(name) {
 		return fmt.Errorf("param %s is not a name ([A-Za-z_][A-Za-z0-9_]*)", lang.Echo(name))
 	}
 	if name == BaseURLParam {
 		return fmt.Errorf("param %q is the site's address, which every authored flow has: name this value otherwise", name)
+	}
+	if check.Reserved[name] {
+		return fmt.Errorf("param %q is reserved (a word of the language or a builtin): name this value otherwise", name)
 	}
 	return nil
 }
