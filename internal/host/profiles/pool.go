@@ -617,6 +617,9 @@ func (p *Pool) launch(ctx context.Context, e *entry) (drivers.Browser, error) {
 	if err != nil {
 		p.startFailed(kind)
 		if ctx.Err() != nil {
+			if errors.Is(err, ctx.Err()) {
+				return nil, err // a *WaitCancelled says what it waited for
+			}
 			return nil, ctx.Err()
 		}
 		return nil, &LaunchError{Profile: e.id, Err: err}

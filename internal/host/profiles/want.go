@@ -65,8 +65,9 @@ func claimWaitOf(ctx context.Context) time.Duration {
 // wait, as long as ctx lets it. A holder with an idle warm browser hands
 // it over at once; one with a run on the profile when that run ends; one
 // that does not let go within wait gives an *InUseError (Waited set).
-// It returns ctx's error when ctx ends first. A folder a browser of this
-// process holds is refused at once, as by Claim.
+// It returns a *WaitCancelled (wrapping ctx's error) when ctx ends
+// first. A folder a browser of this process holds is refused at once, as
+// by Claim.
 func ClaimWait(ctx context.Context, dir string, wait time.Duration) (*Lock, error) {
 	l, err := Claim(dir)
 	var ie *InUseError
@@ -91,6 +92,22 @@ func ClaimWait(ctx context.Context, dir string, wait time.Duration) (*Lock, erro
 	got.Unlock()
 	return l, err
 }
+
+// WaitCancelled is ClaimWait's error when its ctx ended while it waited
+// for a profile folder another rpa process holds: errors.Is matches ctx's
+// error (context.Canceled, context.DeadlineExceeded) through it, and
+// Profile names the folder, so a caller can say what it was waiting for.
+type WaitCancelled struct {
+	Profile string // the folder's base name (the profile's ID)
+	Err     error  // ctx's error
+}
+
+func (e *WaitCancelled) Error() string {
+	return "waiting for profile " + e.Profile + ", which another rpa process holds: " + e.Err.Error()
+}
+
+// Unwrap is ctx's error.
+func (e *WaitCancelled) Unwrap() error { return e.Err }
 
 // waitHandOver leaves this process's marker in abs's WantedDirName and
 // takes abs's lock as soon as its holder lets it go, waiting up to wait.
@@ -133,7 +150,7 @@ func waitHandOver(ctx context.Context, abs string, wait time.Duration) (*Lock, e
 		case <-t.C:
 			return nil, &InUseError{Profile: filepath.Base(abs), PID: readPID(path)}
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, &WaitCancelled{Profile: filepath.Base(abs), Err: ctx.Err()}
 		}
 	}
 }

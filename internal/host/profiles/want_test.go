@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // TestWantedByOther: a marker counts only while its process lives and is
@@ -87,5 +88,24 @@ func TestClaimWaitOwnHold(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(filepath.Join(dir, WantedDirName)); len(ents) != 0 {
 		t.Errorf("a marker was left for our own claim: %v", ents)
+	}
+}
+
+// TestClaimWaitCancelledSaysWhat: a wait for a folder another process
+// holds that its ctx ends says which profile it waited for (a
+// *WaitCancelled wrapping ctx's error): `rpa run` interrupted there said
+// "cancelled while starting the browser" on the old code, which returned
+// ctx's bare error.
+func TestClaimWaitCancelledSaysWhat(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "kept")
+	_, stop := holdLock(t, dir)
+	defer stop()
+	// the ctx's end is what is under test; 30 s is the claim's own bound
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err := ClaimWait(ctx, dir, 30*time.Second)
+	var wc *WaitCancelled
+	if !errors.As(err, &wc) || wc.Profile != "kept" || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("ClaimWait = %v, want a *WaitCancelled for kept wrapping the deadline", err)
 	}
 }

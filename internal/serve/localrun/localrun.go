@@ -134,7 +134,8 @@ func (e *SetupError) Unwrap() error { return e.Err }
 
 // ErrCancelled is returned when ctx ended while the browser was starting;
 // errors.Is matches it too when ctx ended while the run waited for its
-// accounts (the error then says so).
+// accounts or for a profile another rpa process holds (the error then
+// says so).
 var ErrCancelled = errors.New("cancelled while starting the browser")
 
 // cancelledWhile is ErrCancelled saying what the run was waiting for.
@@ -266,7 +267,10 @@ func Run(ctx context.Context, f *lang.Flow, o Options) (*Outcome, error) {
 			ie *profiles.InUseError
 			he *profiles.HeldError
 		)
+		var wc *profiles.WaitCancelled
 		switch {
+		case ctx.Err() != nil && errors.As(err, &wc):
+			return nil, cancelledWhile("waiting for profile " + wc.Profile + ", which another rpa process holds")
 		case ctx.Err() != nil:
 			return nil, ErrCancelled
 		case runCtx.Err() != nil:
