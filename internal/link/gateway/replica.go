@@ -206,8 +206,9 @@ func (r *replica) start() error {
 	return nil
 }
 
-// attach opens the registry (retrying while JetStream is not ready), then beats, reconciles
-// this replica's records and shares late answers until stop.
+// attach opens the registry (retrying while JetStream is not ready), then beats (beatLoop, on
+// its own from the first heartbeat), reconciles this replica's records and shares late answers
+// until stop.
 func (r *replica) attach() {
 	defer r.wg.Done()
 	ctx := r.life
@@ -233,6 +234,12 @@ func (r *replica) attach() {
 	r.reg.Store(reg)
 	r.g.stateChanged()
 	r.log.Info("cluster state attached", "replicas", len(reg.Replicas()), "desktops", len(reg.Present()))
+	// The heartbeats go on from the first, whatever follows: opening the other buckets may
+	// take longer than ReplicaTTL (a bucket's stream being created while JetStream settles
+	// after a start: 5.4 s seen), and a heartbeat that expires meanwhile makes every other
+	// replica count this one gone, drop its desktops and remove their records.
+	r.wg.Add(1)
+	go r.beatLoop(ctx, reg)
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
@@ -241,7 +248,7 @@ func (r *replica) attach() {
 	r.late.start(ctx)
 	r.devices.start(ctx)
 	r.wg.Add(1)
-	go func() { // its buckets need not hold up the first heartbeats
+	go func() { // its buckets need not hold up the rest
 		defer r.wg.Done()
 		r.owners.start(ctx)
 	}()
@@ -249,28 +256,39 @@ func (r *replica) attach() {
 	r.changed(nil)
 	r.wg.Add(1)
 	go r.tasksLoop(ctx)
-	beat := time.NewTicker(cluster.ReplicaBeat)
-	defer beat.Stop()
 	rec := time.NewTicker(10 * time.Second)
 	defer rec.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-beat.C:
-			if r.left.Load() {
-				continue
-			}
-			// A slow write (a loaded machine, a leader election) may take longer than a beat:
-			// it still counts while it lands before the heartbeat expires.
-			bctx, bcancel := context.WithTimeout(ctx, cluster.ReplicaTTL/2)
-			if err := reg.Beat(bctx, r.record()); err != nil && ctx.Err() == nil {
-				r.log.Debug("heartbeat failed", "err", err)
-			}
-			bcancel()
 		case <-rec.C:
 			r.reconcile(ctx)
 		}
+	}
+}
+
+// beatLoop writes the replica's heartbeat every ReplicaBeat until ctx ends (none once it left).
+func (r *replica) beatLoop(ctx context.Context, reg *cluster.Registry) {
+	defer r.wg.Done()
+	beat := time.NewTicker(cluster.ReplicaBeat)
+	defer beat.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-beat.C:
+		}
+		if r.left.Load() {
+			continue
+		}
+		// A slow write (a loaded machine, a leader election) may take longer than a beat: it
+		// still counts while it lands before the heartbeat expires.
+		bctx, bcancel := context.WithTimeout(ctx, cluster.ReplicaTTL/2)
+		if err := reg.Beat(bctx, r.record()); err != nil && ctx.Err() == nil {
+			r.log.Debug("heartbeat failed", "err", err)
+		}
+		bcancel()
 	}
 }
 
