@@ -178,9 +178,15 @@ func (c *Cmd) ask(title string, hidden bool) (string, bool, error) {
 
 // ExportPassphrase is an export file's passphrase (rpa vault and rpa
 // profile export and import): EnvExportPassphrase, else asked with ask
-// (twice for a new file).
+// (twice for a new file, confirm). A new file's passphrase has at least
+// minPassphrase characters, spaces at its ends not counted.
 func ExportPassphrase(ask Asker, confirm bool) ([]byte, error) {
 	if p := os.Getenv(EnvExportPassphrase); p != "" {
+		// a new file's passphrase has the terminal's rule (PassphraseFrom):
+		// " " and "a" were accepted for a file meant to travel
+		if confirm && len([]rune(strings.TrimSpace(p))) < minPassphrase {
+			return nil, Input(fmt.Errorf("%s is shorter than %d characters (spaces at its ends not counted): an export file needs a longer passphrase", EnvExportPassphrase, minPassphrase))
+		}
 		return []byte(p), nil
 	}
 	none := Input(errors.New("the export file needs a passphrase: set " + EnvExportPassphrase + " or run on a terminal"))

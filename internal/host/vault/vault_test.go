@@ -770,3 +770,26 @@ func TestExportPassphraseNoTerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestExportPassphraseFromEnv: a new export file's passphrase from
+// RPA_VAULT_EXPORT_PASSPHRASE has the terminal's rule (an export of " "
+// or "a" was written on the old code); reading one (confirm false) takes
+// what it is given.
+func TestExportPassphraseFromEnv(t *testing.T) {
+	for _, tc := range []struct {
+		pass    string
+		confirm bool
+		ok      bool
+	}{
+		{" ", true, false},
+		{"a", true, false},
+		{"eight ch", true, true},
+		{"a", false, true},
+	} {
+		t.Setenv(EnvExportPassphrase, tc.pass)
+		_, err := ExportPassphrase(nil, tc.confirm)
+		if tc.ok != (err == nil) || err != nil && (!errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "RPA_VAULT_EXPORT_PASSPHRASE is shorter than 8")) {
+			t.Errorf("%q (new %v): %v, want ok %v", tc.pass, tc.confirm, err, tc.ok)
+		}
+	}
+}

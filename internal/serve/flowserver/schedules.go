@@ -110,8 +110,9 @@ func (s *Server) addSchedulesResource() {
 			if err != nil {
 				return nil, err
 			}
-			// The same for every caller: public.
-			return &mcp.ReadResourceResult{Cacheable: mcp.Cacheable{CacheScope: mrtr.CachePublic},
+			// private: the same for every caller of this desktop, but it names the
+			// secret-env variables and webhook hosts, for no cache shared with others
+			return &mcp.ReadResourceResult{Cacheable: mcp.Cacheable{CacheScope: mrtr.CachePrivate},
 				Contents: []*mcp.ResourceContents{{URI: SchedulesURI, MIMEType: "application/json", Text: string(js)}}}, nil
 		})
 }
