@@ -374,7 +374,11 @@ func WriteDetail(w io.Writer, d *Detail) error {
 // fireLine is one fire for people: "08:00  on time  failed after 3
 // attempts (runs A B C): why" or "queued, waiting: why".
 func fireLine(f *runs.Fire) string {
-	s := FormatDue(f.Due) + "  " + KindText(f.Kind) + "  " + f.State
+	state := f.State
+	if f.State == runs.FireRunning && f.Orphan {
+		state = "interrupted" // not running: its process is gone (docs/schedules.md)
+	}
+	s := FormatDue(f.Due) + "  " + KindText(f.Kind) + "  " + state
 	switch f.State {
 	case runs.FireQueued:
 		if f.Waiting != "" {
@@ -383,7 +387,7 @@ func fireLine(f *runs.Fire) string {
 	case runs.FireRunning:
 		s += fmt.Sprintf(" (attempt %d of %d)", f.Attempt, f.MaxAttempts)
 		if f.Orphan {
-			s += ", interrupted: " + OrphanText
+			s += ": " + OrphanText
 		}
 	}
 	if f.Attempt > 1 && f.State != runs.FireRunning {

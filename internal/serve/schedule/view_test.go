@@ -33,7 +33,9 @@ func TestStateShowsOrphan(t *testing.T) {
 			t.Errorf("state = %q, want %q", got, tc.want)
 		}
 	}
-	if l := fireLine(orphan); !strings.Contains(l, "running (attempt 1 of 1), interrupted: "+OrphanText) {
+	// it leads with interrupted, not running (the old line read "running (attempt 1 of 1),
+	// interrupted: ...", which tester 3 read as still running)
+	if l := fireLine(orphan); !strings.Contains(l, "interrupted (attempt 1 of 1): "+OrphanText) || strings.Contains(l, "running (") {
 		t.Errorf("fire line %q", l)
 	}
 	if l := fireLine(run); strings.Contains(l, "interrupted") {
@@ -111,7 +113,7 @@ func TestShowAsListDoes(t *testing.T) {
 		text := out.String()
 		switch name {
 		case "killed":
-			if !d.Active[0].Orphan || !strings.Contains(text, "interrupted: "+OrphanText) {
+			if !d.Active[0].Orphan || !strings.Contains(text, "interrupted (attempt 1 of 1): "+OrphanText) {
 				t.Errorf("show of the killed fire: %+v\n%s", d.Active[0], text)
 			}
 			if full, _ := json.Marshal(d); !strings.Contains(string(full), `"orphan":true`) {
