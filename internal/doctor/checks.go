@@ -203,14 +203,22 @@ func pathErr(err error) string {
 // scrubbing them (kill -9, a power cut): its history-like files (History,
 // Sessions, Web Data's autocomplete, ...) may still hold them, a failure
 // whose fix is `rpa doctor --fix` (ScrubProfiles; the next run on the
-// profile scrubs it too).
+// profile scrubs it too). So are temporary profiles of killed runs under
+// home/tmp (profiles.StaleTemp; --fix removes them, as the next rpa start
+// does).
 func CheckProfiles(home string) Check {
 	c := Check{Name: "profiles"}
 	dir := filepath.Join(home, "profiles")
+	// temporary profiles left by killed runs (profiles.StaleTemp): what a
+	// run typed may remain in them until the next rpa start sweeps them
+	temps := profiles.StaleTemp(home)
 	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
+	if errors.Is(err, os.ErrNotExist) && len(temps) == 0 {
 		c.Status, c.Detail = OK, "no profiles yet ("+dir+")"
 		return c
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		err = nil
 	}
 	if err != nil {
 		c.Status, c.Detail, c.Fix = Fail, dir+": "+pathErr(err), "give yourself read access to "+dir
@@ -274,6 +282,9 @@ func CheckProfiles(home string) Check {
 	if len(dirty) > 0 {
 		parts = append(parts, fmt.Sprintf("%d not scrubbed since a crash (secrets a run used may remain in its history, session and form-autofill files): %s", len(dirty), strings.Join(dirty, ", ")))
 	}
+	if len(temps) > 0 {
+		parts = append(parts, fmt.Sprintf("%d temporary profile(s) left by runs that were killed (what a run typed, a secret too, may remain in them): %s", len(temps), strings.Join(temps, ", ")))
+	}
 	c.Detail = fmt.Sprintf("%d profile(s)", n)
 	if len(parts) > 0 {
 		c.Detail += "; " + strings.Join(parts, "; ")
@@ -289,8 +300,11 @@ func CheckProfiles(home string) Check {
 		if len(dirty) > 0 {
 			c.Fix += "; then " + scrubFix
 		}
-	case len(dirty) > 0:
+	case len(dirty) > 0 || len(temps) > 0:
 		c.Status, c.Fix = Fail, scrubFix
+		if len(temps) > 0 {
+			c.Fix = "`rpa doctor --fix` scrubs the profiles a crash left and removes the temporary ones (the next rpa run, serve, connect or ui does too)"
+		}
 	case len(inUse) > 0:
 		c.Status = Note
 		c.Fix = "nothing to do: a running rpa (serve, connect, run) uses it; to use the profile elsewhere, stop that rpa first"

@@ -61,3 +61,47 @@ func TestDirtyProfile(t *testing.T) {
 	}
 	wantStatus(t, CheckProfiles(home), OK, "none in use")
 }
+
+// TestStaleTempProfile: a temporary profile a killed run left under
+// home/tmp (a lock file nobody holds) is reported, even with no profiles
+// folder, as possibly holding what the run typed; --fix removes it. On the
+// old code doctor said "no profiles yet" and --fix left it (tester 3: a
+// killed scheduled run's typed secret stayed in its Sessions).
+func TestStaleTempProfile(t *testing.T) {
+	home := t.TempDir()
+	tmp := filepath.Join(home, "tmp", "profile-123")
+	if err := os.MkdirAll(filepath.Join(tmp, "Default", "Sessions"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{profiles.LockFileName, "Default/Sessions/Session_1"} {
+		if err := os.WriteFile(filepath.Join(tmp, filepath.FromSlash(f)), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := CheckProfiles(home)
+	wantStatus(t, c, Fail, "1 temporary profile(s) left by runs that were killed")
+	if !strings.Contains(c.Detail, "profile-123") || !strings.Contains(c.Fix, "rpa doctor --fix") {
+		t.Fatalf("check = %+v; want the folder named and `rpa doctor --fix`", c)
+	}
+	// held by a live rpa (this process): not reported, not removed
+	l, err := profiles.LockDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := CheckProfiles(home); strings.Contains(c.Detail, "temporary") {
+		t.Errorf("a held temporary profile reported: %+v", c)
+	}
+	scrubCheck(home)
+	if _, err := os.Stat(tmp); err != nil {
+		t.Fatalf("--fix removed a held temporary profile: %v", err)
+	}
+	l.Unlock()
+	sc := scrubCheck(home)
+	if sc.Status != OK || !strings.Contains(sc.Detail, "removed 1 temporary profile(s)") {
+		t.Fatalf("--fix: %+v", sc)
+	}
+	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
+		t.Fatalf("the temporary profile is still there: %v", err)
+	}
+	wantStatus(t, CheckProfiles(home), OK, "")
+}

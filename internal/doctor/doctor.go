@@ -27,6 +27,7 @@ import (
 
 	"github.com/rpa-dev/rpa/internal/columns"
 	"github.com/rpa-dev/rpa/internal/host/home"
+	"github.com/rpa-dev/rpa/internal/host/profiles"
 	"github.com/rpa-dev/rpa/internal/msg"
 )
 
@@ -280,6 +281,14 @@ func scrubCheck(home string) Check {
 	scrubbed, failed := ScrubProfiles(home)
 	if len(scrubbed) > 0 {
 		c.Detail = fmt.Sprintf("scrubbed %d profile(s) a crash left: %s", len(scrubbed), strings.Join(scrubbed, ", "))
+	}
+	if n := profiles.SweepTempIn(home); n > 0 {
+		gone := fmt.Sprintf("removed %d temporary profile(s) of runs that were killed", n)
+		if len(scrubbed) > 0 {
+			c.Detail += "; " + gone
+		} else {
+			c.Detail = gone
+		}
 	}
 	if len(failed) > 0 {
 		var why []string

@@ -267,13 +267,50 @@ func cleanSingleton(dir string) {
 // browser still running on them. A folder without a lock file is removed
 // only when it is older than ten minutes (it may be one being created).
 // It returns how many it removed.
-func SweepTemp() int {
-	base := filepath.Join(home.Dir(), "tmp")
+func SweepTemp() int { return SweepTempIn(home.Dir()) }
+
+// SweepTempIn is SweepTemp for the rpa home homeDir (`rpa doctor --fix`).
+func SweepTempIn(homeDir string) int {
+	n := 0
+	for _, dir := range staleTemps(homeDir) {
+		l, err := LockDir(dir)
+		if err != nil {
+			continue // in use (or unreadable): leave it
+		}
+		EndOrphans(l.dir)
+		l.Unlock()
+		if os.RemoveAll(dir) == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// StaleTemp lists (by folder name) the temporary profiles under
+// homeDir/tmp that SweepTempIn would remove now: left by runs that were
+// killed, they may still hold what a run typed (a secret in Sessions), so
+// `rpa doctor` reports them.
+func StaleTemp(homeDir string) []string {
+	var out []string
+	for _, dir := range staleTemps(homeDir) {
+		if _, held := Holder(dir); !held {
+			out = append(out, filepath.Base(dir))
+		}
+	}
+	return out
+}
+
+// staleTemps lists the temporary profile folders under homeDir/tmp that
+// are not this process's and either have a lock file (whether a live
+// process holds it is the caller's to find out) or are older than ten
+// minutes without one.
+func staleTemps(homeDir string) []string {
+	base := filepath.Join(homeDir, "tmp")
 	ents, err := os.ReadDir(base)
 	if err != nil {
-		return 0
+		return nil
 	}
-	n := 0
+	var out []string
 	for _, e := range ents {
 		if !e.IsDir() || !strings.HasPrefix(e.Name(), "profile-") {
 			continue
@@ -288,18 +325,9 @@ func SweepTemp() int {
 		locksMu.Lock()
 		mine := locks[dir] != nil
 		locksMu.Unlock()
-		if mine {
-			continue
-		}
-		l, err := LockDir(dir)
-		if err != nil {
-			continue // in use (or unreadable): leave it
-		}
-		EndOrphans(l.dir)
-		l.Unlock()
-		if os.RemoveAll(dir) == nil {
-			n++
+		if !mine {
+			out = append(out, dir)
 		}
 	}
-	return n
+	return out
 }

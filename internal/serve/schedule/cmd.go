@@ -12,6 +12,7 @@ import (
 
 	"github.com/rpa-dev/rpa/internal/cliflag"
 	"github.com/rpa-dev/rpa/internal/host/execpolicy"
+	"github.com/rpa-dev/rpa/internal/host/profiles"
 	"github.com/rpa-dev/rpa/internal/host/vault"
 	"github.com/rpa-dev/rpa/internal/runs"
 )
@@ -442,6 +443,12 @@ func (c *Cmd) daemon(ctx context.Context, args []string) int {
 		return c.fail(exitFailed, "daemon", err)
 	}
 	defer st.Close()
+	// A killed process's temporary profiles (what its run typed may remain
+	// in them) go at the start, as at rpa serve's, not only at the next run
+	// that makes one (tester 3: a restarted daemon left them).
+	if n := profiles.SweepTempIn(c.Home); n > 0 {
+		fmt.Fprintf(c.Stderr, "rpa schedule daemon: removed %d temporary profile(s) left by a killed process\n", n)
+	}
 	s := New(Config{Store: st, Runner: &lr, Program: "rpa schedule daemon", MaxRunning: *maxRunning,
 		Log: func(m string) { fmt.Fprintf(c.Stderr, "%s rpa schedule: %s\n", time.Now().Format(time.DateTime), m) }})
 	fmt.Fprintf(c.Stderr, "rpa schedule daemon: firing the schedules of %s (pid %d)\n", st.Dir(), s.Holder().PID)
