@@ -455,7 +455,7 @@ func stripFragment(u string) string {
 // ParamName checks a param name given at an action: an identifier, not
 // BaseURLParam, not a reserved word (check.Reserved); the error names it.
 func ParamName(name string) error {
-	if !identRE.MatchString(name) {
+	if !check.IsIdent(name) {
 		return fmt.Errorf("param %s is not a name ([A-Za-z_][A-Za-z0-9_]*)", lang.Echo(name))
 	}
 	if name == BaseURLParam {

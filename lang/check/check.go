@@ -249,6 +249,25 @@ var Reserved = func() map[string]bool {
 	return m
 }()
 
+// IsIdent reports whether name is an identifier of the language
+// (LANGUAGE.md, "Lexical rules": [A-Za-z_][A-Za-z0-9_]*, ASCII only). A
+// param's or variable's name is one that is not Reserved too.
+func IsIdent(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c == '_', 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case '0' <= c && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 func (c *checker) checkName(name string, r ast.Range, what string) bool {
 	if name == "" {
 		c.errorf(r, "missing %s name", what)

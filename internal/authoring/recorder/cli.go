@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/rpa-dev/rpa/internal/authoring/importer"
@@ -36,13 +35,10 @@ func (p *ParamList) Set(v string) error {
 	return nil
 }
 
-// identRE is the language's identifier (LANGUAGE.md, "Lexical rules").
-var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
 // paramName refuses a name that cannot name a param: not an identifier
 // ("1abc", "a-b"), or reserved ("if", "page"; check.Reserved).
 func paramName(name string) error {
-	if !identRE.MatchString(name) {
+	if !check.IsIdent(name) {
 		return fmt.Errorf("param name %s is not a name: letters, digits and _, not starting with a digit", lang.Echo(name))
 	}
 	if check.Reserved[name] {

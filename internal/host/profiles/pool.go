@@ -629,7 +629,7 @@ func (p *Pool) launch(ctx context.Context, e *entry) (drivers.Browser, error) {
 	var unwatch func()
 	if hold != nil {
 		id := e.id
-		if unwatch, err = watchWanted(hold.Dir(), func() { p.handOver(id) }); err != nil {
+		if unwatch, err = WatchWanted(hold.Dir(), func() { p.handOver(id) }); err != nil {
 			p.opts.Logger.Warn("cannot watch the profile for other processes", "profile", e.id, "error", err.Error())
 		}
 	}

@@ -235,11 +235,13 @@ func WantedByOther(dir string) bool {
 	return wanted
 }
 
-// watchWanted calls fn, from a goroutine of its own, whenever a marker
-// appears in the profile folder abs's WantedDirName, and once at the start
-// when a live process's marker is already there. stop ends the watch
-// (never call it from fn).
-func watchWanted(abs string, fn func()) (stop func(), err error) {
+// WatchWanted calls fn, from a goroutine of its own, whenever a marker
+// appears in the profile folder abs's WantedDirName (abs: an absolute
+// path, as Lock.Dir), and once at the start when a live process's marker
+// is already there: how a process holding the folder learns that another
+// asks for it (Pool hands an idle browser's folder over). stop ends the
+// watch (never call it from fn).
+func WatchWanted(abs string, fn func()) (stop func(), err error) {
 	dir := filepath.Join(abs, WantedDirName)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err

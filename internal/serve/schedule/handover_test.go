@@ -22,21 +22,15 @@ func TestMain(m *testing.M) {
 }
 
 // holdIdle claims profile folder dir and lets it go as soon as another
-// process asks for it (a marker in profiles.WantedDirName), as
-// profiles.Pool does for an idle browser. It looks every 20 ms: this is
-// the helper process's own loop, not the test's synchronisation.
+// process asks for it (profiles.WatchWanted), as profiles.Pool does for an
+// idle browser.
 func holdIdle(dir string) (func(), error) {
 	l, err := profiles.Claim(dir)
 	if err != nil {
 		return nil, err
 	}
-	go func() {
-		for !profiles.WantedByOther(dir) {
-			time.Sleep(20 * time.Millisecond)
-		}
-		l.Unlock()
-	}()
-	return nil, nil
+	_, err = profiles.WatchWanted(l.Dir(), l.Unlock) // Unlock: once, however often asked
+	return nil, err
 }
 
 // TestScheduledRunGetsIdleProfile: a scheduled run on a profile another
