@@ -3,7 +3,6 @@
 package gateway
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -26,6 +25,7 @@ import (
 	"github.com/rpa-dev/rpa/drivers/rod"
 	"github.com/rpa-dev/rpa/internal/host/profiles"
 	"github.com/rpa-dev/rpa/internal/link/connect"
+	"github.com/rpa-dev/rpa/internal/testutil/rawmcp"
 )
 
 const testToken = "s3cret-test-token"
@@ -458,22 +458,8 @@ func (a *rawAgent) call(t testing.TB, method string, params any) map[string]any 
 	id := a.id.Add(1)
 	resp := a.post(t, map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		line := sc.Text()
-		data, ok := strings.CutPrefix(line, "data: ")
-		if !ok {
-			if strings.HasPrefix(line, "{") {
-				data = line
-			} else {
-				continue
-			}
-		}
-		var m map[string]any
-		if json.Unmarshal([]byte(data), &m) == nil && m["id"] != nil && fmt.Sprint(m["id"]) == fmt.Sprint(id) {
-			return m
-		}
+	if m := rawmcp.Response(resp.Body, id); m != nil {
+		return m
 	}
 	t.Fatalf("%s: no response (HTTP %s)", method, resp.Status)
 	return nil

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -82,21 +83,8 @@ func (c *HTTP) Call(method string, params map[string]any) map[string]any {
 	}
 	resp := c.post(msg, h)
 	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		line := sc.Text()
-		data, ok := strings.CutPrefix(line, "data: ")
-		if !ok {
-			if !strings.HasPrefix(line, "{") {
-				continue
-			}
-			data = line
-		}
-		var m map[string]any
-		if json.Unmarshal([]byte(data), &m) == nil && fmt.Sprint(m["id"]) == fmt.Sprint(c.id) {
-			return m
-		}
+	if m := Response(resp.Body, c.id); m != nil {
+		return m
 	}
 	c.t.Fatalf("%s at %s: no answer (HTTP %s)", method, c.version, resp.Status)
 	return nil
@@ -133,4 +121,28 @@ func (c *HTTP) post(msg any, h http.Header) *http.Response {
 		c.session = s
 	}
 	return resp
+}
+
+// Response reads a Streamable HTTP answer (a JSON body, or server-sent
+// events whose data lines are JSON-RPC messages) up to the response to the
+// request with this id and returns it; nil when the body ends first.
+// Lines up to 16 MiB.
+func Response(body io.Reader, id any) map[string]any {
+	sc := bufio.NewScanner(body)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		line := sc.Text()
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok {
+			if !strings.HasPrefix(line, "{") {
+				continue
+			}
+			data = line
+		}
+		var m map[string]any
+		if json.Unmarshal([]byte(data), &m) == nil && m["id"] != nil && fmt.Sprint(m["id"]) == fmt.Sprint(id) {
+			return m
+		}
+	}
+	return nil
 }
