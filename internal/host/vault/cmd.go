@@ -184,7 +184,7 @@ func ExportPassphrase(ask Asker, confirm bool) ([]byte, error) {
 	if p := os.Getenv(EnvExportPassphrase); p != "" {
 		// a new file's passphrase has the terminal's rule (PassphraseFrom):
 		// " " and "a" were accepted for a file meant to travel
-		if confirm && len([]rune(strings.TrimSpace(p))) < minPassphrase {
+		if confirm && tooShort(p) {
 			return nil, Input(fmt.Errorf("%s is shorter than %d characters (spaces at its ends not counted): an export file needs a longer passphrase", EnvExportPassphrase, minPassphrase))
 		}
 		return []byte(p), nil

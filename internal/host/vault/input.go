@@ -108,6 +108,10 @@ func AskFields(ask Asker, extra []string) (map[string]string, error) {
 // spaces at its ends not counted.
 const minPassphrase = 8
 
+// tooShort reports whether p is too short for a new vault or export file
+// (minPassphrase), whoever gave it: the terminal or the environment.
+func tooShort(p string) bool { return len([]rune(strings.TrimSpace(p))) < minPassphrase }
+
 // PassphraseFrom makes Keys.Passphrase from ask: hidden; with confirm it
 // asks twice and refuses answers that differ.
 func PassphraseFrom(ask Asker) func(prompt string, confirm bool) ([]byte, error) {
@@ -127,7 +131,7 @@ func PassphraseFrom(ask Asker) func(prompt string, confirm bool) ([]byte, error)
 			return nil, ErrNoPassphrase
 		}
 		if confirm {
-			if len([]rune(strings.TrimSpace(p))) < minPassphrase {
+			if tooShort(p) {
 				return nil, Input(fmt.Errorf("the passphrase is shorter than %d characters (spaces at its ends not counted)", minPassphrase))
 			}
 			again, _, err := ask(prompt+" again", true)

@@ -149,7 +149,7 @@ func (k *Keys) vaultPassphrase(confirm bool) ([]byte, error) {
 		// a new vault's passphrase has the rule of one asked on the
 		// terminal (PassphraseFrom): a vault created with " " was
 		// accepted before; an existing vault opens with what it has
-		if confirm && len([]rune(strings.TrimSpace(p))) < minPassphrase {
+		if confirm && tooShort(p) {
 			return nil, Input(fmt.Errorf("%s is shorter than %d characters (spaces at its ends not counted): a new vault needs a longer passphrase", EnvPassphrase, minPassphrase))
 		}
 		k.pass = []byte(p)
